@@ -1,0 +1,67 @@
+import { swagger } from "@elysiajs/swagger"
+import { Elysia } from "elysia"
+import type { HttpDeps } from "./http/deps"
+import { errorHandler } from "./http/errors"
+import { adminBase } from "./http/plugins/admin-auth"
+import { apiBase } from "./http/plugins/api-auth"
+import { adminAccounts } from "./http/routes/admin/accounts"
+import { adminKeys } from "./http/routes/admin/keys"
+import { adminPhones } from "./http/routes/admin/phones"
+import { accountGet } from "./http/routes/v1/account-get"
+import { accountUsage } from "./http/routes/v1/account-usage"
+import { groupsList } from "./http/routes/v1/groups-list"
+import { inboundGet } from "./http/routes/v1/inbound-get"
+import { inboundList } from "./http/routes/v1/inbound-list"
+import { messagesGet } from "./http/routes/v1/messages-get"
+import { messagesList } from "./http/routes/v1/messages-list"
+import { messagesSend } from "./http/routes/v1/messages-send"
+import { phoneNumbersGet } from "./http/routes/v1/phone-numbers-get"
+import { phoneNumbersList } from "./http/routes/v1/phone-numbers-list"
+import { phoneNumbersStatus } from "./http/routes/v1/phone-numbers-status"
+
+/**
+ * Builds the HTTP application: the public `/v1` API, the operator's `/admin/v1` API and the
+ * OpenAPI document. It never listens; `serve` does, and tests call `app.handle(request)`.
+ */
+export function createApp(deps: HttpDeps) {
+  const v1 = apiBase(deps)
+    .use(messagesSend(deps))
+    .use(messagesList(deps))
+    .use(inboundList(deps))
+    .use(inboundGet(deps))
+    .use(messagesGet(deps))
+    .use(groupsList(deps))
+    .use(phoneNumbersList(deps))
+    .use(phoneNumbersGet(deps))
+    .use(phoneNumbersStatus(deps))
+    .use(accountGet(deps))
+    .use(accountUsage(deps))
+  const admin = adminBase(deps).use(adminAccounts(deps)).use(adminKeys(deps)).use(adminPhones(deps))
+  return new Elysia({ normalize: false })
+    .use(errorHandler(deps))
+    .use(
+      swagger({
+        path: "/swagger",
+        exclude: ["/swagger", "/swagger/json"],
+        documentation: {
+          info: {
+            title: "wagate",
+            version: deps.version,
+            description:
+              "Self-hosted WhatsApp HTTP API. `/v1` is the public API (Bearer API key: `sk_test_…` sandbox, `sk_live_…` production); " +
+              "`/admin/v1` is the operator's API (Bearer admin token).",
+          },
+          components: {
+            securitySchemes: {
+              apiKey: { type: "http", scheme: "bearer", description: "sk_test_… or sk_live_…" },
+              adminToken: { type: "http", scheme: "bearer", description: "The admin token (adm_… or WAGATE_ADMIN_TOKEN)" },
+            },
+          },
+        },
+      }),
+    )
+    .use(v1)
+    .use(admin)
+}
+
+export type App = ReturnType<typeof createApp>

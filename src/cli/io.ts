@@ -1,0 +1,61 @@
+import { join } from "node:path"
+import { loadConfig, type Config } from "../config"
+import { createServices, type Services } from "../deps"
+import { systemClock, type Clock } from "../lib/clock"
+import { createLogger, type Logger } from "../lib/logger"
+import { toIso } from "../lib/time"
+import { DATABASE_FILE } from "../store/db"
+
+/** What a command may touch of the outside world; tests pass buffers. */
+export interface CliIo {
+  env: Record<string, string | undefined>
+  stdout(text: string): void
+  stderr(text: string): void
+  isTty: boolean
+  clock?: Clock
+}
+
+/** The logger commands use: pretty on a terminal, JSON otherwise. */
+export function cliLogger(io: CliIo, config: Config, clock: Clock): Logger {
+  return createLogger({
+    level: config.logLevel,
+    format: io.isTty ? "pretty" : "json",
+    nowIso: () => toIso(clock.nowMs()),
+    write: (line) => io.stderr(line + "\n"),
+  })
+}
+
+/**
+ * Runs a short command against the data directory directly (not through a running server).
+ * SQLite in WAL mode lets it write beside a running server, which sees the change at once.
+ */
+export async function withServices<T>(
+  io: CliIo,
+  flags: Record<string, string>,
+  fn: (services: Services, config: Config) => Promise<T> | T,
+): Promise<T> {
+  const config = loadConfig(io.env, flags)
+  const clock = io.clock ?? systemClock()
+  const services = createServices(config, {
+    clock,
+    logger: cliLogger(io, config, clock),
+    databasePath: join(config.dataDir, DATABASE_FILE),
+  })
+  try {
+    return await fn(services, config)
+  } finally {
+    await services.stop()
+  }
+}
+
+/** Formats rows as an aligned text table. */
+export function table(headers: string[], rows: (string | number | null)[][]): string {
+  const cells = [headers, ...rows.map((r) => r.map((c) => (c === null ? "-" : String(c))))]
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)))
+  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n") + "\n"
+}
+
+/** Prints a value as indented JSON. */
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout(JSON.stringify(value, null, 2) + "\n")
+}

@@ -1,0 +1,81 @@
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { createApp } from "../app"
+import { loadConfig } from "../config"
+import { createServices } from "../deps"
+import { bootstrap, type BootstrapResult } from "../domain/bootstrap"
+import { systemClock } from "../lib/clock"
+import { acquireLock } from "../lib/lockfile"
+import { toIso } from "../lib/time"
+import { DATABASE_FILE } from "../store/db"
+import { VERSION } from "../version"
+import { parseArgs } from "./args"
+import { cliLogger, type CliIo } from "./io"
+
+/** Longest a shutdown waits for in-flight requests (API-DECISIONS §13). */
+export const SHUTDOWN_GRACE_MS = 8_000
+/** Bun's own body cap, above ours so that our handler answers 413 with the error envelope. */
+const TRANSPORT_MAX_BODY_BYTES = 1024 * 1024
+
+export const SERVE_USAGE = `wagate serve [--port N] [--host ADDR] [--data DIR] [--log-level debug|info|warn|error]
+             [--admin-token TOKEN] [--rate-limit-per-minute N] [--sandbox-delivered-ms N] [--sandbox-read-ms N]
+             [--outbound-allow-cidrs CIDR,…]`
+
+/**
+ * `wagate serve`: takes the data directory's lock, migrates, runs first-run setup, serves until
+ * `stopSignal` resolves, then shuts down gracefully: stop accepting, answer in-flight requests,
+ * write buffered counters, checkpoint SQLite, release the lock.
+ */
+export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promise<string>): Promise<number> {
+  const args = parseArgs(argv, new Set())
+  const config = loadConfig(io.env, args.flags)
+  const clock = io.clock ?? systemClock()
+  const logger = cliLogger(io, config, clock)
+  mkdirSync(config.dataDir, { recursive: true })
+  const lock = acquireLock(join(config.dataDir, "wagate.lock"), { pid: process.pid, port: null, startedAt: toIso(clock.nowMs()) })
+  const services = createServices(config, { clock, logger, databasePath: join(config.dataDir, DATABASE_FILE), checkpointOnStop: true })
+  let server: ReturnType<typeof Bun.serve> | undefined
+  try {
+    const created = await bootstrap(services.ctx)
+    services.start()
+    const app = createApp(services)
+    app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: TRANSPORT_MAX_BODY_BYTES })
+    server = app.server ?? undefined
+    const port = server?.port ?? config.port
+    lock.update(port)
+    const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host
+    io.stdout(`wagate ${VERSION} listening on http://${shownHost}:${port} (data: ${config.dataDir})\n`)
+    printFirstRun(io, created, `http://${shownHost}:${port}`)
+    logger.info("server started", { port, host: config.host, dataDir: config.dataDir, version: VERSION })
+
+    const signal = await stopSignal
+    logger.info("shutting down", { signal })
+    const forced = clock.setTimer(SHUTDOWN_GRACE_MS, () => void server?.stop(true))
+    await server?.stop(false)
+    forced.cancel()
+    return 0
+  } finally {
+    await services.stop()
+    lock.release()
+  }
+}
+
+function printFirstRun(io: CliIo, created: BootstrapResult, baseUrl: string): void {
+  if (!created.sandboxKey && !created.adminToken) return
+  const lines: string[] = ["", "First run: wagate set itself up. These secrets are shown only now; store them."]
+  if (created.account) lines.push(`  Account:      ${created.account.id} (${created.account.name})`)
+  if (created.sandboxKey) lines.push(`  Sandbox key:  ${created.sandboxKey}`)
+  if (created.adminToken) lines.push(`  Admin token:  ${created.adminToken}`)
+  if (created.sandboxKey) {
+    lines.push(
+      "",
+      "Next step: add a phone (test keys can send from it at once, no pairing needed):",
+      "  wagate phones add +14155550123 --name 'Support'",
+      "then send a sandbox message:",
+      `  curl -X POST ${baseUrl}/v1/messages/send -H 'Authorization: Bearer ${created.sandboxKey}' \\`,
+      `    -H 'Content-Type: application/json' -d '{"fromPhoneId":"+14155550123","to":"+14155550199","content":"Hello"}'`,
+      `API reference: ${baseUrl}/swagger`,
+    )
+  }
+  io.stdout(lines.join("\n") + "\n\n")
+}

@@ -1,0 +1,119 @@
+import { resolve } from "node:path"
+import { LOG_LEVELS, type LogLevel } from "./lib/logger"
+import { parseCidrList, type CidrList } from "./lib/net-policy"
+
+/** Defaults of every setting (API-DECISIONS §13). */
+export const DEFAULT_PORT = 3000
+export const DEFAULT_HOST = "0.0.0.0"
+export const DEFAULT_DATA_DIR = "./data"
+export const DEFAULT_LOG_LEVEL: LogLevel = "info"
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 100
+export const DEFAULT_SANDBOX_DELIVERED_MS = 1_000
+export const DEFAULT_SANDBOX_READ_MS = 3_000
+
+/** The validated settings of one wagate process. */
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  logLevel: LogLevel
+  adminToken: string | null
+  rateLimitPerMinute: number
+  sandboxDeliveredMs: number
+  sandboxReadMs: number
+  outboundAllowCidrs: CidrList
+  outboundAllowCidrsText: string
+}
+
+/** A setting that cannot be used; the message says what to change. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = "ConfigError"
+  }
+}
+
+/** One setting: its flag, its environment variable and how to read it. */
+interface Setting<K extends keyof Config> {
+  key: K
+  flag: string
+  env: string
+  parse: (text: string, name: string) => Config[K]
+}
+
+function integer(min: number, max: number) {
+  return (text: string, name: string): number => {
+    if (!/^\d+$/.test(text.trim())) throw new ConfigError(`${name} must be a whole number between ${min} and ${max}, got "${text}"`)
+    const n = Number(text)
+    if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`)
+    return n
+  }
+}
+
+const text = (value: string) => value
+
+/** Every setting, each readable as a flag and a WAGATE_* variable; flags win. */
+export const SETTINGS = [
+  { key: "port", flag: "port", env: "WAGATE_PORT", parse: integer(0, 65_535) },
+  { key: "host", flag: "host", env: "WAGATE_HOST", parse: text },
+  { key: "dataDir", flag: "data", env: "WAGATE_DATA_DIR", parse: (v: string) => resolve(v) },
+  {
+    key: "logLevel",
+    flag: "log-level",
+    env: "WAGATE_LOG_LEVEL",
+    parse: (v: string, name: string) => {
+      if (!(LOG_LEVELS as readonly string[]).includes(v)) throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(", ")}, got "${v}"`)
+      return v as LogLevel
+    },
+  },
+  {
+    key: "adminToken",
+    flag: "admin-token",
+    env: "WAGATE_ADMIN_TOKEN",
+    parse: (v: string, name: string) => {
+      if (v.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`)
+      return v
+    },
+  },
+  { key: "rateLimitPerMinute", flag: "rate-limit-per-minute", env: "WAGATE_RATE_LIMIT_PER_MINUTE", parse: integer(1, 1_000_000) },
+  { key: "sandboxDeliveredMs", flag: "sandbox-delivered-ms", env: "WAGATE_SANDBOX_DELIVERED_MS", parse: integer(0, 86_400_000) },
+  { key: "sandboxReadMs", flag: "sandbox-read-ms", env: "WAGATE_SANDBOX_READ_MS", parse: integer(0, 86_400_000) },
+  { key: "outboundAllowCidrsText", flag: "outbound-allow-cidrs", env: "WAGATE_OUTBOUND_ALLOW_CIDRS", parse: text },
+] as const satisfies readonly Setting<keyof Config>[]
+
+/**
+ * Builds the one config object from flags and environment (flags win), applies defaults and
+ * checks the settings against each other. Throws ConfigError with an actionable message.
+ */
+export function loadConfig(env: Record<string, string | undefined>, flags: Record<string, string | undefined> = {}): Config {
+  const config: Config = {
+    port: DEFAULT_PORT,
+    host: DEFAULT_HOST,
+    dataDir: resolve(DEFAULT_DATA_DIR),
+    logLevel: DEFAULT_LOG_LEVEL,
+    adminToken: null,
+    rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE,
+    sandboxDeliveredMs: DEFAULT_SANDBOX_DELIVERED_MS,
+    sandboxReadMs: DEFAULT_SANDBOX_READ_MS,
+    outboundAllowCidrs: [],
+    outboundAllowCidrsText: "",
+  }
+  for (const s of SETTINGS) {
+    const fromFlag = flags[s.flag]
+    const raw = fromFlag ?? env[s.env]
+    if (raw === undefined || raw === "") continue
+    const name = fromFlag !== undefined ? `--${s.flag}` : s.env
+    ;(config as unknown as Record<string, unknown>)[s.key] = s.parse(raw, name)
+  }
+  try {
+    config.outboundAllowCidrs = parseCidrList(config.outboundAllowCidrsText)
+  } catch (err) {
+    throw new ConfigError(`WAGATE_OUTBOUND_ALLOW_CIDRS: ${(err as Error).message}`)
+  }
+  if (config.sandboxReadMs < config.sandboxDeliveredMs) {
+    throw new ConfigError(
+      `WAGATE_SANDBOX_READ_MS (${config.sandboxReadMs}) must not be less than WAGATE_SANDBOX_DELIVERED_MS (${config.sandboxDeliveredMs}): both count from the send`,
+    )
+  }
+  return Object.freeze(config)
+}

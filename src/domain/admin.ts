@@ -1,0 +1,30 @@
+import { randomBase62, sha256Hex, constantTimeEqual } from "../lib/secrets"
+import { getSetting, setSetting } from "../store/settings"
+import type { DomainContext } from "./context"
+
+/** A new admin token: `adm_` + 256 random bits. */
+export function newAdminToken(): string {
+  return `adm_${randomBase62(32)}`
+}
+
+/**
+ * True when `presented` is the admin token: WAGATE_ADMIN_TOKEN when set, otherwise the token
+ * generated at first run, of which only the SHA-256 is stored.
+ */
+export function verifyAdminToken(ctx: DomainContext, presented: string): boolean {
+  if (ctx.config.adminToken !== null) return constantTimeEqual(presented, ctx.config.adminToken)
+  const storedHash = getSetting(ctx.db, "admin_token_hash")
+  return storedHash !== null && constantTimeEqual(sha256Hex(presented), storedHash)
+}
+
+/** True when an admin token exists (configured or stored). */
+export function hasAdminToken(ctx: DomainContext): boolean {
+  return ctx.config.adminToken !== null || getSetting(ctx.db, "admin_token_hash") !== null
+}
+
+/** Generates and stores a new admin token, replacing the stored one; returns it (shown once). */
+export async function resetAdminToken(ctx: DomainContext): Promise<string> {
+  const token = newAdminToken()
+  await ctx.writer.write((db) => setSetting(db, "admin_token_hash", sha256Hex(token)))
+  return token
+}

@@ -1,0 +1,96 @@
+import { errors } from "../lib/errors"
+import { randomBase62, sha256Hex } from "../lib/secrets"
+import { findAccount, type AccountRow } from "../store/accounts"
+import {
+  findApiKey,
+  findApiKeyByHash,
+  insertApiKey,
+  listApiKeys as listApiKeyRows,
+  revokeApiKey as revokeApiKeyRow,
+  type ApiKeyRow,
+  type Environment,
+} from "../store/api-keys"
+import type { DomainContext } from "./context"
+import { isScope, type Scope } from "./scopes"
+
+/** Who made an authenticated request. */
+export interface Principal {
+  keyId: string
+  accountId: string
+  env: Environment
+  scopes: string[]
+  account: AccountRow
+}
+
+const KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{43}$/
+
+/** What the operator asks for when creating a key. */
+export interface CreateKeyCommand {
+  accountId: string
+  env: Environment
+  scopes: string[]
+  name?: string
+  expiresAtMs?: number | null
+}
+
+/** Builds the key record; the plaintext key is returned once and never stored. */
+export function newApiKey(ctx: DomainContext, cmd: CreateKeyCommand): { row: ApiKeyRow; key: string } {
+  const unknown = cmd.scopes.filter((s) => !isScope(s))
+  if (unknown.length > 0) throw errors.validation(unknown.map((s) => `scopes contains an unknown scope: ${s}`))
+  if (cmd.scopes.length === 0) throw errors.validation(["scopes must name at least one scope"])
+  const nowMs = ctx.clock.nowMs()
+  if (cmd.expiresAtMs != null && cmd.expiresAtMs <= nowMs) throw errors.validation(["expiresAt must be in the future"])
+  const key = `sk_${cmd.env}_${randomBase62(32)}`
+  const row: ApiKeyRow = {
+    id: ctx.ids.newId("key"),
+    accountId: cmd.accountId,
+    env: cmd.env,
+    keyHash: sha256Hex(key),
+    prefix: key.slice(0, `sk_${cmd.env}_`.length + 4),
+    last4: key.slice(-4),
+    name: cmd.name?.trim() || `${cmd.env} key`,
+    scopes: [...new Set(cmd.scopes as Scope[])],
+    createdAtMs: nowMs,
+    lastUsedAtMs: null,
+    expiresAtMs: cmd.expiresAtMs ?? null,
+    revokedAtMs: null,
+  }
+  return { row, key }
+}
+
+/** Creates an API key for an existing account. */
+export async function createApiKey(ctx: DomainContext, cmd: CreateKeyCommand): Promise<{ row: ApiKeyRow; key: string }> {
+  if (!findAccount(ctx.db, cmd.accountId)) throw errors.accountNotFound(cmd.accountId)
+  const created = newApiKey(ctx, cmd)
+  await ctx.writer.write((db) => insertApiKey(db, created.row))
+  return created
+}
+
+/** Every key record of an account. */
+export function listApiKeys(ctx: DomainContext, accountId: string): ApiKeyRow[] {
+  if (!findAccount(ctx.db, accountId)) throw errors.accountNotFound(accountId)
+  return listApiKeyRows(ctx.db, accountId)
+}
+
+/** Revokes a key; it is refused from its next request on. */
+export async function revokeApiKey(ctx: DomainContext, keyId: string): Promise<ApiKeyRow> {
+  if (!findApiKey(ctx.db, keyId)) throw errors.apiKeyNotFound(keyId)
+  await ctx.writer.write((db) => revokeApiKeyRow(db, keyId, ctx.clock.nowMs()))
+  return findApiKey(ctx.db, keyId)!
+}
+
+/**
+ * Resolves a bearer key to its principal, or null when it is malformed, unknown, revoked or
+ * expired. The environment comes from the stored record: a key whose prefix was edited hashes
+ * to nothing we know. Reads the database every time, so a key revoked by the CLI is refused on
+ * its next request.
+ */
+export function authenticateApiKey(ctx: DomainContext, presented: string): Principal | null {
+  if (!KEY_PATTERN.test(presented)) return null
+  const row = findApiKeyByHash(ctx.db, sha256Hex(presented))
+  if (!row || row.revokedAtMs !== null) return null
+  if (row.expiresAtMs !== null && row.expiresAtMs <= ctx.clock.nowMs()) return null
+  const account = findAccount(ctx.db, row.accountId)
+  if (!account) return null
+  return { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
+}

@@ -1,0 +1,41 @@
+import { insertAccount, listAccounts, type AccountRow } from "../store/accounts"
+import { insertApiKey } from "../store/api-keys"
+import { setSetting } from "../store/settings"
+import { sha256Hex } from "../lib/secrets"
+import { hasAdminToken, newAdminToken } from "./admin"
+import { newAccount } from "./accounts"
+import { newApiKey } from "./api-keys"
+import type { DomainContext } from "./context"
+import { CANONICAL_SCOPES } from "./scopes"
+
+export const DEFAULT_ACCOUNT_NAME = "Default account"
+export const DEFAULT_ACCOUNT_EMAIL = "owner@localhost"
+
+/** What first-run setup created; secrets are present only here, once. */
+export interface BootstrapResult {
+  account: AccountRow | null
+  sandboxKey: string | null
+  adminToken: string | null
+}
+
+/**
+ * First-run setup (API-DECISIONS §1): on a data directory without accounts, creates the default
+ * account and a sandbox key with every scope; generates an admin token unless one is configured
+ * or stored. Runs in one transaction, so a crash leaves either all of it or none.
+ */
+export async function bootstrap(ctx: DomainContext): Promise<BootstrapResult> {
+  const needsAccount = listAccounts(ctx.db).length === 0
+  const needsToken = !hasAdminToken(ctx)
+  if (!needsAccount && !needsToken) return { account: null, sandboxKey: null, adminToken: null }
+  const account = needsAccount ? newAccount(ctx, DEFAULT_ACCOUNT_NAME, DEFAULT_ACCOUNT_EMAIL) : null
+  const key = account
+    ? newApiKey(ctx, { accountId: account.id, env: "test", scopes: [...CANONICAL_SCOPES], name: "Sandbox key" })
+    : null
+  const adminToken = needsToken ? newAdminToken() : null
+  await ctx.writer.write((db) => {
+    if (account) insertAccount(db, account)
+    if (key) insertApiKey(db, key.row)
+    if (adminToken) setSetting(db, "admin_token_hash", sha256Hex(adminToken))
+  })
+  return { account, sandboxKey: key?.key ?? null, adminToken }
+}

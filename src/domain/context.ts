@@ -1,0 +1,29 @@
+import type { Database } from "bun:sqlite"
+import type { Clock } from "../lib/clock"
+import type { IdGenerator } from "../lib/ids"
+import type { Logger } from "../lib/logger"
+import type { CidrList } from "../lib/net-policy"
+import type { Writer } from "../store/writer"
+
+/** Settings the business rules read. */
+export interface DomainConfig {
+  rateLimitPerMinute: number
+  sandboxDeliveredMs: number
+  sandboxReadMs: number
+  outboundAllowCidrs: CidrList
+  /** WAGATE_ADMIN_TOKEN; when set it replaces the stored admin token. */
+  adminToken: string | null
+}
+
+/**
+ * What every domain function needs, passed in by the composition root. Reads go straight to
+ * `db`; every write goes through `writer` so it joins the group commit.
+ */
+export interface DomainContext {
+  db: Database
+  writer: Writer
+  clock: Clock
+  ids: IdGenerator
+  logger: Logger
+  config: DomainConfig
+}

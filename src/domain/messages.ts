@@ -1,0 +1,184 @@
+import { errors } from "../lib/errors"
+import { codePointLength, isGroupJid } from "../lib/formats"
+import { mediaUrlProblem } from "../lib/net-policy"
+import { sha256Hex } from "../lib/secrets"
+import {
+  findMessageByIdempotencyKey,
+  findScopedMessage,
+  insertMessage,
+  listMessages as listMessageRows,
+  type MessageRow,
+  type MessageStatus,
+} from "../store/messages"
+import { findPhoneByRef, type PhoneRow } from "../store/phones"
+import type { Principal } from "./api-keys"
+import type { DomainContext } from "./context"
+import { bornPending, type Transition } from "./message-status"
+import { resolvePhone } from "./phones"
+import { planSandboxSend, recordSandboxTransitions, type SandboxScheduler } from "./sandbox"
+
+export const CONTENT_MAX_CODE_POINTS = 4096
+export const MEDIA_URLS_MAX = 10
+
+/** A send request after its shape was validated. */
+export interface SendCommand {
+  fromPhoneId: string
+  to: string
+  content?: string
+  mediaUrls?: string[]
+  idempotencyKey?: string
+}
+
+/** The stored message, and whether it was replayed from an earlier request with the same key. */
+export interface SendResult {
+  message: MessageRow
+  replayed: boolean
+}
+
+/** What sending needs besides the context. */
+export interface SendDeps {
+  sandbox: SandboxScheduler
+}
+
+/** Rules that span fields or need more than a schema (API-DECISIONS §4). */
+function validateSend(ctx: DomainContext, cmd: SendCommand): { content: string; mediaUrls: string[] } {
+  const content = cmd.content ?? ""
+  const mediaUrls = cmd.mediaUrls ?? []
+  const problems: string[] = []
+  if (codePointLength(content) > CONTENT_MAX_CODE_POINTS) {
+    problems.push(`content must be at most ${CONTENT_MAX_CODE_POINTS} characters`)
+  }
+  if (content.trim() === "" && mediaUrls.length === 0) {
+    problems.push("content is required when mediaUrls is empty")
+  }
+  mediaUrls.forEach((url, i) => {
+    const problem = mediaUrlProblem(url, ctx.config.outboundAllowCidrs)
+    if (problem) problems.push(`mediaUrls[${i}] ${problem}`)
+  })
+  if (problems.length > 0) throw errors.validation(problems)
+  return { content, mediaUrls }
+}
+
+/**
+ * Accepts a send (spec POST /v1/messages/send). Sandbox sends are born `sent` (or `failed` for
+ * the failure recipients) and get their delivered/read transitions scheduled in the same
+ * transaction; live sends are born `pending`. The idempotency check and the insert run in one
+ * synchronous transaction guarded by a unique index, so concurrent requests with one key
+ * create exactly one message (API-DECISIONS §5).
+ */
+export async function sendMessage(
+  ctx: DomainContext,
+  deps: SendDeps,
+  principal: Principal,
+  cmd: SendCommand,
+): Promise<SendResult> {
+  const { content, mediaUrls } = validateSend(ctx, cmd)
+  const phone = resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
+  if (principal.env === "live" && phone.connectionStatus !== "connected") {
+    throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
+  }
+  const isGroup = isGroupJid(cmd.to)
+  // Everything that decides what is sent; the key itself is not part of it.
+  const fingerprint = sha256Hex(JSON.stringify([phone.id, cmd.to, content, mediaUrls]))
+
+  const outcome = await ctx.writer.write((db) => {
+    if (cmd.idempotencyKey !== undefined) {
+      const existing = findMessageByIdempotencyKey(db, principal.accountId, principal.env, cmd.idempotencyKey)
+      if (existing) {
+        if (existing.requestFingerprint !== fingerprint) throw errors.idempotencyMismatch()
+        return { message: existing, replayed: true, transitions: [] }
+      }
+    }
+    const nowMs = ctx.clock.nowMs()
+    const plan =
+      principal.env === "test"
+        ? planSandboxSend(cmd.to, isGroup, phone.phoneNumber, nowMs, {
+            deliveredMs: ctx.config.sandboxDeliveredMs,
+            readMs: ctx.config.sandboxReadMs,
+          })
+        : { birth: bornPending(), transitions: [] }
+    const message = insertMessage(db, newMessageRow(ctx, principal, phone, cmd, content, mediaUrls, fingerprint, plan.birth, nowMs))
+    const transitions = recordSandboxTransitions(db, message.id, plan)
+    return { message, replayed: false, transitions }
+  })
+  deps.sandbox.add(outcome.transitions)
+  // A replay reports the message as it is now, which may have moved on since the first request.
+  const message = outcome.replayed ? (findScopedMessage(ctx.db, principal.accountId, principal.env, outcome.message.id) ?? outcome.message) : outcome.message
+  return { message, replayed: outcome.replayed }
+}
+
+function newMessageRow(
+  ctx: DomainContext,
+  principal: Principal,
+  phone: PhoneRow,
+  cmd: SendCommand,
+  content: string,
+  mediaUrls: string[],
+  fingerprint: string,
+  birth: Transition,
+  nowMs: number,
+): Omit<MessageRow, "seq"> {
+  return {
+    id: ctx.ids.newId("msg"),
+    accountId: principal.accountId,
+    env: principal.env,
+    phoneId: phone.id,
+    apiKeyId: principal.keyId,
+    fromNumber: phone.phoneNumber,
+    toAddress: cmd.to,
+    isGroup: isGroupJid(cmd.to),
+    content,
+    mediaUrls,
+    idempotencyKey: cmd.idempotencyKey ?? null,
+    requestFingerprint: fingerprint,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+    ...birth.state,
+  }
+}
+
+/** One message of the principal's account and environment, or 404. */
+export function getMessage(ctx: DomainContext, principal: Principal, messageId: string): MessageRow {
+  const row = findScopedMessage(ctx.db, principal.accountId, principal.env, messageId)
+  if (!row) throw errors.messageNotFound(messageId)
+  return row
+}
+
+/** List filters and page. */
+export interface ListQuery {
+  phoneNumberId?: string
+  status?: MessageStatus
+  page: number
+  limit: number
+}
+
+/** A page of rows and the total they are a page of. */
+export interface Page<T> {
+  rows: T[]
+  total: number
+  page: number
+  limit: number
+}
+
+/**
+ * Lists the principal's messages in its environment, newest first. A phone filter naming a
+ * phone the account does not have yields an empty page, not an error, like any other filter
+ * that matches nothing.
+ */
+export function listMessages(ctx: DomainContext, principal: Principal, q: ListQuery): Page<MessageRow> {
+  let phoneId: string | undefined
+  if (q.phoneNumberId !== undefined) {
+    const phone = findPhoneByRef(ctx.db, principal.accountId, q.phoneNumberId)
+    if (!phone) return { rows: [], total: 0, page: q.page, limit: q.limit }
+    phoneId = phone.id
+  }
+  const { rows, total } = listMessageRows(ctx.db, {
+    accountId: principal.accountId,
+    env: principal.env,
+    phoneId,
+    status: q.status,
+    limit: q.limit,
+    offset: (q.page - 1) * q.limit,
+  })
+  return { rows, total, page: q.page, limit: q.limit }
+}

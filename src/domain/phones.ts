@@ -1,0 +1,62 @@
+import { errors } from "../lib/errors"
+import { isE164 } from "../lib/formats"
+import { findAccount } from "../store/accounts"
+import {
+  deletePhone,
+  findPhone,
+  findPhoneByNumber,
+  findPhoneByRef,
+  insertPhone,
+  listPhones as listPhoneRows,
+  type PhoneRow,
+} from "../store/phones"
+import type { DomainContext } from "./context"
+
+/** An account's phone by id or E.164, or 404 (also for another account's phone). */
+export function resolvePhone(ctx: DomainContext, accountId: string, ref: string): PhoneRow {
+  const phone = findPhoneByRef(ctx.db, accountId, ref)
+  if (!phone) throw errors.phoneNotFound(ref)
+  return phone
+}
+
+/** Every phone of an account. */
+export function listPhones(ctx: DomainContext, accountId: string): PhoneRow[] {
+  return listPhoneRows(ctx.db, accountId)
+}
+
+/** Adds a phone to an account; it stays `unpaired` until it is paired. */
+export async function addPhone(
+  ctx: DomainContext,
+  accountId: string,
+  phoneNumber: string,
+  displayName?: string,
+): Promise<PhoneRow> {
+  if (!isE164(phoneNumber)) throw errors.validation(["phoneNumber must be an E.164 number (+ and 8–15 digits)"])
+  if (!findAccount(ctx.db, accountId)) throw errors.accountNotFound(accountId)
+  const nowMs = ctx.clock.nowMs()
+  const row: PhoneRow = {
+    id: ctx.ids.newId("ph"),
+    accountId,
+    phoneNumber,
+    displayName: displayName?.trim() || phoneNumber,
+    connectionStatus: "unpaired",
+    lastConnectedAtMs: null,
+    lastDisconnectedAtMs: null,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+  }
+  await ctx.writer.write((db) => {
+    // Checked inside the transaction so two concurrent adds cannot both pass.
+    if (findPhoneByNumber(db, phoneNumber)) throw errors.phoneAlreadyExists(phoneNumber)
+    insertPhone(db, row)
+  })
+  return row
+}
+
+/** Removes a phone by id, or by E.164 number; its messages are kept. */
+export async function removePhone(ctx: DomainContext, ref: string): Promise<PhoneRow> {
+  const phone = findPhone(ctx.db, ref) ?? findPhoneByNumber(ctx.db, ref)
+  if (!phone) throw errors.phoneNotFound(ref)
+  await ctx.writer.write((db) => deletePhone(db, phone.id))
+  return phone
+}

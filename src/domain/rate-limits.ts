@@ -1,0 +1,49 @@
+import type { Clock } from "../lib/clock"
+import { takeToken, type BucketState, type TakeResult } from "../lib/token-bucket"
+
+/** Failed authentications allowed per client IP and minute (API-DECISIONS §3). */
+export const FAILED_AUTH_PER_MINUTE = 30
+const MAX_IP_BUCKETS = 10_000
+
+/**
+ * The in-memory limiters: one token bucket per API key and one per client IP for failed
+ * authentications. Buckets live in this process only; a restart refills them, which errs on
+ * the side of the client.
+ */
+export interface RateLimiter {
+  /** Takes a token from a key's bucket. */
+  takeForKey(keyId: string, limitPerMinute: number): TakeResult
+  /** Checks, without taking, whether this IP may still attempt authentication. */
+  peekFailedAuth(ip: string): TakeResult
+  /** Records one failed authentication for this IP. */
+  recordFailedAuth(ip: string): void
+}
+
+export function createRateLimiter(clock: Clock): RateLimiter {
+  const keyBuckets = new Map<string, BucketState>()
+  const ipBuckets = new Map<string, BucketState>()
+
+  function pruneIpBuckets(nowMs: number): void {
+    if (ipBuckets.size < MAX_IP_BUCKETS) return
+    // Buckets that have refilled carry no information; drop them to bound memory.
+    for (const [ip, state] of ipBuckets) {
+      if (takeToken(state, FAILED_AUTH_PER_MINUTE, nowMs).remaining >= FAILED_AUTH_PER_MINUTE - 1) ipBuckets.delete(ip)
+    }
+  }
+
+  return {
+    takeForKey(keyId, limitPerMinute) {
+      const result = takeToken(keyBuckets.get(keyId), limitPerMinute, clock.nowMs())
+      keyBuckets.set(keyId, result.state)
+      return result
+    },
+    peekFailedAuth(ip) {
+      return takeToken(ipBuckets.get(ip), FAILED_AUTH_PER_MINUTE, clock.nowMs())
+    },
+    recordFailedAuth(ip) {
+      const nowMs = clock.nowMs()
+      pruneIpBuckets(nowMs)
+      ipBuckets.set(ip, takeToken(ipBuckets.get(ip), FAILED_AUTH_PER_MINUTE, nowMs).state)
+    },
+  }
+}

@@ -1,0 +1,86 @@
+import { Elysia } from "elysia"
+import { AppError, errors, type ErrorKind } from "../lib/errors"
+import { toIso } from "../lib/time"
+import type { HttpDeps } from "./deps"
+import type { ErrorEnvelope } from "./models/common"
+
+const STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal: 500,
+  bad_gateway: 502,
+}
+
+/** The spec's short `error` titles (API-DECISIONS §4). */
+const TITLE: Record<ErrorKind, string> = {
+  bad_request: "Bad Request",
+  unauthorized: "Unauthorized",
+  forbidden: "Forbidden",
+  not_found: "Not Found",
+  conflict: "Conflict",
+  payload_too_large: "Payload Too Large",
+  rate_limited: "Rate limit exceeded",
+  internal: "Internal Server Error",
+  bad_gateway: "Bad Gateway",
+}
+
+/** The HTTP status of an error kind. */
+export function statusOf(kind: ErrorKind): number {
+  return STATUS[kind]
+}
+
+/** Builds the error envelope and its response for an AppError. */
+export function errorResponse(err: AppError, path: string, nowMs: number, headers: Record<string, string> = {}): Response {
+  const statusCode = STATUS[err.kind]
+  const body: ErrorEnvelope = {
+    success: false,
+    error: TITLE[err.kind],
+    message: err.publicMessages,
+    statusCode,
+    timestamp: toIso(nowMs),
+    path,
+  }
+  const responseHeaders: Record<string, string> = { ...headers, ...err.headers, "Content-Type": "application/json" }
+  if (err.retryAfterSeconds !== undefined) {
+    body.retryAfter = err.retryAfterSeconds
+    responseHeaders["Retry-After"] = String(err.retryAfterSeconds)
+  }
+  return new Response(JSON.stringify(body), { status: statusCode, headers: responseHeaders })
+}
+
+/** Turns whatever a route threw into an AppError; unknown errors become a generic 500. */
+export function toAppError(code: string | number, error: unknown, method: string, path: string): AppError {
+  if (error instanceof AppError) return error
+  if (code === "NOT_FOUND") return errors.routeNotFound(method, path)
+  // Elysia wraps whatever a parse hook throws (our 413, for one) in a ParseError.
+  if (code === "PARSE") {
+    const cause = (error as { cause?: unknown }).cause
+    return cause instanceof AppError ? cause : errors.invalidJson()
+  }
+  if (code === "VALIDATION") return errors.validation(["Request is invalid"])
+  return errors.internal(error)
+}
+
+/**
+ * The one global error handler: every failure, from any route or plugin, leaves as the spec's
+ * envelope. Expected failures keep their public messages; anything else is logged with its
+ * cause and answered with a fixed 500 that reveals no stack, SQL or path.
+ */
+export function errorHandler(deps: HttpDeps) {
+  return new Elysia({ name: "wagate.errors" }).onError({ as: "global" }, (context) => {
+    const { code, error, set, request, path } = context
+    const err = toAppError(code, error, request.method, path)
+    if (err.kind === "internal") {
+      deps.ctx.logger.error("request failed", { method: request.method, path, err: err.cause ?? error })
+    }
+    const status = STATUS[err.kind]
+    // Elysia reports this status to onAfterResponse, which counts the request for usage.
+    set.status = status
+    return errorResponse(err, path, deps.ctx.clock.nowMs(), set.headers as Record<string, string>)
+  })
+}

@@ -1,0 +1,124 @@
+import { Type } from "@sinclair/typebox"
+import type { AccountProfile } from "../../domain/accounts"
+import { ALL_SCOPES } from "../../domain/scopes"
+import { E164_PATTERN } from "../../lib/formats"
+import { toIso, toIsoOrNull } from "../../lib/time"
+import type { ApiKeyRow } from "../../store/api-keys"
+import { Account } from "./account"
+import { NullableTimestamp, Timestamp } from "./common"
+
+const EMAIL_PATTERN = "^[^@\\s]+@[^@\\s]+$"
+const RateLimit = Type.Integer({ minimum: 1, maximum: 1_000_000 })
+
+export const AdminAccount = Type.Composite([
+  Account,
+  Type.Object({
+    rateLimitPerMinute: Type.Union([RateLimit, Type.Null()], { description: "null = the server default" }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  }),
+])
+
+/** The operator's view of an account: stats count messages of both environments. */
+export function toAdminAccount(profile: AccountProfile): typeof AdminAccount.static {
+  const a = profile.account
+  return {
+    accountId: a.id,
+    name: a.name,
+    email: a.email,
+    subscriptionStatus: a.subscriptionStatus,
+    stats: profile.stats,
+    rateLimitPerMinute: a.rateLimitPerMinute,
+    createdAt: toIso(a.createdAtMs),
+    updatedAt: toIso(a.updatedAtMs),
+  }
+}
+
+export const CreateAccountBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, errorMessage: "name must be 1–200 characters" }),
+    email: Type.String({ pattern: EMAIL_PATTERN, maxLength: 320, errorMessage: "email must be an e-mail address" }),
+  },
+  { additionalProperties: false },
+)
+
+export const UpdateAccountBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, errorMessage: "name must be 1–200 characters" })),
+    email: Type.Optional(Type.String({ pattern: EMAIL_PATTERN, maxLength: 320, errorMessage: "email must be an e-mail address" })),
+    subscriptionStatus: Type.Optional(
+      Type.Union([Type.Literal("active"), Type.Literal("inactive")], {
+        errorMessage: "subscriptionStatus must be active or inactive",
+      }),
+    ),
+    rateLimitPerMinute: Type.Optional(
+      Type.Union([RateLimit, Type.Null()], {
+        errorMessage: "rateLimitPerMinute must be an integer between 1 and 1000000, or null for the default",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const Environment = Type.Union([Type.Literal("test"), Type.Literal("live")], {
+  errorMessage: "environment must be test or live",
+})
+
+export const ApiKeyRecord = Type.Object({
+  id: Type.String({ examples: ["key_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
+  accountId: Type.String(),
+  name: Type.String(),
+  environment: Environment,
+  scopes: Type.Array(Type.String()),
+  prefix: Type.String({ examples: ["sk_test_4fQz"], description: "The first characters of the key, to recognise it." }),
+  last4: Type.String(),
+  createdAt: Timestamp,
+  lastUsedAt: NullableTimestamp,
+  expiresAt: NullableTimestamp,
+  revokedAt: NullableTimestamp,
+})
+
+/** The operator's view of a key record; never the key or its hash. */
+export function toApiKeyRecord(row: ApiKeyRow): typeof ApiKeyRecord.static {
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    name: row.name,
+    environment: row.env,
+    scopes: row.scopes,
+    prefix: row.prefix,
+    last4: row.last4,
+    createdAt: toIso(row.createdAtMs),
+    lastUsedAt: toIsoOrNull(row.lastUsedAtMs),
+    expiresAt: toIsoOrNull(row.expiresAtMs),
+    revokedAt: toIsoOrNull(row.revokedAtMs),
+  }
+}
+
+export const CreatedApiKey = Type.Composite([
+  ApiKeyRecord,
+  Type.Object({ key: Type.String({ description: "The key itself. Shown only in this response." }) }),
+])
+
+export const CreateKeyBody = Type.Object(
+  {
+    environment: Environment,
+    scopes: Type.Array(Type.Union(ALL_SCOPES.map((s) => Type.Literal(s))), {
+      minItems: 1,
+      errorMessage: `scopes must be a non-empty array of: ${ALL_SCOPES.join(", ")}`,
+    }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, errorMessage: "name must be 1–200 characters" })),
+    expiresAt: Type.Optional(
+      Type.String({ format: "date-time", errorMessage: "expiresAt must be an ISO 8601 timestamp, for example 2027-01-01T00:00:00Z" }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const AddPhoneBody = Type.Object(
+  {
+    phoneNumber: Type.String({ pattern: E164_PATTERN, errorMessage: "phoneNumber must be an E.164 number (+ and 8–15 digits)" }),
+    displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, errorMessage: "displayName must be 1–200 characters" })),
+  },
+  { additionalProperties: false },
+)

@@ -1,0 +1,56 @@
+import { Type, type TSchema } from "@sinclair/typebox"
+
+/** ISO 8601 UTC timestamp with milliseconds. */
+export const Timestamp = Type.String({ format: "date-time", examples: ["2026-11-22T10:15:30.123Z"] })
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+
+/** The spec's error envelope. */
+export const ErrorEnvelope = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.String({ examples: ["Bad Request"] }),
+    message: Type.Array(Type.String(), { examples: [["to must be an E.164 number (+ and 8–15 digits) or a group JID"]] }),
+    statusCode: Type.Integer({ examples: [400] }),
+    timestamp: Timestamp,
+    path: Type.String({ examples: ["/v1/messages/send"] }),
+    retryAfter: Type.Optional(Type.Integer({ minimum: 1, description: "Only on 429: seconds to wait." })),
+  },
+  { description: "Error envelope" },
+)
+export type ErrorEnvelope = typeof ErrorEnvelope.static
+
+/** `{success: true, data}` around a payload schema. */
+export function Envelope<T extends TSchema>(data: T) {
+  return Type.Object({ success: Type.Literal(true), data })
+}
+
+export const Pagination = Type.Object({
+  page: Type.Integer({ minimum: 1, examples: [1] }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, examples: [20] }),
+  total: Type.Integer({ minimum: 0, examples: [1] }),
+  totalPages: Type.Integer({ minimum: 0, examples: [1] }),
+})
+
+/** `{success: true, data: {data: Item[], pagination}}`. */
+export function PageEnvelope<T extends TSchema>(item: T) {
+  return Envelope(Type.Object({ data: Type.Array(item), pagination: Pagination }))
+}
+
+export const PageQueryFields = {
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1, errorMessage: "page must be an integer >= 1" }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, errorMessage: "limit must be an integer between 1 and 100" }),
+  ),
+}
+
+/** Wraps a payload in the success envelope. */
+export function ok<T>(data: T): { success: true; data: T } {
+  return { success: true, data }
+}
+
+/** Builds the paginated payload; totalPages = ceil(total / limit) (API-DECISIONS §4). */
+export function paginated<T>(items: T[], page: number, limit: number, total: number) {
+  return ok({ data: items, pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } })
+}

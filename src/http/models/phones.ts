@@ -1,0 +1,53 @@
+import { Type } from "@sinclair/typebox"
+import { toIso, toIsoOrNull } from "../../lib/time"
+import type { PhoneRow } from "../../store/phones"
+import { NullableTimestamp, Timestamp } from "./common"
+
+export const ConnectionStatus = Type.Union(
+  ["unpaired", "pairing", "connecting", "connected", "disconnected", "logged_out"].map((s) => Type.Literal(s)),
+)
+
+export const PhoneNumber = Type.Object({
+  id: Type.String({ examples: ["ph_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
+  phoneNumber: Type.String({ examples: ["+14155550123"] }),
+  displayName: Type.String({ examples: ["Support line"] }),
+  connectionStatus: ConnectionStatus,
+  lastConnectedAt: NullableTimestamp,
+  lastDisconnectedAt: NullableTimestamp,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+})
+export type PhoneNumber = typeof PhoneNumber.static
+
+export const PhoneStatus = Type.Object({
+  id: Type.String(),
+  phoneNumber: Type.String(),
+  connectionStatus: ConnectionStatus,
+  lastConnectedAt: NullableTimestamp,
+  lastDisconnectedAt: NullableTimestamp,
+  updatedAt: Timestamp,
+})
+
+/** The API's view of a phone. */
+export function toPhoneNumber(row: PhoneRow): PhoneNumber {
+  return {
+    id: row.id,
+    phoneNumber: row.phoneNumber,
+    displayName: row.displayName,
+    connectionStatus: row.connectionStatus,
+    lastConnectedAt: toIsoOrNull(row.lastConnectedAtMs),
+    lastDisconnectedAt: toIsoOrNull(row.lastDisconnectedAtMs),
+    createdAt: toIso(row.createdAtMs),
+    updatedAt: toIso(row.updatedAtMs),
+  }
+}
+
+/** The status subset of a phone (spec: no displayName, no createdAt). */
+export function toPhoneStatus(row: PhoneRow): typeof PhoneStatus.static {
+  const { displayName: _name, createdAt: _created, ...status } = toPhoneNumber(row)
+  return status
+}
+
+export const PhoneIdParams = Type.Object({
+  id: Type.String({ description: "Phone id, or its E.164 number URL-encoded (%2B14155550123)." }),
+})

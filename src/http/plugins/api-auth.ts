@@ -1,0 +1,77 @@
+import { Elysia } from "elysia"
+import { authenticateApiKey, type Principal } from "../../domain/api-keys"
+import { effectiveRateLimit } from "../../domain/accounts"
+import { hasAnyScope } from "../../domain/scopes"
+import { errors } from "../../lib/errors"
+import type { HttpDeps } from "../deps"
+import { readRawBody } from "./body"
+
+/** The client address as the socket reports it ("unknown" when handled in-process). */
+export function clientIp(server: { requestIP(r: Request): { address: string } | null } | null, request: Request): string {
+  return server?.requestIP(request)?.address ?? "unknown"
+}
+
+/** Reads `Authorization: Bearer <token>`; null when absent or not a bearer credential. */
+export function bearerToken(header: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")
+  return match ? match[1]! : null
+}
+
+/**
+ * The `/v1` base: reads bodies raw, authenticates the API key, charges the key's token bucket
+ * and sets the rate-limit headers, enforces the live subscription gate, and declares the
+ * `scopes` macro routes use. Order: 401 → 429 → 403 → 400, so a request is only validated once
+ * we know who sent it and that they may. Failed authentication is throttled per client IP and
+ * never touches a key's quota.
+ */
+export function apiBase(deps: HttpDeps) {
+  const { ctx, limiter, usage } = deps
+  return new Elysia({ prefix: "/v1" })
+    .onParse(readRawBody)
+    .derive(({ headers, request, server, set }): { principal: Principal } => {
+      const ip = clientIp(server, request)
+      const token = bearerToken(headers.authorization)
+      const principal = token ? authenticateApiKey(ctx, token) : null
+      if (!principal) {
+        const attempt = limiter.peekFailedAuth(ip)
+        if (!attempt.allowed) throw errors.authRateLimited(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)))
+        limiter.recordFailedAuth(ip)
+        throw token ? errors.invalidApiKey() : errors.missingApiKey()
+      }
+      const limit = effectiveRateLimit(ctx, principal.account)
+      const taken = limiter.takeForKey(principal.keyId, limit)
+      const resetSeconds = Math.ceil(taken.resetAfterMs / 1000)
+      Object.assign(set.headers, {
+        "X-RateLimit-Limit": String(limit),
+        "X-RateLimit-Remaining": String(taken.remaining),
+        "X-RateLimit-Reset": String(Math.ceil((ctx.clock.nowMs() + taken.resetAfterMs) / 1000)),
+        "RateLimit-Policy": `"default";q=${limit};w=60`,
+        RateLimit: `"default";r=${taken.remaining};t=${resetSeconds}`,
+        "X-Service-Environment": principal.env,
+      })
+      if (!taken.allowed) {
+        usage.recordRequest(principal, 429)
+        throw errors.rateLimited(Math.max(1, Math.ceil(taken.retryAfterMs / 1000)))
+      }
+      if (principal.env === "live" && principal.account.subscriptionStatus !== "active") {
+        usage.recordRequest(principal, 403)
+        throw errors.subscriptionInactive()
+      }
+      return { principal }
+    })
+    .macro({
+      /** Admits the request when the key holds any one of these scopes (the spec's scope matrix). */
+      scopes: (accepted: readonly string[]) => ({
+        beforeHandle(context: { principal?: Principal }) {
+          if (!context.principal || !hasAnyScope(context.principal.scopes, accepted)) throw errors.missingScope(accepted)
+        },
+      }),
+    })
+    .onAfterResponse(({ set, ...rest }) => {
+      const principal = (rest as { principal?: Principal }).principal
+      if (principal) usage.recordRequest(principal, typeof set.status === "number" ? set.status : 200)
+    })
+}
+
+/** The `/v1` instance routes are registered on. */
+export type ApiApp = ReturnType<typeof apiBase>

@@ -1,0 +1,29 @@
+import { errors } from "../../lib/errors"
+import type { RawBody } from "../validation"
+
+/** Largest accepted request body (API-DECISIONS §4). */
+export const MAX_BODY_BYTES = 64 * 1024
+
+/**
+ * Elysia parse hook: reads the body as text, at most MAX_BODY_BYTES (413 beyond, whether the
+ * length was declared or not), and leaves JSON parsing to the route, after authentication.
+ */
+export async function readRawBody({ request, contentType }: { request: Request; contentType: string }): Promise<RawBody> {
+  const declared = Number(request.headers.get("content-length"))
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw errors.payloadTooLarge(MAX_BODY_BYTES)
+  if (!request.body) return { text: "", contentType }
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel()
+      throw errors.payloadTooLarge(MAX_BODY_BYTES)
+    }
+    chunks.push(value)
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), contentType }
+}

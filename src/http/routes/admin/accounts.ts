@@ -1,0 +1,61 @@
+import { Type } from "@sinclair/typebox"
+import { accountProfile, createAccount, listAccounts, updateAccount } from "../../../domain/accounts"
+import type { HttpDeps } from "../../deps"
+import { AdminAccount, CreateAccountBody, toAdminAccount, UpdateAccountBody } from "../../models/admin"
+import { Envelope, ok } from "../../models/common"
+import { documented } from "../../openapi"
+import type { AdminApp } from "../../plugins/admin-auth"
+import { parseJsonBody, type RawBody } from "../../validation"
+
+const AccountIdParams = Type.Object({ accountId: Type.String() })
+
+/** GET/POST /admin/v1/accounts and PATCH /admin/v1/accounts/{accountId}. */
+export const adminAccounts = (deps: HttpDeps) => (app: AdminApp) =>
+  app
+    .get("/accounts", () => ok(listAccounts(deps.ctx).map((a) => toAdminAccount(accountProfile(deps.ctx, a.id)))), {
+      ...documented({
+        tag: "Admin: accounts",
+        summary: "List accounts",
+        security: "adminToken",
+        success: { status: 200, schema: Envelope(Type.Array(AdminAccount)), description: "Accounts" },
+        errors: [401, 429],
+      }),
+    })
+    .post(
+      "/accounts",
+      async ({ body, set }) => {
+        const input = parseJsonBody(CreateAccountBody, body as RawBody)
+        const account = await createAccount(deps.ctx, input.name, input.email)
+        set.status = 201
+        return ok(toAdminAccount(accountProfile(deps.ctx, account.id)))
+      },
+      {
+        ...documented({
+          tag: "Admin: accounts",
+          summary: "Create an account (active subscription, default rate limit)",
+          security: "adminToken",
+          body: CreateAccountBody,
+          success: { status: 201, schema: Envelope(AdminAccount), description: "The account" },
+          errors: [400, 401, 429],
+        }),
+      },
+    )
+    .patch(
+      "/accounts/:accountId",
+      async ({ body, params }) => {
+        const input = parseJsonBody(UpdateAccountBody, body as RawBody)
+        await updateAccount(deps.ctx, params.accountId, input as Parameters<typeof updateAccount>[2])
+        return ok(toAdminAccount(accountProfile(deps.ctx, params.accountId)))
+      },
+      {
+        ...documented({
+          tag: "Admin: accounts",
+          summary: "Change an account's name, e-mail, subscription or rate limit",
+          security: "adminToken",
+          path: AccountIdParams,
+          body: UpdateAccountBody,
+          success: { status: 200, schema: Envelope(AdminAccount), description: "The account" },
+          errors: [400, 401, 404, 429],
+        }),
+      },
+    )

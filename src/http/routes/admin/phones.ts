@@ -1,0 +1,64 @@
+import { Type } from "@sinclair/typebox"
+import { getAccount } from "../../../domain/accounts"
+import { addPhone, listPhones, removePhone } from "../../../domain/phones"
+import type { HttpDeps } from "../../deps"
+import { AddPhoneBody } from "../../models/admin"
+import { Envelope, ok } from "../../models/common"
+import { PhoneNumber, toPhoneNumber } from "../../models/phones"
+import { documented } from "../../openapi"
+import type { AdminApp } from "../../plugins/admin-auth"
+import { parseJsonBody, type RawBody } from "../../validation"
+
+const AccountIdParams = Type.Object({ accountId: Type.String() })
+const PhoneIdParams = Type.Object({ phoneId: Type.String() })
+
+/** Phone management: list and add per account, remove by id. */
+export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
+  app
+    .get(
+      "/accounts/:accountId/phones",
+      ({ params }) => {
+        getAccount(deps.ctx, params.accountId)
+        return ok(listPhones(deps.ctx, params.accountId).map(toPhoneNumber))
+      },
+      {
+        ...documented({
+          tag: "Admin: phones",
+          summary: "List an account's phones",
+          security: "adminToken",
+          path: AccountIdParams,
+          success: { status: 200, schema: Envelope(Type.Array(PhoneNumber)), description: "Phones" },
+          errors: [401, 404, 429],
+        }),
+      },
+    )
+    .post(
+      "/accounts/:accountId/phones",
+      async ({ body, params, set }) => {
+        const input = parseJsonBody(AddPhoneBody, body as RawBody)
+        const phone = await addPhone(deps.ctx, params.accountId, input.phoneNumber, input.displayName)
+        set.status = 201
+        return ok(toPhoneNumber(phone))
+      },
+      {
+        ...documented({
+          tag: "Admin: phones",
+          summary: "Add a phone to an account (status unpaired until paired)",
+          security: "adminToken",
+          path: AccountIdParams,
+          body: AddPhoneBody,
+          success: { status: 201, schema: Envelope(PhoneNumber), description: "The phone" },
+          errors: [400, 401, 404, 409, 429],
+        }),
+      },
+    )
+    .delete("/phones/:phoneId", async ({ params }) => ok(toPhoneNumber(await removePhone(deps.ctx, params.phoneId))), {
+      ...documented({
+        tag: "Admin: phones",
+        summary: "Remove a phone; its messages are kept",
+        security: "adminToken",
+        path: PhoneIdParams,
+        success: { status: 200, schema: Envelope(PhoneNumber), description: "The removed phone" },
+        errors: [401, 404, 429],
+      }),
+    })

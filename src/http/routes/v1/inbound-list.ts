@@ -1,0 +1,29 @@
+import { listInbound } from "../../../domain/inbound"
+import { REQUIRED_SCOPES } from "../../../domain/scopes"
+import type { HttpDeps } from "../../deps"
+import { PageEnvelope, paginated } from "../../models/common"
+import { InboundMessage, ListInboundQuery, toInboundMessage } from "../../models/inbound"
+import { documented } from "../../openapi"
+import type { ApiApp } from "../../plugins/api-auth"
+import { parseQuery } from "../../validation"
+
+/** GET /v1/messages/inbound */
+export const inboundList = (deps: HttpDeps) => (app: ApiApp) =>
+  app.get(
+    "/messages/inbound",
+    ({ query, principal }) => {
+      const q = parseQuery(ListInboundQuery, query)
+      const page = listInbound(deps.ctx, principal, { phoneNumberId: q.phoneNumberId, page: q.page ?? 1, limit: q.limit ?? 20 })
+      return paginated(page.rows.map(toInboundMessage), page.page, page.limit, page.total)
+    },
+    {
+      scopes: REQUIRED_SCOPES.messagesRead,
+      ...documented({
+        tag: "Inbound messages",
+        summary: "List inbound messages, newest first (always empty for test keys)",
+        query: ListInboundQuery,
+        success: { status: 200, schema: PageEnvelope(InboundMessage), description: "A page of inbound messages" },
+        errors: [400, 401, 403, 429],
+      }),
+    },
+  )

@@ -1,0 +1,34 @@
+import { sendMessage } from "../../../domain/messages"
+import { REQUIRED_SCOPES } from "../../../domain/scopes"
+import type { HttpDeps } from "../../deps"
+import { Envelope, ok } from "../../models/common"
+import { Message, SendMessageBody, toMessage } from "../../models/messages"
+import { documented } from "../../openapi"
+import type { ApiApp } from "../../plugins/api-auth"
+import { parseJsonBody, type RawBody } from "../../validation"
+
+/** POST /v1/messages/send */
+export const messagesSend = (deps: HttpDeps) => (app: ApiApp) =>
+  app.post(
+    "/messages/send",
+    async ({ body, principal, set }) => {
+      const input = parseJsonBody(SendMessageBody, body as RawBody)
+      const { message, replayed } = await sendMessage(deps.ctx, { sandbox: deps.sandbox }, principal, input)
+      set.status = 201
+      set.headers["Idempotent-Replayed"] = String(replayed)
+      return ok(toMessage(message))
+    },
+    {
+      scopes: REQUIRED_SCOPES.send,
+      ...documented({
+        tag: "Messages",
+        summary: "Send a text or media message",
+        description:
+          "Test keys: born `sent` and simulated (see the sandbox table in the README). Live keys: born `pending`. " +
+          "Reusing an idempotencyKey with the same parameters returns 201 with `Idempotent-Replayed: true` and the message's current data.",
+        body: SendMessageBody,
+        success: { status: 201, schema: Envelope(Message), description: "The message" },
+        errors: [400, 401, 403, 404, 413, 429],
+      }),
+    },
+  )

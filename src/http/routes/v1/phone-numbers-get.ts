@@ -1,0 +1,20 @@
+import { resolvePhone } from "../../../domain/phones"
+import { REQUIRED_SCOPES } from "../../../domain/scopes"
+import type { HttpDeps } from "../../deps"
+import { Envelope, ok } from "../../models/common"
+import { PhoneIdParams, PhoneNumber, toPhoneNumber } from "../../models/phones"
+import { documented } from "../../openapi"
+import type { ApiApp } from "../../plugins/api-auth"
+
+/** GET /v1/phone-numbers/{id}: by phone id or URL-encoded E.164. */
+export const phoneNumbersGet = (deps: HttpDeps) => (app: ApiApp) =>
+  app.get("/phone-numbers/:id", ({ params, principal }) => ok(toPhoneNumber(resolvePhone(deps.ctx, principal.accountId, params.id))), {
+    scopes: REQUIRED_SCOPES.phoneNumbersRead,
+    ...documented({
+      tag: "Phone numbers",
+      summary: "Get one phone by id or URL-encoded E.164 number",
+      path: PhoneIdParams,
+      success: { status: 200, schema: Envelope(PhoneNumber), description: "The phone" },
+      errors: [401, 403, 404, 429],
+    }),
+  })

@@ -1,0 +1,20 @@
+import { Type } from "@sinclair/typebox"
+import { listPhones } from "../../../domain/phones"
+import { REQUIRED_SCOPES } from "../../../domain/scopes"
+import type { HttpDeps } from "../../deps"
+import { Envelope, ok } from "../../models/common"
+import { PhoneNumber, toPhoneNumber } from "../../models/phones"
+import { documented } from "../../openapi"
+import type { ApiApp } from "../../plugins/api-auth"
+
+/** GET /v1/phone-numbers */
+export const phoneNumbersList = (deps: HttpDeps) => (app: ApiApp) =>
+  app.get("/phone-numbers", ({ principal }) => ok(listPhones(deps.ctx, principal.accountId).map(toPhoneNumber)), {
+    scopes: REQUIRED_SCOPES.phoneNumbersRead,
+    ...documented({
+      tag: "Phone numbers",
+      summary: "List the account's phones",
+      success: { status: 200, schema: Envelope(Type.Array(PhoneNumber)), description: "Phones" },
+      errors: [401, 403, 429],
+    }),
+  })

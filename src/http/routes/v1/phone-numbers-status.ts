@@ -1,0 +1,24 @@
+import { resolvePhone } from "../../../domain/phones"
+import { REQUIRED_SCOPES } from "../../../domain/scopes"
+import type { HttpDeps } from "../../deps"
+import { Envelope, ok } from "../../models/common"
+import { PhoneIdParams, PhoneStatus, toPhoneStatus } from "../../models/phones"
+import { documented } from "../../openapi"
+import type { ApiApp } from "../../plugins/api-auth"
+
+/** GET /v1/phone-numbers/{id}/status */
+export const phoneNumbersStatus = (deps: HttpDeps) => (app: ApiApp) =>
+  app.get(
+    "/phone-numbers/:id/status",
+    ({ params, principal }) => ok(toPhoneStatus(resolvePhone(deps.ctx, principal.accountId, params.id))),
+    {
+      scopes: REQUIRED_SCOPES.phoneNumbersRead,
+      ...documented({
+        tag: "Phone numbers",
+        summary: "Get a phone's connection state",
+        path: PhoneIdParams,
+        success: { status: 200, schema: Envelope(PhoneStatus), description: "Connection state" },
+        errors: [401, 403, 404, 429],
+      }),
+    },
+  )

@@ -1,0 +1,81 @@
+/**
+ * The closed set of failure kinds. The HTTP layer maps each kind to a status code and the spec's
+ * short error title; the domain only says what went wrong.
+ */
+export type ErrorKind =
+  | "bad_request"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "payload_too_large"
+  | "rate_limited"
+  | "internal"
+  | "bad_gateway"
+
+/**
+ * An expected failure with messages that are safe to show to API clients. The optional `cause`
+ * is for logs only and is never serialised.
+ */
+export class AppError extends Error {
+  readonly kind: ErrorKind
+  readonly publicMessages: string[]
+  readonly retryAfterSeconds?: number
+  /** Extra response headers the failure requires (for example `WWW-Authenticate`). */
+  readonly headers: Record<string, string>
+
+  constructor(
+    kind: ErrorKind,
+    publicMessages: string[],
+    options: { cause?: unknown; retryAfterSeconds?: number; headers?: Record<string, string> } = {},
+  ) {
+    super(publicMessages.join("; "), { cause: options.cause })
+    this.name = "AppError"
+    this.kind = kind
+    this.publicMessages = publicMessages
+    this.retryAfterSeconds = options.retryAfterSeconds
+    this.headers = options.headers ?? {}
+  }
+}
+
+/** The catalogue of every error wagate reports, so wording stays consistent everywhere. */
+export const errors = {
+  validation: (messages: string[]) => new AppError("bad_request", messages),
+  invalidJson: () => new AppError("bad_request", ["Request body must be valid JSON"]),
+  bodyNotObject: () => new AppError("bad_request", ["Request body must be a JSON object"]),
+  unsupportedContentType: () => new AppError("bad_request", ["Content-Type must be application/json"]),
+  payloadTooLarge: (limitBytes: number) =>
+    new AppError("payload_too_large", [`Request body must not exceed ${limitBytes} bytes`]),
+  missingApiKey: () =>
+    new AppError("unauthorized", ["Missing API key: send Authorization: Bearer <API_KEY>"], {
+      headers: { "WWW-Authenticate": 'Bearer realm="wagate"' },
+    }),
+  invalidApiKey: () =>
+    new AppError("unauthorized", ["Invalid, revoked or expired API key"], {
+      headers: { "WWW-Authenticate": 'Bearer realm="wagate", error="invalid_token"' },
+    }),
+  missingAdminToken: () =>
+    new AppError("unauthorized", ["Missing or invalid admin token: send Authorization: Bearer <ADMIN_TOKEN>"], {
+      headers: { "WWW-Authenticate": 'Bearer realm="wagate-admin"' },
+    }),
+  missingScope: (accepted: readonly string[]) =>
+    new AppError("forbidden", [`API key lacks the required scope: one of ${accepted.join(", ")}`]),
+  subscriptionInactive: () =>
+    new AppError("forbidden", ["Live keys require an active subscription; this account's subscription is inactive"]),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError("rate_limited", ["Rate limit exceeded"], { retryAfterSeconds }),
+  authRateLimited: (retryAfterSeconds: number) =>
+    new AppError("rate_limited", ["Too many failed authentication attempts"], { retryAfterSeconds }),
+  routeNotFound: (method: string, path: string) => new AppError("not_found", [`Route ${method} ${path} not found`]),
+  messageNotFound: (id: string) => new AppError("not_found", [`Message ${id} not found`]),
+  inboundNotFound: (id: string) => new AppError("not_found", [`Inbound message ${id} not found`]),
+  phoneNotFound: (ref: string) => new AppError("not_found", [`Phone number ${ref} not found`]),
+  phoneNotConnected: (e164: string, status: string) =>
+    new AppError("bad_request", [`Phone ${e164} is not connected (status: ${status})`]),
+  idempotencyMismatch: () =>
+    new AppError("bad_request", ["idempotencyKey was already used with different parameters"]),
+  accountNotFound: (id: string) => new AppError("not_found", [`Account ${id} not found`]),
+  apiKeyNotFound: (id: string) => new AppError("not_found", [`API key ${id} not found`]),
+  phoneAlreadyExists: (e164: string) => new AppError("conflict", [`Phone ${e164} already exists`]),
+  internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
+} as const

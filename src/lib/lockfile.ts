@@ -1,0 +1,67 @@
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+
+/** Who holds a data directory. */
+export interface LockOwner {
+  pid: number
+  port: number | null
+  startedAt: string
+}
+
+/** Raised when another live process already serves the data directory. */
+export class LockHeldError extends Error {
+  constructor(
+    readonly path: string,
+    readonly owner: LockOwner,
+  ) {
+    super(
+      `Another wagate (pid ${owner.pid}${owner.port !== null ? `, port ${owner.port}` : ""}) is already serving this data directory. ` +
+        `Stop it first, or use another --data directory. (lock file: ${path})`,
+    )
+    this.name = "LockHeldError"
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    // EPERM means the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Reads the lock file; null when absent or unreadable. */
+export function readLock(path: string): LockOwner | null {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as LockOwner
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Takes the exclusive lock of a data directory: a file created with O_EXCL holding our pid. A
+ * lock left by a process that no longer runs (a crash, SIGKILL) is taken over.
+ */
+export function acquireLock(path: string, owner: LockOwner): { update(port: number): void; release(): void } {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(path, JSON.stringify(owner), { flag: "wx" })
+      return {
+        update(port) {
+          writeFileSync(path, JSON.stringify({ ...owner, port }))
+        },
+        release() {
+          if (readLock(path)?.pid === owner.pid) rmSync(path, { force: true })
+        },
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err
+      const current = readLock(path)
+      if (current && current.pid !== owner.pid && isAlive(current.pid)) throw new LockHeldError(path, current)
+      rmSync(path, { force: true })
+    }
+  }
+  throw new Error(`Could not take the lock ${path}`)
+}

@@ -1,0 +1,83 @@
+import { Database } from "bun:sqlite"
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
+import { MIGRATIONS, type Migration } from "./migrations"
+
+export type { Database }
+
+/** The file name of the database inside the data directory. */
+export const DATABASE_FILE = "wagate.db"
+
+/**
+ * Opens a database with the durability settings of API-DECISIONS §13: WAL, synchronous=FULL
+ * (an acknowledged send must survive a power loss), a busy timeout so that a CLI command and
+ * the server can write side by side, and foreign keys on. bun:sqlite's defaults are none of
+ * these, so they are set at every open.
+ */
+export function openDatabase(path: string): Database {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true })
+  const db = new Database(path, { create: true, strict: true })
+  db.run("PRAGMA busy_timeout = 5000")
+  if (path !== ":memory:") db.run("PRAGMA journal_mode = WAL")
+  db.run("PRAGMA synchronous = FULL")
+  db.run("PRAGMA foreign_keys = ON")
+  db.run("PRAGMA temp_store = MEMORY")
+  db.run("PRAGMA journal_size_limit = 67108864")
+  return db
+}
+
+/** Raised when the database was written by a newer wagate than this one. */
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly databaseVersion: number,
+    readonly supportedVersion: number,
+  ) {
+    super(
+      `The database schema is version ${databaseVersion}, but this wagate supports up to version ${supportedVersion}. ` +
+        "Upgrade wagate, or restore a backup taken with this version.",
+    )
+    this.name = "SchemaTooNewError"
+  }
+}
+
+const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at_ms INTEGER NOT NULL
+) STRICT`
+const SELECT_VERSION = "SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations"
+const INSERT_MIGRATION = "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)"
+
+/** The schema version a database is at (0 for an empty one). */
+export function schemaVersion(db: Database): number {
+  db.run(CREATE_MIGRATIONS_TABLE)
+  return (db.query(SELECT_VERSION).get() as { version: number }).version
+}
+
+/**
+ * Applies every pending migration, each in its own transaction, and returns the versions
+ * applied. Refuses a database newer than the migrations this binary carries.
+ */
+export function migrate(db: Database, nowMs: number, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  const current = schemaVersion(db)
+  const latest = migrations.at(-1)?.version ?? 0
+  if (current > latest) throw new SchemaTooNewError(current, latest)
+  const applied: number[] = []
+  for (const m of migrations) {
+    if (m.version <= current) continue
+    db.transaction(() => {
+      m.up(db)
+      db.run(INSERT_MIGRATION, [m.version, m.name, nowMs])
+    })()
+    applied.push(m.version)
+  }
+  return applied
+}
+
+/** The newest schema version this binary knows. */
+export function latestSchemaVersion(): number {
+  return MIGRATIONS.at(-1)?.version ?? 0
+}
+
+/** Named parameters of a statement. */
+export type SqlParams = Record<string, string | number | bigint | boolean | null>

@@ -1,0 +1,64 @@
+import type { Database } from "bun:sqlite"
+import type { SqlParams } from "./db"
+import type { Environment } from "./api-keys"
+
+export type InboundType = "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contact" | "other"
+
+/** An inbound message row. */
+export interface InboundRow {
+  id: string
+  accountId: string
+  env: Environment
+  seq: number
+  phoneId: string
+  waMessageId: string
+  fromAddress: string
+  toNumber: string
+  content: string
+  type: InboundType
+  isGroup: boolean
+  groupId: string | null
+  receivedAtMs: number
+  createdAtMs: number
+}
+
+type RawRow = Omit<InboundRow, "isGroup"> & { isGroup: number }
+
+const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, wa_message_id AS waMessageId,
+  from_address AS fromAddress, to_number AS toNumber, content, type, is_group AS isGroup, group_id AS groupId,
+  received_at_ms AS receivedAtMs, created_at_ms AS createdAtMs`
+
+function fromRaw(raw: RawRow): InboundRow {
+  return { ...raw, isGroup: raw.isGroup === 1 }
+}
+
+const SELECT_SCOPED = `SELECT ${COLUMNS} FROM inbound_messages WHERE id = $id AND account_id = $accountId AND env = $env`
+
+/** An inbound message by id within one account and environment. */
+export function findScopedInbound(db: Database, accountId: string, env: Environment, id: string): InboundRow | null {
+  const raw = db.query<RawRow, SqlParams>(SELECT_SCOPED).get({ id, accountId, env })
+  return raw ? fromRaw(raw) : null
+}
+
+/** Filters of the inbound list. */
+export interface InboundListQuery {
+  accountId: string
+  env: Environment
+  phoneId?: string
+  limit: number
+  offset: number
+}
+
+const TOTAL = `SELECT COALESCE(SUM(n), 0) AS n FROM inbound_counts WHERE account_id = $accountId AND env = $env
+  AND ($phoneId IS NULL OR phone_id = $phoneId)`
+const PAGE = `SELECT ${COLUMNS} FROM inbound_messages WHERE account_id = $accountId AND env = $env
+  AND ($phoneId IS NULL OR phone_id = $phoneId) ORDER BY seq DESC LIMIT $limit OFFSET $offset`
+
+/** One page of inbound messages, newest first, with the total from the counters. */
+export function listInbound(db: Database, q: InboundListQuery): { rows: InboundRow[]; total: number } {
+  const filters = { accountId: q.accountId, env: q.env, phoneId: q.phoneId ?? null }
+  const total = db.query<{ n: number }, SqlParams>(TOTAL).get(filters)?.n ?? 0
+  if (q.offset >= total) return { rows: [], total }
+  const rows = db.query<RawRow, SqlParams>(PAGE).all({ ...filters, limit: q.limit, offset: q.offset })
+  return { rows: rows.map(fromRaw), total }
+}

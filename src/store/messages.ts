@@ -1,0 +1,193 @@
+import type { Database } from "bun:sqlite"
+import type { SqlParams } from "./db"
+import { utcDayStartMs } from "../lib/time"
+import type { Environment } from "./api-keys"
+
+export type MessageStatus = "pending" | "sent" | "delivered" | "read" | "failed"
+
+/** An outbound message row. */
+export interface MessageRow {
+  id: string
+  accountId: string
+  env: Environment
+  seq: number
+  phoneId: string
+  apiKeyId: string
+  fromNumber: string
+  toAddress: string
+  isGroup: boolean
+  content: string
+  mediaUrls: string[]
+  status: MessageStatus
+  idempotencyKey: string | null
+  requestFingerprint: string
+  createdAtMs: number
+  sentAtMs: number | null
+  deliveredAtMs: number | null
+  readAtMs: number | null
+  failedAtMs: number | null
+  errorCode: string | null
+  errorMessage: string | null
+  updatedAtMs: number
+}
+
+/** The fields a status change may set. */
+export type MessageStatusPatch = Pick<
+  MessageRow,
+  "status" | "sentAtMs" | "deliveredAtMs" | "readAtMs" | "failedAtMs" | "errorCode" | "errorMessage"
+>
+
+type RawRow = Omit<MessageRow, "isGroup" | "mediaUrls"> & { isGroup: number; mediaUrls: string }
+
+const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, api_key_id AS apiKeyId,
+  from_number AS fromNumber, to_address AS toAddress, is_group AS isGroup, content, media_urls AS mediaUrls, status,
+  idempotency_key AS idempotencyKey, request_fingerprint AS requestFingerprint, created_at_ms AS createdAtMs,
+  sent_at_ms AS sentAtMs, delivered_at_ms AS deliveredAtMs, read_at_ms AS readAtMs, failed_at_ms AS failedAtMs,
+  error_code AS errorCode, error_message AS errorMessage, updated_at_ms AS updatedAtMs`
+
+function fromRaw(raw: RawRow): MessageRow {
+  return { ...raw, isGroup: raw.isGroup === 1, mediaUrls: JSON.parse(raw.mediaUrls) as string[] }
+}
+
+const NEXT_SEQ = `INSERT INTO message_sequences (account_id, env, last_seq) VALUES (?, ?, 1)
+  ON CONFLICT (account_id, env) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq AS seq`
+
+const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id, api_key_id, from_number, to_address, is_group,
+  content, media_urls, status, idempotency_key, request_fingerprint, created_at_ms, sent_at_ms, delivered_at_ms, read_at_ms,
+  failed_at_ms, error_code, error_message, updated_at_ms)
+  VALUES ($id, $accountId, $env, $seq, $phoneId, $apiKeyId, $fromNumber, $toAddress, $isGroup, $content, $mediaUrls, $status,
+  $idempotencyKey, $requestFingerprint, $createdAtMs, $sentAtMs, $deliveredAtMs, $readAtMs, $failedAtMs, $errorCode,
+  $errorMessage, $updatedAtMs)`
+
+/**
+ * Inserts a message with the next sequence number of its account and environment and counts
+ * it. Must run inside a write transaction; returns the stored row.
+ */
+export function insertMessage(db: Database, row: Omit<MessageRow, "seq">): MessageRow {
+  const { seq } = db.query<{ seq: number }, [string, string]>(NEXT_SEQ).get(row.accountId, row.env)!
+  const stored: MessageRow = { ...row, seq }
+  db.query(INSERT_MESSAGE).run({
+    ...stored,
+    isGroup: stored.isGroup ? 1 : 0,
+    mediaUrls: JSON.stringify(stored.mediaUrls),
+  })
+  adjustCounts(db, stored, stored.status, 1)
+  return stored
+}
+
+const BUMP_COUNT = `INSERT INTO message_counts (account_id, env, phone_id, status, n) VALUES ($accountId, $env, $phoneId, $status, $delta)
+  ON CONFLICT (account_id, env, phone_id, status) DO UPDATE SET n = n + excluded.n`
+const BUMP_DAILY = `INSERT INTO message_daily_counts (account_id, env, day_ms, status, n) VALUES ($accountId, $env, $dayMs, $status, $delta)
+  ON CONFLICT (account_id, env, day_ms, status) DO UPDATE SET n = n + excluded.n`
+
+function adjustCounts(db: Database, row: MessageRow, status: MessageStatus, delta: number): void {
+  const base = { accountId: row.accountId, env: row.env, status, delta }
+  db.query(BUMP_COUNT).run({ ...base, phoneId: row.phoneId })
+  db.query(BUMP_DAILY).run({ ...base, dayMs: utcDayStartMs(row.createdAtMs) })
+}
+
+const UPDATE_STATUS = `UPDATE messages SET status = $status, sent_at_ms = $sentAtMs, delivered_at_ms = $deliveredAtMs,
+  read_at_ms = $readAtMs, failed_at_ms = $failedAtMs, error_code = $errorCode, error_message = $errorMessage,
+  updated_at_ms = $updatedAtMs WHERE id = $id`
+
+/** Writes a status change computed by the status machine and moves the counters with it. */
+export function updateMessageStatus(db: Database, before: MessageRow, patch: MessageStatusPatch, nowMs: number): MessageRow {
+  db.query(UPDATE_STATUS).run({ id: before.id, ...patch, updatedAtMs: nowMs })
+  if (patch.status !== before.status) {
+    adjustCounts(db, before, before.status, -1)
+    adjustCounts(db, before, patch.status, 1)
+  }
+  return { ...before, ...patch, updatedAtMs: nowMs }
+}
+
+const SELECT_BY_ID = `SELECT ${COLUMNS} FROM messages WHERE id = ?`
+
+/** A message by id, whatever its account (internal callers only). */
+export function findMessage(db: Database, id: string): MessageRow | null {
+  const raw = db.query<RawRow, [string]>(SELECT_BY_ID).get(id)
+  return raw ? fromRaw(raw) : null
+}
+
+const SELECT_SCOPED = `SELECT ${COLUMNS} FROM messages WHERE id = $id AND account_id = $accountId AND env = $env`
+
+/** A message by id within one account and environment; other partitions see nothing. */
+export function findScopedMessage(db: Database, accountId: string, env: Environment, id: string): MessageRow | null {
+  const raw = db.query<RawRow, { id: string; accountId: string; env: string }>(SELECT_SCOPED).get({ id, accountId, env })
+  return raw ? fromRaw(raw) : null
+}
+
+const SELECT_BY_IDEMPOTENCY_KEY = `SELECT ${COLUMNS} FROM messages
+  WHERE account_id = $accountId AND env = $env AND idempotency_key = $key`
+
+/** The message an idempotency key created in this account and environment, if any. */
+export function findMessageByIdempotencyKey(
+  db: Database,
+  accountId: string,
+  env: Environment,
+  key: string,
+): MessageRow | null {
+  const raw = db.query<RawRow, { accountId: string; env: string; key: string }>(SELECT_BY_IDEMPOTENCY_KEY).get({ accountId, env, key })
+  return raw ? fromRaw(raw) : null
+}
+
+/** Filters of the message list. */
+export interface MessageListQuery {
+  accountId: string
+  env: Environment
+  phoneId?: string
+  status?: MessageStatus
+  limit: number
+  offset: number
+}
+
+const TOTAL_ALL = "SELECT last_seq AS n FROM message_sequences WHERE account_id = $accountId AND env = $env"
+const TOTAL_FILTERED = `SELECT COALESCE(SUM(n), 0) AS n FROM message_counts WHERE account_id = $accountId AND env = $env
+  AND ($phoneId IS NULL OR phone_id = $phoneId) AND ($status IS NULL OR status = $status)`
+// Without filters, seq is dense, so the page starts at a known seq: an index seek at any depth.
+const PAGE_ALL = `SELECT ${COLUMNS} FROM messages WHERE account_id = $accountId AND env = $env AND seq <= $maxSeq
+  ORDER BY seq DESC LIMIT $limit`
+const PAGE_FILTERED = `SELECT ${COLUMNS} FROM messages WHERE account_id = $accountId AND env = $env
+  AND ($phoneId IS NULL OR phone_id = $phoneId) AND ($status IS NULL OR status = $status)
+  ORDER BY seq DESC LIMIT $limit OFFSET $offset`
+
+/** One page of messages, newest first, with the total from the counters (never COUNT(*)). */
+export function listMessages(db: Database, q: MessageListQuery): { rows: MessageRow[]; total: number } {
+  const scope = { accountId: q.accountId, env: q.env }
+  if (q.phoneId === undefined && q.status === undefined) {
+    const total = db.query<{ n: number }, typeof scope>(TOTAL_ALL).get(scope)?.n ?? 0
+    const maxSeq = total - q.offset
+    const rows = maxSeq > 0 ? db.query<RawRow, SqlParams>(PAGE_ALL).all({ ...scope, maxSeq, limit: q.limit }) : []
+    return { rows: rows.map(fromRaw), total }
+  }
+  const filters = { ...scope, phoneId: q.phoneId ?? null, status: q.status ?? null }
+  const total = db.query<{ n: number }, typeof filters>(TOTAL_FILTERED).get(filters)?.n ?? 0
+  if (q.offset >= total) return { rows: [], total }
+  const rows = db.query<RawRow, SqlParams>(PAGE_FILTERED).all({ ...filters, limit: q.limit, offset: q.offset })
+  return { rows: rows.map(fromRaw), total }
+}
+
+const COUNT_BY_ACCOUNT = "SELECT COALESCE(SUM(n), 0) AS n FROM message_counts WHERE account_id = $accountId AND env = $env"
+const COUNT_BY_ACCOUNT_ALL_ENVS = "SELECT COALESCE(SUM(n), 0) AS n FROM message_counts WHERE account_id = $accountId"
+
+/** Outbound messages of an account in one environment, or in both when `env` is omitted. */
+export function countMessages(db: Database, accountId: string, env?: Environment): number {
+  if (env === undefined) return db.query<{ n: number }, SqlParams>(COUNT_BY_ACCOUNT_ALL_ENVS).get({ accountId })!.n
+  return db.query<{ n: number }, SqlParams>(COUNT_BY_ACCOUNT).get({ accountId, env })!.n
+}
+
+const COUNT_DAILY = `SELECT status, COALESCE(SUM(n), 0) AS n FROM message_daily_counts
+  WHERE account_id = $accountId AND env = $env AND day_ms >= $fromDayMs GROUP BY status`
+
+/** Messages created since `fromDayMs` (a UTC day start), by their current status. */
+export function countMessagesSince(
+  db: Database,
+  accountId: string,
+  env: Environment,
+  fromDayMs: number,
+): Record<MessageStatus, number> {
+  const out: Record<MessageStatus, number> = { pending: 0, sent: 0, delivered: 0, read: 0, failed: 0 }
+  for (const r of db.query<{ status: MessageStatus; n: number }, SqlParams>(COUNT_DAILY).all({ accountId, env, fromDayMs })) {
+    out[r.status] = r.n
+  }
+  return out
+}

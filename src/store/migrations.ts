@@ -1,0 +1,171 @@
+import type { Database } from "bun:sqlite"
+
+/** One forward-only schema change, shipped inside the binary. */
+export interface Migration {
+  version: number
+  name: string
+  up(db: Database): void
+}
+
+/*
+ * Conventions: epoch milliseconds in INTEGER columns named *_ms, snake_case, STRICT tables.
+ * Every query filters by (account_id, env), so every index starts with those two columns.
+ */
+const INITIAL = `
+CREATE TABLE settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE accounts (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  email TEXT NOT NULL,
+  subscription_status TEXT NOT NULL DEFAULT 'active' CHECK (subscription_status IN ('active', 'inactive')),
+  rate_limit_per_minute INTEGER,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  env TEXT NOT NULL CHECK (env IN ('test', 'live')),
+  key_hash TEXT NOT NULL UNIQUE,
+  prefix TEXT NOT NULL,
+  last4 TEXT NOT NULL,
+  name TEXT NOT NULL,
+  scopes TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  last_used_at_ms INTEGER,
+  expires_at_ms INTEGER,
+  revoked_at_ms INTEGER
+) STRICT;
+CREATE INDEX api_keys_account ON api_keys (account_id, created_at_ms);
+
+CREATE TABLE phones (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  phone_number TEXT NOT NULL UNIQUE,
+  display_name TEXT NOT NULL,
+  connection_status TEXT NOT NULL DEFAULT 'unpaired',
+  last_connected_at_ms INTEGER,
+  last_disconnected_at_ms INTEGER,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX phones_account ON phones (account_id, created_at_ms);
+
+-- seq numbers an account's messages per environment densely from 1, so that a page of the
+-- unfiltered list is an index seek on seq instead of an OFFSET walk (reference/performance.md §3).
+CREATE TABLE messages (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  env TEXT NOT NULL CHECK (env IN ('test', 'live')),
+  seq INTEGER NOT NULL,
+  phone_id TEXT NOT NULL,
+  api_key_id TEXT NOT NULL,
+  from_number TEXT NOT NULL,
+  to_address TEXT NOT NULL,
+  is_group INTEGER NOT NULL,
+  content TEXT NOT NULL,
+  media_urls TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'delivered', 'read', 'failed')),
+  idempotency_key TEXT,
+  request_fingerprint TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  sent_at_ms INTEGER,
+  delivered_at_ms INTEGER,
+  read_at_ms INTEGER,
+  failed_at_ms INTEGER,
+  error_code TEXT,
+  error_message TEXT,
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX messages_seq ON messages (account_id, env, seq);
+CREATE INDEX messages_status ON messages (account_id, env, status, seq);
+CREATE INDEX messages_phone ON messages (account_id, env, phone_id, seq);
+CREATE UNIQUE INDEX messages_idempotency ON messages (account_id, env, idempotency_key) WHERE idempotency_key IS NOT NULL;
+
+-- Counters kept in the same transaction as the rows they count, so no request ever runs COUNT(*).
+CREATE TABLE message_sequences (
+  account_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  last_seq INTEGER NOT NULL,
+  PRIMARY KEY (account_id, env)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE message_counts (
+  account_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  phone_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (account_id, env, phone_id, status)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE message_daily_counts (
+  account_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  day_ms INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (account_id, env, day_ms, status)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE api_request_daily_counts (
+  account_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  day_ms INTEGER NOT NULL,
+  successful INTEGER NOT NULL,
+  failed INTEGER NOT NULL,
+  PRIMARY KEY (account_id, env, day_ms)
+) STRICT, WITHOUT ROWID;
+
+-- Status changes the sandbox has promised (delivered/read at a fixed delay); rows survive a
+-- restart and are deleted when applied.
+CREATE TABLE sandbox_transitions (
+  message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  status TEXT NOT NULL CHECK (status IN ('delivered', 'read')),
+  due_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (message_id, status)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX sandbox_transitions_due ON sandbox_transitions (due_at_ms);
+
+CREATE TABLE inbound_messages (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  env TEXT NOT NULL CHECK (env IN ('test', 'live')),
+  seq INTEGER NOT NULL,
+  phone_id TEXT NOT NULL,
+  wa_message_id TEXT NOT NULL,
+  from_address TEXT NOT NULL,
+  to_number TEXT NOT NULL,
+  content TEXT NOT NULL,
+  type TEXT NOT NULL,
+  is_group INTEGER NOT NULL,
+  group_id TEXT,
+  received_at_ms INTEGER NOT NULL,
+  created_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX inbound_seq ON inbound_messages (account_id, env, seq);
+CREATE INDEX inbound_phone ON inbound_messages (account_id, env, phone_id, seq);
+CREATE UNIQUE INDEX inbound_dedupe ON inbound_messages (phone_id, wa_message_id);
+
+CREATE TABLE inbound_counts (
+  account_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  phone_id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (account_id, env, phone_id)
+) STRICT, WITHOUT ROWID;
+`
+
+/** Every migration, in order. Append only; never edit one that has shipped. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial",
+    up: (db) => db.exec(INITIAL),
+  },
+]

@@ -1,0 +1,72 @@
+import type { Database } from "bun:sqlite"
+
+/** Connection states of a phone (API-DECISIONS §9). */
+export type ConnectionStatus = "unpaired" | "pairing" | "connecting" | "connected" | "disconnected" | "logged_out"
+
+/** A phone row. */
+export interface PhoneRow {
+  id: string
+  accountId: string
+  phoneNumber: string
+  displayName: string
+  connectionStatus: ConnectionStatus
+  lastConnectedAtMs: number | null
+  lastDisconnectedAtMs: number | null
+  createdAtMs: number
+  updatedAtMs: number
+}
+
+const COLUMNS = `id, account_id AS accountId, phone_number AS phoneNumber, display_name AS displayName,
+  connection_status AS connectionStatus, last_connected_at_ms AS lastConnectedAtMs,
+  last_disconnected_at_ms AS lastDisconnectedAtMs, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`
+
+const INSERT_PHONE = `INSERT INTO phones (id, account_id, phone_number, display_name, connection_status, created_at_ms, updated_at_ms)
+  VALUES ($id, $accountId, $phoneNumber, $displayName, $connectionStatus, $createdAtMs, $updatedAtMs)`
+
+/** Inserts a phone. */
+export function insertPhone(db: Database, row: PhoneRow): void {
+  db.query(INSERT_PHONE).run({
+    id: row.id,
+    accountId: row.accountId,
+    phoneNumber: row.phoneNumber,
+    displayName: row.displayName,
+    connectionStatus: row.connectionStatus,
+    createdAtMs: row.createdAtMs,
+    updatedAtMs: row.updatedAtMs,
+  })
+}
+
+const SELECT_BY_REF = `SELECT ${COLUMNS} FROM phones WHERE account_id = $accountId AND (id = $ref OR phone_number = $ref)`
+
+/** An account's phone by its id or its E.164 number; null when the account has no such phone. */
+export function findPhoneByRef(db: Database, accountId: string, ref: string): PhoneRow | null {
+  return db.query<PhoneRow, { accountId: string; ref: string }>(SELECT_BY_REF).get({ accountId, ref })
+}
+
+const SELECT_BY_ID = `SELECT ${COLUMNS} FROM phones WHERE id = ?`
+
+/** A phone by id, whatever its account. */
+export function findPhone(db: Database, id: string): PhoneRow | null {
+  return db.query<PhoneRow, [string]>(SELECT_BY_ID).get(id)
+}
+
+const SELECT_BY_NUMBER = `SELECT ${COLUMNS} FROM phones WHERE phone_number = ?`
+
+/** A phone by E.164 number, whatever its account (numbers are unique in an instance). */
+export function findPhoneByNumber(db: Database, phoneNumber: string): PhoneRow | null {
+  return db.query<PhoneRow, [string]>(SELECT_BY_NUMBER).get(phoneNumber)
+}
+
+const SELECT_BY_ACCOUNT = `SELECT ${COLUMNS} FROM phones WHERE account_id = ? ORDER BY created_at_ms, id`
+
+/** Every phone of an account, oldest first. */
+export function listPhones(db: Database, accountId: string): PhoneRow[] {
+  return db.query<PhoneRow, [string]>(SELECT_BY_ACCOUNT).all(accountId)
+}
+
+const DELETE_PHONE = "DELETE FROM phones WHERE id = ?"
+
+/** Removes a phone; its messages stay, still naming its number. */
+export function deletePhone(db: Database, id: string): void {
+  db.query(DELETE_PHONE).run(id)
+}

@@ -1,0 +1,30 @@
+import type { Database } from "bun:sqlite"
+
+/** A status change the sandbox will apply to a message at `dueAtMs`. */
+export interface SandboxTransitionRow {
+  messageId: string
+  status: "delivered" | "read"
+  dueAtMs: number
+}
+
+const INSERT = "INSERT INTO sandbox_transitions (message_id, status, due_at_ms) VALUES ($messageId, $status, $dueAtMs)"
+
+/** Records a promised transition (same transaction as the message it belongs to). */
+export function insertSandboxTransition(db: Database, row: SandboxTransitionRow): void {
+  db.query(INSERT).run({ ...row })
+}
+
+const DELETE = "DELETE FROM sandbox_transitions WHERE message_id = ? AND status = ?"
+
+/** Forgets a transition once applied. Returns false when it was already gone. */
+export function deleteSandboxTransition(db: Database, messageId: string, status: string): boolean {
+  return db.query(DELETE).run(messageId, status).changes > 0
+}
+
+const SELECT_ALL = `SELECT message_id AS messageId, status, due_at_ms AS dueAtMs FROM sandbox_transitions
+  ORDER BY due_at_ms`
+
+/** Every pending transition, earliest first (loaded at start so none is lost across a restart). */
+export function listSandboxTransitions(db: Database): SandboxTransitionRow[] {
+  return db.query<SandboxTransitionRow, []>(SELECT_ALL).all()
+}

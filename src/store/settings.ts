@@ -1,0 +1,17 @@
+import type { Database } from "bun:sqlite"
+
+const SELECT_SETTING = "SELECT value FROM settings WHERE key = ?"
+const UPSERT_SETTING = "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+
+/** Names of instance-wide settings. */
+export type SettingKey = "admin_token_hash"
+
+/** One setting, or null when unset. */
+export function getSetting(db: Database, key: SettingKey): string | null {
+  return db.query<{ value: string }, [string]>(SELECT_SETTING).get(key)?.value ?? null
+}
+
+/** Sets one setting. */
+export function setSetting(db: Database, key: SettingKey, value: string): void {
+  db.query(UPSERT_SETTING).run(key, value)
+}

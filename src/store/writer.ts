@@ -1,0 +1,68 @@
+import type { Database } from "bun:sqlite"
+
+/**
+ * Runs write transactions on the single writer connection with group commit: every write
+ * issued in one event-loop turn runs in its own SAVEPOINT of one shared transaction, and all of
+ * them are answered after the single COMMIT (one fsync for the batch, reference/performance.md
+ * §2b). A write that throws rolls back only its own savepoint. Nobody is answered before the
+ * commit, so durability is the same as one transaction per write.
+ */
+export interface Writer {
+  /** Runs `fn` inside a transaction; resolves with its result once committed. `fn` must be synchronous. */
+  write<T>(fn: (db: Database) => T): Promise<T>
+  /** Commits the open batch now (used at shutdown). */
+  flush(): void
+}
+
+interface Pending {
+  resolve: () => void
+  reject: (err: unknown) => void
+}
+
+export function createWriter(db: Database, schedule: (fn: () => void) => void = setImmediate): Writer {
+  let batch: Pending[] | null = null
+
+  function commit(): void {
+    const pending = batch
+    batch = null
+    if (!pending) return
+    try {
+      db.run("COMMIT")
+    } catch (err) {
+      try {
+        db.run("ROLLBACK")
+      } catch {
+        // The failed COMMIT may already have rolled back; nothing more to undo.
+      }
+      for (const p of pending) p.reject(err)
+      return
+    }
+    for (const p of pending) p.resolve()
+  }
+
+  return {
+    write<T>(fn: (db: Database) => T): Promise<T> {
+      if (!batch) {
+        db.run("BEGIN IMMEDIATE")
+        batch = []
+        schedule(commit)
+      }
+      db.run("SAVEPOINT w")
+      let result: T
+      try {
+        result = fn(db)
+        if (result instanceof Promise) throw new TypeError("Writer.write() needs a synchronous function")
+        db.run("RELEASE w")
+      } catch (err) {
+        db.run("ROLLBACK TO w")
+        db.run("RELEASE w")
+        return Promise.reject(err)
+      }
+      const current = batch
+      return new Promise<T>((resolve, reject) => {
+        current.push({ resolve: () => resolve(result), reject })
+      })
+    },
+    flush: commit,
+  }
+}
