@@ -24,10 +24,9 @@ export async function listGroups(
 ): Promise<Group[]> {
   const phone = resolvePhone(ctx, principal.accountId, fromPhoneId)
   if (principal.env === "test") return [...SANDBOX_GROUPS]
-  if (phone.connectionStatus !== "connected" || live === null) {
-    throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
-  }
+  if (phone.connectionStatus !== "connected") throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
   try {
+    if (live === null) throw new Error("no WhatsApp connection is available in this process")
     return await live(phone)
   } catch (err) {
     if (err instanceof AppError) throw err

@@ -1,0 +1,184 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { ALL_SCOPES } from "../../src/domain/scopes"
+import { createHarness, expectErrorEnvelope, type Harness } from "../helpers/harness"
+
+let h: Harness
+beforeEach(async () => {
+  h = await createHarness()
+})
+afterEach(() => h.close())
+
+/** Every /v1 endpoint, a request that succeeds for an all-scopes test key, and the spec's scope matrix. */
+function endpoints(phoneNumber: string, messageId: string) {
+  const sendBody = { fromPhoneId: phoneNumber, to: "+14155550199", content: "x" }
+  return [
+    { name: "POST /v1/messages/send", method: "POST", path: "/v1/messages/send", body: sendBody, ok: 201, scopes: ["messages:send", "messages:write"] },
+    { name: "GET /v1/messages", method: "GET", path: "/v1/messages", ok: 200, scopes: ["messages:read"] },
+    { name: "GET /v1/messages/{id}", method: "GET", path: `/v1/messages/${messageId}`, ok: 200, scopes: ["messages:read"] },
+    { name: "GET /v1/messages/inbound", method: "GET", path: "/v1/messages/inbound", ok: 200, scopes: ["messages:read"] },
+    // An unknown inbound id is the only "successful" probe for this route with a test key: it gets past auth to 404.
+    { name: "GET /v1/messages/inbound/{id}", method: "GET", path: "/v1/messages/inbound/inmsg_x", ok: 404, scopes: ["messages:read"] },
+    {
+      name: "GET /v1/groups",
+      method: "GET",
+      path: `/v1/groups?fromPhoneId=${encodeURIComponent(phoneNumber)}`,
+      ok: 200,
+      scopes: ["groups:read", "messages:read", "messages:send", "messages:write"],
+    },
+    {
+      name: "GET /v1/phone-numbers",
+      method: "GET",
+      path: "/v1/phone-numbers",
+      ok: 200,
+      scopes: ["phone_numbers:read", "phone-numbers:read", "messages:read", "messages:send", "messages:write"],
+    },
+    {
+      name: "GET /v1/phone-numbers/{id}",
+      method: "GET",
+      path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}`,
+      ok: 200,
+      scopes: ["phone_numbers:read", "phone-numbers:read", "messages:read", "messages:send", "messages:write"],
+    },
+    {
+      name: "GET /v1/phone-numbers/{id}/status",
+      method: "GET",
+      path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/status`,
+      ok: 200,
+      scopes: ["phone_numbers:read", "phone-numbers:read", "messages:read", "messages:send", "messages:write"],
+    },
+    { name: "GET /v1/account", method: "GET", path: "/v1/account", ok: 200, scopes: ["account:read", "messages:read", "messages:send", "messages:write"] },
+    {
+      name: "GET /v1/account/usage",
+      method: "GET",
+      path: "/v1/account/usage",
+      ok: 200,
+      scopes: ["account:read", "messages:read", "messages:send", "messages:write"],
+    },
+  ]
+}
+
+async function setup() {
+  const { account, key, phone } = await h.seedTenant()
+  const sent = await h.request("POST", "/v1/messages/send", {
+    key,
+    body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "seed" },
+  })
+  return { account, key, phone, list: endpoints(phone.phoneNumber, sent.body.data.id) }
+}
+
+describe("scope matrix", () => {
+  test("every endpoint admits exactly the scopes of the spec's matrix, aliases included", async () => {
+    const { account, list } = await setup()
+    for (const e of list) {
+      for (const scope of ALL_SCOPES) {
+        const key = await h.seedKey(account.id, { scopes: [scope] })
+        const res = await h.request(e.method, e.path, { key, body: e.body })
+        const allowed = (e.scopes as string[]).includes(scope)
+        if (allowed) {
+          expect({ e: e.name, scope, status: res.status }).not.toMatchObject({ status: 403 })
+        } else {
+          expect({ e: e.name, scope, status: res.status }).toEqual({ e: e.name, scope, status: 403 })
+          expect(res.body.message).toEqual([`API key lacks the required scope: one of ${e.scopes.join(", ")}`])
+        }
+      }
+    }
+  })
+
+  test("a key with every scope reaches every endpoint", async () => {
+    const { key, list } = await setup()
+    for (const e of list) {
+      const res = await h.request(e.method, e.path, { key, body: e.body })
+      expect({ name: e.name, status: res.status }).toEqual({ name: e.name, status: e.ok })
+    }
+  })
+})
+
+describe("401 variants", () => {
+  test("every endpoint answers 401 with WWW-Authenticate for a missing key, before validation", async () => {
+    const { list } = await setup()
+    for (const e of list) {
+      const res = await h.request(e.method, e.path, { body: { garbage: true } })
+      expectErrorEnvelope(res, 401, "Unauthorized")
+      expect(res.headers.get("www-authenticate")).toStartWith("Bearer")
+    }
+  })
+
+  test.each([
+    ["a malformed key", "not-a-key"],
+    ["an unknown well-formed key", `sk_test_${"A".repeat(43)}`],
+    ["a key in the query string only", null],
+    ["a Basic credential", "basic"],
+  ])("%s is 401", async (_name, presented) => {
+    await setup()
+    const headers: Record<string, string> = {}
+    if (presented === "basic") headers.authorization = "Basic dXNlcjpwYXNz"
+    else if (presented !== null) headers.authorization = `Bearer ${presented}`
+    const res = await h.request("GET", "/v1/account?api_key=sk_test_x", { headers })
+    expectErrorEnvelope(res, 401, "Unauthorized", "/v1/account")
+  })
+
+  test("a key whose prefix was changed from test to live is 401, not a live key", async () => {
+    const { key } = await setup()
+    const res = await h.request("GET", "/v1/account", { key: key.replace("sk_test_", "sk_live_") })
+    expectErrorEnvelope(res, 401, "Unauthorized")
+  })
+
+  test("a revoked key is refused on its next request", async () => {
+    const { account } = await setup()
+    const key = await h.seedKey(account.id)
+    expect((await h.request("GET", "/v1/account", { key })).status).toBe(200)
+    const id = h.services.db.query("SELECT id FROM api_keys WHERE account_id = ? ORDER BY created_at_ms DESC, id DESC LIMIT 1").get(account.id) as { id: string }
+    const admin = await h.adminToken()
+    expect((await h.request("DELETE", `/admin/v1/keys/${id.id}`, { key: admin })).status).toBe(200)
+    expectErrorEnvelope(await h.request("GET", "/v1/account", { key }), 401, "Unauthorized")
+  })
+
+  test("an expired key is 401 from its expiry instant on", async () => {
+    const { account } = await setup()
+    const key = await h.seedKey(account.id, { expiresAtMs: h.clock.nowMs() + 60_000 })
+    expect((await h.request("GET", "/v1/account", { key })).status).toBe(200)
+    await h.advance(60_000)
+    expectErrorEnvelope(await h.request("GET", "/v1/account", { key }), 401, "Unauthorized")
+  })
+
+  test("failed authentication is throttled per client IP (30/min) and never charges a key", async () => {
+    const { account } = await setup()
+    const key = await h.seedKey(account.id)
+    for (let i = 0; i < 30; i++) expect((await h.request("GET", "/v1/account", { key: "wrong" })).status).toBe(401)
+    const throttled = await h.request("GET", "/v1/account", { key: "wrong" })
+    expectErrorEnvelope(throttled, 429, "Rate limit exceeded")
+    expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+    const good = await h.request("GET", "/v1/account", { key })
+    expect(good.status).toBe(200)
+    expect(good.headers.get("x-ratelimit-remaining")).toBe("99")
+  })
+})
+
+describe("403 subscription gate", () => {
+  test("a live key on an inactive account is 403 on every endpoint, a test key is not", async () => {
+    const account = await h.seedAccount({ subscriptionStatus: "inactive" })
+    const phone = await h.seedPhone(account.id)
+    const live = await h.seedKey(account.id, { env: "live" })
+    const test_ = await h.seedKey(account.id, { env: "test" })
+    for (const e of endpoints(phone.phoneNumber, "msg_x")) {
+      expectErrorEnvelope(await h.request(e.method, e.path, { key: live, body: e.body }), 403, "Forbidden")
+    }
+    expect((await h.request("GET", "/v1/account", { key: test_ })).status).toBe(200)
+  })
+})
+
+describe("unknown routes", () => {
+  test("an unknown path is a 404 envelope, and no dashboard function exists under /v1", async () => {
+    const { key } = await setup()
+    for (const [method, path] of [
+      ["GET", "/v1/nope"],
+      ["POST", "/v1/api-keys"],
+      ["POST", "/v1/phone-numbers"],
+      ["POST", "/v1/webhooks"],
+      ["GET", "/nope"],
+    ] as const) {
+      const res = await h.request(method, path, { key })
+      expectErrorEnvelope(res, 404, "Not Found", path)
+    }
+  })
+})

@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { createHarness, type Harness } from "../helpers/harness"
+
+let h: Harness
+beforeEach(async () => {
+  h = await createHarness()
+})
+afterEach(() => h.close())
+
+/** Sends to `to` and returns the message as read back after `waitMs` of simulated time. */
+async function sendAndWait(to: string, waitMs = 10_000) {
+  const { key, phone } = await h.seedTenant()
+  const created = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to, content: "x" } })
+  expect(created.status).toBe(201)
+  await h.advance(waitMs)
+  const later = await h.request("GET", `/v1/messages/${created.body.data.id}`, { key })
+  return { created: created.body.data, later: later.body.data, phone }
+}
+
+describe("sandbox magic recipients (API-DECISIONS §7)", () => {
+  test("+12025550101 is born failed with recipient_not_on_whatsapp and never moves", async () => {
+    const { created, later } = await sendAndWait("+12025550101")
+    expect(created).toMatchObject({ status: "failed", errorCode: "recipient_not_on_whatsapp", sentAt: null })
+    expect(created.failedAt).toBe(created.createdAt)
+    expect(created.errorMessage).toBe("+12025550101 is not on WhatsApp")
+    expect(later).toEqual(created)
+  })
+
+  test("+12025550102 has read receipts off: delivered, never read", async () => {
+    const { later } = await sendAndWait("+12025550102", 3_600_000)
+    expect(later.status).toBe("delivered")
+    expect(later.readAt).toBeNull()
+  })
+
+  test("+12025550103 skips delivered: sent then read", async () => {
+    const { created, later } = await sendAndWait("+12025550103")
+    expect(later.status).toBe("read")
+    expect(later.deliveredAt).toBeNull()
+    expect(later.readAt).toBe(new Date(Date.parse(created.createdAt) + 3_000).toISOString())
+  })
+
+  test("+12025550104 is offline: stays sent", async () => {
+    const { later } = await sendAndWait("+12025550104", 3_600_000)
+    expect(later).toMatchObject({ status: "sent", deliveredAt: null, readAt: null })
+  })
+
+  test("+12025550105 is born failed with account_restricted", async () => {
+    const { created } = await sendAndWait("+12025550105", 0)
+    expect(created).toMatchObject({ status: "failed", errorCode: "account_restricted" })
+    expect(created.errorMessage).toContain("463")
+  })
+
+  test("any other number goes sent → delivered → read", async () => {
+    const { created, later } = await sendAndWait("+447700900123")
+    expect(created.status).toBe("sent")
+    expect(later.status).toBe("read")
+    expect(later.deliveredAt).toBe(new Date(Date.parse(created.createdAt) + 1_000).toISOString())
+  })
+})
+
+describe("sandbox groups", () => {
+  test("GET /v1/groups lists the two sandbox groups for any phone of the account", async () => {
+    const { key, phone } = await h.seedTenant()
+    const res = await h.request("GET", `/v1/groups?fromPhoneId=${encodeURIComponent(phone.phoneNumber)}`, { key })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({
+      success: true,
+      data: [
+        { id: "120363000000000001@g.us", name: "Sandbox Team", isCommunityAnnounce: false },
+        { id: "120363000000000002@g.us", name: "Sandbox Announcements", isCommunityAnnounce: true },
+      ],
+    })
+  })
+
+  test.each(["120363000000000001@g.us", "120363000000000002@g.us"])("a send to %s is a group send that progresses to read", async (group) => {
+    const { created, later } = await sendAndWait(group)
+    expect(created).toMatchObject({ isGroup: true, groupId: group, to: group, status: "sent" })
+    expect(later.status).toBe("read")
+  })
+
+  test("a send to any other group is accepted (201) and born failed with group_not_allowed", async () => {
+    const { created, phone } = await sendAndWait("120363999999999999@g.us", 0)
+    expect(created).toMatchObject({ isGroup: true, groupId: "120363999999999999@g.us", status: "failed", errorCode: "group_not_allowed" })
+    expect(created.errorMessage).toBe(`Phone ${phone.phoneNumber} cannot post to group 120363999999999999@g.us`)
+  })
+})
+
+describe("scheduled transitions survive a restart", () => {
+  test("transitions due while the server was down are applied at the next start, with their due times", async () => {
+    const dir = require("node:fs").mkdtempSync(require("node:path").join(require("node:os").tmpdir(), "wagate-restart-"))
+    const databasePath = `${dir}/wagate.db`
+    try {
+      const first = await createHarness({ databasePath })
+      const { key, phone } = await first.seedTenant()
+      const sent = await first.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "x" } })
+      await first.close()
+
+      // Ten minutes later a new process starts on the same database.
+      const { TestClock } = await import("../helpers/test-clock")
+      const second = await createHarness({ databasePath, clock: new TestClock(first.clock.nowMs() + 600_000) })
+      try {
+        // Overdue transitions fire on the wheel's next tick (10 ms).
+        await second.advance(10)
+        const m = (await second.request("GET", `/v1/messages/${sent.body.data.id}`, { key })).body.data
+        const createdMs = Date.parse(sent.body.data.createdAt)
+        expect(m).toMatchObject({
+          status: "read",
+          deliveredAt: new Date(createdMs + 1_000).toISOString(),
+          readAt: new Date(createdMs + 3_000).toISOString(),
+        })
+        const left = second.services.db.query("SELECT COUNT(*) AS n FROM sandbox_transitions").get() as { n: number }
+        expect(left.n).toBe(0)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      require("node:fs").rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
