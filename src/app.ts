@@ -7,6 +7,7 @@ import { apiBase } from "./http/plugins/api-auth"
 import { adminAccounts } from "./http/routes/admin/accounts"
 import { adminKeys } from "./http/routes/admin/keys"
 import { adminPhones } from "./http/routes/admin/phones"
+import { adminWebhooks } from "./http/routes/admin/webhooks"
 import { accountGet } from "./http/routes/v1/account-get"
 import { accountUsage } from "./http/routes/v1/account-usage"
 import { groupsList } from "./http/routes/v1/groups-list"
@@ -36,7 +37,7 @@ export function createApp(deps: HttpDeps) {
     .use(phoneNumbersStatus(deps))
     .use(accountGet(deps))
     .use(accountUsage(deps))
-  const admin = adminBase(deps).use(adminAccounts(deps)).use(adminKeys(deps)).use(adminPhones(deps))
+  const admin = adminBase(deps).use(adminAccounts(deps)).use(adminKeys(deps)).use(adminPhones(deps)).use(adminWebhooks(deps))
   return new Elysia({ normalize: false })
     .use(errorHandler(deps))
     .use(

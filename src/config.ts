@@ -10,6 +10,8 @@ export const DEFAULT_LOG_LEVEL: LogLevel = "info"
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 100
 export const DEFAULT_SANDBOX_DELIVERED_MS = 1_000
 export const DEFAULT_SANDBOX_READ_MS = 3_000
+export const DEFAULT_WEBHOOK_RETRY_OFFSETS_MS: readonly number[] = [60_000, 300_000, 900_000]
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000
 
 /** The validated settings of one wagate process. */
 export interface Config {
@@ -23,6 +25,9 @@ export interface Config {
   sandboxReadMs: number
   outboundAllowCidrs: CidrList
   outboundAllowCidrsText: string
+  /** Retry offsets counted from a delivery's first attempt. */
+  webhookRetryOffsetsMs: readonly number[]
+  webhookTimeoutMs: number
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -52,6 +57,17 @@ function integer(min: number, max: number) {
 
 const text = (value: string) => value
 
+function offsets(value: string, name: string): number[] {
+  const parts = value.split(",").map((p) => p.trim())
+  if (parts.some((p) => !/^\d+$/.test(p))) {
+    throw new ConfigError(`${name} must be a comma-separated list of milliseconds, for example 60000,300000,900000; got "${value}"`)
+  }
+  const list = parts.map(Number)
+  if (list.some((n, i) => i > 0 && n <= list[i - 1]!)) throw new ConfigError(`${name} must be increasing: each retry comes after the previous one`)
+  if (list.length > 20) throw new ConfigError(`${name} may list at most 20 retries`)
+  return list
+}
+
 /** Every setting, each readable as a flag and a WAGATE_* variable; flags win. */
 export const SETTINGS = [
   { key: "port", flag: "port", env: "WAGATE_PORT", parse: integer(0, 65_535) },
@@ -79,6 +95,8 @@ export const SETTINGS = [
   { key: "sandboxDeliveredMs", flag: "sandbox-delivered-ms", env: "WAGATE_SANDBOX_DELIVERED_MS", parse: integer(0, 86_400_000) },
   { key: "sandboxReadMs", flag: "sandbox-read-ms", env: "WAGATE_SANDBOX_READ_MS", parse: integer(0, 86_400_000) },
   { key: "outboundAllowCidrsText", flag: "outbound-allow-cidrs", env: "WAGATE_OUTBOUND_ALLOW_CIDRS", parse: text },
+  { key: "webhookRetryOffsetsMs", flag: "webhook-retry-offsets-ms", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", parse: offsets },
+  { key: "webhookTimeoutMs", flag: "webhook-timeout-ms", env: "WAGATE_WEBHOOK_TIMEOUT_MS", parse: integer(100, 120_000) },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -97,6 +115,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     sandboxReadMs: DEFAULT_SANDBOX_READ_MS,
     outboundAllowCidrs: [],
     outboundAllowCidrsText: "",
+    webhookRetryOffsetsMs: DEFAULT_WEBHOOK_RETRY_OFFSETS_MS,
+    webhookTimeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS,
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

@@ -2,6 +2,10 @@ import type { Config } from "./config"
 import type { DomainContext } from "./domain/context"
 import { createRateLimiter, type RateLimiter } from "./domain/rate-limits"
 import { createSandboxScheduler, type SandboxScheduler } from "./domain/sandbox"
+import { createScheduler } from "./lib/scheduler"
+import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
+import { createOutbox } from "./webhooks/outbox"
+import type { FetchLike } from "./webhooks/sender"
 import { createUsageRecorder, type UsageRecorder } from "./domain/usage"
 import type { HttpDeps } from "./http/deps"
 import type { Clock } from "./lib/clock"
@@ -18,7 +22,8 @@ export interface Services extends HttpDeps {
   limiter: RateLimiter
   usage: UsageRecorder
   sandbox: SandboxScheduler
-  /** Starts the background work (scheduled sandbox transitions). */
+  dispatcher: Dispatcher
+  /** Starts the background work: scheduled sandbox transitions and webhook deliveries. */
   start(): void
   /** Stops background work, writes what is buffered and closes the database. Idempotent. */
   stop(): Promise<void>
@@ -33,7 +38,13 @@ export interface ServiceOverrides {
   databasePath: string
   /** Fold the WAL into the database file at stop (the server does; short CLI commands must not wait on it). */
   checkpointOnStop?: boolean
+  /** The fetch webhook attempts use. */
+  fetch?: FetchLike
 }
+
+/** Webhook attempts in flight at once, in total and per endpoint (reference/performance.md §4b). */
+export const WEBHOOK_MAX_IN_FLIGHT = 256
+export const WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 32
 
 /**
  * The composition root: opens and migrates the database and wires the domain services. Used
@@ -43,13 +54,31 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
   const { clock, logger } = overrides
   const db = openDatabase(overrides.databasePath)
   migrate(db, clock.nowMs())
-  const writer = createWriter(db)
+  const writer = createWriter(db, { onCallbackError: (err) => logger.error("post-commit work failed", { err }) })
+  const scheduler = createScheduler(clock)
+  const ids = overrides.ids ?? ulidGenerator(clock)
+  const dispatcher = createDispatcher({
+    db,
+    writer,
+    clock,
+    logger,
+    scheduler,
+    fetch: overrides.fetch,
+    config: {
+      retryOffsetsMs: config.webhookRetryOffsetsMs,
+      timeoutMs: config.webhookTimeoutMs,
+      maxInFlight: WEBHOOK_MAX_IN_FLIGHT,
+      maxInFlightPerEndpoint: WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+      userAgent: `wagate/${VERSION}`,
+    },
+  })
   const ctx: DomainContext = {
     db,
     writer,
     clock,
-    ids: overrides.ids ?? ulidGenerator(clock),
+    ids,
     logger,
+    events: createOutbox({ ids, clock, onDeliveryCommitted: (id, dueMs) => dispatcher.schedule(id, dueMs) }),
     config: {
       rateLimitPerMinute: config.rateLimitPerMinute,
       sandboxDeliveredMs: config.sandboxDeliveredMs,
@@ -60,7 +89,8 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
   }
   const limiter = createRateLimiter(clock)
   const usage = createUsageRecorder(ctx)
-  const sandbox = createSandboxScheduler(ctx)
+  const sandbox = createSandboxScheduler(ctx, scheduler)
+  let started = false
   let stopped = false
   return {
     ctx,
@@ -68,13 +98,19 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     limiter,
     usage,
     sandbox,
+    dispatcher,
     liveGroups: null,
     version: VERSION,
-    start: () => sandbox.start(),
+    start() {
+      started = true
+      sandbox.start()
+      dispatcher.start()
+    },
     async stop() {
       if (stopped) return
       stopped = true
-      sandbox.stop()
+      scheduler.stop()
+      if (started) await dispatcher.stop()
       await usage.stop()
       writer.flush()
       if (overrides.checkpointOnStop) db.run("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -1,3 +1,4 @@
+import { getAccount } from "../domain/accounts"
 import { addPhone, listPhones, removePhone } from "../domain/phones"
 import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
@@ -15,7 +16,8 @@ export async function phonesCommand(argv: string[], io: CliIo): Promise<number> 
   return withServices(io, args.flags, async (services) => {
     const ctx = services.ctx
     if (sub === "list") {
-      const phones = listPhones(ctx, selectAccount(services, args.flags.account))
+      // getAccount: a mistyped --account is an error, not an empty list.
+      const phones = listPhones(ctx, getAccount(ctx, selectAccount(services, args.flags.account)).id)
       if (args.switches.has("json")) {
         printJson(io, phones)
         return 0

@@ -27,13 +27,29 @@ export interface AccountPatch {
   rateLimitPerMinute?: number | null
 }
 
+const EMAIL = /^[^@\s]+@[^@\s]+$/
+
+/** The rules for an account's name, shared by the admin API and the CLI. */
+function checkedName(name: string): string {
+  const trimmed = name.trim()
+  if (trimmed.length < 1 || trimmed.length > 200) throw errors.validation(["name must be 1–200 characters"])
+  return trimmed
+}
+
+/** The rules for an account's e-mail, shared by the admin API and the CLI. */
+function checkedEmail(email: string): string {
+  const trimmed = email.trim()
+  if (trimmed.length > 320 || !EMAIL.test(trimmed)) throw errors.validation(["email must be an e-mail address"])
+  return trimmed
+}
+
 /** Builds a new account row. */
 export function newAccount(ctx: DomainContext, name: string, email: string): AccountRow {
   const nowMs = ctx.clock.nowMs()
   return {
     id: ctx.ids.newId("acc"),
-    name: name.trim(),
-    email: email.trim(),
+    name: checkedName(name),
+    email: checkedEmail(email),
     subscriptionStatus: "active",
     rateLimitPerMinute: null,
     createdAtMs: nowMs,
@@ -54,8 +70,8 @@ export async function updateAccount(ctx: DomainContext, accountId: string, patch
   if (!current) throw errors.accountNotFound(accountId)
   const next: AccountRow = {
     ...current,
-    name: patch.name?.trim() ?? current.name,
-    email: patch.email?.trim() ?? current.email,
+    name: patch.name === undefined ? current.name : checkedName(patch.name),
+    email: patch.email === undefined ? current.email : checkedEmail(patch.email),
     subscriptionStatus: patch.subscriptionStatus ?? current.subscriptionStatus,
     rateLimitPerMinute: patch.rateLimitPerMinute === undefined ? current.rateLimitPerMinute : patch.rateLimitPerMinute,
     updatedAtMs: ctx.clock.nowMs(),

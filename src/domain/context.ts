@@ -4,6 +4,7 @@ import type { IdGenerator } from "../lib/ids"
 import type { Logger } from "../lib/logger"
 import type { CidrList } from "../lib/net-policy"
 import type { Writer } from "../store/writer"
+import type { EventOutbox } from "../webhooks/outbox"
 
 /** Settings the business rules read. */
 export interface DomainConfig {
@@ -26,4 +27,6 @@ export interface DomainContext {
   ids: IdGenerator
   logger: Logger
   config: DomainConfig
+  /** Records webhook events in the transaction of the change that caused them. */
+  events: EventOutbox
 }

@@ -15,7 +15,8 @@ import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import { bornPending, type Transition } from "./message-status"
 import { resolvePhone } from "./phones"
-import { planSandboxSend, recordSandboxTransitions, type SandboxScheduler } from "./sandbox"
+import { recordMessageEvents } from "./message-events"
+import { planSandboxSend, type SandboxScheduler } from "./sandbox"
 
 export const CONTENT_MAX_CODE_POINTS = 4096
 export const MEDIA_URLS_MAX = 10
@@ -81,12 +82,12 @@ export async function sendMessage(
   // Everything that decides what is sent; the key itself is not part of it.
   const fingerprint = sha256Hex(JSON.stringify([phone.id, cmd.to, content, mediaUrls]))
 
-  const outcome = await ctx.writer.write((db) => {
+  const outcome = await ctx.writer.write((db, tx) => {
     if (cmd.idempotencyKey !== undefined) {
       const existing = findMessageByIdempotencyKey(db, principal.accountId, principal.env, cmd.idempotencyKey)
       if (existing) {
         if (existing.requestFingerprint !== fingerprint) throw errors.idempotencyMismatch()
-        return { message: existing, replayed: true, transitions: [] }
+        return { message: existing, replayed: true }
       }
     }
     const nowMs = ctx.clock.nowMs()
@@ -98,10 +99,10 @@ export async function sendMessage(
           })
         : { birth: bornPending(), transitions: [] }
     const message = insertMessage(db, newMessageRow(ctx, principal, phone, cmd, content, mediaUrls, fingerprint, plan.birth, nowMs))
-    const transitions = recordSandboxTransitions(db, message.id, plan)
-    return { message, replayed: false, transitions }
+    deps.sandbox.record(db, tx, message.id, plan)
+    recordMessageEvents(ctx, db, tx, message, plan.birth.state, plan.birth.events)
+    return { message, replayed: false }
   })
-  deps.sandbox.add(outcome.transitions)
   // A replay reports the message as it is now, which may have moved on since the first request.
   const message = outcome.replayed ? (findScopedMessage(ctx.db, principal.accountId, principal.env, outcome.message.id) ?? outcome.message) : outcome.message
   return { message, replayed: outcome.replayed }

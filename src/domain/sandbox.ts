@@ -1,14 +1,16 @@
-import { TimerWheel } from "../lib/timer-wheel"
-import { findMessage, updateMessageStatus } from "../store/messages"
+import type { Scheduler } from "../lib/scheduler"
+import { findMessage } from "../store/messages"
 import {
-  deleteSandboxTransition,
+  takeSandboxTransition,
   insertSandboxTransition,
   listSandboxTransitions,
   type SandboxTransitionRow,
 } from "../store/sandbox-transitions"
 import type { Database } from "bun:sqlite"
+import type { WriteTx } from "../store/writer"
 import type { DomainContext } from "./context"
-import { applySignal, bornFailed, bornSent, type ErrorCode, type Transition } from "./message-status"
+import { bornFailed, bornSent, type ErrorCode, type Transition } from "./message-status"
+import { applyMessageSignal } from "./message-events"
 
 /** A group every sandbox phone can post to. */
 export interface SandboxGroup {
@@ -80,44 +82,52 @@ export function planSandboxSend(
   }
 }
 
-/** Stores a plan's promised transitions; call inside the transaction that inserts the message. */
-export function recordSandboxTransitions(db: Database, messageId: string, plan: SandboxPlan): SandboxTransitionRow[] {
-  const rows = plan.transitions.map((t) => ({ messageId, status: t.status, dueAtMs: t.dueAtMs }))
-  for (const row of rows) insertSandboxTransition(db, row)
-  return rows
-}
+const SCHEDULER_KIND = "sandbox"
 
-/** Applies the sandbox's promised transitions when they fall due, across restarts. */
+/**
+ * Applies the sandbox's promised transitions when they fall due. They are rows in SQLite first
+ * and timers second, so a restart loses none: `start` loads them all again.
+ */
 export interface SandboxScheduler {
-  /** Loads every stored transition; overdue ones apply at once. */
+  /** Loads every stored transition; overdue ones apply at the next tick. */
   start(): void
-  /** Schedules transitions that were just committed. */
-  add(rows: readonly SandboxTransitionRow[]): void
-  stop(): void
+  /** Stores a plan's transitions in the message's transaction; they are scheduled once it commits. */
+  record(db: Database, tx: WriteTx, messageId: string, plan: SandboxPlan): void
 }
 
-export function createSandboxScheduler(ctx: DomainContext): SandboxScheduler {
-  const wheel = new TimerWheel<SandboxTransitionRow>(ctx.clock, (due) => {
-    ctx.writer.write((db) => {
-      for (const row of due) applySandboxTransition(ctx, db, row)
-    }).catch((err) => ctx.logger.error("sandbox transition failed", { err }))
+export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler): SandboxScheduler {
+  const keyOf = (row: SandboxTransitionRow) => `${row.messageId}:${row.status}`
+  scheduler.on(SCHEDULER_KIND, (keys) => {
+    const due = keys.map((key) => {
+      const [messageId, status] = key.split(":") as [string, "delivered" | "read"]
+      return { messageId, status }
+    })
+    ctx.writer
+      .write((db, tx) => {
+        for (const row of due) applySandboxTransition(ctx, db, tx, row.messageId, row.status)
+      })
+      .catch((err) => ctx.logger.error("applying sandbox transitions failed", { err }))
   })
-  const add = (rows: readonly SandboxTransitionRow[]) => {
-    for (const row of rows) wheel.schedule(`${row.messageId}:${row.status}`, row.dueAtMs, row)
-  }
   return {
-    start: () => add(listSandboxTransitions(ctx.db)),
-    add,
-    stop: () => wheel.stop(),
+    start() {
+      for (const row of listSandboxTransitions(ctx.db)) scheduler.schedule(SCHEDULER_KIND, keyOf(row), row.dueAtMs)
+    },
+    record(db, tx, messageId, plan) {
+      for (const t of plan.transitions) {
+        const row = { messageId, status: t.status, dueAtMs: t.dueAtMs }
+        insertSandboxTransition(db, row)
+        tx.afterCommit(() => scheduler.schedule(SCHEDULER_KIND, keyOf(row), row.dueAtMs))
+      }
+    },
   }
 }
 
-/** Applies one due transition through the status machine and forgets it. */
-function applySandboxTransition(ctx: DomainContext, db: Database, row: SandboxTransitionRow): void {
-  // A transition another process already applied (or a message that is gone) is skipped.
-  if (!deleteSandboxTransition(db, row.messageId, row.status)) return
-  const message = findMessage(db, row.messageId)
+/** Applies one due transition through the status machine, with its event, and forgets it. */
+function applySandboxTransition(ctx: DomainContext, db: Database, tx: WriteTx, messageId: string, status: "delivered" | "read"): void {
+  const row = takeSandboxTransition(db, messageId, status)
+  // Already applied: nothing to do.
+  if (!row) return
+  const message = findMessage(db, messageId)
   if (!message) return
-  const { state } = applySignal(message, { kind: row.status, atMs: row.dueAtMs })
-  updateMessageStatus(db, message, state, ctx.clock.nowMs())
+  applyMessageSignal(ctx, db, tx, message, { kind: status, atMs: row.dueAtMs })
 }

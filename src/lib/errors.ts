@@ -77,5 +77,9 @@ export const errors = {
   accountNotFound: (id: string) => new AppError("not_found", [`Account ${id} not found`]),
   apiKeyNotFound: (id: string) => new AppError("not_found", [`API key ${id} not found`]),
   phoneAlreadyExists: (e164: string) => new AppError("conflict", [`Phone ${e164} already exists`]),
+  webhookNotFound: (id: string) => new AppError("not_found", [`Webhook endpoint ${id} not found`]),
+  deliveryNotFound: (id: string) => new AppError("not_found", [`Delivery ${id} not found`]),
+  deliveryStillPending: (id: string) =>
+    new AppError("conflict", [`Delivery ${id} is still being attempted; resend it once it has succeeded or failed`]),
   internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
 } as const

@@ -31,23 +31,24 @@ export function ulidGenerator(clock: Clock, randomBytes: (n: number) => Uint8Arr
     // Same (or earlier, if the wall clock stepped back) millisecond: keep the last time and
     // increment the random part so the id still sorts after the previous one.
     const next = lastRandom.slice()
-    for (let i = next.length - 1; i >= 0; i--) {
-      if (next[i]! < 31) {
-        next[i]! += 1
-        break
-      }
-      next[i] = 0
+    let carried = true
+    for (let i = next.length - 1; i >= 0 && carried; i--) {
+      carried = next[i] === 31
+      next[i] = carried ? 0 : next[i]! + 1
     }
+    // The random part wrapped round to zero: borrow the next millisecond so the id still sorts
+    // after the previous one.
+    if (carried) lastMs += 1
     lastRandom = next
     return next
   }
 
   return {
     newId(prefix) {
-      const ms = Math.max(clock.nowMs(), lastMs)
-      const random = nextRandom(ms)
+      const random = nextRandom(Math.max(clock.nowMs(), lastMs))
       let time = ""
-      let t = ms
+      // nextRandom may have moved lastMs past the clock (overflow), so encode lastMs.
+      let t = lastMs
       for (let i = 0; i < 10; i++) {
         time = CROCKFORD[t % 32] + time
         t = Math.floor(t / 32)

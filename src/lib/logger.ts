@@ -17,8 +17,12 @@ const KEY_LIKE = /\b(sk_(?:test|live)_|adm_|whsec_)[A-Za-z0-9+/=]+/g
 /** Replaces secrets in a value: secret-named fields, bearer tokens and key-shaped strings. */
 export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return value.replace(BEARER, "$1[redacted]").replace(KEY_LIKE, "$1[redacted]")
-  if (depth > 5 || value === null || typeof value !== "object") return value
-  if (value instanceof Error) return { name: value.name, message: redact(value.message), stack: value.stack }
+  if (value === null || typeof value !== "object") return value
+  // Past the depth limit (deep or cyclic values) nothing is shown: returning the raw object
+  // would print the secrets inside it, or make JSON.stringify throw on a cycle.
+  if (depth > 5) return "[truncated]"
+  // The stack starts with the message, so it carries the same secrets.
+  if (value instanceof Error) return { name: value.name, message: redact(value.message), stack: redact(value.stack) }
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1))
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) out[k] = SECRET_FIELD.test(k) ? "[redacted]" : redact(v, depth + 1)

@@ -161,11 +161,74 @@ CREATE TABLE inbound_counts (
 ) STRICT, WITHOUT ROWID;
 `
 
+const WEBHOOKS = `
+-- The signing secret is kept in clear: an HMAC cannot be computed from a hash. During a
+-- rotation the previous secret keeps signing beside the new one until its expiry.
+CREATE TABLE webhook_endpoints (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  env TEXT NOT NULL CHECK (env IN ('test', 'live')),
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  secret TEXT NOT NULL,
+  previous_secret TEXT,
+  previous_secret_expires_at_ms INTEGER,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX webhook_endpoints_account ON webhook_endpoints (account_id, env);
+
+-- The outbox: one row per event, written in the transaction of the change that caused it. The
+-- body is stored as sent, so every attempt carries the same bytes (only the signature changes).
+CREATE TABLE events (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  env TEXT NOT NULL,
+  type TEXT NOT NULL,
+  body TEXT NOT NULL,
+  occurred_at_ms INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE webhook_deliveries (
+  id TEXT PRIMARY KEY,
+  event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+  endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
+  attempt_count INTEGER NOT NULL,
+  first_attempt_at_ms INTEGER,
+  next_attempt_at_ms INTEGER,
+  last_status_code INTEGER,
+  last_error TEXT,
+  resent_from TEXT,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at_ms) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_at_ms, id);
+
+CREATE TABLE webhook_attempts (
+  delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+  attempt_number INTEGER NOT NULL,
+  attempted_at_ms INTEGER NOT NULL,
+  status_code INTEGER,
+  error TEXT,
+  latency_ms INTEGER NOT NULL,
+  response_body TEXT,
+  PRIMARY KEY (delivery_id, attempt_number)
+) STRICT, WITHOUT ROWID;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "initial",
     up: (db) => db.exec(INITIAL),
+  },
+  {
+    version: 2,
+    name: "webhooks",
+    up: (db) => db.exec(WEBHOOKS),
   },
 ]

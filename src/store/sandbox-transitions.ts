@@ -14,11 +14,12 @@ export function insertSandboxTransition(db: Database, row: SandboxTransitionRow)
   db.query(INSERT).run({ ...row })
 }
 
-const DELETE = "DELETE FROM sandbox_transitions WHERE message_id = ? AND status = ?"
+const TAKE = `DELETE FROM sandbox_transitions WHERE message_id = ? AND status = ?
+  RETURNING message_id AS messageId, status, due_at_ms AS dueAtMs`
 
-/** Forgets a transition once applied. Returns false when it was already gone. */
-export function deleteSandboxTransition(db: Database, messageId: string, status: string): boolean {
-  return db.query(DELETE).run(messageId, status).changes > 0
+/** Removes a transition to apply it; null when it was already applied. */
+export function takeSandboxTransition(db: Database, messageId: string, status: string): SandboxTransitionRow | null {
+  return db.query<SandboxTransitionRow, [string, string]>(TAKE).get(messageId, status)
 }
 
 const SELECT_ALL = `SELECT message_id AS messageId, status, due_at_ms AS dueAtMs FROM sandbox_transitions

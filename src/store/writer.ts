@@ -9,17 +9,32 @@ import type { Database } from "bun:sqlite"
  */
 export interface Writer {
   /** Runs `fn` inside a transaction; resolves with its result once committed. `fn` must be synchronous. */
-  write<T>(fn: (db: Database) => T): Promise<T>
+  write<T>(fn: (db: Database, tx: WriteTx) => T): Promise<T>
   /** Commits the open batch now (used at shutdown). */
   flush(): void
+}
+
+/** What a write can ask of its transaction. */
+export interface WriteTx {
+  /**
+   * Runs `fn` once the transaction has committed (never if it rolls back): the place to start
+   * in-memory work, such as scheduling a timer, about rows that must be durable first.
+   */
+  afterCommit(fn: () => void): void
 }
 
 interface Pending {
   resolve: () => void
   reject: (err: unknown) => void
+  afterCommit: (() => void)[]
 }
 
-export function createWriter(db: Database, schedule: (fn: () => void) => void = setImmediate): Writer {
+export function createWriter(
+  db: Database,
+  options: { schedule?: (fn: () => void) => void; onCallbackError?: (err: unknown) => void } = {},
+): Writer {
+  const schedule = options.schedule ?? setImmediate
+  const onCallbackError = options.onCallbackError ?? ((err: unknown) => queueMicrotask(() => { throw err }))
   let batch: Pending[] | null = null
 
   function commit(): void {
@@ -37,20 +52,31 @@ export function createWriter(db: Database, schedule: (fn: () => void) => void = 
       for (const p of pending) p.reject(err)
       return
     }
-    for (const p of pending) p.resolve()
+    for (const p of pending) {
+      for (const fn of p.afterCommit) {
+        // The data is committed whatever a callback does; one failing must not strand the others.
+        try {
+          fn()
+        } catch (err) {
+          onCallbackError(err)
+        }
+      }
+      p.resolve()
+    }
   }
 
   return {
-    write<T>(fn: (db: Database) => T): Promise<T> {
+    write<T>(fn: (db: Database, tx: WriteTx) => T): Promise<T> {
       if (!batch) {
         db.run("BEGIN IMMEDIATE")
         batch = []
         schedule(commit)
       }
       db.run("SAVEPOINT w")
+      const afterCommit: (() => void)[] = []
       let result: T
       try {
-        result = fn(db)
+        result = fn(db, { afterCommit: (cb) => void afterCommit.push(cb) })
         if (result instanceof Promise) throw new TypeError("Writer.write() needs a synchronous function")
         db.run("RELEASE w")
       } catch (err) {
@@ -60,7 +86,7 @@ export function createWriter(db: Database, schedule: (fn: () => void) => void = 
       }
       const current = batch
       return new Promise<T>((resolve, reject) => {
-        current.push({ resolve: () => resolve(result), reject })
+        current.push({ resolve: () => resolve(result), reject, afterCommit })
       })
     },
     flush: commit,

@@ -1,0 +1,176 @@
+import { errors } from "../lib/errors"
+import { findAccount } from "../store/accounts"
+import type { Environment } from "../store/api-keys"
+import {
+  deleteEndpoint,
+  findDelivery,
+  findEndpoint,
+  findEvent,
+  insertEndpoint,
+  listAttempts,
+  listDeliveries as listDeliveryRows,
+  listEndpoints,
+  updateEndpoint,
+  type AttemptRow,
+  type DeliveryRow,
+  type DeliveryStatus,
+  type EndpointRow,
+} from "../store/webhooks"
+import { EVENT_TYPES, isEventType } from "../webhooks/events"
+
+export { EVENT_TYPES }
+import { newSigningSecret } from "../webhooks/signer"
+import type { DomainContext } from "./context"
+import type { Page } from "./messages"
+
+/** How long a rotated-out secret keeps signing beside the new one (API-DECISIONS §11). */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
+export const WEBHOOK_URL_MAX_LENGTH = 2048
+
+/**
+ * Checks an operator's webhook URL. Unlike media URLs, http and private addresses are allowed
+ * (a local n8n is a common receiver, API-DECISIONS §10); credentials are not, because fetch
+ * refuses them and the signature is the authentication.
+ */
+function checkUrl(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw errors.validation(["url must be an absolute http:// or https:// URL"])
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw errors.validation(["url must use http or https"])
+  if (parsed.username !== "" || parsed.password !== "") {
+    throw errors.validation(["url must not contain credentials: verify the X-Service-Signature header instead"])
+  }
+  if (url.length > WEBHOOK_URL_MAX_LENGTH) throw errors.validation([`url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`])
+  return url
+}
+
+function checkEvents(events: readonly string[]): string[] {
+  if (events.length === 1 && events[0] === "*") return ["*"]
+  const unknown = events.filter((e) => !isEventType(e))
+  if (events.length === 0 || unknown.length > 0) {
+    throw errors.validation([`events must be ["*"] or a non-empty list of: ${EVENT_TYPES.join(", ")}`])
+  }
+  return [...new Set(events)]
+}
+
+/** One endpoint, or 404. */
+export function getEndpoint(ctx: DomainContext, id: string): EndpointRow {
+  const row = findEndpoint(ctx.db, id)
+  if (!row) throw errors.webhookNotFound(id)
+  return row
+}
+
+/** Every endpoint of an account. */
+export function listAccountEndpoints(ctx: DomainContext, accountId: string): EndpointRow[] {
+  if (!findAccount(ctx.db, accountId)) throw errors.accountNotFound(accountId)
+  return listEndpoints(ctx.db, accountId)
+}
+
+/** Creates an endpoint; the returned row carries the secret, to show once. */
+export async function createEndpoint(
+  ctx: DomainContext,
+  cmd: { accountId: string; env: Environment; url: string; events: readonly string[] },
+): Promise<EndpointRow> {
+  if (!findAccount(ctx.db, cmd.accountId)) throw errors.accountNotFound(cmd.accountId)
+  const nowMs = ctx.clock.nowMs()
+  const row: EndpointRow = {
+    id: ctx.ids.newId("wh"),
+    accountId: cmd.accountId,
+    env: cmd.env,
+    url: checkUrl(cmd.url),
+    events: checkEvents(cmd.events),
+    enabled: true,
+    secret: newSigningSecret(),
+    previousSecret: null,
+    previousSecretExpiresAtMs: null,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+  }
+  await ctx.writer.write((db) => insertEndpoint(db, row))
+  return row
+}
+
+/** Changes an endpoint's URL, events or enabled flag. */
+export async function changeEndpoint(
+  ctx: DomainContext,
+  id: string,
+  patch: { url?: string; events?: readonly string[]; enabled?: boolean },
+): Promise<EndpointRow> {
+  const current = getEndpoint(ctx, id)
+  const next: EndpointRow = {
+    ...current,
+    url: patch.url === undefined ? current.url : checkUrl(patch.url),
+    events: patch.events === undefined ? current.events : checkEvents(patch.events),
+    enabled: patch.enabled ?? current.enabled,
+    updatedAtMs: ctx.clock.nowMs(),
+  }
+  await ctx.writer.write((db) => updateEndpoint(db, next))
+  return next
+}
+
+/** Removes an endpoint with its delivery history. */
+export async function removeEndpoint(ctx: DomainContext, id: string): Promise<EndpointRow> {
+  const current = getEndpoint(ctx, id)
+  await ctx.writer.write((db) => deleteEndpoint(db, id))
+  return current
+}
+
+/**
+ * Issues a new secret. The one it replaces keeps signing, as a second `v1`, for 24 hours, so
+ * receivers can switch without dropping a single event.
+ */
+export async function rotateSecret(ctx: DomainContext, id: string): Promise<EndpointRow> {
+  const current = getEndpoint(ctx, id)
+  const nowMs = ctx.clock.nowMs()
+  const next: EndpointRow = {
+    ...current,
+    secret: newSigningSecret(),
+    previousSecret: current.secret,
+    previousSecretExpiresAtMs: nowMs + SECRET_ROTATION_OVERLAP_MS,
+    updatedAtMs: nowMs,
+  }
+  await ctx.writer.write((db) => updateEndpoint(db, next))
+  return next
+}
+
+/** A delivery with its attempts. */
+export interface DeliveryWithAttempts {
+  delivery: DeliveryRow
+  eventType: string
+  attempts: AttemptRow[]
+}
+
+/** An endpoint's deliveries, newest first, each with its attempts. */
+export function listEndpointDeliveries(
+  ctx: DomainContext,
+  endpointId: string,
+  q: { status?: DeliveryStatus; page: number; limit: number },
+): Page<DeliveryWithAttempts> {
+  getEndpoint(ctx, endpointId)
+  const { rows, total } = listDeliveryRows(ctx.db, { endpointId, status: q.status, limit: q.limit, offset: (q.page - 1) * q.limit })
+  return {
+    rows: rows.map((delivery) => withAttempts(ctx, delivery)),
+    total,
+    page: q.page,
+    limit: q.limit,
+  }
+}
+
+function withAttempts(ctx: DomainContext, delivery: DeliveryRow): DeliveryWithAttempts {
+  return { delivery, eventType: findEvent(ctx.db, delivery.eventId)?.type ?? "unknown", attempts: listAttempts(ctx.db, delivery.id) }
+}
+
+/**
+ * Sends an event again as a new delivery to the same endpoint, due now. The original keeps its
+ * history; the new one names it in `resentFrom`.
+ */
+export async function resendDelivery(ctx: DomainContext, deliveryId: string): Promise<DeliveryWithAttempts> {
+  const original = findDelivery(ctx.db, deliveryId)
+  if (!original) throw errors.deliveryNotFound(deliveryId)
+  if (original.status === "pending") throw errors.deliveryStillPending(deliveryId)
+  const created = await ctx.writer.write((db, tx) => ctx.events.redeliver(db, tx, original))
+  return withAttempts(ctx, created)
+}

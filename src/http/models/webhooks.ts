@@ -1,0 +1,122 @@
+import { Type } from "@sinclair/typebox"
+import { EVENT_TYPES, type DeliveryWithAttempts } from "../../domain/webhook-endpoints"
+import { toIso, toIsoOrNull } from "../../lib/time"
+import type { EndpointRow } from "../../store/webhooks"
+import { Environment } from "./admin"
+import { NullableTimestamp, PageQueryFields, Timestamp } from "./common"
+
+const EventsField = Type.Array(Type.String(), {
+  minItems: 1,
+  examples: [["message.delivered", "message.read"], ["*"]],
+  description: `["*"] for every event, or any of: ${EVENT_TYPES.join(", ")}`,
+  errorMessage: `events must be ["*"] or a non-empty list of: ${EVENT_TYPES.join(", ")}`,
+})
+const UrlField = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  examples: ["https://hooks.example.com/wagate"],
+  errorMessage: "url must be an absolute http:// or https:// URL of at most 2048 characters",
+})
+
+export const WebhookEndpoint = Type.Object({
+  id: Type.String({ examples: ["wh_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
+  accountId: Type.String(),
+  environment: Environment,
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  enabled: Type.Boolean(),
+  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
+    description: "While set and in the future, the rotated-out secret still signs beside the current one.",
+  }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+})
+
+export const WebhookEndpointWithSecret = Type.Composite([
+  WebhookEndpoint,
+  Type.Object({ secret: Type.String({ description: "The signing secret (whsec_…). Shown only in this response." }) }),
+])
+
+/** The operator's view of an endpoint, without its secret. */
+export function toWebhookEndpoint(row: EndpointRow): typeof WebhookEndpoint.static {
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    environment: row.env,
+    url: row.url,
+    events: row.events,
+    enabled: row.enabled,
+    previousSecretExpiresAt: toIsoOrNull(row.previousSecretExpiresAtMs),
+    createdAt: toIso(row.createdAtMs),
+    updatedAt: toIso(row.updatedAtMs),
+  }
+}
+
+export const CreateWebhookBody = Type.Object(
+  { url: UrlField, environment: Environment, events: EventsField },
+  { additionalProperties: false },
+)
+
+export const UpdateWebhookBody = Type.Object(
+  {
+    url: Type.Optional(UrlField),
+    events: Type.Optional(EventsField),
+    enabled: Type.Optional(Type.Boolean({ errorMessage: "enabled must be true or false" })),
+  },
+  { additionalProperties: false },
+)
+
+export const DeliveryStatus = Type.Union([Type.Literal("pending"), Type.Literal("succeeded"), Type.Literal("failed")], {
+  errorMessage: "status must be one of pending, succeeded, failed",
+})
+
+export const ListDeliveriesQuery = Type.Object({ status: Type.Optional(DeliveryStatus), ...PageQueryFields }, { additionalProperties: false })
+
+export const WebhookAttempt = Type.Object({
+  attempt: Type.Integer({ minimum: 1 }),
+  attemptedAt: Timestamp,
+  statusCode: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  latencyMs: Type.Integer({ minimum: 0 }),
+  responseBody: Type.Union([Type.String(), Type.Null()], { description: "The first 1 KiB of the receiver's answer." }),
+})
+
+export const WebhookDelivery = Type.Object({
+  id: Type.String({ examples: ["whd_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
+  eventId: Type.String({ examples: ["evt_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
+  event: Type.String({ examples: ["message.delivered"] }),
+  endpointId: Type.String(),
+  status: DeliveryStatus,
+  attemptCount: Type.Integer({ minimum: 0 }),
+  nextAttemptAt: NullableTimestamp,
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  resentFrom: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Timestamp,
+  attempts: Type.Array(WebhookAttempt),
+})
+
+/** The operator's view of a delivery and its attempts. */
+export function toWebhookDelivery(d: DeliveryWithAttempts): typeof WebhookDelivery.static {
+  return {
+    id: d.delivery.id,
+    eventId: d.delivery.eventId,
+    event: d.eventType,
+    endpointId: d.delivery.endpointId,
+    status: d.delivery.status,
+    attemptCount: d.delivery.attemptCount,
+    nextAttemptAt: d.delivery.status === "pending" ? toIsoOrNull(d.delivery.nextAttemptAtMs) : null,
+    lastStatusCode: d.delivery.lastStatusCode,
+    lastError: d.delivery.lastError,
+    resentFrom: d.delivery.resentFrom,
+    createdAt: toIso(d.delivery.createdAtMs),
+    attempts: d.attempts.map((a) => ({
+      attempt: a.attemptNumber,
+      attemptedAt: toIso(a.attemptedAtMs),
+      statusCode: a.statusCode,
+      error: a.error,
+      latencyMs: a.latencyMs,
+      responseBody: a.responseBody,
+    })),
+  }
+}

@@ -1,0 +1,222 @@
+import type { Database } from "bun:sqlite"
+import type { Environment } from "./api-keys"
+import type { SqlParams } from "./db"
+
+/** A webhook endpoint row (the secret stays in the store and the signer). */
+export interface EndpointRow {
+  id: string
+  accountId: string
+  env: Environment
+  url: string
+  /** Event names, or ["*"] for every event. */
+  events: string[]
+  enabled: boolean
+  secret: string
+  previousSecret: string | null
+  previousSecretExpiresAtMs: number | null
+  createdAtMs: number
+  updatedAtMs: number
+}
+
+type RawEndpoint = Omit<EndpointRow, "events" | "enabled"> & { events: string; enabled: number }
+
+const ENDPOINT_COLUMNS = `id, account_id AS accountId, env, url, events, enabled, secret, previous_secret AS previousSecret,
+  previous_secret_expires_at_ms AS previousSecretExpiresAtMs, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`
+
+function endpointFromRaw(raw: RawEndpoint): EndpointRow {
+  return { ...raw, events: raw.events.split(" ").filter(Boolean), enabled: raw.enabled === 1 }
+}
+
+const INSERT_ENDPOINT = `INSERT INTO webhook_endpoints (id, account_id, env, url, events, enabled, secret, previous_secret,
+  previous_secret_expires_at_ms, created_at_ms, updated_at_ms) VALUES ($id, $accountId, $env, $url, $events, $enabled, $secret,
+  $previousSecret, $previousSecretExpiresAtMs, $createdAtMs, $updatedAtMs)`
+
+/** Inserts an endpoint. */
+export function insertEndpoint(db: Database, row: EndpointRow): void {
+  db.query(INSERT_ENDPOINT).run({ ...row, events: row.events.join(" "), enabled: row.enabled ? 1 : 0 })
+}
+
+const UPDATE_ENDPOINT = `UPDATE webhook_endpoints SET url = $url, events = $events, enabled = $enabled, secret = $secret,
+  previous_secret = $previousSecret, previous_secret_expires_at_ms = $previousSecretExpiresAtMs, updated_at_ms = $updatedAtMs
+  WHERE id = $id`
+
+/** Writes every mutable field of an endpoint. */
+export function updateEndpoint(db: Database, row: EndpointRow): void {
+  db.query(UPDATE_ENDPOINT).run({
+    id: row.id,
+    url: row.url,
+    events: row.events.join(" "),
+    enabled: row.enabled ? 1 : 0,
+    secret: row.secret,
+    previousSecret: row.previousSecret,
+    previousSecretExpiresAtMs: row.previousSecretExpiresAtMs,
+    updatedAtMs: row.updatedAtMs,
+  })
+}
+
+const DELETE_ENDPOINT = "DELETE FROM webhook_endpoints WHERE id = ?"
+
+/** Removes an endpoint with its deliveries and their attempts. */
+export function deleteEndpoint(db: Database, id: string): void {
+  db.query(DELETE_ENDPOINT).run(id)
+}
+
+const SELECT_ENDPOINT = `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = ?`
+
+/** One endpoint by id. */
+export function findEndpoint(db: Database, id: string): EndpointRow | null {
+  const raw = db.query<RawEndpoint, [string]>(SELECT_ENDPOINT).get(id)
+  return raw ? endpointFromRaw(raw) : null
+}
+
+const SELECT_BY_ACCOUNT = `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = ? ORDER BY created_at_ms, id`
+
+/** Every endpoint of an account, both environments. */
+export function listEndpoints(db: Database, accountId: string): EndpointRow[] {
+  return db.query<RawEndpoint, [string]>(SELECT_BY_ACCOUNT).all(accountId).map(endpointFromRaw)
+}
+
+const SELECT_SUBSCRIBED = `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
+  WHERE account_id = $accountId AND env = $env AND enabled = 1`
+
+/** The enabled endpoints of an account and environment that subscribe to `type`. */
+export function listSubscribedEndpoints(db: Database, accountId: string, env: Environment, type: string): EndpointRow[] {
+  return db
+    .query<RawEndpoint, SqlParams>(SELECT_SUBSCRIBED)
+    .all({ accountId, env })
+    .map(endpointFromRaw)
+    .filter((e) => e.events.includes("*") || e.events.includes(type))
+}
+
+/** An event of the outbox. */
+export interface EventRow {
+  id: string
+  accountId: string
+  env: Environment
+  type: string
+  body: string
+  occurredAtMs: number
+}
+
+const INSERT_EVENT = `INSERT INTO events (id, account_id, env, type, body, occurred_at_ms)
+  VALUES ($id, $accountId, $env, $type, $body, $occurredAtMs)`
+
+/** Inserts an event. */
+export function insertEvent(db: Database, row: EventRow): void {
+  db.query(INSERT_EVENT).run({ ...row })
+}
+
+const SELECT_EVENT = `SELECT id, account_id AS accountId, env, type, body, occurred_at_ms AS occurredAtMs FROM events WHERE id = ?`
+
+/** One event by id. */
+export function findEvent(db: Database, id: string): EventRow | null {
+  return db.query<EventRow, [string]>(SELECT_EVENT).get(id)
+}
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed"
+
+/** The delivery of one event to one endpoint, across its attempts. */
+export interface DeliveryRow {
+  id: string
+  eventId: string
+  endpointId: string
+  status: DeliveryStatus
+  attemptCount: number
+  firstAttemptAtMs: number | null
+  nextAttemptAtMs: number | null
+  lastStatusCode: number | null
+  lastError: string | null
+  resentFrom: string | null
+  createdAtMs: number
+  updatedAtMs: number
+}
+
+const DELIVERY_COLUMNS = `id, event_id AS eventId, endpoint_id AS endpointId, status, attempt_count AS attemptCount,
+  first_attempt_at_ms AS firstAttemptAtMs, next_attempt_at_ms AS nextAttemptAtMs, last_status_code AS lastStatusCode,
+  last_error AS lastError, resent_from AS resentFrom, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`
+
+const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, attempt_count, first_attempt_at_ms,
+  next_attempt_at_ms, last_status_code, last_error, resent_from, created_at_ms, updated_at_ms) VALUES ($id, $eventId, $endpointId,
+  $status, $attemptCount, $firstAttemptAtMs, $nextAttemptAtMs, $lastStatusCode, $lastError, $resentFrom, $createdAtMs, $updatedAtMs)`
+
+/** Inserts a delivery. */
+export function insertDelivery(db: Database, row: DeliveryRow): void {
+  db.query(INSERT_DELIVERY).run({ ...row })
+}
+
+const UPDATE_DELIVERY = `UPDATE webhook_deliveries SET status = $status, attempt_count = $attemptCount,
+  first_attempt_at_ms = $firstAttemptAtMs, next_attempt_at_ms = $nextAttemptAtMs, last_status_code = $lastStatusCode,
+  last_error = $lastError, updated_at_ms = $updatedAtMs WHERE id = $id`
+
+/** Writes a delivery's progress. */
+export function updateDelivery(db: Database, row: DeliveryRow): void {
+  db.query(UPDATE_DELIVERY).run({
+    id: row.id,
+    status: row.status,
+    attemptCount: row.attemptCount,
+    firstAttemptAtMs: row.firstAttemptAtMs,
+    nextAttemptAtMs: row.nextAttemptAtMs,
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    updatedAtMs: row.updatedAtMs,
+  })
+}
+
+const SELECT_DELIVERY = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ?`
+
+/** One delivery by id. */
+export function findDelivery(db: Database, id: string): DeliveryRow | null {
+  return db.query<DeliveryRow, [string]>(SELECT_DELIVERY).get(id)
+}
+
+const SELECT_PENDING = `SELECT id, next_attempt_at_ms AS nextAttemptAtMs FROM webhook_deliveries
+  WHERE status = 'pending' ORDER BY next_attempt_at_ms`
+
+/** Every delivery still to attempt, with when (loaded at start so nothing is lost across restarts). */
+export function listPendingDeliveries(db: Database): { id: string; nextAttemptAtMs: number }[] {
+  return db.query<{ id: string; nextAttemptAtMs: number }, []>(SELECT_PENDING).all()
+}
+
+const COUNT_BY_ENDPOINT = `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = $endpointId
+  AND ($status IS NULL OR status = $status)`
+const PAGE_BY_ENDPOINT = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = $endpointId
+  AND ($status IS NULL OR status = $status) ORDER BY created_at_ms DESC, id DESC LIMIT $limit OFFSET $offset`
+
+/** One page of an endpoint's deliveries, newest first (an operator view, so COUNT is acceptable). */
+export function listDeliveries(
+  db: Database,
+  q: { endpointId: string; status?: DeliveryStatus; limit: number; offset: number },
+): { rows: DeliveryRow[]; total: number } {
+  const filters = { endpointId: q.endpointId, status: q.status ?? null }
+  const total = db.query<{ n: number }, SqlParams>(COUNT_BY_ENDPOINT).get(filters)!.n
+  const rows = db.query<DeliveryRow, SqlParams>(PAGE_BY_ENDPOINT).all({ ...filters, limit: q.limit, offset: q.offset })
+  return { rows, total }
+}
+
+/** One recorded attempt. */
+export interface AttemptRow {
+  deliveryId: string
+  attemptNumber: number
+  attemptedAtMs: number
+  statusCode: number | null
+  error: string | null
+  latencyMs: number
+  responseBody: string | null
+}
+
+const INSERT_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt_number, attempted_at_ms, status_code, error, latency_ms, response_body)
+  VALUES ($deliveryId, $attemptNumber, $attemptedAtMs, $statusCode, $error, $latencyMs, $responseBody)`
+
+/** Records one attempt. */
+export function insertAttempt(db: Database, row: AttemptRow): void {
+  db.query(INSERT_ATTEMPT).run({ ...row })
+}
+
+const SELECT_ATTEMPTS = `SELECT delivery_id AS deliveryId, attempt_number AS attemptNumber, attempted_at_ms AS attemptedAtMs,
+  status_code AS statusCode, error, latency_ms AS latencyMs, response_body AS responseBody
+  FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt_number`
+
+/** A delivery's attempts, in order. */
+export function listAttempts(db: Database, deliveryId: string): AttemptRow[] {
+  return db.query<AttemptRow, [string]>(SELECT_ATTEMPTS).all(deliveryId)
+}

@@ -1,0 +1,69 @@
+import type { Database } from "bun:sqlite"
+import type { Clock } from "../lib/clock"
+import type { IdGenerator } from "../lib/ids"
+import { toIso } from "../lib/time"
+import type { Environment } from "../store/api-keys"
+import type { WriteTx } from "../store/writer"
+import { insertDelivery, insertEvent, listSubscribedEndpoints, type DeliveryRow } from "../store/webhooks"
+import type { EventType } from "./events"
+
+/** An event to record, with its spec data. */
+export interface OutboxEvent {
+  accountId: string
+  env: Environment
+  type: EventType
+  data: Record<string, unknown>
+  occurredAtMs: number
+}
+
+/**
+ * The transactional outbox (API-DECISIONS §11): `record` writes the event and one delivery per
+ * subscribed, enabled endpoint inside the caller's transaction, so a state change and its
+ * webhooks are committed together or not at all. The deliveries are handed to the dispatcher
+ * only after the commit.
+ */
+export interface EventOutbox {
+  record(db: Database, tx: WriteTx, event: OutboxEvent): void
+  /** A new delivery of an already delivered (or failed) event to the same endpoint, due now. */
+  redeliver(db: Database, tx: WriteTx, original: DeliveryRow): DeliveryRow
+}
+
+export function createOutbox(deps: {
+  ids: IdGenerator
+  clock: Clock
+  onDeliveryCommitted: (deliveryId: string, dueMs: number) => void
+}): EventOutbox {
+  function addDelivery(db: Database, tx: WriteTx, eventId: string, endpointId: string, resentFrom: string | null): DeliveryRow {
+    const nowMs = deps.clock.nowMs()
+    const row: DeliveryRow = {
+      id: deps.ids.newId("whd"),
+      eventId,
+      endpointId,
+      status: "pending",
+      attemptCount: 0,
+      firstAttemptAtMs: null,
+      nextAttemptAtMs: nowMs,
+      lastStatusCode: null,
+      lastError: null,
+      resentFrom,
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+    }
+    insertDelivery(db, row)
+    tx.afterCommit(() => deps.onDeliveryCommitted(row.id, nowMs))
+    return row
+  }
+
+  return {
+    record(db, tx, event) {
+      const endpoints = listSubscribedEndpoints(db, event.accountId, event.env, event.type)
+      // Nobody listens: nothing to deliver, nothing to keep.
+      if (endpoints.length === 0) return
+      const eventId = deps.ids.newId("evt")
+      const body = JSON.stringify({ event: event.type, timestamp: toIso(event.occurredAtMs), data: event.data })
+      insertEvent(db, { id: eventId, accountId: event.accountId, env: event.env, type: event.type, body, occurredAtMs: event.occurredAtMs })
+      for (const endpoint of endpoints) addDelivery(db, tx, eventId, endpoint.id, null)
+    },
+    redeliver: (db, tx, original) => addDelivery(db, tx, original.eventId, original.endpointId, original.id),
+  }
+}

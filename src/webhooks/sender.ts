@@ -1,0 +1,104 @@
+import type { Clock } from "../lib/clock"
+
+/** Largest part of a receiver's response that is read; the rest is discarded unread. */
+export const RESPONSE_READ_LIMIT_BYTES = 64 * 1024
+/** How much of the response body is kept with the attempt, for the operator. */
+export const RESPONSE_KEEP_BYTES = 1024
+
+/** One POST to a receiver. */
+export interface AttemptRequest {
+  url: string
+  headers: Record<string, string>
+  body: string
+}
+
+/** What one attempt came to. */
+export interface AttemptOutcome {
+  /** 2xx: the receiver has the event. */
+  delivered: boolean
+  /** 410 Gone: the receiver asks us to stop. */
+  gone: boolean
+  statusCode: number | null
+  error: string | null
+  latencyMs: number
+  responseBody: string | null
+}
+
+/** The fetch wagate posts with; tests may pass their own. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>
+
+/**
+ * Posts one webhook attempt (Standard Webhooks rules): only 2xx is success; redirects are
+ * never followed (a 3xx is a failure); the whole attempt, connecting to reading the response,
+ * must end within `timeoutMs`, timed by the injected clock; at most 64 KiB of the response is
+ * read. Never throws: every failure becomes an outcome to record.
+ */
+export async function postAttempt(
+  request: AttemptRequest,
+  options: { timeoutMs: number; clock: Clock; fetch?: FetchLike; signal?: AbortSignal },
+): Promise<AttemptOutcome> {
+  const startedMs = options.clock.nowMs()
+  const controller = new AbortController()
+  let timedOut = false
+  const deadline = options.clock.setTimer(options.timeoutMs, () => {
+    timedOut = true
+    controller.abort()
+  })
+  const onOuterAbort = () => controller.abort()
+  options.signal?.addEventListener("abort", onOuterAbort)
+  const finish = (o: Omit<AttemptOutcome, "latencyMs">): AttemptOutcome => ({ ...o, latencyMs: options.clock.nowMs() - startedMs })
+  try {
+    const res = await (options.fetch ?? fetch)(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+      redirect: "manual",
+      signal: controller.signal,
+    })
+    const responseBody = await readCapped(res)
+    const status = res.status
+    const delivered = status >= 200 && status < 300
+    let error: string | null = null
+    if (status >= 300 && status < 400) error = `redirect to ${res.headers.get("location") ?? "(no location)"} not followed`
+    else if (!delivered) error = `HTTP ${status}`
+    return finish({ delivered, gone: status === 410, statusCode: status, error, responseBody })
+  } catch (err) {
+    const message = timedOut
+      ? `timed out after ${options.timeoutMs} ms`
+      : options.signal?.aborted
+        ? "aborted: wagate was shutting down"
+        : describeNetworkError(err)
+    return finish({ delivered: false, gone: false, statusCode: null, error: message, responseBody: null })
+  } finally {
+    deadline.cancel()
+    options.signal?.removeEventListener("abort", onOuterAbort)
+  }
+}
+
+/** Reads at most RESPONSE_READ_LIMIT_BYTES and returns the first RESPONSE_KEEP_BYTES as text. */
+async function readCapped(res: Response): Promise<string | null> {
+  if (!res.body) return null
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size <= RESPONSE_KEEP_BYTES + value.byteLength) chunks.push(value)
+    if (size >= RESPONSE_READ_LIMIT_BYTES) {
+      await reader.cancel()
+      break
+    }
+  }
+  const text = Buffer.concat(chunks).subarray(0, RESPONSE_KEEP_BYTES).toString("utf8")
+  return text === "" ? null : text
+}
+
+function describeNetworkError(err: unknown): string {
+  const e = err as { code?: string; message?: string }
+  if (e.code === "ConnectionRefused" || e.code === "ECONNREFUSED") return "connection refused"
+  if (e.code === "ConnectionClosed" || e.code === "ECONNRESET") return "connection closed by the receiver"
+  if (e.code === "FailedToOpenSocket" || e.code === "ENOTFOUND") return `could not connect: ${e.message ?? e.code}`
+  return e.message ? `request failed: ${e.message}` : "request failed"
+}

@@ -1,0 +1,109 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { runCli } from "../../src/cli/index"
+import { VERSION } from "../../src/version"
+import { makeDataDir, removeDataDir } from "./run-cli"
+
+/** `wagate serve` run in-process, stopped through its stop signal instead of SIGTERM. */
+interface InProcessServer {
+  stdout(): string
+  stderr(): string
+  url: string
+  port: number
+  stop(): Promise<number>
+}
+
+async function serve(dir: string, argv: string[]): Promise<InProcessServer> {
+  let stdout = ""
+  let stderr = ""
+  let stop!: (signal: string) => void
+  const stopSignal = new Promise<string>((resolve) => (stop = resolve))
+  const done = runCli(
+    argv,
+    { env: { WAGATE_DATA_DIR: dir }, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTty: false },
+    stopSignal,
+  )
+  const deadline = Date.now() + 10_000
+  let match: RegExpExecArray | null = null
+  while (!(match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(stdout))) {
+    if (Date.now() > deadline) throw new Error(`serve did not start:\n${stdout}\n${stderr}`)
+    await Bun.sleep(5)
+  }
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    url: match[1]!,
+    port: Number(match[2]),
+    stop: async () => {
+      stop("SIGTERM")
+      return done
+    },
+  }
+}
+
+let dir: string
+let running: InProcessServer | null = null
+beforeEach(() => {
+  dir = makeDataDir()
+})
+afterEach(async () => {
+  await running?.stop()
+  running = null
+  removeDataDir(dir)
+})
+
+describe("wagate serve (in-process)", () => {
+  test("first run sets up, serves with the printed key, holds the lock, and stops with exit 0", async () => {
+    running = await serve(dir, ["serve", "--port", "0", "--host", "127.0.0.1"])
+    const out = running.stdout()
+    expect(out).toStartWith(`wagate ${VERSION} listening on ${running.url} (data: ${dir})\n`)
+    const key = /Sandbox key: {2}(sk_test_\S+)/.exec(out)?.[1]
+    const admin = /Admin token: {2}(adm_\S+)/.exec(out)?.[1]
+    expect(key).toBeDefined()
+    expect(admin).toBeDefined()
+    expect(out).toContain("Next step: add a phone")
+    expect(out).toContain(`API reference: ${running.url}/swagger`)
+
+    const lock = JSON.parse(readFileSync(join(dir, "wagate.lock"), "utf8"))
+    expect(lock).toMatchObject({ pid: process.pid, port: running.port })
+
+    const res = await fetch(`${running.url}/v1/account`, { headers: { authorization: `Bearer ${key}` } })
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as any).data.name).toBe("Default account")
+    const accounts = await fetch(`${running.url}/admin/v1/accounts`, { headers: { authorization: `Bearer ${admin}` } })
+    expect(accounts.status).toBe(200)
+
+    const code = await running.stop()
+    running = null
+    expect(code).toBe(0)
+    expect(existsSync(join(dir, "wagate.lock"))).toBe(false)
+  })
+
+  test("`wagate --port N` means `wagate serve --port N`; a second start prints no secrets", async () => {
+    const first = await serve(dir, ["--port", "0", "--host", "127.0.0.1"])
+    expect(first.stdout()).toContain("Sandbox key:")
+    expect(await first.stop()).toBe(0)
+
+    running = await serve(dir, ["--host", "127.0.0.1", "--port", "0"])
+    expect(await running.stop()).toBe(0)
+    const out = running.stdout()
+    running = null
+    expect(out).toContain("listening on http://127.0.0.1:")
+    expect(out).not.toContain("First run")
+    expect(out).not.toContain("sk_test_")
+    expect(out).not.toContain("adm_")
+  })
+
+  test("an invalid setting exits 1 before taking the lock", async () => {
+    let stderr = ""
+    const code = await runCli(
+      ["serve", "--port", "70000"],
+      { env: { WAGATE_DATA_DIR: dir }, stdout: () => {}, stderr: (t) => void (stderr += t), isTty: false },
+      new Promise(() => {}),
+    )
+    expect(code).toBe(1)
+    expect(stderr).toBe("error: --port must be between 0 and 65535, got 70000\n")
+    expect(existsSync(join(dir, "wagate.lock"))).toBe(false)
+  })
+})

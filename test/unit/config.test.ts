@@ -1,0 +1,159 @@
+import { describe, expect, test } from "bun:test"
+import { resolve } from "node:path"
+import { ConfigError, loadConfig, SETTINGS, type Config } from "../../src/config"
+
+/** Runs `fn`, expecting a ConfigError, and returns its message. */
+function configError(fn: () => unknown): string {
+  try {
+    fn()
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError)
+    return (err as Error).message
+  }
+  throw new Error("expected a ConfigError, but the config loaded")
+}
+
+describe("defaults", () => {
+  test("an empty environment gives the documented defaults", () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      port: 3000,
+      host: "0.0.0.0",
+      dataDir: resolve("./data"),
+      logLevel: "info",
+      adminToken: null,
+      rateLimitPerMinute: 100,
+      sandboxDeliveredMs: 1_000,
+      sandboxReadMs: 3_000,
+      outboundAllowCidrs: [],
+      outboundAllowCidrsText: "",
+      webhookRetryOffsetsMs: [60_000, 300_000, 900_000],
+      webhookTimeoutMs: 15_000,
+    })
+  })
+
+  test("an empty variable counts as unset", () => {
+    expect(loadConfig({ WAGATE_PORT: "", WAGATE_LOG_LEVEL: "" })).toMatchObject({ port: 3000, logLevel: "info" })
+  })
+
+  test("variables without the WAGATE_ prefix are ignored", () => {
+    expect(loadConfig({ PORT: "8080", LOG_LEVEL: "debug" })).toMatchObject({ port: 3000, logLevel: "info" })
+  })
+
+  test("the config is frozen", () => {
+    const config = loadConfig({})
+    expect(() => {
+      ;(config as { port: number }).port = 1
+    }).toThrow()
+  })
+})
+
+/**
+ * One valid value per setting and what it becomes. Keyed by setting so the test below notices
+ * a setting added to SETTINGS without a case here.
+ */
+const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
+  port: { raw: "8080", expected: { port: 8080 } },
+  host: { raw: "127.0.0.1", expected: { host: "127.0.0.1" } },
+  dataDir: { raw: "/tmp/wagate-data", expected: { dataDir: "/tmp/wagate-data" } },
+  logLevel: { raw: "debug", expected: { logLevel: "debug" } },
+  adminToken: { raw: "adm_0123456789abcdef", expected: { adminToken: "adm_0123456789abcdef" } },
+  rateLimitPerMinute: { raw: "250", expected: { rateLimitPerMinute: 250 } },
+  sandboxDeliveredMs: { raw: "0", expected: { sandboxDeliveredMs: 0 } },
+  sandboxReadMs: { raw: "5000", expected: { sandboxReadMs: 5_000 } },
+  outboundAllowCidrsText: { raw: "10.0.0.0/8, ::1/128", expected: { outboundAllowCidrsText: "10.0.0.0/8, ::1/128" } },
+  webhookRetryOffsetsMs: { raw: "1000, 2000,30000", expected: { webhookRetryOffsetsMs: [1_000, 2_000, 30_000] } },
+  webhookTimeoutMs: { raw: "5000", expected: { webhookTimeoutMs: 5_000 } },
+}
+
+describe("environment variables and flags", () => {
+  test("every setting has a case in this table", () => {
+    expect(SETTINGS.map((s) => s.key as string).sort()).toEqual(Object.keys(VALID).sort())
+  })
+
+  test.each(SETTINGS.map((s) => ({ ...s, name: s.env })))("$name is read from the environment", ({ key, env }) => {
+    const { raw, expected } = VALID[key]!
+    expect(loadConfig({ [env]: raw })).toMatchObject(expected)
+  })
+
+  test.each(SETTINGS.map((s) => ({ ...s, name: `--${s.flag}` })))("$name is read from the flags", ({ key, flag }) => {
+    const { raw, expected } = VALID[key]!
+    expect(loadConfig({}, { [flag]: raw })).toMatchObject(expected)
+  })
+
+  test.each(SETTINGS.map((s) => ({ ...s, name: `--${s.flag}` })))(
+    "$name wins over an invalid $env, which is then never read",
+    ({ key, flag, env }) => {
+      const { raw, expected } = VALID[key]!
+      expect(loadConfig({ [env]: "\u0000 not valid for anything" }, { [flag]: raw })).toMatchObject(expected)
+    },
+  )
+
+  test("a flag wins over a valid variable", () => {
+    expect(loadConfig({ WAGATE_PORT: "4000", WAGATE_LOG_LEVEL: "warn" }, { port: "5000" })).toMatchObject({ port: 5000, logLevel: "warn" })
+  })
+
+  test("a relative data directory is made absolute", () => {
+    expect(loadConfig({ WAGATE_DATA_DIR: "some/dir" }).dataDir).toBe(resolve("some/dir"))
+  })
+
+  test("allowed CIDRs are parsed into ranges", () => {
+    const config = loadConfig({ WAGATE_OUTBOUND_ALLOW_CIDRS: "10.0.0.0/8,fc00::/7" })
+    expect(config.outboundAllowCidrs.map(([a, bits]) => `${a.toString()}/${bits}`)).toEqual(["10.0.0.0/8", "fc00::/7"])
+  })
+})
+
+describe("invalid values", () => {
+  test.each([
+    { name: "a non-numeric port", env: "WAGATE_PORT", raw: "abc" },
+    { name: "a port above 65535", env: "WAGATE_PORT", raw: "65536" },
+    { name: "a negative port", env: "WAGATE_PORT", raw: "-1" },
+    { name: "a fractional port", env: "WAGATE_PORT", raw: "80.5" },
+    { name: "an unknown log level", env: "WAGATE_LOG_LEVEL", raw: "verbose" },
+    { name: "a log level in capitals", env: "WAGATE_LOG_LEVEL", raw: "DEBUG" },
+    { name: "an admin token under 16 characters", env: "WAGATE_ADMIN_TOKEN", raw: "short" },
+    { name: "a rate limit of 0", env: "WAGATE_RATE_LIMIT_PER_MINUTE", raw: "0" },
+    { name: "a rate limit above a million", env: "WAGATE_RATE_LIMIT_PER_MINUTE", raw: "1000001" },
+    { name: "a rate limit in words", env: "WAGATE_RATE_LIMIT_PER_MINUTE", raw: "lots" },
+    { name: "a negative delivered delay", env: "WAGATE_SANDBOX_DELIVERED_MS", raw: "-5" },
+    { name: "a read delay over a day", env: "WAGATE_SANDBOX_READ_MS", raw: "86400001" },
+    { name: "a read delay with a unit", env: "WAGATE_SANDBOX_READ_MS", raw: "3s" },
+    { name: "a bad CIDR", env: "WAGATE_OUTBOUND_ALLOW_CIDRS", raw: "10.0.0.0/33" },
+    { name: "an address without a prefix", env: "WAGATE_OUTBOUND_ALLOW_CIDRS", raw: "10.0.0.1" },
+    { name: "retry offsets that are not numbers", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", raw: "1m,5m" },
+    { name: "retry offsets out of order", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", raw: "300000,60000" },
+    { name: "a repeated retry offset", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", raw: "1000,1000" },
+    { name: "a webhook timeout under 100 ms", env: "WAGATE_WEBHOOK_TIMEOUT_MS", raw: "99" },
+  ])("$name is a ConfigError naming $env", ({ env, raw }) => {
+    expect(configError(() => loadConfig({ [env]: raw }))).toContain(env)
+  })
+
+  test.each([
+    { name: "a bad port", flag: "port", raw: "http" },
+    { name: "a bad log level", flag: "log-level", raw: "loud" },
+    { name: "a bad rate limit", flag: "rate-limit-per-minute", raw: "0" },
+  ])("$name given as a flag is a ConfigError naming --$flag", ({ flag, raw }) => {
+    expect(configError(() => loadConfig({}, { [flag]: raw }))).toContain(`--${flag}`)
+  })
+
+  test("the message quotes the value that was refused", () => {
+    expect(configError(() => loadConfig({ WAGATE_PORT: "30OO" }))).toContain('"30OO"')
+  })
+
+  test.each([
+    { name: "read before delivered", env: { WAGATE_SANDBOX_DELIVERED_MS: "2000", WAGATE_SANDBOX_READ_MS: "1999" } },
+    { name: "a read delay under the default delivered delay", env: { WAGATE_SANDBOX_READ_MS: "500" } },
+    { name: "a delivered delay over the default read delay", env: { WAGATE_SANDBOX_DELIVERED_MS: "3001" } },
+  ])("WAGATE_SANDBOX_READ_MS < WAGATE_SANDBOX_DELIVERED_MS is refused: $name", ({ env }) => {
+    const message = configError(() => loadConfig(env))
+    expect(message).toContain("WAGATE_SANDBOX_READ_MS")
+    expect(message).toContain("WAGATE_SANDBOX_DELIVERED_MS")
+  })
+
+  test("equal sandbox delays are allowed", () => {
+    expect(loadConfig({ WAGATE_SANDBOX_DELIVERED_MS: "2000", WAGATE_SANDBOX_READ_MS: "2000" })).toMatchObject({
+      sandboxDeliveredMs: 2_000,
+      sandboxReadMs: 2_000,
+    })
+  })
+})
