@@ -9,6 +9,7 @@ import { keysCommand, KEYS_USAGE } from "./keys"
 import { adminTokenCommand, migrateCommand, versionCommand } from "./misc"
 import { phonesCommand, PHONES_USAGE } from "./phones"
 import { serveCommand, SERVE_USAGE } from "./serve"
+import { webhooksCommand, WEBHOOKS_USAGE } from "./webhooks"
 
 export const USAGE = `wagate: a self-hosted WhatsApp HTTP API
 
@@ -17,6 +18,7 @@ Usage:
   ${ACCOUNTS_USAGE.replaceAll("\n", "\n  ")}
   ${KEYS_USAGE.replaceAll("\n", "\n  ")}
   ${PHONES_USAGE.replaceAll("\n", "\n  ")}
+  ${WEBHOOKS_USAGE.replaceAll("\n", "\n  ")}
   wagate admin-token reset
   wagate migrate
   wagate version
@@ -40,6 +42,8 @@ export async function runCli(argv: string[], io: CliIo, stopSignal: Promise<stri
         return await keysCommand(rest, io)
       case "phones":
         return await phonesCommand(rest, io)
+      case "webhooks":
+        return await webhooksCommand(rest, io)
       case "admin-token":
         return await adminTokenCommand(rest, io)
       case "migrate":
