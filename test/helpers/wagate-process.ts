@@ -1,0 +1,142 @@
+import { afterEach } from "bun:test"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/*
+ * Helpers for end-to-end tests: `bun src/main.ts serve` as a real process, talked to over
+ * 127.0.0.1 only. Nothing here sleeps to make an assertion true: every wait polls a condition
+ * with a deadline. Importing this module registers an afterEach that kills what a test spawned.
+ */
+
+const REPO = join(import.meta.dir, "..", "..")
+export const LISTENING = /^wagate (\S+) listening on http:\/\/(\S+):(\d+) \(data: (.+)\)$/m
+
+/** The environment of a spawned wagate: ours without any WAGATE_* setting, plus `extra`. */
+function childEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("WAGATE_") && v !== undefined) env[k] = v
+  return { ...env, WAGATE_HOST: "127.0.0.1", ...extra }
+}
+
+/** A spawned wagate and what it printed so far. */
+export class Proc {
+  out = ""
+  err = ""
+  readonly proc: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>
+  private readonly drained: Promise<unknown>
+
+  constructor(args: string[], env: Record<string, string>) {
+    this.proc = Bun.spawn([process.execPath, "src/main.ts", ...args], { cwd: REPO, env: childEnv(env), stdin: "ignore", stdout: "pipe", stderr: "pipe" })
+    this.drained = Promise.all([
+      this.drain(this.proc.stdout, (t) => (this.out += t)),
+      this.drain(this.proc.stderr, (t) => (this.err += t)),
+    ])
+  }
+
+  private async drain(stream: ReadableStream<Uint8Array>, add: (t: string) => void): Promise<void> {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }))
+  }
+
+  get pid(): number {
+    return this.proc.pid
+  }
+
+  get running(): boolean {
+    return this.proc.exitCode === null && this.proc.signalCode === null
+  }
+
+  /** Waits until stdout matches, failing fast when the process exits first. */
+  async waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<RegExpExecArray> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const match = pattern.exec(this.out)
+      if (match) return match
+      if (!this.running) {
+        await this.drained
+        const late = pattern.exec(this.out)
+        if (late) return late
+        throw new Error(`wagate exited (${this.proc.exitCode}) before printing ${pattern}\nstdout:\n${this.out}\nstderr:\n${this.err}`)
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}\nstdout:\n${this.out}\nstderr:\n${this.err}`)
+      await Bun.sleep(10)
+    }
+  }
+
+  /** Resolves with the exit code and every byte printed; null exit code on timeout. */
+  async exited(timeoutMs = 15_000): Promise<number | null> {
+    const timeout = Bun.sleep(timeoutMs).then(() => null)
+    const code = await Promise.race([this.proc.exited, timeout])
+    if (code !== null) await this.drained
+    return code
+  }
+
+  kill(signal: NodeJS.Signals = "SIGKILL"): void {
+    if (this.running) this.proc.kill(signal)
+  }
+}
+
+/** A started server: its process, base URL and what its first run printed. */
+export interface Server {
+  p: Proc
+  base: string
+  host: string
+  port: number
+}
+
+const spawned: Proc[] = []
+const dirs: string[] = []
+
+afterEach(async () => {
+  for (const p of spawned.splice(0)) {
+    p.kill("SIGKILL")
+    await p.proc.exited
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+export function dataDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "wagate-e2e-"))
+  dirs.push(d)
+  return d
+}
+
+export function spawn(args: string[], env: Record<string, string> = {}): Proc {
+  const p = new Proc(args, env)
+  spawned.push(p)
+  return p
+}
+
+export async function start(dir: string, env: Record<string, string> = {}, args: string[] = ["--port", "0"]): Promise<Server> {
+  const p = spawn(["serve", "--data", dir, ...args], env)
+  const m = await p.waitFor(LISTENING)
+  return { p, base: `http://127.0.0.1:${m[3]}`, host: m[2]!, port: Number(m[3]) }
+}
+
+export async function stop(server: Server): Promise<number | null> {
+  server.p.kill("SIGTERM")
+  return server.p.exited(10_000)
+}
+
+/** A port free right now on 127.0.0.1. */
+export function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() })
+  const port = s.port!
+  s.stop(true)
+  return port
+}
+
+export async function call(base: string, method: string, path: string, bearer: string, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any }
+}
+
+/** The sandbox key a first run printed. */
+export const sandboxKeyIn = (out: string) => /^ {2}Sandbox key: {2}(sk_test_[0-9A-Za-z]{43})$/m.exec(out)?.[1]
+/** The admin token a first run printed. */
+export const adminTokenIn = (out: string) => /^ {2}Admin token: {2}(adm_[0-9A-Za-z]{43})$/m.exec(out)?.[1]
