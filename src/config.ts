@@ -12,6 +12,9 @@ export const DEFAULT_SANDBOX_DELIVERED_MS = 1_000
 export const DEFAULT_SANDBOX_READ_MS = 3_000
 export const DEFAULT_WEBHOOK_RETRY_OFFSETS_MS: readonly number[] = [60_000, 300_000, 900_000]
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000
+export const DEFAULT_SEND_INTERVAL_MS = 1_000
+export const DEFAULT_SEND_TIMEOUT_MS = 600_000
+export const DEFAULT_WA_WS_URL = "wss://web.whatsapp.com/ws/chat"
 
 /** The validated settings of one wagate process. */
 export interface Config {
@@ -28,6 +31,14 @@ export interface Config {
   /** Retry offsets counted from a delivery's first attempt. */
   webhookRetryOffsetsMs: readonly number[]
   webhookTimeoutMs: number
+  /** Pause between two live sends of one phone (±30% jitter), so WhatsApp sees a human pace. */
+  sendIntervalMs: number
+  /** How long a live send may wait for a disconnected phone before it fails with send_timeout. */
+  sendTimeoutMs: number
+  /** The WhatsApp Web socket (a simulator in tests). */
+  waWsUrl: string
+  /** Overrides the WhatsApp Web version Baileys announces, as [major, minor, patch]. */
+  waVersion: readonly [number, number, number] | null
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -56,6 +67,23 @@ function integer(min: number, max: number) {
 }
 
 const text = (value: string) => value
+
+function waVersion(value: string, name: string): readonly [number, number, number] {
+  const m = /^(\d+)[.,](\d+)[.,](\d+)$/.exec(value.trim())
+  if (!m) throw new ConfigError(`${name} must look like 2.3000.1023456789 (major.minor.patch), got "${value}"`)
+  return [Number(m[1]), Number(m[2]), Number(m[3])]
+}
+
+function wsUrl(value: string, name: string): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError(`${name} must be a ws:// or wss:// URL, got "${value}"`)
+  }
+  if (url.protocol !== "ws:" && url.protocol !== "wss:") throw new ConfigError(`${name} must be a ws:// or wss:// URL, got "${value}"`)
+  return value
+}
 
 function offsets(value: string, name: string): number[] {
   const parts = value.split(",").map((p) => p.trim())
@@ -97,6 +125,10 @@ export const SETTINGS = [
   { key: "outboundAllowCidrsText", flag: "outbound-allow-cidrs", env: "WAGATE_OUTBOUND_ALLOW_CIDRS", parse: text },
   { key: "webhookRetryOffsetsMs", flag: "webhook-retry-offsets-ms", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", parse: offsets },
   { key: "webhookTimeoutMs", flag: "webhook-timeout-ms", env: "WAGATE_WEBHOOK_TIMEOUT_MS", parse: integer(100, 120_000) },
+  { key: "sendIntervalMs", flag: "send-interval-ms", env: "WAGATE_SEND_INTERVAL_MS", parse: integer(0, 3_600_000) },
+  { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
+  { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
+  { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -117,6 +149,10 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     outboundAllowCidrsText: "",
     webhookRetryOffsetsMs: DEFAULT_WEBHOOK_RETRY_OFFSETS_MS,
     webhookTimeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS,
+    sendIntervalMs: DEFAULT_SEND_INTERVAL_MS,
+    sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
+    waWsUrl: DEFAULT_WA_WS_URL,
+    waVersion: null,
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

@@ -1,6 +1,8 @@
 import { errors } from "../lib/errors"
-import { findScopedInbound, listInbound as listInboundRows, type InboundRow } from "../store/inbound"
-import { findPhoneByRef } from "../store/phones"
+import { findScopedInbound, insertInbound, listInbound as listInboundRows, type InboundRow } from "../store/inbound"
+import { findPhone, findPhoneByRef } from "../store/phones"
+import { toIso } from "../lib/time"
+import type { InboundMessage } from "../whatsapp/gateway"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import type { Page } from "./messages"
@@ -37,4 +39,49 @@ export function getInbound(ctx: DomainContext, principal: Principal, id: string)
   const row = principal.env === "live" ? findScopedInbound(ctx.db, principal.accountId, principal.env, id) : null
   if (!row) throw errors.inboundNotFound(id)
   return row
+}
+
+/**
+ * Records a message a live phone received (API-DECISIONS §8) and its `message.received` event in
+ * one transaction. A WhatsApp id the phone already recorded (redelivered after a reconnect) is
+ * ignored, so each inbound message emits its event once.
+ */
+export async function recordInbound(ctx: DomainContext, phoneId: string, message: InboundMessage): Promise<InboundRow | null> {
+  return ctx.writer.write((db, tx) => {
+    const phone = findPhone(db, phoneId)
+    if (!phone) return null
+    const row = insertInbound(db, {
+      id: ctx.ids.newId("inmsg"),
+      accountId: phone.accountId,
+      env: "live",
+      phoneId,
+      waMessageId: message.waMessageId,
+      fromAddress: message.from,
+      toNumber: phone.phoneNumber,
+      content: message.content,
+      type: message.type,
+      isGroup: message.isGroup,
+      groupId: message.groupId,
+      receivedAtMs: message.receivedAtMs,
+      createdAtMs: ctx.clock.nowMs(),
+    })
+    if (!row) return null
+    ctx.events.record(db, tx, {
+      accountId: row.accountId,
+      env: "live",
+      type: "message.received",
+      occurredAtMs: row.createdAtMs,
+      data: {
+        messageId: row.id,
+        from: row.fromAddress,
+        to: row.toNumber,
+        content: row.content,
+        type: row.type,
+        isGroup: row.isGroup,
+        groupId: row.groupId,
+        receivedAt: toIso(row.receivedAtMs),
+      },
+    })
+    return row
+  })
 }

@@ -62,3 +62,28 @@ export function listInbound(db: Database, q: InboundListQuery): { rows: InboundR
   const rows = db.query<RawRow, SqlParams>(PAGE).all({ ...filters, limit: q.limit, offset: q.offset })
   return { rows: rows.map(fromRaw), total }
 }
+
+// Inbound messages are numbered in the same sequences table as outbound ones, under their own
+// key ("inbound:<env>"), so the two never share a counter.
+const NEXT_SEQ = `INSERT INTO message_sequences (account_id, env, last_seq) VALUES (?, ?, 1)
+  ON CONFLICT (account_id, env) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq AS seq`
+const INSERT_INBOUND = `INSERT INTO inbound_messages (id, account_id, env, seq, phone_id, wa_message_id, from_address, to_number,
+  content, type, is_group, group_id, received_at_ms, created_at_ms) VALUES ($id, $accountId, $env, $seq, $phoneId, $waMessageId,
+  $fromAddress, $toNumber, $content, $type, $isGroup, $groupId, $receivedAtMs, $createdAtMs)
+  ON CONFLICT (phone_id, wa_message_id) DO NOTHING`
+const BUMP_COUNT = `INSERT INTO inbound_counts (account_id, env, phone_id, n) VALUES (?, ?, ?, 1)
+  ON CONFLICT (account_id, env, phone_id) DO UPDATE SET n = n + 1`
+const EXISTS = "SELECT 1 AS found FROM inbound_messages WHERE phone_id = ? AND wa_message_id = ?"
+
+/**
+ * Records an inbound message once: a WhatsApp id already recorded for the phone (a redelivery
+ * after a reconnect) inserts nothing and returns null. Must run inside a write transaction.
+ */
+export function insertInbound(db: Database, row: Omit<InboundRow, "seq">): InboundRow | null {
+  if (db.query(EXISTS).get(row.phoneId, row.waMessageId)) return null
+  const { seq } = db.query<{ seq: number }, [string, string]>(NEXT_SEQ).get(row.accountId, `inbound:${row.env}`)!
+  const stored: InboundRow = { ...row, seq }
+  db.query(INSERT_INBOUND).run({ ...stored, isGroup: stored.isGroup ? 1 : 0 })
+  db.query(BUMP_COUNT).run(row.accountId, row.env, row.phoneId)
+  return stored
+}

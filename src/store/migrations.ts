@@ -219,6 +219,48 @@ CREATE TABLE webhook_attempts (
 ) STRICT, WITHOUT ROWID;
 `
 
+const LIVE = `
+-- Baileys credentials and Signal keys, per phone, so the data directory is the whole state.
+CREATE TABLE wa_creds (
+  phone_id TEXT PRIMARY KEY,
+  data TEXT NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE wa_keys (
+  phone_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  id TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (phone_id, type, id)
+) STRICT, WITHOUT ROWID;
+
+-- One WhatsApp message per part of a live message (the text, or each media URL). The WhatsApp
+-- id is derived from the msg_ id, so a part re-sent after a crash keeps it.
+CREATE TABLE message_parts (
+  message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  part_index INTEGER NOT NULL,
+  wa_message_id TEXT NOT NULL UNIQUE,
+  media_url TEXT,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'delivered', 'read', 'failed')),
+  sent_at_ms INTEGER,
+  delivered_at_ms INTEGER,
+  read_at_ms INTEGER,
+  failed_at_ms INTEGER,
+  error_code TEXT,
+  error_message TEXT,
+  PRIMARY KEY (message_id, part_index)
+) STRICT, WITHOUT ROWID;
+
+-- The live send queue: one row per accepted live message until it is handed to WhatsApp.
+CREATE TABLE send_jobs (
+  message_id TEXT PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+  phone_id TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX send_jobs_phone ON send_jobs (phone_id, created_at_ms, message_id);
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -230,5 +272,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 2,
     name: "webhooks",
     up: (db) => db.exec(WEBHOOKS),
+  },
+  {
+    version: 3,
+    name: "live whatsapp",
+    up: (db) => db.exec(LIVE),
   },
 ]

@@ -70,3 +70,21 @@ const DELETE_PHONE = "DELETE FROM phones WHERE id = ?"
 export function deletePhone(db: Database, id: string): void {
   db.query(DELETE_PHONE).run(id)
 }
+
+const UPDATE_CONNECTION = `UPDATE phones SET connection_status = $connectionStatus, last_connected_at_ms = $lastConnectedAtMs,
+  last_disconnected_at_ms = $lastDisconnectedAtMs, updated_at_ms = $updatedAtMs WHERE id = $id`
+
+/** Records a phone's connection state. */
+export function updatePhoneConnection(
+  db: Database,
+  row: Pick<PhoneRow, "id" | "connectionStatus" | "lastConnectedAtMs" | "lastDisconnectedAtMs" | "updatedAtMs">,
+): void {
+  db.query(UPDATE_CONNECTION).run({ ...row })
+}
+
+const SELECT_ALL = `SELECT ${COLUMNS} FROM phones ORDER BY created_at_ms, id`
+
+/** Every phone of the instance (the session manager starts the paired ones at boot). */
+export function listAllPhones(db: Database): PhoneRow[] {
+  return db.query<PhoneRow, []>(SELECT_ALL).all()
+}

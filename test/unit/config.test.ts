@@ -64,6 +64,10 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   outboundAllowCidrsText: { raw: "10.0.0.0/8, ::1/128", expected: { outboundAllowCidrsText: "10.0.0.0/8, ::1/128" } },
   webhookRetryOffsetsMs: { raw: "1000, 2000,30000", expected: { webhookRetryOffsetsMs: [1_000, 2_000, 30_000] } },
   webhookTimeoutMs: { raw: "5000", expected: { webhookTimeoutMs: 5_000 } },
+  sendIntervalMs: { raw: "250", expected: { sendIntervalMs: 250 } },
+  sendTimeoutMs: { raw: "120000", expected: { sendTimeoutMs: 120_000 } },
+  waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
+  waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
 }
 
 describe("environment variables and flags", () => {

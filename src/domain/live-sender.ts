@@ -1,0 +1,295 @@
+import type { Database } from "bun:sqlite"
+import type { Scheduler } from "../lib/scheduler"
+import { findMessage, type MessageRow } from "../store/messages"
+import { findPartByWaId, insertPart, listParts, updatePart, type PartRow } from "../store/message-parts"
+import { deleteSendJob, insertSendJob, listPhonesWithJobs, listSendJobs } from "../store/send-jobs"
+import type { WriteTx } from "../store/writer"
+import type { MediaKind, OutboundPart, WhatsAppSession } from "../whatsapp/gateway"
+import type { DomainContext } from "./context"
+import { canPost, type LiveLookups } from "./live-lookups"
+import { applyMessageSignal } from "./message-events"
+import { applySignal, type ErrorCode, type MessageState, type StatusSignal } from "./message-status"
+import { waMessageIdFor } from "./wa-ids"
+
+/** What downloading one media URL came to (the fetcher's result, in the domain's terms). */
+export type MediaDownload =
+  | { ok: true; media: { kind: MediaKind; bytes: Uint8Array; mimetype: string; fileName: string } }
+  | { ok: false; errorCode: ErrorCode; message: string }
+
+export type FetchMedia = (url: string) => Promise<MediaDownload>
+
+/** Jitter around WAGATE_SEND_INTERVAL_MS (API-DECISIONS §7): ±30%. */
+export const SEND_INTERVAL_JITTER = 0.3
+const PACE_KIND = "send-pace"
+const TIMEOUT_KIND = "send-timeout"
+
+/**
+ * The live send pipeline (API-DECISIONS §7): jobs are rows written with their message; one
+ * serial, paced sender per phone hands them to WhatsApp once the recipient checks pass and the
+ * media is downloaded; acks, rejections and receipts of the parts fold into the message's
+ * status. A job lives until its message leaves `pending`, so a crash or a reconnect re-sends
+ * whatever was not acknowledged, with the same WhatsApp ids.
+ */
+export interface LiveSender {
+  /** Queues a live message in its own transaction: its parts and its job. */
+  accept(db: Database, tx: WriteTx, message: MessageRow): void
+  /** Starts the send timeout of every phone with stored jobs; each connect cancels its own. */
+  start(): void
+  phoneConnected(phoneId: string): void
+  phoneDisconnected(phoneId: string): void
+  /** The phone can no longer send (logged out or removed): its queued messages fail. */
+  phoneGone(phoneId: string): Promise<void>
+  partAcked(waMessageId: string, atMs: number): Promise<void>
+  partRejected(waMessageId: string, errorCode: string, atMs: number): Promise<void>
+  receipt(waMessageId: string, kind: "delivered" | "read", atMs: number): Promise<void>
+}
+
+export function createLiveSender(deps: {
+  ctx: DomainContext
+  scheduler: Scheduler
+  lookups: LiveLookups
+  fetchMedia: FetchMedia
+  /** The connected session of a phone, or null. */
+  sessionOf: (phoneId: string) => WhatsAppSession | null
+  sendIntervalMs: number
+  sendTimeoutMs: number
+  random?: () => number
+}): LiveSender {
+  const { ctx, scheduler } = deps
+  const random = deps.random ?? Math.random
+  const busy = new Set<string>()
+  /** Jobs handed to WhatsApp by this process since the phone's last connect, waiting for acks. */
+  const handedOver = new Map<string, Set<string>>()
+  const nextAllowedAtMs = new Map<string, number>()
+
+  scheduler.on(PACE_KIND, (phoneIds) => phoneIds.forEach(wake))
+  scheduler.on(TIMEOUT_KIND, (phoneIds) => {
+    for (const phoneId of phoneIds) {
+      if (deps.sessionOf(phoneId)) continue
+      void failAllJobs(phoneId, "send_timeout", `The phone stayed disconnected for more than ${deps.sendTimeoutMs} ms`)
+    }
+  })
+
+  function handed(phoneId: string): Set<string> {
+    let set = handedOver.get(phoneId)
+    if (!set) handedOver.set(phoneId, (set = new Set()))
+    return set
+  }
+
+  function wake(phoneId: string): void {
+    if (busy.has(phoneId)) return
+    busy.add(phoneId)
+    void drain(phoneId)
+      .catch((err) => ctx.logger.error("live sender failed", { phoneId, err }))
+      .finally(() => busy.delete(phoneId))
+  }
+
+  /** Sends the phone's jobs one at a time, paced, while it stays connected. */
+  async function drain(phoneId: string): Promise<void> {
+    for (;;) {
+      const session = deps.sessionOf(phoneId)
+      if (!session) return
+      const job = listSendJobs(ctx.db, phoneId).find((j) => !handed(phoneId).has(j.messageId))
+      if (!job) return
+      const notBeforeMs = nextAllowedAtMs.get(phoneId) ?? 0
+      if (ctx.clock.nowMs() < notBeforeMs) {
+        scheduler.schedule(PACE_KIND, phoneId, notBeforeMs)
+        return
+      }
+      const handedOff = await sendJob(phoneId, job.messageId, session)
+      if (!handedOff) return
+      handed(phoneId).add(job.messageId)
+      const jitter = 1 + (random() * 2 - 1) * SEND_INTERVAL_JITTER
+      nextAllowedAtMs.set(phoneId, ctx.clock.nowMs() + Math.round(deps.sendIntervalMs * jitter))
+    }
+  }
+
+  /**
+   * Checks, downloads and sends one message. Returns false when the socket went away mid-way:
+   * the job stays and is taken up again on the next connect.
+   */
+  async function sendJob(phoneId: string, messageId: string, session: WhatsAppSession): Promise<boolean> {
+    const message = findMessage(ctx.db, messageId)
+    if (!message || message.status !== "pending") {
+      await ctx.writer.write((db) => deleteSendJob(db, messageId))
+      return true
+    }
+    let toJid = message.toAddress
+    if (message.isGroup) {
+      const groups = await deps.lookups.groups(phoneId, session).catch(() => null)
+      // Without a group list (WhatsApp did not answer) the send goes ahead and WhatsApp decides.
+      const group = groups?.find((g) => g.id === message.toAddress)
+      if (groups && (!group || !canPost(group))) {
+        await failMessage(messageId, "group_not_allowed", `Phone ${message.fromNumber} cannot post to group ${message.toAddress}`)
+        return true
+      }
+    } else {
+      let jid: string | null
+      try {
+        jid = await deps.lookups.recipientJid(phoneId, session, message.toAddress)
+      } catch {
+        return false
+      }
+      if (jid === null) {
+        await failMessage(messageId, "recipient_not_on_whatsapp", `${message.toAddress} is not on WhatsApp`)
+        return true
+      }
+      toJid = jid
+    }
+
+    const parts = listParts(ctx.db, messageId)
+    const media = new Map<number, MediaDownload & { ok: true }>()
+    for (const part of parts) {
+      if (part.mediaUrl === null || part.status !== "pending") continue
+      const download = await deps.fetchMedia(part.mediaUrl)
+      if (!download.ok) {
+        await failMessage(messageId, download.errorCode, download.message)
+        return true
+      }
+      media.set(part.partIndex, download)
+    }
+    const outbound = await planParts(message, parts, media, toJid)
+    for (const part of outbound) {
+      try {
+        await session.sendPart(part)
+      } catch (err) {
+        ctx.logger.warn("handing a part to WhatsApp failed; it is retried on reconnect", { messageId, err })
+        return false
+      }
+    }
+    return true
+  }
+
+  /**
+   * Turns stored parts into WhatsApp messages: the text rides as the caption of the first image,
+   * video or document; with no such media it is a text part of its own (API-DECISIONS §7).
+   */
+  async function planParts(message: MessageRow, parts: PartRow[], media: Map<number, MediaDownload & { ok: true }>, toJid: string) {
+    const captionable = parts.find((p) => p.mediaUrl !== null && ["image", "video", "document"].includes(media.get(p.partIndex)?.media.kind ?? ""))
+    let all = parts
+    const hasTextPart = parts.some((p) => p.mediaUrl === null)
+    if (message.content.trim() !== "" && !captionable && !hasTextPart) {
+      const textPart = { messageId: message.id, partIndex: parts.length, waMessageId: waMessageIdFor(message.id, parts.length), mediaUrl: null, status: "pending" as const }
+      await ctx.writer.write((db) => insertPart(db, textPart))
+      all = listParts(ctx.db, message.id)
+    }
+    const out: OutboundPart[] = []
+    // The text part goes first, like a message with attachments.
+    for (const part of [...all].sort((a, b) => Number(b.mediaUrl === null) - Number(a.mediaUrl === null))) {
+      if (part.status !== "pending") continue
+      if (part.mediaUrl === null) {
+        out.push({ waMessageId: part.waMessageId, toJid, text: message.content })
+        continue
+      }
+      const m = media.get(part.partIndex)!.media
+      out.push({
+        waMessageId: part.waMessageId,
+        toJid,
+        media: {
+          kind: m.kind,
+          bytes: m.bytes,
+          mimetype: m.mimetype,
+          fileName: m.fileName,
+          caption: part === captionable && message.content.trim() !== "" ? message.content : undefined,
+        },
+      })
+    }
+    return out
+  }
+
+  /** Fails a pending message and all its unfinished parts, ending its job. */
+  async function failMessage(messageId: string, errorCode: ErrorCode, errorMessage: string): Promise<void> {
+    await ctx.writer.write((db, tx) => {
+      const message = findMessage(db, messageId)
+      if (!message) return
+      const atMs = ctx.clock.nowMs()
+      for (const part of listParts(db, messageId)) {
+        if (part.status === "pending") updatePart(db, { ...part, ...applySignal(part, { kind: "failed", atMs, errorCode, errorMessage }).state })
+      }
+      applyMessageSignal(ctx, db, tx, message, { kind: "failed", atMs, errorCode, errorMessage })
+      deleteSendJob(db, messageId)
+    })
+  }
+
+  async function failAllJobs(phoneId: string, errorCode: ErrorCode, errorMessage: string): Promise<void> {
+    for (const job of listSendJobs(ctx.db, phoneId)) await failMessage(job.messageId, errorCode, errorMessage)
+    handedOver.delete(phoneId)
+  }
+
+  /** Applies a signal to the part WhatsApp names, then folds all parts into the message. */
+  async function onPartSignal(waMessageId: string, signal: StatusSignal): Promise<void> {
+    await ctx.writer.write((db, tx) => {
+      const part = findPartByWaId(db, waMessageId)
+      // Not one of ours (sent from the phone itself), or already gone.
+      if (!part) return
+      const next = applySignal(part, signal).state
+      updatePart(db, { ...part, ...next })
+      const message = findMessage(db, part.messageId)
+      if (!message) return
+      const aggregate = aggregateParts(listParts(db, part.messageId))
+      if (aggregate === null) return
+      const updated = applyMessageSignal(ctx, db, tx, message, aggregate)
+      if (updated.status !== "pending") {
+        deleteSendJob(db, message.id)
+        tx.afterCommit(() => handedOver.get(message.phoneId)?.delete(message.id))
+      }
+    })
+  }
+
+  return {
+    accept(db, tx, message) {
+      const urls = message.mediaUrls
+      const parts = urls.length > 0 ? urls.map((url, i) => ({ url, i })) : [{ url: null, i: 0 }]
+      for (const { url, i } of parts) {
+        insertPart(db, { messageId: message.id, partIndex: i, waMessageId: waMessageIdFor(message.id, i), mediaUrl: url, status: "pending" })
+      }
+      insertSendJob(db, { messageId: message.id, phoneId: message.phoneId, createdAtMs: message.createdAtMs })
+      tx.afterCommit(() => wake(message.phoneId))
+    },
+    start() {
+      for (const phoneId of listPhonesWithJobs(ctx.db)) {
+        if (deps.sessionOf(phoneId)) wake(phoneId)
+        else scheduler.schedule(TIMEOUT_KIND, phoneId, ctx.clock.nowMs() + deps.sendTimeoutMs)
+      }
+    },
+    phoneConnected(phoneId) {
+      scheduler.cancel(TIMEOUT_KIND, phoneId)
+      // A new connection: whatever was handed to the old socket without an ack goes again.
+      handedOver.delete(phoneId)
+      wake(phoneId)
+    },
+    phoneDisconnected(phoneId) {
+      if (listSendJobs(ctx.db, phoneId).length > 0) scheduler.schedule(TIMEOUT_KIND, phoneId, ctx.clock.nowMs() + deps.sendTimeoutMs)
+    },
+    async phoneGone(phoneId) {
+      scheduler.cancel(TIMEOUT_KIND, phoneId)
+      await failAllJobs(phoneId, "phone_disconnected", "The phone was logged out before the message was sent")
+    },
+    partAcked: (waMessageId, atMs) => onPartSignal(waMessageId, { kind: "sent", atMs }),
+    partRejected: (waMessageId, errorCode, atMs) =>
+      onPartSignal(
+        waMessageId,
+        errorCode === "463"
+          ? { kind: "failed", atMs, errorCode: "account_restricted", errorMessage: "WhatsApp restricted this phone from messaging new contacts (error 463)" }
+          : { kind: "failed", atMs, errorCode: "whatsapp_rejected", errorMessage: `WhatsApp rejected the message (error ${errorCode})` },
+      ),
+    receipt: (waMessageId, kind, atMs) => onPartSignal(waMessageId, { kind, atMs }),
+  }
+}
+
+const RANK = { pending: 0, sent: 1, delivered: 2, read: 3 } as const
+
+/**
+ * The status of a message from its parts: failed as soon as one part failed, otherwise the
+ * least advanced part (API-DECISIONS §7), at the time the slowest part got there. Null while
+ * every part is still pending.
+ */
+export function aggregateParts(parts: readonly MessageState[]): StatusSignal | null {
+  const failed = parts.find((p) => p.status === "failed")
+  if (failed) return { kind: "failed", atMs: failed.failedAtMs!, errorCode: failed.errorCode as ErrorCode, errorMessage: failed.errorMessage ?? "" }
+  const least = parts.reduce((a, b) => (RANK[b.status as keyof typeof RANK] < RANK[a.status as keyof typeof RANK] ? b : a))
+  if (least.status === "pending") return null
+  const at = (p: MessageState) => (least.status === "sent" ? p.sentAtMs : least.status === "delivered" ? p.deliveredAtMs ?? p.readAtMs : p.readAtMs)
+  const atMs = Math.max(...parts.map((p) => at(p) ?? 0))
+  return { kind: least.status as "sent" | "delivered" | "read", atMs }
+}

@@ -1,0 +1,367 @@
+import type { Scheduler } from "../lib/scheduler"
+import { errors } from "../lib/errors"
+import { toIsoOrNull } from "../lib/time"
+import { findPhone, listAllPhones, updatePhoneConnection, type ConnectionStatus, type PhoneRow } from "../store/phones"
+import type { DisconnectReason, SessionEvents, WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
+import type { DomainContext } from "./context"
+import type { Group } from "./groups"
+import { recordInbound } from "./inbound"
+import { canPost, type LiveLookups } from "./live-lookups"
+import type { LiveSender } from "./live-sender"
+
+/** What the admin API shows of a phone's pairing (API-DECISIONS §12). */
+export interface PairingState {
+  connectionStatus: ConnectionStatus
+  /** The raw QR string to render, while a QR pairing waits for a scan. */
+  qr: string | null
+  /** The code to type on the phone, while a code pairing waits. */
+  pairingCode: string | null
+  updatedAtMs: number
+}
+
+/** Reconnect backoff bounds (API-DECISIONS §9). */
+export const RECONNECT_MIN_MS = 1_000
+export const RECONNECT_MAX_MS = 60_000
+const RECONNECT_KIND = "reconnect"
+
+/** Reasons after which wagate never reconnects by itself (API-DECISIONS §9: no loops on 401/403/405/411/440). */
+const TERMINAL: ReadonlySet<DisconnectReason> = new Set([
+  "logged_out",
+  "replaced",
+  "forbidden",
+  "outdated_version",
+  "multidevice_mismatch",
+  "pairing_expired",
+])
+
+/**
+ * Keeps every paired phone connected and its `connectionStatus` true (API-DECISIONS §9):
+ * starts paired phones at boot, reconnects with capped jittered backoff, never loops on the
+ * terminal reasons, pairs new phones by QR or code, and writes each connection change with its
+ * `phone.connected` / `phone.disconnected` event in one transaction.
+ */
+export interface SessionManager {
+  start(): void
+  connect(phoneId: string, method: "qr" | "code"): Promise<PairingState>
+  disconnect(phoneId: string): Promise<PhoneRow>
+  logout(phoneId: string): Promise<PhoneRow>
+  /** Called before a phone is deleted: unlinks it and fails its queued sends. */
+  forget(phoneId: string): Promise<void>
+  pairingState(phoneId: string): PairingState
+  /** Calls `listener` on every pairing-state change of the phone; returns the unsubscribe. */
+  subscribe(phoneId: string, listener: (state: PairingState) => void): () => void
+  /** The phone's session when it is connected. */
+  sessionOf(phoneId: string): WhatsAppSession | null
+  /** Postable groups of a connected phone (the live source of GET /v1/groups). */
+  liveGroups(phone: PhoneRow): Promise<Group[]>
+  stop(): Promise<void>
+}
+
+interface Runtime {
+  session: WhatsAppSession | null
+  connected: boolean
+  /** The operator wants this phone online; false after disconnect/logout or a terminal close. */
+  wanted: boolean
+  attempts: number
+  qr: string | null
+  pairingCode: string | null
+  method: "qr" | "code" | null
+  listeners: Set<(state: PairingState) => void>
+}
+
+export function createSessionManager(deps: {
+  ctx: DomainContext
+  gateway: WhatsAppGateway
+  scheduler: Scheduler
+  lookups: LiveLookups
+  sender: () => LiveSender
+  random?: () => number
+}): SessionManager {
+  const { ctx, gateway, scheduler } = deps
+  const random = deps.random ?? Math.random
+  const runtimes = new Map<string, Runtime>()
+  let stopped = false
+
+  scheduler.on(RECONNECT_KIND, (phoneIds) => {
+    for (const phoneId of phoneIds) {
+      const rt = runtimes.get(phoneId)
+      if (rt?.wanted && !rt.connected && !stopped) openSession(phoneId, rt, null)
+    }
+  })
+
+  function runtime(phoneId: string): Runtime {
+    let rt = runtimes.get(phoneId)
+    if (!rt) {
+      rt = { session: null, connected: false, wanted: false, attempts: 0, qr: null, pairingCode: null, method: null, listeners: new Set() }
+      runtimes.set(phoneId, rt)
+    }
+    return rt
+  }
+
+  function stateOf(phone: PhoneRow, rt: Runtime | undefined): PairingState {
+    return { connectionStatus: phone.connectionStatus, qr: rt?.qr ?? null, pairingCode: rt?.pairingCode ?? null, updatedAtMs: phone.updatedAtMs }
+  }
+
+  function notify(phoneId: string): void {
+    const rt = runtimes.get(phoneId)
+    const phone = findPhone(ctx.db, phoneId)
+    if (!rt || !phone) return
+    const state = stateOf(phone, rt)
+    for (const listener of rt.listeners) listener(state)
+  }
+
+  /**
+   * Writes a connection change; emits `phone.connected` when entering `connected`, and
+   * `phone.disconnected` when leaving it or when the phone must be paired again.
+   */
+  async function setStatus(
+    phoneId: string,
+    status: ConnectionStatus,
+    change: { reason?: string; willReconnect?: boolean } = {},
+  ): Promise<void> {
+    await ctx.writer.write((db, tx) => {
+      const phone = findPhone(db, phoneId)
+      if (!phone) return
+      const nowMs = ctx.clock.nowMs()
+      const enteringConnected = status === "connected" && phone.connectionStatus !== "connected"
+      const leavingConnected = phone.connectionStatus === "connected" && status !== "connected"
+      const lostPairing = status === "logged_out" && phone.connectionStatus !== "logged_out" && phone.connectionStatus !== "unpaired"
+      const next = {
+        id: phone.id,
+        connectionStatus: status,
+        lastConnectedAtMs: enteringConnected ? nowMs : phone.lastConnectedAtMs,
+        lastDisconnectedAtMs: leavingConnected || lostPairing ? nowMs : phone.lastDisconnectedAtMs,
+        updatedAtMs: nowMs,
+      }
+      updatePhoneConnection(db, next)
+      if (!enteringConnected && !leavingConnected && !lostPairing) return
+      ctx.events.record(db, tx, {
+        accountId: phone.accountId,
+        env: "live",
+        type: enteringConnected ? "phone.connected" : "phone.disconnected",
+        occurredAtMs: nowMs,
+        data: {
+          phoneId: phone.id,
+          phoneNumber: phone.phoneNumber,
+          connectionStatus: status,
+          lastConnectedAt: toIsoOrNull(next.lastConnectedAtMs),
+          lastDisconnectedAt: toIsoOrNull(next.lastDisconnectedAtMs),
+          reason: enteringConnected ? null : (change.reason ?? null),
+          willReconnect: enteringConnected ? false : (change.willReconnect ?? false),
+        },
+      })
+    })
+    notify(phoneId)
+  }
+
+  function reconnectDelayMs(attempts: number): number {
+    const capped = Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** attempts)
+    // Full jitter between half and all of the capped delay, so phones do not reconnect in step.
+    return Math.round(capped * (0.5 + random() / 2))
+  }
+
+  function eventsFor(phoneId: string, rt: Runtime, session: () => WhatsAppSession): SessionEvents {
+    const current = () => rt.session === session()
+    return {
+      qr(qr) {
+        if (!current()) return
+        rt.qr = qr
+        void setStatus(phoneId, "pairing")
+      },
+      pairingCode(code) {
+        if (!current()) return
+        rt.pairingCode = code
+        void setStatus(phoneId, "pairing")
+      },
+      connected({ phoneNumber }) {
+        if (!current()) return
+        const phone = findPhone(ctx.db, phoneId)
+        if (!phone) return
+        if (phoneNumber !== phone.phoneNumber) {
+          // Someone scanned with another WhatsApp account: sending as it would lie about `from`.
+          ctx.logger.warn("paired account does not match the phone number; unlinking", { phoneId, expected: phone.phoneNumber, got: phoneNumber })
+          rt.wanted = false
+          void session()
+            .logout()
+            .finally(() => setStatus(phoneId, "logged_out", { reason: "phone_number_mismatch", willReconnect: false }))
+          return
+        }
+        rt.connected = true
+        rt.attempts = 0
+        rt.qr = null
+        rt.pairingCode = null
+        rt.method = null
+        void setStatus(phoneId, "connected").then(() => deps.sender().phoneConnected(phoneId))
+      },
+      disconnected({ reason }) {
+        if (!current()) return
+        const wasConnected = rt.connected
+        rt.connected = false
+        rt.session = null
+        if (reason === "closed_by_us") return
+        if (wasConnected) deps.sender().phoneDisconnected(phoneId)
+        if (reason === "restart_required" && rt.wanted && !stopped) {
+          // WhatsApp asks for a fresh socket (always right after pairing): open it at once.
+          openSession(phoneId, rt, null)
+          return
+        }
+        if (reason === "logged_out") {
+          rt.wanted = false
+          gateway.wipeCredentials(phoneId)
+          deps.lookups.forget(phoneId)
+          void setStatus(phoneId, "logged_out", { reason, willReconnect: false }).then(() => deps.sender().phoneGone(phoneId))
+          return
+        }
+        if (reason === "pairing_expired") {
+          rt.wanted = false
+          rt.qr = null
+          rt.pairingCode = null
+          void setStatus(phoneId, gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired")
+          return
+        }
+        if (TERMINAL.has(reason)) {
+          rt.wanted = false
+          void setStatus(phoneId, "disconnected", { reason, willReconnect: false })
+          return
+        }
+        const delayMs = reconnectDelayMs(rt.attempts++)
+        void setStatus(phoneId, "disconnected", { reason, willReconnect: true })
+        if (rt.wanted && !stopped) scheduler.schedule(RECONNECT_KIND, phoneId, ctx.clock.nowMs() + delayMs)
+      },
+      partAcked: (id, atMs) => void deps.sender().partAcked(id, atMs),
+      partRejected: (id, code, atMs) => void deps.sender().partRejected(id, code, atMs),
+      receipt: (id, kind, atMs) => void deps.sender().receipt(id, kind, atMs),
+      inbound: (message) =>
+        void recordInbound(ctx, phoneId, message).catch((err) => ctx.logger.error("recording an inbound message failed", { phoneId, err })),
+    }
+  }
+
+  function openSession(phoneId: string, rt: Runtime, pairing: { method: "qr" | "code" } | null): void {
+    const phone = findPhone(ctx.db, phoneId)
+    if (!phone) return
+    let session: WhatsAppSession
+    const events = eventsFor(phoneId, rt, () => session)
+    session = gateway.session(phoneId, events)
+    rt.session = session
+    rt.wanted = true
+    if (session.paired) {
+      void setStatus(phoneId, "connecting")
+      session.connect()
+    } else {
+      const method = pairing?.method ?? rt.method ?? "qr"
+      rt.method = method
+      void setStatus(phoneId, "pairing")
+      session.connect(method === "code" ? { method: "code", phoneNumber: phone.phoneNumber } : { method: "qr" })
+    }
+  }
+
+  function requirePhone(phoneId: string): PhoneRow {
+    const phone = findPhone(ctx.db, phoneId)
+    if (!phone) throw errors.phoneNotFound(phoneId)
+    return phone
+  }
+
+  async function closeSession(phoneId: string): Promise<void> {
+    const rt = runtimes.get(phoneId)
+    if (!rt) return
+    rt.wanted = false
+    scheduler.cancel(RECONNECT_KIND, phoneId)
+    const session = rt.session
+    rt.session = null
+    rt.connected = false
+    rt.qr = null
+    rt.pairingCode = null
+    await session?.close()
+  }
+
+  /**
+   * Unlinks the device when a session is open (WhatsApp needs the socket to remove a companion;
+   * without one the phone shows the device until it is removed there) and always wipes the
+   * credentials, so the phone must be paired again.
+   */
+  async function unlink(phoneId: string): Promise<void> {
+    const rt = runtimes.get(phoneId)
+    const session = rt?.session ?? null
+    if (rt) {
+      rt.wanted = false
+      rt.session = null
+      rt.connected = false
+      rt.qr = null
+      rt.pairingCode = null
+    }
+    scheduler.cancel(RECONNECT_KIND, phoneId)
+    await session?.logout().catch((err) => ctx.logger.warn("unlinking the device failed; credentials wiped anyway", { phoneId, err }))
+    gateway.wipeCredentials(phoneId)
+    deps.lookups.forget(phoneId)
+  }
+
+  return {
+    start() {
+      for (const phone of listAllPhones(ctx.db)) {
+        if (gateway.hasCredentials(phone.id)) {
+          openSession(phone.id, runtime(phone.id), null)
+        } else if (phone.connectionStatus !== "unpaired" && phone.connectionStatus !== "logged_out") {
+          // A pairing cut short by a restart left no credentials: the phone is unpaired again.
+          void setStatus(phone.id, "unpaired")
+        }
+      }
+      deps.sender().start()
+    },
+    async connect(phoneId, method) {
+      const phone = requirePhone(phoneId)
+      const rt = runtime(phoneId)
+      if (rt.session && (rt.connected || rt.method === method || gateway.hasCredentials(phoneId))) return stateOf(findPhone(ctx.db, phoneId)!, rt)
+      if (rt.session) await closeSession(phoneId)
+      rt.method = method
+      rt.attempts = 0
+      openSession(phone.id, rt, { method })
+      await Promise.resolve()
+      return stateOf(findPhone(ctx.db, phoneId) ?? phone, rt)
+    },
+    async disconnect(phoneId) {
+      requirePhone(phoneId)
+      const wasConnected = runtimes.get(phoneId)?.connected ?? false
+      await closeSession(phoneId)
+      if (wasConnected) deps.sender().phoneDisconnected(phoneId)
+      const phone = findPhone(ctx.db, phoneId)!
+      if (phone.connectionStatus !== "unpaired" && phone.connectionStatus !== "logged_out") {
+        await setStatus(phoneId, gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired", { reason: "disconnected_by_operator", willReconnect: false })
+      }
+      return findPhone(ctx.db, phoneId)!
+    },
+    async logout(phoneId) {
+      const phone = requirePhone(phoneId)
+      await unlink(phoneId)
+      if (phone.connectionStatus !== "unpaired") await setStatus(phoneId, "logged_out", { reason: "logged_out_by_operator", willReconnect: false })
+      await deps.sender().phoneGone(phoneId)
+      return findPhone(ctx.db, phoneId)!
+    },
+    async forget(phoneId) {
+      await unlink(phoneId)
+      await deps.sender().phoneGone(phoneId)
+      runtimes.delete(phoneId)
+    },
+    pairingState(phoneId) {
+      return stateOf(requirePhone(phoneId), runtimes.get(phoneId))
+    },
+    subscribe(phoneId, listener) {
+      const rt = runtime(phoneId)
+      rt.listeners.add(listener)
+      return () => rt.listeners.delete(listener)
+    },
+    sessionOf(phoneId) {
+      const rt = runtimes.get(phoneId)
+      return rt?.connected ? rt.session : null
+    },
+    async liveGroups(phone) {
+      const session = this.sessionOf(phone.id)
+      if (!session) throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
+      const groups = await deps.lookups.groups(phone.id, session)
+      return groups.filter(canPost).map((g) => ({ id: g.id, name: g.name, isCommunityAnnounce: g.announcementOnly }))
+    },
+    async stop() {
+      stopped = true
+      await Promise.all([...runtimes.keys()].map((phoneId) => closeSession(phoneId)))
+    },
+  }
+}

@@ -1,0 +1,108 @@
+/*
+ * The WhatsApp boundary in wagate's own vocabulary. The domain drives phones through these
+ * interfaces and hears from them through callbacks wired at the composition root; nothing
+ * outside src/whatsapp/baileys/ knows Baileys exists, and tests plug in a fake.
+ */
+
+/** Why a connection ended, decided by the adapter from WhatsApp's close code. */
+export type DisconnectReason =
+  /** The device was unlinked (from the phone, or by us): credentials are void. */
+  | "logged_out"
+  /** The same credentials connected elsewhere. */
+  | "replaced"
+  /** WhatsApp refuses this account (banned). */
+  | "forbidden"
+  /** WhatsApp refused the client version (configure WAGATE_WA_VERSION). */
+  | "outdated_version"
+  /** The multi-device protocol does not match. */
+  | "multidevice_mismatch"
+  /** WhatsApp asks for a new socket at once (after pairing, and sometimes later). */
+  | "restart_required"
+  /** The pairing QR codes or the pairing code expired unused. */
+  | "pairing_expired"
+  /** The network or the server dropped us: reconnect. */
+  | "connection_lost"
+  /** A session error WhatsApp may recover from. */
+  | "bad_session"
+  /** We closed it. */
+  | "closed_by_us"
+
+/** A WhatsApp-side media kind; one media URL becomes one part of this kind. */
+export type MediaKind = "image" | "video" | "audio" | "document"
+
+/** One WhatsApp message of a wagate message (text, or one media with an optional caption). */
+export interface OutboundPart {
+  /** Derived from the msg_ id, so a part re-sent after a crash keeps its WhatsApp id. */
+  waMessageId: string
+  /** The JID to send to: `<digits>@s.whatsapp.net` from the number check, or `…@g.us`. */
+  toJid: string
+  text?: string
+  media?: { kind: MediaKind; bytes: Uint8Array; mimetype: string; fileName?: string; caption?: string }
+}
+
+/** A group as WhatsApp reports it, seen from the connected phone. */
+export interface GroupInfo {
+  id: string
+  name: string
+  /** Only admins may post (announcement group, or a community's announcement group). */
+  announcementOnly: boolean
+  selfIsMember: boolean
+  selfIsAdmin: boolean
+}
+
+/** An inbound message, already mapped to the spec's types. */
+export interface InboundMessage {
+  waMessageId: string
+  /** The sender as E.164, or the raw JID (…@lid) when WhatsApp hides the number. */
+  from: string
+  isGroup: boolean
+  groupId: string | null
+  type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contact" | "other"
+  content: string
+  receivedAtMs: number
+}
+
+/** What a session reports. Every callback is synchronous from the adapter's point of view. */
+export interface SessionEvents {
+  /** A QR code to show (the raw string to render). */
+  qr(qr: string): void
+  /** The 8-character code to type on the phone. */
+  pairingCode(code: string): void
+  /** Logged in: `phoneNumber` is the E.164 of the WhatsApp account the device belongs to. */
+  connected(info: { phoneNumber: string }): void
+  disconnected(info: { reason: DisconnectReason; statusCode: number | null }): void
+  /** WhatsApp's server accepted a part (the success ack). */
+  partAcked(waMessageId: string, atMs: number): void
+  /** WhatsApp refused a part (an error ack, e.g. "463" or "479"). */
+  partRejected(waMessageId: string, errorCode: string, atMs: number): void
+  /** A delivery or read receipt for one of our parts (1:1 or any group participant). */
+  receipt(waMessageId: string, kind: "delivered" | "read", atMs: number): void
+  inbound(message: InboundMessage): void
+}
+
+/** One phone's connection to WhatsApp. */
+export interface WhatsAppSession {
+  /** True when the phone has credentials from an earlier pairing. */
+  readonly paired: boolean
+  /** Opens the socket: logs in when paired, else starts pairing by QR or by code. */
+  connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void
+  /** Closes the socket and keeps the credentials. */
+  close(): Promise<void>
+  /** Unlinks the device from the phone (best effort) and wipes the credentials. */
+  logout(): Promise<void>
+  /** Writes one part to the socket; rejects when not connected. The ack comes later as an event. */
+  sendPart(part: OutboundPart): Promise<void>
+  /** Which numbers (E.164) are on WhatsApp, with the JID to send to; absent numbers map to null. */
+  checkNumbers(phoneNumbers: string[]): Promise<Map<string, string | null>>
+  /** Every group the phone participates in. */
+  fetchGroups(): Promise<GroupInfo[]>
+}
+
+/** Makes sessions; one per phone id. */
+export interface WhatsAppGateway {
+  session(phoneId: string, events: SessionEvents): WhatsAppSession
+  /** True when credentials are stored for the phone (it was paired and not logged out). */
+  hasCredentials(phoneId: string): boolean
+  /** Forgets a phone's credentials and keys (removal, logout). */
+  wipeCredentials(phoneId: string): void
+}
