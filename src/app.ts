@@ -6,7 +6,9 @@ import { adminBase } from "./http/plugins/admin-auth"
 import { apiBase } from "./http/plugins/api-auth"
 import { adminAccounts } from "./http/routes/admin/accounts"
 import { adminKeys } from "./http/routes/admin/keys"
+import { adminPairing } from "./http/routes/admin/pairing"
 import { adminPhones } from "./http/routes/admin/phones"
+import { opsRoutes } from "./http/routes/ops"
 import { adminWebhooks } from "./http/routes/admin/webhooks"
 import { accountGet } from "./http/routes/v1/account-get"
 import { accountUsage } from "./http/routes/v1/account-usage"
@@ -37,9 +39,16 @@ export function createApp(deps: HttpDeps) {
     .use(phoneNumbersStatus(deps))
     .use(accountGet(deps))
     .use(accountUsage(deps))
-  const admin = adminBase(deps).use(adminAccounts(deps)).use(adminKeys(deps)).use(adminPhones(deps)).use(adminWebhooks(deps))
+  const admin = adminBase(deps).use(adminAccounts(deps)).use(adminKeys(deps)).use(adminPhones(deps)).use(adminPairing(deps)).use(adminWebhooks(deps))
   return new Elysia({ normalize: false })
     .use(errorHandler(deps))
+    .onAfterResponse({ as: "global" }, (context) => {
+      // The route template (not the raw path) keeps the series bounded: ids never become labels.
+      const route = (context as { route?: string }).route ?? "unmatched"
+      const status = typeof context.set.status === "number" ? context.set.status : 200
+      deps.metrics.httpRequests.inc({ route, method: context.request.method, status: String(status) })
+    })
+    .use(opsRoutes(deps))
     .use(
       swagger({
         path: "/swagger",

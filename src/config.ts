@@ -39,6 +39,8 @@ export interface Config {
   waWsUrl: string
   /** Overrides the WhatsApp Web version Baileys announces, as [major, minor, patch]. */
   waVersion: readonly [number, number, number] | null
+  /** Serve /metrics without the admin token (for a scraper on a private network). */
+  metricsPublic: boolean
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -85,6 +87,12 @@ function wsUrl(value: string, name: string): string {
   return value
 }
 
+function boolean(value: string, name: string): boolean {
+  if (["1", "true", "yes"].includes(value.toLowerCase())) return true
+  if (["0", "false", "no"].includes(value.toLowerCase())) return false
+  throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${value}"`)
+}
+
 function offsets(value: string, name: string): number[] {
   const parts = value.split(",").map((p) => p.trim())
   if (parts.some((p) => !/^\d+$/.test(p))) {
@@ -129,6 +137,7 @@ export const SETTINGS = [
   { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
+  { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -153,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     waWsUrl: DEFAULT_WA_WS_URL,
     waVersion: null,
+    metricsPublic: false,
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

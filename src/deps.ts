@@ -3,6 +3,13 @@ import type { DomainContext } from "./domain/context"
 import { createRateLimiter, type RateLimiter } from "./domain/rate-limits"
 import { createSandboxScheduler, type SandboxScheduler } from "./domain/sandbox"
 import { createScheduler } from "./lib/scheduler"
+import { createAppMetrics } from "./lib/app-metrics"
+import { createLiveLookups } from "./domain/live-lookups"
+import { createLiveSender, type FetchMedia } from "./domain/live-sender"
+import { createSessionManager } from "./domain/sessions"
+import { fetchMedia } from "./lib/media-fetcher"
+import { createBaileysGateway } from "./whatsapp/baileys/gateway"
+import type { WhatsAppGateway } from "./whatsapp/gateway"
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
 import { createOutbox } from "./webhooks/outbox"
 import type { FetchLike } from "./webhooks/sender"
@@ -23,6 +30,7 @@ export interface Services extends HttpDeps {
   usage: UsageRecorder
   sandbox: SandboxScheduler
   dispatcher: Dispatcher
+  gateway: WhatsAppGateway
   /** Starts the background work: scheduled sandbox transitions and webhook deliveries. */
   start(): void
   /** Stops background work, writes what is buffered and closes the database. Idempotent. */
@@ -40,6 +48,12 @@ export interface ServiceOverrides {
   checkpointOnStop?: boolean
   /** The fetch webhook attempts use. */
   fetch?: FetchLike
+  /** The WhatsApp boundary; Baileys unless a test passes a fake. */
+  gateway?: WhatsAppGateway
+  /** Downloads media of live sends; the SSRF-guarded fetcher unless a test passes one. */
+  fetchMedia?: FetchMedia
+  /** Randomness for jitter (send pacing, reconnect backoff); tests make it deterministic. */
+  random?: () => number
 }
 
 /** Webhook attempts in flight at once, in total and per endpoint (reference/performance.md §4b). */
@@ -56,6 +70,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
   migrate(db, clock.nowMs())
   const writer = createWriter(db, { onCallbackError: (err) => logger.error("post-commit work failed", { err }) })
   const scheduler = createScheduler(clock)
+  const metrics = createAppMetrics()
   const ids = overrides.ids ?? ulidGenerator(clock)
   const dispatcher = createDispatcher({
     db,
@@ -63,6 +78,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     clock,
     logger,
     scheduler,
+    metrics,
     fetch: overrides.fetch,
     config: {
       retryOffsetsMs: config.webhookRetryOffsetsMs,
@@ -90,6 +106,21 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
   const limiter = createRateLimiter(clock)
   const usage = createUsageRecorder(ctx)
   const sandbox = createSandboxScheduler(ctx, scheduler)
+  const gateway =
+    overrides.gateway ??
+    createBaileysGateway({ db, writer, clock, logger, wsUrl: config.waWsUrl, version: config.waVersion ? [...config.waVersion] : undefined })
+  const lookups = createLiveLookups(clock)
+  const sessions = createSessionManager({ ctx, gateway, scheduler, lookups, sender: () => live, random: overrides.random })
+  const live = createLiveSender({
+    ctx,
+    scheduler,
+    lookups,
+    sessionOf: (phoneId) => sessions.sessionOf(phoneId),
+    fetchMedia: overrides.fetchMedia ?? ((url) => fetchMedia(url, { allowCidrs: config.outboundAllowCidrs, clock })),
+    sendIntervalMs: config.sendIntervalMs,
+    sendTimeoutMs: config.sendTimeoutMs,
+    random: overrides.random,
+  })
   let started = false
   let stopped = false
   return {
@@ -99,16 +130,23 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     usage,
     sandbox,
     dispatcher,
-    liveGroups: null,
+    live,
+    sessions,
+    gateway,
+    liveGroups: (phone) => sessions.liveGroups(phone),
+    metrics,
+    metricsPublic: config.metricsPublic,
     version: VERSION,
     start() {
       started = true
       sandbox.start()
       dispatcher.start()
+      sessions.start()
     },
     async stop() {
       if (stopped) return
       stopped = true
+      if (started) await sessions.stop()
       scheduler.stop()
       if (started) await dispatcher.stop()
       await usage.stop()

@@ -6,7 +6,7 @@ import { accountsCommand, ACCOUNTS_USAGE } from "./accounts"
 import { UsageError } from "./args"
 import type { CliIo } from "./io"
 import { keysCommand, KEYS_USAGE } from "./keys"
-import { adminTokenCommand, migrateCommand, versionCommand } from "./misc"
+import { adminTokenCommand, backupCommand, migrateCommand, versionCommand } from "./misc"
 import { phonesCommand, PHONES_USAGE } from "./phones"
 import { serveCommand, SERVE_USAGE } from "./serve"
 import { webhooksCommand, WEBHOOKS_USAGE } from "./webhooks"
@@ -20,6 +20,7 @@ Usage:
   ${PHONES_USAGE.replaceAll("\n", "\n  ")}
   ${WEBHOOKS_USAGE.replaceAll("\n", "\n  ")}
   wagate admin-token reset
+  wagate backup FILE
   wagate migrate
   wagate version
 
@@ -46,6 +47,8 @@ export async function runCli(argv: string[], io: CliIo, stopSignal: Promise<stri
         return await webhooksCommand(rest, io)
       case "admin-token":
         return await adminTokenCommand(rest, io)
+      case "backup":
+        return await backupCommand(rest, io)
       case "migrate":
         return await migrateCommand(rest, io)
       case "version":

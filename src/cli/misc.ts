@@ -1,5 +1,7 @@
 import { resetAdminToken } from "../domain/admin"
-import { latestSchemaVersion, schemaVersion } from "../store/db"
+import { existsSync } from "node:fs"
+import { resolve } from "node:path"
+import { backupDatabase, latestSchemaVersion, schemaVersion } from "../store/db"
 import { VERSION } from "../version"
 import { parseArgs, UsageError } from "./args"
 import { withServices, type CliIo } from "./io"
@@ -27,6 +29,20 @@ export async function adminTokenCommand(argv: string[], io: CliIo): Promise<numb
     const token = await resetAdminToken(services.ctx)
     io.stdout(`New admin token (shown only now):\n\n  ${token}\n\n`)
     if (config.adminToken !== null) io.stdout("Note: WAGATE_ADMIN_TOKEN is set and takes precedence over the stored token.\n")
+    return 0
+  })
+}
+
+/** `wagate backup FILE`: a consistent copy of the database, safe beside a running server. */
+export async function backupCommand(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, new Set())
+  const target = args.positionals[0]
+  if (!target) throw new UsageError("usage: wagate backup FILE")
+  const path = resolve(target)
+  if (existsSync(path)) throw new UsageError(`${path} already exists; choose a new file name`)
+  return withServices(io, args.flags, (services) => {
+    backupDatabase(services.db, path)
+    io.stdout(`Backed up the database to ${path}. Restore: stop wagate and copy it to <data dir>/wagate.db.\n`)
     return 0
   })
 }

@@ -5,7 +5,8 @@ import { loadConfig } from "../config"
 import { createServices } from "../deps"
 import { bootstrap, type BootstrapResult } from "../domain/bootstrap"
 import { systemClock } from "../lib/clock"
-import { acquireLock } from "../lib/lockfile"
+import { acquireLock, LOCK_FILE } from "../lib/lockfile"
+import { randomBase62 } from "../lib/secrets"
 import { toIso } from "../lib/time"
 import { DATABASE_FILE } from "../store/db"
 import { VERSION } from "../version"
@@ -32,8 +33,10 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
   const clock = io.clock ?? systemClock()
   const logger = cliLogger(io, config, clock)
   mkdirSync(config.dataDir, { recursive: true })
-  const lock = acquireLock(join(config.dataDir, "wagate.lock"), { pid: process.pid, port: null, startedAt: toIso(clock.nowMs()) })
+  const localToken = `loc_${randomBase62(32)}`
+  const lock = acquireLock(join(config.dataDir, LOCK_FILE), { pid: process.pid, port: null, startedAt: toIso(clock.nowMs()), localToken })
   const services = createServices(config, { clock, logger, databasePath: join(config.dataDir, DATABASE_FILE), checkpointOnStop: true })
+  services.localAdminToken = localToken
   let server: ReturnType<typeof Bun.serve> | undefined
   try {
     const created = await bootstrap(services.ctx)

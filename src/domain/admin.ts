@@ -9,9 +9,11 @@ export function newAdminToken(): string {
 
 /**
  * True when `presented` is the admin token: WAGATE_ADMIN_TOKEN when set, otherwise the token
- * generated at first run, of which only the SHA-256 is stored.
+ * generated at first run, of which only the SHA-256 is stored; or the running server's local
+ * token (see LockOwner.localToken).
  */
-export function verifyAdminToken(ctx: DomainContext, presented: string): boolean {
+export function verifyAdminToken(ctx: DomainContext, presented: string, localToken?: string): boolean {
+  if (localToken !== undefined && constantTimeEqual(presented, localToken)) return true
   if (ctx.config.adminToken !== null) return constantTimeEqual(presented, ctx.config.adminToken)
   const storedHash = getSetting(ctx.db, "admin_token_hash")
   return storedHash !== null && constantTimeEqual(sha256Hex(presented), storedHash)

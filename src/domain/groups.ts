@@ -18,7 +18,7 @@ export type LiveGroupSource = (phone: PhoneRow) => Promise<Group[]>
  */
 export async function listGroups(
   ctx: DomainContext,
-  live: LiveGroupSource | null,
+  live: LiveGroupSource,
   principal: Principal,
   fromPhoneId: string,
 ): Promise<Group[]> {
@@ -26,7 +26,6 @@ export async function listGroups(
   if (principal.env === "test") return [...SANDBOX_GROUPS]
   if (phone.connectionStatus !== "connected") throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
   try {
-    if (live === null) throw new Error("no WhatsApp connection is available in this process")
     return await live(phone)
   } catch (err) {
     if (err instanceof AppError) throw err

@@ -15,6 +15,7 @@ import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import { bornPending, type Transition } from "./message-status"
 import { resolvePhone } from "./phones"
+import type { LiveSender } from "./live-sender"
 import { recordMessageEvents } from "./message-events"
 import { planSandboxSend, type SandboxScheduler } from "./sandbox"
 
@@ -39,6 +40,7 @@ export interface SendResult {
 /** What sending needs besides the context. */
 export interface SendDeps {
   sandbox: SandboxScheduler
+  live: LiveSender
 }
 
 /** Rules that span fields or need more than a schema (API-DECISIONS §4). */
@@ -100,6 +102,7 @@ export async function sendMessage(
         : { birth: bornPending(), transitions: [] }
     const message = insertMessage(db, newMessageRow(ctx, principal, phone, cmd, content, mediaUrls, fingerprint, plan.birth, nowMs))
     deps.sandbox.record(db, tx, message.id, plan)
+    if (principal.env === "live") deps.live.accept(db, tx, message)
     recordMessageEvents(ctx, db, tx, message, plan.birth.state, plan.birth.events)
     return { message, replayed: false }
   })

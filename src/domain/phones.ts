@@ -53,10 +53,16 @@ export async function addPhone(
   return row
 }
 
-/** Removes a phone by id, or by E.164 number; its messages are kept. */
-export async function removePhone(ctx: DomainContext, ref: string): Promise<PhoneRow> {
+/** A phone of any account by id or E.164 number (operator commands), or 404. */
+export function findPhoneAnywhere(ctx: DomainContext, ref: string): PhoneRow {
   const phone = findPhone(ctx.db, ref) ?? findPhoneByNumber(ctx.db, ref)
   if (!phone) throw errors.phoneNotFound(ref)
+  return phone
+}
+
+/** Removes a phone by id, or by E.164 number; its messages are kept. */
+export async function removePhone(ctx: DomainContext, ref: string): Promise<PhoneRow> {
+  const phone = findPhoneAnywhere(ctx, ref)
   await ctx.writer.write((db) => deletePhone(db, phone.id))
   return phone
 }

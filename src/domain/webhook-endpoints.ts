@@ -30,30 +30,40 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048
 /**
  * Checks an operator's webhook URL. Unlike media URLs, http and private addresses are allowed
  * (a local n8n is a common receiver, API-DECISIONS §10); credentials are not, because fetch
- * refuses them and the signature is the authentication.
+ * refuses them and the signature is the authentication. Returns the problem, or null.
  */
-function checkUrl(url: string): string {
+function urlProblem(url: string): string | null {
   let parsed: URL
   try {
     parsed = new URL(url)
   } catch {
-    throw errors.validation(["url must be an absolute http:// or https:// URL"])
+    return "url must be an absolute http:// or https:// URL"
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw errors.validation(["url must use http or https"])
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return "url must use http or https"
   if (parsed.username !== "" || parsed.password !== "") {
-    throw errors.validation(["url must not contain credentials: verify the X-Service-Signature header instead"])
+    return "url must not contain credentials: verify the X-Service-Signature header instead"
   }
-  if (url.length > WEBHOOK_URL_MAX_LENGTH) throw errors.validation([`url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`])
-  return url
+  if (url.length > WEBHOOK_URL_MAX_LENGTH) return `url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`
+  return null
 }
 
-function checkEvents(events: readonly string[]): string[] {
-  if (events.length === 1 && events[0] === "*") return ["*"]
-  const unknown = events.filter((e) => !isEventType(e))
-  if (events.length === 0 || unknown.length > 0) {
-    throw errors.validation([`events must be ["*"] or a non-empty list of: ${EVENT_TYPES.join(", ")}`])
+function eventsProblem(events: readonly string[]): string | null {
+  if (events.length === 1 && events[0] === "*") return null
+  if (events.length === 0 || events.some((e) => !isEventType(e))) {
+    return `events must be ["*"] or a non-empty list of: ${EVENT_TYPES.join(", ")}`
   }
-  return [...new Set(events)]
+  return null
+}
+
+/** Checks a URL and an event list together, so every problem is reported at once (API-DECISIONS §4). */
+function checkInput(input: { url?: string; events?: readonly string[] }): { events?: string[] } {
+  const problems = [
+    input.url === undefined ? null : urlProblem(input.url),
+    input.events === undefined ? null : eventsProblem(input.events),
+  ].filter((p): p is string => p !== null)
+  if (problems.length > 0) throw errors.validation(problems)
+  if (input.events === undefined) return {}
+  return { events: input.events.includes("*") ? ["*"] : [...new Set(input.events)] }
 }
 
 /** One endpoint, or 404. */
@@ -75,13 +85,14 @@ export async function createEndpoint(
   cmd: { accountId: string; env: Environment; url: string; events: readonly string[] },
 ): Promise<EndpointRow> {
   if (!findAccount(ctx.db, cmd.accountId)) throw errors.accountNotFound(cmd.accountId)
+  const { events } = checkInput({ url: cmd.url, events: cmd.events })
   const nowMs = ctx.clock.nowMs()
   const row: EndpointRow = {
     id: ctx.ids.newId("wh"),
     accountId: cmd.accountId,
     env: cmd.env,
-    url: checkUrl(cmd.url),
-    events: checkEvents(cmd.events),
+    url: cmd.url,
+    events: events!,
     enabled: true,
     secret: newSigningSecret(),
     previousSecret: null,
@@ -100,10 +111,11 @@ export async function changeEndpoint(
   patch: { url?: string; events?: readonly string[]; enabled?: boolean },
 ): Promise<EndpointRow> {
   const current = getEndpoint(ctx, id)
+  const { events } = checkInput(patch)
   const next: EndpointRow = {
     ...current,
-    url: patch.url === undefined ? current.url : checkUrl(patch.url),
-    events: patch.events === undefined ? current.events : checkEvents(patch.events),
+    url: patch.url ?? current.url,
+    events: events ?? current.events,
     enabled: patch.enabled ?? current.enabled,
     updatedAtMs: ctx.clock.nowMs(),
   }

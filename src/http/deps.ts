@@ -1,7 +1,10 @@
 import type { DomainContext } from "../domain/context"
 import type { LiveGroupSource } from "../domain/groups"
 import type { RateLimiter } from "../domain/rate-limits"
+import type { LiveSender } from "../domain/live-sender"
 import type { SandboxScheduler } from "../domain/sandbox"
+import type { SessionManager } from "../domain/sessions"
+import type { AppMetrics } from "../lib/app-metrics"
 import type { UsageRecorder } from "../domain/usage"
 
 /** What the HTTP layer needs, built by the composition root. */
@@ -10,7 +13,14 @@ export interface HttpDeps {
   limiter: RateLimiter
   usage: UsageRecorder
   sandbox: SandboxScheduler
-  /** Fetches a connected phone's groups; null while no WhatsApp connection exists. */
-  liveGroups: LiveGroupSource | null
+  live: LiveSender
+  sessions: SessionManager
+  /** Fetches a connected phone's postable groups from WhatsApp. */
+  liveGroups: LiveGroupSource
+  metrics: AppMetrics
+  /** Serve /metrics without the admin token (WAGATE_METRICS_PUBLIC=1). */
+  metricsPublic: boolean
   version: string
+  /** A token valid as the admin token for this run only, written to the lock file for the local CLI. */
+  localAdminToken?: string
 }

@@ -1,10 +1,19 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 
+/** The lock file's name inside the data directory. */
+export const LOCK_FILE = "wagate.lock"
+
 /** Who holds a data directory. */
 export interface LockOwner {
   pid: number
   port: number | null
   startedAt: string
+  /**
+   * A token the running server accepts as its admin token, for this run only. The lock file
+   * is readable by its owner alone (0600), and whoever can read the data directory can read
+   * the database anyway, so local CLI commands use it to talk to the server.
+   */
+  localToken?: string
 }
 
 /** Raised when another live process already serves the data directory. */
@@ -31,6 +40,12 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** The live server holding the lock, or null when none runs (no lock, or a stale one). */
+export function liveLockOwner(path: string): LockOwner | null {
+  const owner = readLock(path)
+  return owner && owner.pid !== process.pid && isAlive(owner.pid) ? owner : null
+}
+
 /** Reads the lock file; null when absent or unreadable. */
 export function readLock(path: string): LockOwner | null {
   try {
@@ -47,10 +62,10 @@ export function readLock(path: string): LockOwner | null {
 export function acquireLock(path: string, owner: LockOwner): { update(port: number): void; release(): void } {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(path, JSON.stringify(owner), { flag: "wx" })
+      writeFileSync(path, JSON.stringify(owner), { flag: "wx", mode: 0o600 })
       return {
         update(port) {
-          writeFileSync(path, JSON.stringify({ ...owner, port }))
+          writeFileSync(path, JSON.stringify({ ...owner, port }), { mode: 0o600 })
         },
         release() {
           if (readLock(path)?.pid === owner.pid) rmSync(path, { force: true })

@@ -49,13 +49,17 @@ export function mediaUrlProblem(raw: string, allow: CidrList): string | null {
   }
   if (url.protocol !== "https:") return "must use https"
   if (url.username !== "" || url.password !== "") return "must not contain credentials"
-  if (url.port !== "" && url.port !== "443") return "must use the default HTTPS port"
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+  const defaultPort = url.port === "" || url.port === "443"
   if (ipaddr.isValid(host)) {
-    return isAllowedAddress(host, allow) ? null : "must point to a public address"
+    if (!isAllowedAddress(host, allow)) return "must point to a public address"
+    // An address the operator allowed explicitly (an internal media server, a test host) may use
+    // any port; everything else must be plain HTTPS on 443.
+    return defaultPort || !isPublicUnicast(host) ? null : "must use the default HTTPS port"
   }
   const name = host.toLowerCase().replace(/\.$/, "")
   if (name === "localhost" || BLOCKED_SUFFIXES.some((s) => name.endsWith(s))) return "must point to a public host"
   if (!name.includes(".")) return "must use a fully qualified host name"
+  if (!defaultPort) return "must use the default HTTPS port"
   return null
 }

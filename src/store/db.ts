@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite"
-import { mkdirSync } from "node:fs"
+import { mkdirSync, renameSync, rmSync } from "node:fs"
 import { dirname } from "node:path"
 import { MIGRATIONS, type Migration } from "./migrations"
 
@@ -81,3 +81,15 @@ export function latestSchemaVersion(): number {
 
 /** Named parameters of a statement. */
 export type SqlParams = Record<string, string | number | bigint | boolean | null>
+
+/**
+ * Writes a consistent, compacted copy of the database to `path` (SQLite `VACUUM INTO`), safe
+ * while a server writes: it reads one snapshot. The copy is written beside the target and
+ * renamed into place, so `path` is either absent or complete.
+ */
+export function backupDatabase(db: Database, path: string): void {
+  const partial = `${path}.partial`
+  rmSync(partial, { force: true })
+  db.query("VACUUM INTO ?").run(partial)
+  renameSync(partial, path)
+}

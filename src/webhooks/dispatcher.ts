@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite"
+import type { AppMetrics } from "../lib/app-metrics"
 import type { Clock, TimerHandle } from "../lib/clock"
 import type { Logger } from "../lib/logger"
 import type { Scheduler } from "../lib/scheduler"
@@ -36,7 +37,11 @@ export interface DispatcherConfig {
 export interface Dispatcher {
   /** Loads every pending delivery (after a restart too) and starts watching for new ones. */
   start(): void
-  /** Schedules a committed delivery for `dueMs`. */
+  /**
+   * Schedules a committed delivery for `dueMs`. Ignored until `start()`: a process that never
+   * starts the dispatcher (a short CLI command) leaves its deliveries pending in the database for
+   * the running server, which would otherwise attempt them a second time.
+   */
   schedule(deliveryId: string, dueMs: number): void
   /** Attempts in flight now. */
   readonly inFlight: number
@@ -50,6 +55,7 @@ export function createDispatcher(deps: {
   clock: Clock
   logger: Logger
   scheduler: Scheduler
+  metrics: AppMetrics
   config: DispatcherConfig
   fetch?: FetchLike
 }): Dispatcher {
@@ -61,6 +67,7 @@ export function createDispatcher(deps: {
   const attempts = new Set<Promise<void>>()
   const shutdown = new AbortController()
   let inFlight = 0
+  let started = false
   let stopped = false
   let pollTimer: TimerHandle | null = null
   let lastDataVersion = 0
@@ -126,6 +133,7 @@ export function createDispatcher(deps: {
     }
     const attemptNumber = delivery.attemptCount + 1
     const attemptedAtMs = clock.nowMs()
+    deps.metrics.webhookDeliveryLag.observe(Math.max(0, attemptedAtMs - (delivery.nextAttemptAtMs ?? attemptedAtMs)) / 1000)
     const outcome = await postAttempt(
       { url: endpoint.url, headers: headersFor(endpoint, event, attemptNumber, attemptedAtMs), body: event.body },
       { timeoutMs: config.timeoutMs, clock, fetch: deps.fetch, signal: shutdown.signal },
@@ -157,6 +165,7 @@ export function createDispatcher(deps: {
       updateDelivery(w, updated)
       if (next !== null) tx.afterCommit(() => scheduler.schedule(SCHEDULER_KIND, deliveryId, next))
     })
+    deps.metrics.webhookAttempts.inc({ result: outcome.delivered ? "succeeded" : next === null ? "exhausted" : "failed" })
     if (!outcome.delivered) {
       logger.info("webhook attempt failed", { deliveryId, endpointId: endpoint.id, attemptNumber, error: outcome.error, willRetry: next !== null })
     }
@@ -196,12 +205,13 @@ export function createDispatcher(deps: {
 
   return {
     start() {
+      started = true
       lastDataVersion = (db.query("PRAGMA data_version").get() as { data_version: number }).data_version
       loadPending()
       pollTimer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, pollExternalChanges)
     },
     schedule(deliveryId, dueMs) {
-      if (stopped) return
+      if (!started || stopped) return
       // Due already (a new event): start now rather than on the next tick of the wheel.
       if (dueMs <= clock.nowMs()) {
         enqueue(deliveryId)

@@ -13,6 +13,8 @@ import type { AccountRow } from "../../src/store/accounts"
 import type { Environment } from "../../src/store/api-keys"
 import type { PhoneRow } from "../../src/store/phones"
 import { TestClock } from "./test-clock"
+import { FakeGateway } from "../fakes/fake-gateway"
+import type { FetchMedia } from "../../src/domain/live-sender"
 
 /** A response read once: status, headers and parsed JSON body. */
 export interface TestResponse {
@@ -36,6 +38,8 @@ export interface Harness {
   services: Services
   app: ReturnType<typeof createApp>
   clock: TestClock
+  /** The WhatsApp stand-in every session of this harness talks to. */
+  gateway: FakeGateway
   config: Config
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>
   /** Moves the clock and lets the writes the timers started commit. */
@@ -46,6 +50,10 @@ export interface Harness {
   /** A fresh account with a phone and a test key holding every scope. */
   seedTenant(options?: { env?: Environment; phoneNumber?: string }): Promise<{ account: AccountRow; key: string; phone: PhoneRow }>
   adminToken(): Promise<string>
+  /** Pairs and connects a phone through the fake gateway, as if its owner scanned the QR. */
+  connectPhone(phone: PhoneRow): Promise<void>
+  /** Lets pending writes and their post-commit work run. */
+  settle(): Promise<void>
   close(): Promise<void>
 }
 
@@ -58,14 +66,26 @@ export function uniquePhoneNumber(): string {
 }
 
 export async function createHarness(
-  options: { env?: Record<string, string>; clock?: TestClock; databasePath?: string; logger?: Logger } = {},
+  options: {
+    env?: Record<string, string>
+    clock?: TestClock
+    databasePath?: string
+    logger?: Logger
+    gateway?: FakeGateway
+    fetchMedia?: FetchMedia
+  } = {},
 ): Promise<Harness> {
   const config = loadConfig(options.env ?? {})
   const clock = options.clock ?? new TestClock()
+  const gateway = options.gateway ?? new FakeGateway()
   const services = createServices(config, {
     clock,
     logger: options.logger ?? silentLogger,
     databasePath: options.databasePath ?? ":memory:",
+    gateway,
+    fetchMedia: options.fetchMedia ?? (async (url) => ({ ok: false, errorCode: "media_fetch_failed", message: `no media fixture for ${url}` })),
+    // Deterministic jitter: exactly the configured intervals.
+    random: () => 0.5,
   })
   services.start()
   const app = createApp(services)
@@ -75,6 +95,7 @@ export async function createHarness(
     services,
     app,
     clock,
+    gateway,
     config,
     async request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers }
@@ -121,6 +142,14 @@ export async function createHarness(
       return { account, key, phone }
     },
     adminToken: () => resetAdminToken(ctx),
+    async connectPhone(phone) {
+      await services.sessions.connect(phone.id, "qr")
+      gateway.current(phone.id).open(phone.phoneNumber)
+      await harness.settle()
+    },
+    async settle() {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+    },
     close: () => services.stop(),
   }
   return harness

@@ -79,10 +79,11 @@ describe("groups with live keys", () => {
 
   test("a connected phone whose group fetch fails is 502 Bad Gateway", async () => {
     const { account, phone } = await h.seedTenant()
-    h.services.db.run("UPDATE phones SET connection_status = 'connected' WHERE id = ?", [phone.id])
+    await h.connectPhone(phone)
+    h.gateway.groupFetchError = new Error("WhatsApp did not answer")
     const live = await h.seedKey(account.id, { env: "live" })
     const res = await h.request("GET", `/v1/groups?fromPhoneId=${phone.id}`, { key: live })
-    expectErrorEnvelope(res, 502, "Bad Gateway")
+    expect(expectErrorEnvelope(res, 502, "Bad Gateway")).toEqual(["Fetching the group list from WhatsApp failed; retry after a moment"])
   })
 })
 

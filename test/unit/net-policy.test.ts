@@ -175,6 +175,7 @@ describe("mediaUrlProblem", () => {
     { name: "the decimal form of loopback through 127.0.0.1/32", url: "https://2130706433/", cidrs: "127.0.0.1/32" },
     { name: "IPv6 loopback through ::1/128", url: "https://[::1]/a.png", cidrs: "::1/128" },
     { name: "an IPv4-mapped address through its IPv4 range", url: "https://[::ffff:192.168.1.5]/", cidrs: "192.168.0.0/16" },
+    { name: "an allowed address on another port (an internal media server)", url: "https://127.0.0.1:8443/a.png", cidrs: "127.0.0.1/32" },
   ])("an allow-list lets a private range pass: $name", ({ url, cidrs }) => {
     expect(mediaUrlProblem(url, noAllow)).toBe(PRIVATE)
     expect(mediaUrlProblem(url, parseCidrList(cidrs))).toBeNull()
@@ -184,6 +185,8 @@ describe("mediaUrlProblem", () => {
     { name: "an address outside the allowed range", url: "https://10.1.2.3/", cidrs: "192.168.0.0/16", problem: PRIVATE },
     { name: "localhost, which is a name, not an address", url: "https://localhost/", cidrs: "127.0.0.0/8", problem: HOST },
     { name: "http to an allowed address", url: "http://10.1.2.3/", cidrs: "10.0.0.0/8", problem: "must use https" },
+    { name: "another port on a public address", url: "https://8.8.8.8:8443/", cidrs: "10.0.0.0/8", problem: "must use the default HTTPS port" },
+    { name: "another port on a name", url: "https://media.example.com:8443/", cidrs: "10.0.0.0/8", problem: "must use the default HTTPS port" },
   ])("an allow-list does not let through $name", ({ url, cidrs, problem }) => {
     expect(mediaUrlProblem(url, parseCidrList(cidrs))).toBe(problem)
   })

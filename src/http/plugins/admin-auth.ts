@@ -15,10 +15,13 @@ export function adminBase(deps: HttpDeps) {
     .onParse(readRawBody)
     .onBeforeHandle(({ headers, request, server }) => {
       const token = bearerToken(headers.authorization)
-      if (token && verifyAdminToken(ctx, token)) return
+      if (token && verifyAdminToken(ctx, token, deps.localAdminToken)) return
       const ip = clientIp(server, request)
       const attempt = limiter.peekFailedAuth(ip)
-      if (!attempt.allowed) throw errors.authRateLimited(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)))
+      if (!attempt.allowed) {
+        deps.metrics.rateLimitRejections.inc({ limiter: "failed_auth" })
+        throw errors.authRateLimited(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)))
+      }
       limiter.recordFailedAuth(ip)
       throw errors.missingAdminToken()
     })

@@ -34,7 +34,10 @@ export function apiBase(deps: HttpDeps) {
       const principal = token ? authenticateApiKey(ctx, token) : null
       if (!principal) {
         const attempt = limiter.peekFailedAuth(ip)
-        if (!attempt.allowed) throw errors.authRateLimited(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)))
+        if (!attempt.allowed) {
+          deps.metrics.rateLimitRejections.inc({ limiter: "failed_auth" })
+          throw errors.authRateLimited(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)))
+        }
         limiter.recordFailedAuth(ip)
         throw token ? errors.invalidApiKey() : errors.missingApiKey()
       }
@@ -50,6 +53,7 @@ export function apiBase(deps: HttpDeps) {
         "X-Service-Environment": principal.env,
       })
       if (!taken.allowed) {
+        deps.metrics.rateLimitRejections.inc({ limiter: "key" })
         usage.recordRequest(principal, 429)
         throw errors.rateLimited(Math.max(1, Math.ceil(taken.retryAfterMs / 1000)))
       }

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox"
 import { getAccount } from "../../../domain/accounts"
-import { addPhone, listPhones, removePhone } from "../../../domain/phones"
+import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../../../domain/phones"
 import type { HttpDeps } from "../../deps"
 import { AddPhoneBody } from "../../models/admin"
 import { Envelope, ok } from "../../models/common"
@@ -52,13 +52,21 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
         }),
       },
     )
-    .delete("/phones/:phoneId", async ({ params }) => ok(toPhoneNumber(await removePhone(deps.ctx, params.phoneId))), {
+    .delete(
+      "/phones/:phoneId",
+      async ({ params }) => {
+        // Unlink a paired device and fail its queued sends before the phone disappears.
+        await deps.sessions.forget(findPhoneAnywhere(deps.ctx, params.phoneId).id)
+        return ok(toPhoneNumber(await removePhone(deps.ctx, params.phoneId)))
+      },
+      {
       ...documented({
         tag: "Admin: phones",
-        summary: "Remove a phone; its messages are kept",
+        summary: "Remove a phone: unlink it if paired, fail its queued sends; its messages are kept",
         security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(PhoneNumber), description: "The removed phone" },
         errors: [401, 404, 429],
       }),
-    })
+      },
+    )

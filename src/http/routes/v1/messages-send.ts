@@ -13,7 +13,7 @@ export const messagesSend = (deps: HttpDeps) => (app: ApiApp) =>
     "/messages/send",
     async ({ body, principal, set }) => {
       const input = parseJsonBody(SendMessageBody, body as RawBody)
-      const { message, replayed } = await sendMessage(deps.ctx, { sandbox: deps.sandbox }, principal, input)
+      const { message, replayed } = await sendMessage(deps.ctx, { sandbox: deps.sandbox, live: deps.live }, principal, input)
       set.status = 201
       set.headers["Idempotent-Replayed"] = String(replayed)
       return ok(toMessage(message))

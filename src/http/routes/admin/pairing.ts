@@ -1,0 +1,116 @@
+import { Type } from "@sinclair/typebox"
+import type { PairingState as DomainPairingState } from "../../../domain/sessions"
+import type { HttpDeps } from "../../deps"
+import { Envelope, ok } from "../../models/common"
+import { ConnectBody, PairingState, toPairingState } from "../../models/pairing"
+import { PhoneNumber, toPhoneNumber } from "../../models/phones"
+import { documented } from "../../openapi"
+import type { AdminApp } from "../../plugins/admin-auth"
+import { parseJsonBody, type RawBody } from "../../validation"
+
+const PhoneIdParams = Type.Object({ phoneId: Type.String() })
+const TAG = "Admin: pairing"
+/** A comment line keeps idle proxies from closing the stream. */
+const SSE_KEEPALIVE_MS = 15_000
+
+/** Pairing and connection control of a phone (API-DECISIONS §12). */
+export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
+  app
+    .post(
+      "/phones/:phoneId/connect",
+      async ({ body, params }) => {
+        const input = body === undefined || (body as RawBody).text.trim() === "" ? {} : parseJsonBody(ConnectBody, body as RawBody)
+        return ok(toPairingState(await deps.sessions.connect(params.phoneId, input.method === "code" ? "code" : "qr")))
+      },
+      {
+        ...documented({
+          tag: TAG,
+          summary: "Connect a phone: log in when paired, else start pairing by QR or code",
+          security: "adminToken",
+          path: PhoneIdParams,
+          body: ConnectBody,
+          success: { status: 200, schema: Envelope(PairingState), description: "The pairing state" },
+          errors: [400, 401, 404, 429],
+        }),
+      },
+    )
+    .get("/phones/:phoneId/pairing", ({ params }) => ok(toPairingState(deps.sessions.pairingState(params.phoneId))), {
+      ...documented({
+        tag: TAG,
+        summary: "The phone's pairing state, with the raw QR string while it waits for a scan",
+        security: "adminToken",
+        path: PhoneIdParams,
+        success: { status: 200, schema: Envelope(PairingState), description: "The pairing state" },
+        errors: [401, 404, 429],
+      }),
+    })
+    .get(
+      "/phones/:phoneId/pairing/events",
+      ({ params, request }) => {
+        const phoneId = params.phoneId
+        // Resolves the phone first, so an unknown phone is a 404 envelope, not an empty stream.
+        const first = deps.sessions.pairingState(phoneId)
+        const encoder = new TextEncoder()
+        let unsubscribe = () => {}
+        let keepalive: { cancel(): void } | null = null
+        const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            const done = () => {
+              unsubscribe()
+              keepalive?.cancel()
+              try {
+                controller.close()
+              } catch {
+                // Already closed by the client.
+              }
+            }
+            const send = (state: DomainPairingState) => {
+              controller.enqueue(encoder.encode(`event: pairing\ndata: ${JSON.stringify(toPairingState(state))}\n\n`))
+              if (state.connectionStatus === "connected") done()
+            }
+            const ping = () => {
+              controller.enqueue(encoder.encode(": keepalive\n\n"))
+              keepalive = deps.ctx.clock.setTimer(SSE_KEEPALIVE_MS, ping)
+            }
+            unsubscribe = deps.sessions.subscribe(phoneId, send)
+            keepalive = deps.ctx.clock.setTimer(SSE_KEEPALIVE_MS, ping)
+            request.signal.addEventListener("abort", done)
+            send(first)
+          },
+          cancel() {
+            unsubscribe()
+            keepalive?.cancel()
+          },
+        })
+        return new Response(stream, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" } })
+      },
+      {
+        detail: {
+          summary: "A server-sent-events stream of the pairing state (event: pairing), until the phone is connected",
+          tags: [TAG],
+          security: [{ adminToken: [] }],
+          parameters: [{ name: "phoneId", in: "path", required: true, schema: { type: "string" } }],
+          responses: { 200: { description: "text/event-stream of PairingState objects", content: { "text/event-stream": { schema: { type: "string" } } } } },
+        },
+      },
+    )
+    .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toPhoneNumber(await deps.sessions.disconnect(params.phoneId))), {
+      ...documented({
+        tag: TAG,
+        summary: "Close the phone's socket and keep its credentials (connect again without a QR)",
+        security: "adminToken",
+        path: PhoneIdParams,
+        success: { status: 200, schema: Envelope(PhoneNumber), description: "The phone" },
+        errors: [401, 404, 429],
+      }),
+    })
+    .post("/phones/:phoneId/logout", async ({ params }) => ok(toPhoneNumber(await deps.sessions.logout(params.phoneId))), {
+      ...documented({
+        tag: TAG,
+        summary: "Unlink the device and wipe its credentials; queued live sends fail with phone_disconnected",
+        security: "adminToken",
+        path: PhoneIdParams,
+        success: { status: 200, schema: Envelope(PhoneNumber), description: "The phone" },
+        errors: [401, 404, 429],
+      }),
+    })

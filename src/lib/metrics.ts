@@ -1,0 +1,86 @@
+/**
+ * A small Prometheus registry: counters and histograms with labels, rendered in the text
+ * exposition format (version 0.0.4). wagate exposes a handful of series, so a dependency-free
+ * registry is simpler than a client library.
+ */
+
+type Labels = Record<string, string>
+
+function labelKey(labels: Labels): string {
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}="${escapeLabel(labels[k]!)}"`)
+    .join(",")
+}
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"')
+}
+
+/** A monotonically increasing count, per label set. */
+export class Counter {
+  private readonly values = new Map<string, number>()
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
+
+  inc(labels: Labels = {}, by = 1): void {
+    const key = labelKey(labels)
+    this.values.set(key, (this.values.get(key) ?? 0) + by)
+  }
+
+  /** The current value for a label set (tests and gauges built on counters). */
+  get(labels: Labels = {}): number {
+    return this.values.get(labelKey(labels)) ?? 0
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`]
+    for (const [key, value] of this.values) lines.push(`${this.name}${key ? `{${key}}` : ""} ${value}`)
+    return lines.join("\n")
+  }
+}
+
+/** A distribution of observations in fixed buckets (seconds by convention). */
+export class Histogram {
+  private readonly series = new Map<string, { buckets: number[]; sum: number; count: number }>()
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly bucketBounds: readonly number[],
+  ) {}
+
+  observe(value: number, labels: Labels = {}): void {
+    const key = labelKey(labels)
+    let s = this.series.get(key)
+    if (!s) this.series.set(key, (s = { buckets: this.bucketBounds.map(() => 0), sum: 0, count: 0 }))
+    this.bucketBounds.forEach((bound, i) => {
+      if (value <= bound) s!.buckets[i]! += 1
+    })
+    s.sum += value
+    s.count += 1
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`]
+    for (const [key, s] of this.series) {
+      const prefix = key ? `${key},` : ""
+      this.bucketBounds.forEach((bound, i) => lines.push(`${this.name}_bucket{${prefix}le="${bound}"} ${s.buckets[i]}`))
+      lines.push(`${this.name}_bucket{${prefix}le="+Inf"} ${s.count}`)
+      lines.push(`${this.name}_sum${key ? `{${key}}` : ""} ${s.sum}`)
+      lines.push(`${this.name}_count${key ? `{${key}}` : ""} ${s.count}`)
+    }
+    return lines.join("\n")
+  }
+}
+
+/** A value sampled when the metrics are scraped, per label set. */
+export function renderGauge(name: string, help: string, samples: { labels: Labels; value: number }[]): string {
+  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`]
+  for (const { labels, value } of samples) {
+    const key = labelKey(labels)
+    lines.push(`${name}${key ? `{${key}}` : ""} ${value}`)
+  }
+  return lines.join("\n")
+}

@@ -1,0 +1,104 @@
+import type { Database } from "bun:sqlite"
+import type { AuthenticationCreds, AuthenticationState, SignalDataSet, SignalDataTypeMap, SignalKeyStore } from "@whiskeysockets/baileys"
+import type { Clock } from "../../lib/clock"
+import { getKeys, readCreds, setKeys, upsertCreds, type WaKeyChange } from "../../store/wa-auth"
+import type { Writer } from "../../store/writer"
+
+/**
+ * The Baileys module as loaded by `await import()`. It is passed in rather than imported here,
+ * so that loading this file never loads Baileys (about 190 ms) on a server without live phones.
+ */
+export type BaileysModule = typeof import("@whiskeysockets/baileys")
+
+/** What `loadAuthState` needs: the writer connection for reads and the Writer for every write. */
+export interface AuthStateDeps {
+  db: Database
+  writer: Writer
+  clock: Clock
+}
+
+/** A phone's Baileys auth state and the way to persist its credentials. */
+export interface SqliteAuthState {
+  /** Hand this to `makeWASocket` (keys wrapped in `makeCacheableSignalKeyStore`). */
+  state: AuthenticationState
+  /** Persists `state.creds` as it is now; resolves once committed. */
+  saveCreds(): Promise<void>
+  /**
+   * Stops every later write (credentials and keys): after a logout the rows were wiped, and a
+   * socket still finishing its work must not bring them back.
+   */
+  detach(): void
+}
+
+/**
+ * True when credentials describe a finished pairing. `creds.registered` cannot be used: QR
+ * pairing never sets it, and `requestPairingCode` writes `creds.me` before the pairing is done,
+ * so both `me.id` and the signed `account` must be there.
+ */
+export function isPaired(creds: { me?: { id?: string | null } | null; account?: unknown } | null | undefined): boolean {
+  return !!creds?.me?.id && !!creds.account
+}
+
+/**
+ * Reads whether the stored credentials of a phone are paired, from the raw JSON: `JSON.parse`
+ * is enough for the two fields checked, so this runs without Baileys (at boot, for every phone).
+ */
+export function storedCredsArePaired(db: Database, phoneId: string): boolean {
+  const json = readCreds(db, phoneId)
+  if (json === null) return false
+  try {
+    return isPaired(JSON.parse(json) as Parameters<typeof isPaired>[0])
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A Baileys `AuthenticationState` backed by the wa_creds and wa_keys tables. Reads go straight
+ * to the writer connection (they see writes of the open batch too); writes go through the Writer
+ * and their promises resolve only after COMMIT, so Baileys never acknowledges a Signal key that a
+ * crash could still lose. Credentials start fresh (`initAuthCreds`) when the phone has none.
+ */
+export function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps, phoneId: string): SqliteAuthState {
+  const { BufferJSON, initAuthCreds, proto } = baileys
+  const { db, writer, clock } = deps
+  const stored = readCreds(db, phoneId)
+  const creds: AuthenticationCreds = stored === null ? initAuthCreds() : (JSON.parse(stored, BufferJSON.reviver) as AuthenticationCreds)
+  let detached = false
+
+  const keys: SignalKeyStore = {
+    async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
+      const out: { [id: string]: SignalDataTypeMap[T] } = {}
+      for (const [id, json] of getKeys(db, phoneId, type, ids)) {
+        let value: unknown = JSON.parse(json, BufferJSON.reviver)
+        // App-state keys are protobuf messages: Baileys calls methods on them, so plain JSON is not enough.
+        if (type === "app-state-sync-key") value = proto.Message.AppStateSyncKeyData.fromObject(value as object)
+        out[id] = value as SignalDataTypeMap[T]
+      }
+      return out
+    },
+    async set(data: SignalDataSet) {
+      if (detached) return
+      const changes: WaKeyChange[] = []
+      for (const [type, byId] of Object.entries(data)) {
+        for (const [id, value] of Object.entries(byId ?? {})) {
+          changes.push({ type, id, data: value === null || value === undefined ? null : JSON.stringify(value, BufferJSON.replacer) })
+        }
+      }
+      await writer.write((wdb) => setKeys(wdb, phoneId, changes))
+    },
+  }
+
+  return {
+    state: { creds, keys },
+    async saveCreds() {
+      if (detached) return
+      // Serialized now, so the row holds the credentials as they were when Baileys asked.
+      const json = JSON.stringify(creds, BufferJSON.replacer)
+      await writer.write((wdb) => upsertCreds(wdb, phoneId, json, clock.nowMs()))
+    },
+    detach() {
+      detached = true
+    },
+  }
+}

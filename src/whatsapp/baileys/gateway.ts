@@ -1,0 +1,108 @@
+import type { Database } from "bun:sqlite"
+import type { CacheStore } from "@whiskeysockets/baileys"
+import type { Clock } from "../../lib/clock"
+import type { Logger } from "../../lib/logger"
+import { wipeAuth } from "../../store/wa-auth"
+import type { Writer } from "../../store/writer"
+import type { SessionEvents, WhatsAppGateway, WhatsAppSession } from "../gateway"
+import { storedCredsArePaired, type BaileysModule } from "./auth-state"
+import { BaileysSession } from "./session"
+
+/** What the Baileys gateway is built from. */
+export interface BaileysGatewayOptions {
+  /** The writer connection: auth reads see the writes of the open batch. */
+  db: Database
+  writer: Writer
+  clock: Clock
+  logger: Logger
+  /** WhatsApp's WebSocket endpoint; tests point it at a local simulator. */
+  wsUrl: string
+  /** The WhatsApp Web version to announce; Baileys' built-in one when absent (a stale one closes with 405). */
+  version?: [number, number, number]
+  /** Loads Baileys; defaults to the dynamic import (tests may count or replace it). */
+  loadBaileys?: () => Promise<BaileysModule>
+}
+
+/** Retry counters kept per phone; more message ids than this and the oldest are forgotten. */
+const RETRY_CACHE_ENTRIES = 10_000
+
+/**
+ * A small CacheStore for Baileys' `msgRetryCounterCache`: a bounded Map, so the counters live as
+ * long as the gateway (across reconnects) without a cache dependency or unbounded growth.
+ */
+export function boundedCache(maxEntries: number): CacheStore {
+  const map = new Map<string, unknown>()
+  return {
+    get: <T>(key: string) => map.get(key) as T | undefined,
+    set: <T>(key: string, value: T) => {
+      map.delete(key)
+      map.set(key, value)
+      if (map.size > maxEntries) map.delete(map.keys().next().value!)
+    },
+    del: (key: string) => map.delete(key),
+    flushAll: () => map.clear(),
+  }
+}
+
+/**
+ * The WhatsApp gateway on Baileys. Baileys is imported on the first connect, not when this
+ * module loads, so a server without live phones never pays for it (about 190 ms), and the import
+ * is cached per gateway. Everything lives in the returned object: two gateways can coexist.
+ */
+export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGateway {
+  const { db, writer, logger } = options
+  const load = options.loadBaileys ?? (() => import("@whiskeysockets/baileys"))
+  let baileys: Promise<BaileysModule> | null = null
+  const retryCaches = new Map<string, CacheStore>()
+  const live = new Map<string, Set<BaileysSession>>()
+
+  const context = {
+    db,
+    writer,
+    clock: options.clock,
+    logger,
+    wsUrl: options.wsUrl,
+    version: options.version,
+    baileys() {
+      baileys ??= load().catch((err) => {
+        // A failed import may succeed later (e.g. a file briefly unreadable): do not cache it.
+        baileys = null
+        throw err
+      })
+      return baileys
+    },
+    retryCache(phoneId: string) {
+      let cache = retryCaches.get(phoneId)
+      if (!cache) {
+        cache = boundedCache(RETRY_CACHE_ENTRIES)
+        retryCaches.set(phoneId, cache)
+      }
+      return cache
+    },
+    ended(phoneId: string, session: BaileysSession) {
+      const sessions = live.get(phoneId)
+      sessions?.delete(session)
+      if (sessions?.size === 0) live.delete(phoneId)
+    },
+  }
+
+  return {
+    session(phoneId: string, events: SessionEvents): WhatsAppSession {
+      const session = new BaileysSession(context, phoneId, events)
+      let sessions = live.get(phoneId)
+      if (!sessions) live.set(phoneId, (sessions = new Set()))
+      sessions.add(session)
+      return session
+    },
+    hasCredentials(phoneId: string): boolean {
+      return storedCredsArePaired(db, phoneId)
+    },
+    wipeCredentials(phoneId: string): void {
+      // A socket still winding down must not write the rows back.
+      for (const session of live.get(phoneId) ?? []) session.detachAuth()
+      retryCaches.delete(phoneId)
+      // The body runs now (later reads see the rows gone); only the COMMIT is batched.
+      writer.write((wdb) => wipeAuth(wdb, phoneId)).catch((err) => logger.error("wiping WhatsApp credentials failed", { phoneId, err }))
+    },
+  }
+}

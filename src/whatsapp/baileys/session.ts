@@ -1,0 +1,379 @@
+import type { Database } from "bun:sqlite"
+import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
+import type { Clock } from "../../lib/clock"
+import type { Logger } from "../../lib/logger"
+import { hasCreds, wipeAuth } from "../../store/wa-auth"
+import type { Writer } from "../../store/writer"
+import type { DisconnectReason, GroupInfo, OutboundPart, SessionEvents, WhatsAppSession } from "../gateway"
+import { loadAuthState, storedCredsArePaired, type BaileysModule, type SqliteAuthState } from "./auth-state"
+import {
+  closeMessage,
+  closeStatusCode,
+  decideDisconnect,
+  decodeJid,
+  isIgnoredJid,
+  mapGroups,
+  mapInboundUpsert,
+  mapMessageUpdates,
+  mapOwnUpserts,
+  mapReceiptUpdates,
+  mapServerAck,
+  type AckNode,
+  type OutboundSignal,
+} from "./mapping"
+
+/** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
+export const CLOSE_TIMEOUT_MS = 5_000
+/** How many rejected ids a session remembers, so one error ack seen twice (raw and as an update) is reported once. */
+const REJECTED_IDS_REMEMBERED = 1_000
+
+/** Raised by sendPart, checkNumbers and fetchGroups when the socket is not open. */
+export class SessionNotConnectedError extends Error {
+  constructor(readonly phoneId: string) {
+    super(`WhatsApp session of phone ${phoneId} is not connected`)
+    this.name = "SessionNotConnectedError"
+  }
+}
+
+/** What every session of one gateway shares. */
+export interface SessionContext {
+  db: Database
+  writer: Writer
+  clock: Clock
+  logger: Logger
+  wsUrl: string
+  version?: [number, number, number]
+  /** Loads Baileys once per gateway (the first connect pays for the import). */
+  baileys(): Promise<BaileysModule>
+  /** The phone's retry counter cache, kept across reconnects (Baileys counts resends per message id). */
+  retryCache(phoneId: string): CacheStore
+  /** Called when a session's socket is gone, so the gateway stops tracking it. */
+  ended(phoneId: string, session: BaileysSession): void
+}
+
+type BaileysLogger = SocketConfig["logger"]
+
+/**
+ * A pino-compatible logger for Baileys that forwards warnings and errors to ours. Baileys is
+ * chatty at info and below (every stanza at trace), and our logger redacts whatever it is given.
+ */
+export function bridgeLogger(logger: Logger, bindings: Record<string, unknown>): BaileysLogger {
+  const forward = (level: "warn" | "error") => (obj: unknown, msg?: string) => {
+    if (typeof obj === "string") logger[level](`baileys: ${obj}`, bindings)
+    else logger[level](`baileys: ${msg ?? "event"}`, { ...bindings, detail: obj })
+  }
+  return {
+    level: "warn",
+    child: (more) => bridgeLogger(logger, { ...bindings, ...more }),
+    trace() {},
+    debug() {},
+    info() {},
+    warn: forward("warn"),
+    error: forward("error"),
+  }
+}
+
+/** The Baileys content of one part: the bytes we fetched ourselves, never a URL Baileys would fetch. */
+export function partContent(part: OutboundPart): Parameters<WASocket["sendMessage"]>[1] {
+  if (part.media) {
+    const { kind, bytes, mimetype, fileName, caption } = part.media
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    switch (kind) {
+      case "image":
+        return { image: buffer, mimetype, ...(caption ? { caption } : {}) }
+      case "video":
+        return { video: buffer, mimetype, ...(caption ? { caption } : {}) }
+      // WhatsApp shows no caption on audio; the domain never puts one there.
+      case "audio":
+        return { audio: buffer, mimetype }
+      case "document":
+        return { document: buffer, mimetype, ...(fileName ? { fileName } : {}), ...(caption ? { caption } : {}) }
+    }
+  }
+  if (part.text !== undefined) return { text: part.text }
+  throw new TypeError(`part ${part.waMessageId} has neither text nor media`)
+}
+
+/**
+ * One phone's socket, from connect to its single `disconnected` report. A session never
+ * reconnects by itself: the domain's session manager opens a new one (at once after 515, with
+ * backoff otherwise, never after a terminal reason).
+ */
+export class BaileysSession implements WhatsAppSession {
+  private sock: WASocket | null = null
+  private auth: SqliteAuthState | null = null
+  private starting: Promise<void> | null = null
+  private open = false
+  /** The socket shows a QR or a pairing code: a 408 then means the pairing expired. */
+  private pairing = false
+  private closedByUs = false
+  private ended = false
+  /** The digits to request a pairing code for, when pairing by code. */
+  private codeFor: string | null = null
+  private codeRequested = false
+  private readonly rejected = new Set<string>()
+  /** Inbound mapping may await a LID lookup: a chain keeps messages in arrival order. */
+  private inboundChain: Promise<void> = Promise.resolve()
+  private readonly log: Logger
+
+  constructor(
+    private readonly ctx: SessionContext,
+    readonly phoneId: string,
+    private readonly events: SessionEvents,
+  ) {
+    const bindings = { phoneId }
+    this.log = {
+      debug: (m, f) => ctx.logger.debug(m, { ...bindings, ...f }),
+      info: (m, f) => ctx.logger.info(m, { ...bindings, ...f }),
+      warn: (m, f) => ctx.logger.warn(m, { ...bindings, ...f }),
+      error: (m, f) => ctx.logger.error(m, { ...bindings, ...f }),
+    }
+  }
+
+  /** Read from the stored credentials each time, so it is right after a pairing or a wipe. */
+  get paired(): boolean {
+    return storedCredsArePaired(this.ctx.db, this.phoneId)
+  }
+
+  connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void {
+    if (this.starting || this.ended) {
+      this.log.warn("connect() called twice on one WhatsApp session; ignored")
+      return
+    }
+    this.starting = this.start(pairing).catch((err) => {
+      this.log.error("opening the WhatsApp socket failed", { err })
+      void this.sock?.end(undefined)
+      this.finish(this.closedByUs ? "closed_by_us" : "connection_lost", null)
+    })
+  }
+
+  async close(): Promise<void> {
+    this.closedByUs = true
+    await this.starting
+    await this.endSocket()
+    this.finish("closed_by_us", null)
+  }
+
+  async logout(): Promise<void> {
+    this.closedByUs = true
+    await this.starting
+    // Nothing may write the rows back once they are wiped.
+    this.auth?.detach()
+    const sock = this.sock
+    if (sock && this.open) {
+      try {
+        await this.withCloseTimeout(sock.logout())
+      } catch (err) {
+        this.log.warn("unlinking the device from the phone failed; wiping the credentials anyway", { err })
+      }
+    }
+    await this.endSocket()
+    this.finish("closed_by_us", null)
+    await this.ctx.writer.write((db) => wipeAuth(db, this.phoneId))
+  }
+
+  async sendPart(part: OutboundPart): Promise<void> {
+    const sock = this.requireOpen()
+    await sock.sendMessage(part.toJid, partContent(part), { messageId: part.waMessageId })
+  }
+
+  async checkNumbers(phoneNumbers: string[]): Promise<Map<string, string | null>> {
+    const sock = this.requireOpen()
+    const out = new Map<string, string | null>(phoneNumbers.map((n) => [n, null]))
+    if (phoneNumbers.length === 0) return out
+    const found = await this.onWhatsApp(sock, phoneNumbers)
+    const digitsOf = (n: string) => n.replace(/\D/g, "")
+    const asked = new Set(phoneNumbers.map(digitsOf))
+    const byDigits = new Map(found.map((jid) => [decodeJid(jid)?.user ?? "", jid]))
+    const unmatched = [...new Set(phoneNumbers.filter((n) => !byDigits.has(digitsOf(n))))]
+    for (const n of phoneNumbers) out.set(n, byDigits.get(digitsOf(n)) ?? null)
+    // WhatsApp may answer with another JID than the number asked (Brazil's ninth digit). Alone,
+    // the leftover answer is that number's; in a batch, each unmatched number is asked alone.
+    const leftovers = [...byDigits].filter(([digits]) => !asked.has(digits)).map(([, jid]) => jid)
+    if (unmatched.length > 0 && leftovers.length > 0) {
+      if (unmatched.length === 1 && leftovers.length === 1) out.set(unmatched[0]!, leftovers[0]!)
+      else for (const n of unmatched) out.set(n, (await this.onWhatsApp(sock, [n]))[0] ?? null)
+    }
+    return out
+  }
+
+  async fetchGroups(): Promise<GroupInfo[]> {
+    const sock = this.requireOpen()
+    const groups = await sock.groupFetchAllParticipating()
+    return mapGroups(groups, sock.user!)
+  }
+
+  /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */
+  detachAuth(): void {
+    this.auth?.detach()
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private async start(pairing: { method: "qr" } | { method: "code"; phoneNumber: string } | undefined): Promise<void> {
+    const { ctx, phoneId } = this
+    const baileys = await ctx.baileys()
+    if (this.closedByUs) return
+    if (!storedCredsArePaired(ctx.db, phoneId)) {
+      // A pairing started earlier and never finished leaves credentials WhatsApp refuses (401): start clean.
+      if (hasCreds(ctx.db, phoneId)) await ctx.writer.write((db) => wipeAuth(db, phoneId))
+      this.pairing = true
+    }
+    if (this.closedByUs) return
+    const auth = loadAuthState(baileys, ctx, phoneId)
+    this.auth = auth
+    const logger = bridgeLogger(ctx.logger, { phoneId })
+    const sock = baileys.makeWASocket({
+      auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger) },
+      waWebSocketUrl: ctx.wsUrl,
+      ...(ctx.version ? { version: ctx.version } : {}),
+      logger,
+      // Online would silence the phone's notifications and send read receipts as "active".
+      markOnlineOnConnect: false,
+      syncFullHistory: false,
+      // Ignored stanzas are acked and dropped before decryption: status updates, broadcasts, newsletters.
+      shouldIgnoreJid: (jid) => isIgnoredJid(jid),
+      // We keep no message bodies: a recipient's retry request then gets no resend, which is rare.
+      getMessage: async () => undefined,
+      msgRetryCounterCache: ctx.retryCache(phoneId),
+    })
+    this.sock = sock
+    // A code is asked for only on an unpaired socket; a paired one logs in whatever was asked.
+    this.codeFor = this.pairing && pairing?.method === "code" ? pairing.phoneNumber.replace(/\D/g, "") : null
+
+    sock.ws.on("CB:ack,class:message", (node: AckNode) => {
+      const signal = mapServerAck(node, ctx.clock.nowMs())
+      if (signal) this.report(signal)
+    })
+    // process() sees each batch as Baileys consolidated it (receipts folded into upserts, etc.).
+    sock.ev.process(async (events: Partial<BaileysEventMap>) => {
+      if (this.sock !== sock) return
+      try {
+        this.onEvents(sock, auth, events)
+      } catch (err) {
+        // Baileys does not await this handler: a throw would become an unhandled rejection.
+        this.log.error("handling WhatsApp events failed", { err })
+      }
+    })
+  }
+
+  private onEvents(sock: WASocket, auth: SqliteAuthState, events: Partial<BaileysEventMap>): void {
+    const update = events["connection.update"]
+    if (update) this.onConnectionUpdate(sock, update)
+    if (events["creds.update"]) auth.saveCreds().catch((err) => this.log.error("saving WhatsApp credentials failed", { err }))
+    const nowMs = this.ctx.clock.nowMs()
+    const messageUpdates = events["messages.update"]
+    if (messageUpdates) for (const signal of mapMessageUpdates(messageUpdates, nowMs)) this.report(signal)
+    const receipts = events["message-receipt.update"]
+    if (receipts) for (const signal of mapReceiptUpdates(receipts, nowMs)) this.report(signal)
+    const upsert = events["messages.upsert"]
+    if (upsert) {
+      for (const signal of mapOwnUpserts(upsert, nowMs)) this.report(signal)
+      const pnForLid = (lid: string) => sock.signalRepository.lidMapping.getPNForLID(lid)
+      this.inboundChain = this.inboundChain
+        .then(() => mapInboundUpsert(upsert, { pnForLid, nowMs }))
+        .then((messages) => {
+          for (const m of messages) this.call(() => this.events.inbound(m))
+        })
+        .catch((err) => this.log.error("mapping inbound messages failed", { err }))
+    }
+  }
+
+  private onConnectionUpdate(sock: WASocket, update: BaileysEventMap["connection.update"]): void {
+    if (update.qr) {
+      if (this.codeFor === null) this.call(() => this.events.qr(update.qr!))
+      else if (!this.codeRequested) {
+        // The first QR says the handshake is done: a code is asked for instead of showing it.
+        this.codeRequested = true
+        sock.requestPairingCode(this.codeFor).then(
+          (code) => this.call(() => this.events.pairingCode(code)),
+          (err) => {
+            this.log.error("requesting a pairing code failed", { err })
+            void sock.end(err instanceof Error ? err : new Error(String(err)))
+          },
+        )
+      }
+    }
+    if (update.connection === "open") {
+      this.open = true
+      this.pairing = false
+      const user = decodeJid(sock.user?.id)?.user
+      this.call(() => this.events.connected({ phoneNumber: `+${user ?? ""}` }))
+    }
+    if (update.connection === "close") {
+      const error = update.lastDisconnect?.error
+      const statusCode = closeStatusCode(error)
+      const decision = decideDisconnect({ statusCode, message: closeMessage(error), pairing: this.pairing, closedByUs: this.closedByUs })
+      this.finish(decision.reason, statusCode)
+    }
+  }
+
+  private requireOpen(): WASocket {
+    if (!this.sock || !this.open || this.ended) throw new SessionNotConnectedError(this.phoneId)
+    return this.sock
+  }
+
+  private async onWhatsApp(sock: WASocket, phoneNumbers: string[]): Promise<string[]> {
+    const results = await sock.onWhatsApp(...phoneNumbers)
+    // undefined means no answer at all: saying "not on WhatsApp" would fail sends for a day.
+    if (!results) throw new Error("WhatsApp did not answer the number check")
+    return results.filter((r) => r.exists).map((r) => r.jid)
+  }
+
+  private report(signal: OutboundSignal): void {
+    const { events } = this
+    switch (signal.kind) {
+      case "acked":
+        return this.call(() => events.partAcked(signal.waMessageId, signal.atMs))
+      case "rejected":
+        // An error ack arrives both raw and as a status-0 update.
+        if (this.rejected.has(signal.waMessageId)) return
+        if (this.rejected.size >= REJECTED_IDS_REMEMBERED) this.rejected.delete(this.rejected.values().next().value!)
+        this.rejected.add(signal.waMessageId)
+        return this.call(() => events.partRejected(signal.waMessageId, signal.errorCode, signal.atMs))
+      case "receipt":
+        return this.call(() => events.receipt(signal.waMessageId, signal.receipt, signal.atMs))
+    }
+  }
+
+  /** Runs a domain callback; a throwing one must not break Baileys' event processing. */
+  private call(fn: () => void): void {
+    try {
+      fn()
+    } catch (err) {
+      this.log.error("a WhatsApp session callback failed", { err })
+    }
+  }
+
+  /** Reports the end of the session once, whatever ended it. */
+  private finish(reason: DisconnectReason, statusCode: number | null): void {
+    if (this.ended) return
+    this.ended = true
+    this.open = false
+    this.ctx.ended(this.phoneId, this)
+    this.call(() => this.events.disconnected({ reason, statusCode }))
+  }
+
+  private async endSocket(): Promise<void> {
+    const sock = this.sock
+    if (!sock || this.ended) return
+    await this.withCloseTimeout(sock.end(undefined)).catch((err) => this.log.warn("closing the WhatsApp socket failed", { err }))
+  }
+
+  /** Waits for `promise`, but no longer than CLOSE_TIMEOUT_MS: a dead network must not hang a shutdown. */
+  private withCloseTimeout<T>(promise: Promise<T>): Promise<T | void> {
+    return new Promise<T | void>((resolve, reject) => {
+      const timer = this.ctx.clock.setTimer(CLOSE_TIMEOUT_MS, () => resolve())
+      promise.then(
+        (value) => {
+          timer.cancel()
+          resolve(value)
+        },
+        (err) => {
+          timer.cancel()
+          reject(err)
+        },
+      )
+    })
+  }
+}

@@ -1,0 +1,140 @@
+import type {
+  DisconnectReason,
+  GroupInfo,
+  InboundMessage,
+  OutboundPart,
+  SessionEvents,
+  WhatsAppGateway,
+  WhatsAppSession,
+} from "../../src/whatsapp/gateway"
+
+/**
+ * A WhatsApp stand-in at the gateway boundary (the PocketBase TestMailer pattern): it records
+ * what wagate asks of WhatsApp and lets a test play WhatsApp's side, event by event.
+ */
+export class FakeGateway implements WhatsAppGateway {
+  /** Phones with stored credentials. */
+  readonly credentials = new Set<string>()
+  /** Every session created, per phone, newest last. */
+  readonly sessions = new Map<string, FakeSession[]>()
+  /** Numbers that are on WhatsApp map to their JID; any number not listed is on WhatsApp as `<digits>@s.whatsapp.net`. */
+  readonly numbers = new Map<string, string | null>()
+  /** Groups per phone; `groupFetchError` makes the next fetches fail. */
+  readonly groups = new Map<string, GroupInfo[]>()
+  groupFetchError: Error | null = null
+  /** Every part handed to WhatsApp, across sessions, in order. */
+  readonly sent: { phoneId: string; part: OutboundPart }[] = []
+
+  session(phoneId: string, events: SessionEvents): WhatsAppSession {
+    const session = new FakeSession(this, phoneId, events, this.credentials.has(phoneId))
+    this.sessions.set(phoneId, [...(this.sessions.get(phoneId) ?? []), session])
+    return session
+  }
+
+  hasCredentials(phoneId: string): boolean {
+    return this.credentials.has(phoneId)
+  }
+
+  wipeCredentials(phoneId: string): void {
+    this.credentials.delete(phoneId)
+  }
+
+  /** The phone's newest session. */
+  current(phoneId: string): FakeSession {
+    const list = this.sessions.get(phoneId)
+    if (!list?.length) throw new Error(`no session was opened for ${phoneId}`)
+    return list.at(-1)!
+  }
+
+  /** Parts sent by a phone. */
+  sentBy(phoneId: string): OutboundPart[] {
+    return this.sent.filter((s) => s.phoneId === phoneId).map((s) => s.part)
+  }
+}
+
+/** One fake socket; the test drives its events. */
+export class FakeSession implements WhatsAppSession {
+  readonly connects: ({ method: "qr" } | { method: "code"; phoneNumber: string } | undefined)[] = []
+  connected = false
+  closed = false
+  loggedOut = false
+  /** When set, sendPart rejects with it (a socket that dies mid-send). */
+  sendError: Error | null = null
+
+  constructor(
+    private readonly gateway: FakeGateway,
+    readonly phoneId: string,
+    readonly events: SessionEvents,
+    readonly paired: boolean,
+  ) {}
+
+  connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void {
+    this.connects.push(pairing)
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    this.connected = false
+    this.events.disconnected({ reason: "closed_by_us", statusCode: null })
+  }
+
+  async logout(): Promise<void> {
+    this.loggedOut = true
+    this.connected = false
+    this.gateway.credentials.delete(this.phoneId)
+  }
+
+  async sendPart(part: OutboundPart): Promise<void> {
+    if (!this.connected) throw new Error("not connected")
+    if (this.sendError) throw this.sendError
+    this.gateway.sent.push({ phoneId: this.phoneId, part })
+  }
+
+  async checkNumbers(phoneNumbers: string[]): Promise<Map<string, string | null>> {
+    if (!this.connected) throw new Error("not connected")
+    return new Map(phoneNumbers.map((n) => [n, this.gateway.numbers.has(n) ? this.gateway.numbers.get(n)! : `${n.slice(1)}@s.whatsapp.net`]))
+  }
+
+  async fetchGroups(): Promise<GroupInfo[]> {
+    if (this.gateway.groupFetchError) throw this.gateway.groupFetchError
+    return this.gateway.groups.get(this.phoneId) ?? []
+  }
+
+  // What WhatsApp does, played by the test.
+
+  showQr(qr = "2@fake-ref,fake-noise,fake-identity,fake-adv,1"): void {
+    this.events.qr(qr)
+  }
+
+  showPairingCode(code = "ABCD1234"): void {
+    this.events.pairingCode(code)
+  }
+
+  /** The phone scanned or typed the code (or stored credentials logged in): the socket is open. */
+  open(phoneNumber: string): void {
+    this.gateway.credentials.add(this.phoneId)
+    this.connected = true
+    this.events.connected({ phoneNumber })
+  }
+
+  drop(reason: DisconnectReason, statusCode: number | null = null): void {
+    this.connected = false
+    this.events.disconnected({ reason, statusCode })
+  }
+
+  ack(waMessageId: string, atMs: number): void {
+    this.events.partAcked(waMessageId, atMs)
+  }
+
+  reject(waMessageId: string, errorCode: string, atMs: number): void {
+    this.events.partRejected(waMessageId, errorCode, atMs)
+  }
+
+  receipt(waMessageId: string, kind: "delivered" | "read", atMs: number): void {
+    this.events.receipt(waMessageId, kind, atMs)
+  }
+
+  receive(message: InboundMessage): void {
+    this.events.inbound(message)
+  }
+}

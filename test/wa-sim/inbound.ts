@@ -1,0 +1,124 @@
+import { randomBytes } from "node:crypto"
+import type { BinaryNode, proto } from "@whiskeysockets/baileys"
+import type { SimAccount } from "./accounts"
+import type { SimConnection } from "./connection"
+import type { Addressing, SimContact } from "./contact"
+import type { SimGroup } from "./groups"
+import { encryptMedia, type MediaKind } from "./media-crypto"
+import type { MediaHost } from "./media-host"
+import { unixSeconds } from "./nodes"
+
+/** What a contact can write. `message` passes any protobuf content through unchanged. */
+export type InboundContent =
+  | { text: string }
+  | { image: Uint8Array; caption?: string; mimetype?: string }
+  | { document: Uint8Array; fileName: string; mimetype: string; caption?: string }
+  | { message: proto.IMessage }
+
+export interface InboundOptions {
+  /** Write in this group instead of 1:1. */
+  group?: SimGroup
+  /** Override how the stanza names the sender (default: the contact's mode, or the group's). */
+  addressing?: Addressing
+  /** Message id; a fresh `3EB0…` one by default. */
+  id?: string
+}
+
+/** Encrypts and uploads an attachment as the contact's phone would, and returns its message fields. */
+async function uploadAttachment(bytes: Uint8Array, kind: MediaKind, media: MediaHost, nowMs: number) {
+  const encrypted = await encryptMedia(bytes, kind)
+  const stored = media.put(encrypted.file)
+  return {
+    url: stored.url,
+    directPath: stored.directPath,
+    mediaKey: encrypted.mediaKey,
+    fileSha256: encrypted.fileSha256,
+    fileEncSha256: encrypted.fileEncSha256,
+    fileLength: encrypted.fileLength,
+    mediaKeyTimestamp: Math.floor(nowMs / 1000),
+  }
+}
+
+/** Turns test-friendly content into the `proto.IMessage` a phone would send. */
+export async function composeMessage(content: InboundContent, media: MediaHost, nowMs: number): Promise<proto.IMessage> {
+  if ("text" in content) return { conversation: content.text }
+  if ("image" in content) {
+    const fields = await uploadAttachment(content.image, "image", media, nowMs)
+    return { imageMessage: { ...fields, mimetype: content.mimetype ?? "image/jpeg", caption: content.caption } }
+  }
+  if ("document" in content) {
+    const fields = await uploadAttachment(content.document, "document", media, nowMs)
+    return {
+      documentMessage: { ...fields, mimetype: content.mimetype, fileName: content.fileName, title: content.fileName, caption: content.caption },
+    }
+  }
+  return content.message
+}
+
+/** A fresh message id in the form phones use. */
+export function newMessageId(): string {
+  return `3EB0${randomBytes(9).toString("hex").toUpperCase()}`
+}
+
+/** Everything needed to write one message to the devices of an account. */
+export interface InboundDelivery {
+  from: SimContact
+  account: SimAccount
+  /** The account's live connections, each a logged-in companion device. */
+  connections: SimConnection[]
+  message: proto.IMessage
+  options: InboundOptions
+  nowMs: number
+}
+
+/**
+ * Encrypts a message from a contact to every live companion device of an account and pushes it.
+ *
+ * 1:1: `<message from=pn sender_lid=…>` (PN-addressed) or `from=lid sender_pn=… addressing_mode="lid"`,
+ * with one `pkmsg` (first contact, from the device's uploaded bundle) or `msg` per device.
+ *
+ * Group: `<message from=group participant=author participant_pn|participant_lid=…>` with the
+ * contact's sender key distribution as a `pkmsg`/`msg` to each device that lacks it, then the
+ * `skmsg` every device decrypts with that sender key.
+ */
+export async function deliverInbound(delivery: InboundDelivery): Promise<string> {
+  const { from, account, connections, message, options, nowMs } = delivery
+  const id = options.id ?? newMessageId()
+  const group = options.group
+  const addressing = options.addressing ?? group?.addressing ?? from.addressing
+  const senderJid = from.jid(addressing)
+  const senderAttrs: Record<string, string> = group
+    ? addressing === "lid"
+      ? { from: group.jid, participant: senderJid, participant_pn: from.pnJid, addressing_mode: "lid" }
+      : { from: group.jid, participant: senderJid, participant_lid: from.lidJid, addressing_mode: "pn" }
+    : addressing === "lid"
+      ? { from: senderJid, sender_pn: from.pnJid, addressing_mode: "lid" }
+      : { from: senderJid, sender_lid: from.lidJid }
+  const type = message.conversation != null || message.extendedTextMessage ? "text" : "media"
+  const groupCipher = group ? await from.encryptForGroup(group.jid, senderJid, message) : undefined
+
+  for (const connection of connections) {
+    const deviceId = connection.login!.deviceId
+    const deviceJid = account.deviceJid(deviceId, "pn")
+    const pairwise = async (content: proto.IMessage): Promise<BinaryNode> => {
+      const bundle = (await from.hasSessionWith(deviceJid)) ? undefined : account.takeBundle(deviceId)
+      const { type: encType, ciphertext } = await from.encryptFor(deviceJid, bundle, content)
+      return { tag: "enc", attrs: { v: "2", type: encType }, content: ciphertext }
+    }
+    const content: BinaryNode[] = []
+    if (group && groupCipher) {
+      if (from.markSenderKeyDelivered(group.jid, senderJid, deviceJid)) {
+        content.push(await pairwise({ senderKeyDistributionMessage: { groupId: group.jid, axolotlSenderKeyDistributionMessage: groupCipher.distribution } }))
+      }
+      content.push({ tag: "enc", attrs: { v: "2", type: "skmsg" }, content: groupCipher.ciphertext })
+    } else {
+      content.push(await pairwise(message))
+    }
+    connection.send({
+      tag: "message",
+      attrs: { ...senderAttrs, id, t: unixSeconds(nowMs), type, notify: from.name },
+      content,
+    })
+  }
+  return id
+}

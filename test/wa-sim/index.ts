@@ -1,0 +1,28 @@
+/**
+ * wa-sim: a protocol-level WhatsApp simulator for tests. Unmodified Baileys connects to it over
+ * `waWebSocketUrl`; everything listens on 127.0.0.1 only.
+ *
+ * ```ts
+ * const sim = await startWaSim()
+ * const alice = sim.contact({ phoneNumber: "+15550002222" })
+ * // … the app shows a QR from Baileys' connection.update …
+ * await sim.primary("+15550001111").scanQr(qr)
+ * const sent = await sim.nextMessage(alice)         // decrypted by Alice: sent.text, sent.media?.bytes
+ * await sim.sendInbound(alice, { text: "hi" })
+ * await sim.stop()
+ * ```
+ *
+ * An app under test in another process needs `NODE_EXTRA_CA_CERTS=<sim.mediaCaPath>` at start to
+ * upload media; inside the test process use `trustMediaHostInFetch(sim)`.
+ */
+export { startWaSim, WaSim, type AckErrorCode, type ClientStanza, type MessageTarget, type StreamErrorKind, type WaSimOptions } from "./sim"
+export { SimContact, type Addressing, type AutoReceipts, type ContactOptions } from "./contact"
+export { SimGroup, type GroupOptions } from "./groups"
+export { SimPrimary, type LinkedDevice } from "./primary"
+export type { OutboundMedia, OutboundMessage } from "./outbound"
+export type { InboundContent, InboundOptions } from "./inbound"
+export type { TlsCertificate } from "./media-cert"
+export { generateLoopbackCertificate } from "./media-cert"
+export { trustMediaHostInFetch } from "./media-trust"
+export { MemoryAuth, TestClient, pairWithQr, simSocketConfig } from "./baileys-client"
+export { silentLogger } from "./silent-logger"

@@ -1,0 +1,29 @@
+import type { WaSim } from "./sim"
+
+/**
+ * Makes Baileys' media upload (and download) trust the simulator's media host inside this process.
+ *
+ * Under Bun, Baileys uploads with the global `fetch` and passes no TLS option it could be given
+ * (`options` only contributes headers; `fetchAgent` is used only when it is an undici dispatcher,
+ * which Bun ignores). What was tried on Bun 1.4.5 against a self-signed 127.0.0.1 certificate:
+ * setting `NODE_EXTRA_CA_CERTS` at runtime has no effect (it is read at process start only; it
+ * does work when set before `bun` starts), `tls.setDefaultCACertificates()` does not affect
+ * `fetch`, an undici `Agent` as `dispatcher` is ignored, and only a per-request `tls: { ca }` (or a
+ * `Bun.FetchSession` holding it) is honoured.
+ *
+ * So this swaps `globalThis.fetch` for one that sends requests for the media host's origin through
+ * the simulator's trusting `FetchSession` and passes every other request to the original fetch
+ * untouched. It returns the function that puts the original back; call it in `afterAll`.
+ */
+export function trustMediaHostInFetch(sim: WaSim, scope: { fetch: typeof fetch } = globalThis): () => void {
+  const original = scope.fetch
+  const origin = sim.media.origin
+  const routed = (input: string | URL | Request, init?: BunFetchRequestInit): Promise<Response> => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url
+    return URL.canParse(url) && new URL(url).origin === origin ? sim.media.fetch(input, init) : original(input, init)
+  }
+  scope.fetch = Object.assign(routed, { preconnect: original.preconnect }) as typeof fetch
+  return () => {
+    scope.fetch = original
+  }
+}

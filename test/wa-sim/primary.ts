@@ -1,0 +1,164 @@
+import { randomBytes } from "node:crypto"
+import { verifySignature } from "libsignal/src/curve.js"
+import {
+  Curve,
+  generateSignalPubKey,
+  hmacSign,
+  proto,
+  S_WHATSAPP_NET,
+  WA_ADV_ACCOUNT_SIG_PREFIX,
+  WA_ADV_DEVICE_SIG_PREFIX,
+  getBinaryNodeChild,
+  type BinaryNode,
+} from "@whiskeysockets/baileys"
+import type { SimAccount } from "./accounts"
+import type { SimConnection } from "./connection"
+import { childBytes, contentBytes, requiredChildBytes, unixSeconds } from "./nodes"
+import { deriveAdvSecret, openKeyBundle, unwrapEphemeralKey, wrapEphemeralKey } from "./pairing-code"
+
+/** A companion device the phone has just linked. */
+export interface LinkedDevice {
+  deviceId: number
+  /** `15550001111:1@s.whatsapp.net` */
+  jid: string
+  /** `1000…:1@lid` */
+  lid: string
+}
+
+/** What a primary phone needs from the simulator. */
+export interface PrimaryDeps {
+  /** Every open connection, to find the one showing a QR ref or waiting for a pairing code. */
+  connections(): Iterable<SimConnection>
+  nowMs(): number
+  /** How long to wait for each answer of the companion during pairing. */
+  replyTimeoutMs: number
+}
+
+/**
+ * The user's phone, the primary device of an account. It links companions (Baileys) the two ways
+ * the WhatsApp app does: scanning the QR code the companion shows, or taking the 8-character code
+ * the companion displays after "link with phone number".
+ */
+export class SimPrimary {
+  constructor(
+    readonly account: SimAccount,
+    private readonly deps: PrimaryDeps,
+  ) {}
+
+  /**
+   * Scans a QR string from Baileys' `connection.update` (`…#ref,noiseKey,identityKey,advSecret,platform`)
+   * and links that companion. Resolves once the companion signed its device identity and was told
+   * to restart (stream error 515).
+   */
+  async scanQr(qr: string): Promise<LinkedDevice> {
+    const [ref, , identityKeyB64, advSecretB64] = (qr.split("#")[1] ?? "").split(",")
+    if (!ref || !identityKeyB64 || !advSecretB64) throw new Error(`not a WhatsApp pairing QR: ${qr}`)
+    const connection = [...this.deps.connections()].find((candidate) => candidate.isOpen && candidate.qrRefs.includes(ref))
+    if (!connection) throw new Error(`no open connection is showing QR ref ${ref}`)
+    return this.link(connection, Buffer.from(identityKeyB64, "base64"), Buffer.from(advSecretB64, "base64"))
+  }
+
+  /**
+   * Enters the pairing code a companion displays (after Baileys' `requestPairingCode(phoneNumber)`
+   * for this account's number) and links that companion. Rejects when the code is wrong, which
+   * shows up as the companion's key bundle failing to decrypt.
+   */
+  async confirmPairingCode(code: string): Promise<LinkedDevice> {
+    const connection = [...this.deps.connections()].find(
+      (candidate) => candidate.isOpen && candidate.companionHello?.phoneNumber === this.account.phoneNumber,
+    )
+    const hello = connection?.companionHello
+    if (!connection || !hello) throw new Error(`no companion asked for a pairing code for ${this.account.phoneNumber}`)
+    const companionEphemeral = await unwrapEphemeralKey(hello.wrappedCompanionEphemeral, code)
+    const ephemeral = Curve.generateKeyPair()
+    const finishing = connection.nextIq("md/set/link_code_companion_reg", this.deps.replyTimeoutMs)
+    connection.send({
+      tag: "notification",
+      attrs: { from: S_WHATSAPP_NET, type: "link_code_companion_reg", id: randomBytes(8).toString("hex"), t: unixSeconds(this.deps.nowMs()) },
+      content: [
+        {
+          tag: "link_code_companion_reg",
+          attrs: { stage: "primary_hello" },
+          content: [
+            { tag: "link_code_pairing_ref", attrs: {}, content: hello.ref },
+            { tag: "primary_identity_pub", attrs: {}, content: Buffer.from(this.account.identity.public) },
+            { tag: "link_code_pairing_wrapped_primary_ephemeral_pub", attrs: {}, content: await wrapEphemeralKey(ephemeral.public, code) },
+          ],
+        },
+      ],
+    })
+    const finish = getBinaryNodeChild(await finishing, "link_code_companion_reg")
+    if (finish?.attrs.stage !== "companion_finish") throw new Error(`expected companion_finish, got ${finish?.attrs.stage}`)
+    const ephemeralShared = Curve.sharedKey(ephemeral.private, companionEphemeral)
+    let bundle: ReturnType<typeof openKeyBundle>
+    try {
+      bundle = openKeyBundle(requiredChildBytes(finish, "link_code_pairing_wrapped_key_bundle"), ephemeralShared)
+    } catch {
+      connection.companionHello = undefined
+      throw new Error("the pairing code is wrong: the companion's key bundle does not decrypt")
+    }
+    const companionIdentityKey = requiredChildBytes(finish, "companion_identity_public")
+    if (!bundle.companionIdentityKey.equals(companionIdentityKey) || !bundle.primaryIdentityKey.equals(Buffer.from(this.account.identity.public))) {
+      throw new Error("the companion's key bundle names other identity keys")
+    }
+    const identityShared = Curve.sharedKey(this.account.identity.private, companionIdentityKey)
+    connection.companionHello = undefined
+    return this.link(connection, companionIdentityKey, deriveAdvSecret(ephemeralShared, identityShared, bundle.random))
+  }
+
+  /**
+   * Sends `pair-success` with an ADV identity signed by the account key and HMAC'd with the
+   * companion's ADV secret, checks the companion's `pair-device-sign` strictly, records the device
+   * and sends stream error 515, after which the companion reconnects and logs in.
+   */
+  private async link(connection: SimConnection, companionIdentityKey: Buffer, advSecret: Buffer): Promise<LinkedDevice> {
+    const account = this.account
+    const deviceId = account.reserveDeviceId()
+    const details = proto.ADVDeviceIdentity.encode({
+      rawId: randomBytes(4).readUInt32BE(0),
+      timestamp: Math.floor(this.deps.nowMs() / 1000),
+      keyIndex: deviceId,
+    }).finish()
+    const accountSignature = Curve.sign(account.identity.private, Buffer.concat([WA_ADV_ACCOUNT_SIG_PREFIX, details, companionIdentityKey]))
+    const signedIdentity = proto.ADVSignedDeviceIdentity.encode({ details, accountSignatureKey: account.identity.public, accountSignature }).finish()
+    const identityWithHmac = proto.ADVSignedDeviceIdentityHMAC.encode({ details: signedIdentity, hmac: hmacSign(signedIdentity, advSecret) }).finish()
+    const linked: LinkedDevice = { deviceId, jid: account.deviceJid(deviceId, "pn"), lid: account.deviceJid(deviceId, "lid") }
+    const pairSuccess: BinaryNode = {
+      tag: "iq",
+      attrs: { from: S_WHATSAPP_NET, type: "set", xmlns: "md", t: unixSeconds(this.deps.nowMs()) },
+      content: [
+        {
+          tag: "pair-success",
+          attrs: {},
+          content: [
+            { tag: "device-identity", attrs: {}, content: identityWithHmac },
+            { tag: "platform", attrs: { name: "android" } },
+            { tag: "device", attrs: { jid: linked.jid, lid: linked.lid } },
+          ],
+        },
+      ],
+    }
+    const reply = await connection.request(pairSuccess, this.deps.replyTimeoutMs)
+    if (reply.attrs.type !== "result") throw new Error(`the companion refused pair-success: ${JSON.stringify(reply.attrs)}`)
+    const signedByCompanion = contentBytes(getBinaryNodeChild(getBinaryNodeChild(reply, "pair-device-sign"), "device-identity"))
+    if (!signedByCompanion) throw new Error("the companion's answer has no pair-device-sign/device-identity")
+    const companionSigned = proto.ADVSignedDeviceIdentity.decode(signedByCompanion)
+    const deviceMessage = Buffer.concat([WA_ADV_DEVICE_SIG_PREFIX, details, companionIdentityKey, account.identity.public])
+    if (!companionSigned.deviceSignature || !verifySignature(generateSignalPubKey(companionIdentityKey), deviceMessage, companionSigned.deviceSignature)) {
+      throw new Error("the companion's device signature does not verify")
+    }
+    account.addDevice(deviceId, companionIdentityKey)
+    connection.qrRefs = []
+    connection.endStream({ tag: "stream:error", attrs: { code: "515" } })
+    return linked
+  }
+}
+
+/** Reads `companion_hello` of a pairing-code request; the server answers it with a fresh ref. */
+export function readCompanionHello(iq: BinaryNode): { phoneNumber: string; wrappedCompanionEphemeral: Buffer } | undefined {
+  const hello = getBinaryNodeChild(iq, "link_code_companion_reg")
+  if (hello?.attrs.stage !== "companion_hello") return undefined
+  const wrapped = childBytes(hello, "link_code_pairing_wrapped_companion_ephemeral_pub")
+  const phoneNumber = (hello.attrs.jid ?? "").split("@")[0]?.split(":")[0] ?? ""
+  return wrapped && phoneNumber ? { phoneNumber, wrappedCompanionEphemeral: wrapped } : undefined
+}
