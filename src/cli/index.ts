@@ -42,7 +42,7 @@ export async function runCli(argv: string[], io: CliIo, stopSignal: Promise<stri
       case "keys":
         return await keysCommand(rest, io)
       case "phones":
-        return await phonesCommand(rest, io)
+        return await phonesCommand(rest, io, stopSignal)
       case "webhooks":
         return await webhooksCommand(rest, io)
       case "admin-token":

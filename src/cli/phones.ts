@@ -1,5 +1,8 @@
 import { getAccount } from "../domain/accounts"
-import { addPhone, listPhones, removePhone } from "../domain/phones"
+import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../domain/phones"
+import { loadConfig } from "../config"
+import { pairCommand, PAIR_USAGE } from "./pair"
+import { adminCall, runningServer } from "./server-client"
 import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
 import { printJson, table, withServices, type CliIo } from "./io"
@@ -7,12 +10,20 @@ import { selectAccount } from "./select-account"
 
 export const PHONES_USAGE = `wagate phones [list] [--account ACCOUNT_ID] [--json]
 wagate phones add +E164 [--account ACCOUNT_ID] [--name DISPLAY_NAME]
-wagate phones remove PHONE_ID|+E164`
+wagate phones remove PHONE_ID|+E164
+${PAIR_USAGE}
+wagate phones logout PHONE_ID|+E164`
 
-/** `wagate phones …`: add, list and remove phones. */
-export async function phonesCommand(argv: string[], io: CliIo): Promise<number> {
+/**
+ * `wagate phones …`: add, list, pair, log out and remove phones. Commands that touch a live
+ * connection go through the running server when one owns the data directory (it holds the
+ * sockets); otherwise they act on the data directory directly.
+ */
+export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promise<string>): Promise<number> {
+  if (argv[0] === "pair") return pairCommand(argv.slice(1), io, stopSignal)
   const args = parseArgs(argv, new Set(["json"]))
   const [sub = "list", ...rest] = args.positionals
+  const server = runningServer(loadConfig(io.env, args.flags).dataDir)
   return withServices(io, args.flags, async (services) => {
     const ctx = services.ctx
     if (sub === "list") {
@@ -40,11 +51,31 @@ export async function phonesCommand(argv: string[], io: CliIo): Promise<number> 
       )
       return 0
     }
-    if (sub === "remove") {
+    if (sub === "remove" || sub === "logout") {
       const ref = rest[0]
-      if (!ref) throw new UsageError("phones remove needs a PHONE_ID or +E164 number")
-      const phone = await removePhone(ctx, ref)
-      io.stdout(`Removed phone ${phone.id} (${phone.phoneNumber}); its messages are kept.\n`)
+      if (!ref) throw new UsageError(`phones ${sub} needs a PHONE_ID or +E164 number`)
+      const phone = findPhoneAnywhere(ctx, ref)
+      if (server) {
+        const res = await adminCall(server, sub === "remove" ? "DELETE" : "POST", sub === "remove" ? `/phones/${phone.id}` : `/phones/${phone.id}/logout`)
+        if (res.status !== 200) {
+          io.stderr(`error: ${res.body.message?.join("; ") ?? `the server answered ${res.status}`}\n`)
+          return 1
+        }
+      } else {
+        // No server holds a socket: wipe the credentials here (the phone may still list the device
+        // under Linked devices until it is removed there) and fail queued sends.
+        if (sub === "remove") {
+          await services.sessions.forget(phone.id)
+          await removePhone(ctx, phone.id)
+        } else {
+          await services.sessions.logout(phone.id)
+        }
+      }
+      io.stdout(
+        sub === "remove"
+          ? `Removed phone ${phone.id} (${phone.phoneNumber}); its messages are kept.\n`
+          : `Logged out ${phone.phoneNumber}: its credentials are wiped; pair it again with \`wagate phones pair ${phone.phoneNumber}\`.\n`,
+      )
       return 0
     }
     throw new UsageError(`Unknown phones command "${sub}"\n${PHONES_USAGE}`)

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { createApp } from "../app"
 import { loadConfig } from "../config"
-import { createServices } from "../deps"
+import { createServices, type Services } from "../deps"
 import { bootstrap, type BootstrapResult } from "../domain/bootstrap"
 import { systemClock } from "../lib/clock"
 import { acquireLock, LOCK_FILE } from "../lib/lockfile"
@@ -12,6 +12,7 @@ import { DATABASE_FILE } from "../store/db"
 import { VERSION } from "../version"
 import { parseArgs } from "./args"
 import { cliLogger, type CliIo } from "./io"
+import { renderQr } from "./pair"
 
 /** Longest a shutdown waits for in-flight requests (API-DECISIONS §13). */
 export const SHUTDOWN_GRACE_MS = 8_000
@@ -40,6 +41,7 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
   let server: ReturnType<typeof Bun.serve> | undefined
   try {
     const created = await bootstrap(services.ctx)
+    if (io.isTty) printPairingPrompts(io, services)
     services.start()
     const app = createApp(services)
     app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: TRANSPORT_MAX_BODY_BYTES })
@@ -61,6 +63,23 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
     await services.stop()
     lock.release()
   }
+}
+
+/** On a terminal, shows each new pairing QR or code as it appears (API-DECISIONS §12). */
+function printPairingPrompts(io: CliIo, services: Services): void {
+  const shown = new Map<string, string>()
+  services.sessions.subscribeAll((phone, state) => {
+    const prompt = state.qr ?? state.pairingCode
+    if (!prompt || shown.get(phone.id) === prompt) return
+    shown.set(phone.id, prompt)
+    if (state.qr) {
+      void renderQr(state.qr).then((qr) =>
+        io.stdout(`\nPairing ${phone.phoneNumber}: scan with WhatsApp › Settings › Linked devices › Link a device\n\n${qr}\n`),
+      )
+    } else {
+      io.stdout(`\nPairing ${phone.phoneNumber}: on the phone choose "Link with phone number instead" and type ${state.pairingCode}\n`)
+    }
+  })
 }
 
 function printFirstRun(io: CliIo, created: BootstrapResult, baseUrl: string): void {

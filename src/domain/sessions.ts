@@ -50,6 +50,8 @@ export interface SessionManager {
   pairingState(phoneId: string): PairingState
   /** Calls `listener` on every pairing-state change of the phone; returns the unsubscribe. */
   subscribe(phoneId: string, listener: (state: PairingState) => void): () => void
+  /** Calls `listener` on every pairing-state change of any phone (serve prints QRs with it). */
+  subscribeAll(listener: (phone: PhoneRow, state: PairingState) => void): () => void
   /** The phone's session when it is connected. */
   sessionOf(phoneId: string): WhatsAppSession | null
   /** Postable groups of a connected phone (the live source of GET /v1/groups). */
@@ -80,6 +82,7 @@ export function createSessionManager(deps: {
   const { ctx, gateway, scheduler } = deps
   const random = deps.random ?? Math.random
   const runtimes = new Map<string, Runtime>()
+  const everyPhone = new Set<(phone: PhoneRow, state: PairingState) => void>()
   let stopped = false
 
   scheduler.on(RECONNECT_KIND, (phoneIds) => {
@@ -108,6 +111,7 @@ export function createSessionManager(deps: {
     if (!rt || !phone) return
     const state = stateOf(phone, rt)
     for (const listener of rt.listeners) listener(state)
+    for (const listener of everyPhone) listener(phone, state)
   }
 
   /**
@@ -348,6 +352,10 @@ export function createSessionManager(deps: {
       const rt = runtime(phoneId)
       rt.listeners.add(listener)
       return () => rt.listeners.delete(listener)
+    },
+    subscribeAll(listener) {
+      everyPhone.add(listener)
+      return () => everyPhone.delete(listener)
     },
     sessionOf(phoneId) {
       const rt = runtimes.get(phoneId)

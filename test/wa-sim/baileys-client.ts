@@ -124,6 +124,30 @@ export class TestClient {
     return this.waitFor(() => this.qrs[0], "a QR code", timeoutMs)
   }
 
+  /**
+   * Waits until Baileys emitted its own `append` upsert for a message it sent. Baileys holds that
+   * upsert in its event buffer for about 100 ms after `sendMessage` resolves, and a receipt that
+   * arrives meanwhile is folded into it (as `status`) instead of becoming a `messages.update`; a
+   * test that wants to see each receipt as an update must push receipts only after this.
+   */
+  waitForOwnUpsert(id: string, timeoutMs = DEFAULT_WAIT_MS): Promise<WAMessage> {
+    return this.waitFor(
+      () => this.upserts.find((entry) => entry.message.key.fromMe && entry.message.key.id === id)?.message,
+      `our own upsert of ${id}`,
+      timeoutMs,
+    )
+  }
+
+  /**
+   * The highest status Baileys reported for a message by any route: `messages.update`, or the
+   * `status` of its own upsert when a receipt was folded into it (see `waitForOwnUpsert`).
+   */
+  highestStatusOf(id: string): number | undefined {
+    const fromUpserts = this.upserts.filter((entry) => entry.message.key.id === id).map((entry) => entry.message.status ?? undefined)
+    const all = [...this.statusesOf(id), ...fromUpserts].filter((status): status is number => typeof status === "number")
+    return all.length > 0 ? Math.max(...all) : undefined
+  }
+
   /** Statuses `messages.update` reported for one message id, in order. */
   statusesOf(id: string): number[] {
     return this.messageUpdates.filter((entry) => entry.key.id === id && typeof entry.update.status === "number").map((entry) => entry.update.status!)
@@ -142,8 +166,7 @@ export class TestClient {
  *
  * `shouldSyncHistoryMessage: () => false`: on the first login after pairing Baileys otherwise waits
  * up to 20 s for the phone's history-sync push (which the simulator does not send) with its event
- * buffer on, and folds receipts arriving meanwhile into the buffered `messages.upsert` instead of
- * emitting `messages.update`. Apps keeping Baileys' default must read statuses from both.
+ * buffer on, so events come out in consolidated batches.
  */
 export function simSocketConfig(sim: WaSim, auth: MemoryAuth, overrides: Partial<UserFacingSocketConfig> = {}): UserFacingSocketConfig {
   return {

@@ -140,6 +140,9 @@ export const IQ_HANDLERS: Record<string, IqHandler> = {
       },
     ]),
 
+  /** Trusted-contact token issuance after a 1:1 send; an empty result issues none. */
+  "privacy/set/tokens": (request) => request.reply(),
+
   "w:m/set/media_conn": (request) => request.reply([request.world.media.mediaConnNode()]),
 
   "usync/get/usync": (request) => {
