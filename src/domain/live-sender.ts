@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { Scheduler } from "../lib/scheduler"
 import { findMessage, type MessageRow } from "../store/messages"
-import { findPartByWaId, insertPart, listParts, updatePart, type PartRow } from "../store/message-parts"
+import { findPartByWaId, insertPart, listParts, setPartMediaKind, updatePart, type PartRow } from "../store/message-parts"
 import { deleteSendJob, insertSendJob, listPhonesWithJobs, listSendJobs } from "../store/send-jobs"
 import type { WriteTx } from "../store/writer"
 import type { MediaKind, OutboundPart, WhatsAppSession } from "../whatsapp/gateway"
@@ -21,6 +21,8 @@ export type FetchMedia = (url: string) => Promise<MediaDownload>
 /** Jitter around WAGATE_SEND_INTERVAL_MS (API-DECISIONS §7): ±30%. */
 export const SEND_INTERVAL_JITTER = 0.3
 const PACE_KIND = "send-pace"
+/** Media kinds WhatsApp shows a caption under. */
+const CAPTIONABLE: ReadonlySet<string> = new Set(["image", "video", "document"])
 const TIMEOUT_KIND = "send-timeout"
 
 /**
@@ -97,11 +99,21 @@ export function createLiveSender(deps: {
         return
       }
       const handedOff = await sendJob(phoneId, job.messageId, session)
-      if (!handedOff) return
+      if (!handedOff) {
+        // The socket is going away (the next connect resumes the job), or WhatsApp did not
+        // answer a lookup or a write while the phone stays connected: retry at the next pace
+        // instead of leaving the queue stuck until some other send or reconnect wakes it.
+        if (deps.sessionOf(phoneId) === session) scheduler.schedule(PACE_KIND, phoneId, ctx.clock.nowMs() + pacedIntervalMs())
+        return
+      }
       handed(phoneId).add(job.messageId)
-      const jitter = 1 + (random() * 2 - 1) * SEND_INTERVAL_JITTER
-      nextAllowedAtMs.set(phoneId, ctx.clock.nowMs() + Math.round(deps.sendIntervalMs * jitter))
+      nextAllowedAtMs.set(phoneId, ctx.clock.nowMs() + pacedIntervalMs())
     }
+  }
+
+  function pacedIntervalMs(): number {
+    const jitter = 1 + (random() * 2 - 1) * SEND_INTERVAL_JITTER
+    return Math.round(deps.sendIntervalMs * jitter)
   }
 
   /**
@@ -162,16 +174,24 @@ export function createLiveSender(deps: {
 
   /**
    * Turns stored parts into WhatsApp messages: the text rides as the caption of the first image,
-   * video or document; with no such media it is a text part of its own (API-DECISIONS §7).
+   * video or document; with no such media it is a text part of its own (API-DECISIONS §7). The
+   * kinds are recorded, so a re-send of the unacknowledged parts after a reconnect decides the
+   * same way and never repeats the caption or adds a text message.
    */
   async function planParts(message: MessageRow, parts: PartRow[], media: Map<number, MediaDownload & { ok: true }>, toJid: string) {
-    const captionable = parts.find((p) => p.mediaUrl !== null && ["image", "video", "document"].includes(media.get(p.partIndex)?.media.kind ?? ""))
+    const kindOf = (p: PartRow) => media.get(p.partIndex)?.media.kind ?? p.mediaKind
+    const hasText = message.content.trim() !== ""
+    const captionable = parts.find((p) => p.mediaUrl !== null && CAPTIONABLE.has(kindOf(p) ?? ""))
+    const needsTextPart = hasText && !captionable && !parts.some((p) => p.mediaUrl === null)
     let all = parts
-    const hasTextPart = parts.some((p) => p.mediaUrl === null)
-    if (message.content.trim() !== "" && !captionable && !hasTextPart) {
-      const textPart = { messageId: message.id, partIndex: parts.length, waMessageId: waMessageIdFor(message.id, parts.length), mediaUrl: null, status: "pending" as const }
-      await ctx.writer.write((db) => insertPart(db, textPart))
-      all = listParts(ctx.db, message.id)
+    if (needsTextPart || media.size > 0) {
+      await ctx.writer.write((db) => {
+        for (const [partIndex, download] of media) setPartMediaKind(db, message.id, partIndex, download.media.kind)
+        if (needsTextPart) {
+          insertPart(db, { messageId: message.id, partIndex: parts.length, waMessageId: waMessageIdFor(message.id, parts.length), mediaUrl: null, status: "pending" })
+        }
+      })
+      if (needsTextPart) all = listParts(ctx.db, message.id)
     }
     const out: OutboundPart[] = []
     // The text part goes first, like a message with attachments.
@@ -190,7 +210,7 @@ export function createLiveSender(deps: {
           bytes: m.bytes,
           mimetype: m.mimetype,
           fileName: m.fileName,
-          caption: part === captionable && message.content.trim() !== "" ? message.content : undefined,
+          caption: hasText && part.partIndex === captionable?.partIndex ? message.content : undefined,
         },
       })
     }
@@ -226,9 +246,15 @@ export function createLiveSender(deps: {
       updatePart(db, { ...part, ...next })
       const message = findMessage(db, part.messageId)
       if (!message) return
-      const aggregate = aggregateParts(listParts(db, part.messageId))
+      const parts = listParts(db, part.messageId)
+      const aggregate = aggregateParts(parts)
       if (aggregate === null) return
-      const updated = applyMessageSignal(ctx, db, tx, message, aggregate)
+      let updated = applyMessageSignal(ctx, db, tx, message, aggregate)
+      // A delivery receipt after the read receipt only fills deliveredAt (API-DECISIONS §7); the
+      // aggregate says "read" again, so the late delivery is applied on its own.
+      if (updated.status === "read" && updated.deliveredAtMs === null && parts.every((p) => p.deliveredAtMs !== null)) {
+        updated = applyMessageSignal(ctx, db, tx, updated, { kind: "delivered", atMs: Math.max(...parts.map((p) => p.deliveredAtMs!)) })
+      }
       if (updated.status !== "pending") {
         deleteSendJob(db, message.id)
         tx.afterCommit(() => handedOver.get(message.phoneId)?.delete(message.id))

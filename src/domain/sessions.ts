@@ -88,7 +88,8 @@ export function createSessionManager(deps: {
   scheduler.on(RECONNECT_KIND, (phoneIds) => {
     for (const phoneId of phoneIds) {
       const rt = runtimes.get(phoneId)
-      if (rt?.wanted && !rt.connected && !stopped) openSession(phoneId, rt, null)
+      // A socket opened meanwhile (the operator's connect) is not doubled.
+      if (rt?.wanted && !rt.connected && !rt.session && !stopped) openSession(phoneId, rt, null)
     }
   })
 
@@ -123,6 +124,8 @@ export function createSessionManager(deps: {
     status: ConnectionStatus,
     change: { reason?: string; willReconnect?: boolean } = {},
   ): Promise<void> {
+    // After stop the database is being closed: late socket events change nothing.
+    if (stopped) return
     await ctx.writer.write((db, tx) => {
       const phone = findPhone(db, phoneId)
       if (!phone) return
@@ -155,7 +158,7 @@ export function createSessionManager(deps: {
         },
       })
     })
-    notify(phoneId)
+    if (!stopped) notify(phoneId)
   }
 
   function reconnectDelayMs(attempts: number): number {
@@ -185,9 +188,16 @@ export function createSessionManager(deps: {
           // Someone scanned with another WhatsApp account: sending as it would lie about `from`.
           ctx.logger.warn("paired account does not match the phone number; unlinking", { phoneId, expected: phone.phoneNumber, got: phoneNumber })
           rt.wanted = false
-          void session()
+          // Detached first: the close the unlink causes (logged_out) must not replace this reason.
+          const mismatched = session()
+          rt.session = null
+          void mismatched
             .logout()
-            .finally(() => setStatus(phoneId, "logged_out", { reason: "phone_number_mismatch", willReconnect: false }))
+            .catch((err) => ctx.logger.warn("unlinking the mismatched account failed; credentials wiped anyway", { phoneId, err }))
+            .finally(() => {
+              gateway.wipeCredentials(phoneId)
+              return setStatus(phoneId, "logged_out", { reason: "phone_number_mismatch", willReconnect: false })
+            })
           return
         }
         rt.connected = true
@@ -195,7 +205,7 @@ export function createSessionManager(deps: {
         rt.qr = null
         rt.pairingCode = null
         rt.method = null
-        void setStatus(phoneId, "connected").then(() => deps.sender().phoneConnected(phoneId))
+        void setStatus(phoneId, "connected").then(() => (stopped ? undefined : deps.sender().phoneConnected(phoneId)))
       },
       disconnected({ reason }) {
         if (!current()) return
@@ -213,7 +223,7 @@ export function createSessionManager(deps: {
           rt.wanted = false
           gateway.wipeCredentials(phoneId)
           deps.lookups.forget(phoneId)
-          void setStatus(phoneId, "logged_out", { reason, willReconnect: false }).then(() => deps.sender().phoneGone(phoneId))
+          void setStatus(phoneId, "logged_out", { reason, willReconnect: false }).then(() => (stopped ? undefined : deps.sender().phoneGone(phoneId)))
           return
         }
         if (reason === "pairing_expired") {
@@ -240,7 +250,12 @@ export function createSessionManager(deps: {
     }
   }
 
-  function openSession(phoneId: string, rt: Runtime, pairing: { method: "qr" | "code" } | null): void {
+  function openSession(
+    phoneId: string,
+    rt: Runtime,
+    pairing: { method: "qr" | "code" } | null,
+    change: { reason?: string; willReconnect?: boolean } = {},
+  ): void {
     const phone = findPhone(ctx.db, phoneId)
     if (!phone) return
     let session: WhatsAppSession
@@ -249,7 +264,7 @@ export function createSessionManager(deps: {
     rt.session = session
     rt.wanted = true
     if (session.paired) {
-      void setStatus(phoneId, "connecting")
+      void setStatus(phoneId, "connecting", change)
       session.connect()
     } else {
       const method = pairing?.method ?? rt.method ?? "qr"
@@ -303,7 +318,8 @@ export function createSessionManager(deps: {
     start() {
       for (const phone of listAllPhones(ctx.db)) {
         if (gateway.hasCredentials(phone.id)) {
-          openSession(phone.id, runtime(phone.id), null)
+          // A phone the previous process left `connected` is reconnecting: say so in its event.
+          openSession(phone.id, runtime(phone.id), null, { reason: "server_restarted", willReconnect: true })
         } else if (phone.connectionStatus !== "unpaired" && phone.connectionStatus !== "logged_out") {
           // A pairing cut short by a restart left no credentials: the phone is unpaired again.
           void setStatus(phone.id, "unpaired")
@@ -316,6 +332,8 @@ export function createSessionManager(deps: {
       const rt = runtime(phoneId)
       if (rt.session && (rt.connected || rt.method === method || gateway.hasCredentials(phoneId))) return stateOf(findPhone(ctx.db, phoneId)!, rt)
       if (rt.session) await closeSession(phoneId)
+      // A reconnect waiting in its backoff would open a second socket beside this one.
+      scheduler.cancel(RECONNECT_KIND, phoneId)
       rt.method = method
       rt.attempts = 0
       openSession(phone.id, rt, { method })

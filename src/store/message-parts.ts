@@ -8,6 +8,8 @@ export interface PartRow {
   waMessageId: string
   /** The media URL this part sends, or null for the text part. */
   mediaUrl: string | null
+  /** The kind of the downloaded media, recorded when the part is first handed to WhatsApp. */
+  mediaKind: "image" | "video" | "audio" | "document" | null
   status: MessageStatus
   sentAtMs: number | null
   deliveredAtMs: number | null
@@ -18,7 +20,7 @@ export interface PartRow {
 }
 
 const COLUMNS = `message_id AS messageId, part_index AS partIndex, wa_message_id AS waMessageId, media_url AS mediaUrl,
-  status, sent_at_ms AS sentAtMs, delivered_at_ms AS deliveredAtMs, read_at_ms AS readAtMs, failed_at_ms AS failedAtMs,
+  media_kind AS mediaKind, status, sent_at_ms AS sentAtMs, delivered_at_ms AS deliveredAtMs, read_at_ms AS readAtMs, failed_at_ms AS failedAtMs,
   error_code AS errorCode, error_message AS errorMessage`
 
 const INSERT_PART = `INSERT INTO message_parts (message_id, part_index, wa_message_id, media_url, status)
@@ -27,6 +29,13 @@ const INSERT_PART = `INSERT INTO message_parts (message_id, part_index, wa_messa
 /** Inserts a part (pending). */
 export function insertPart(db: Database, row: Pick<PartRow, "messageId" | "partIndex" | "waMessageId" | "mediaUrl" | "status">): void {
   db.query(INSERT_PART).run({ ...row })
+}
+
+const SET_KIND = "UPDATE message_parts SET media_kind = $mediaKind WHERE message_id = $messageId AND part_index = $partIndex"
+
+/** Records the kind of a part's downloaded media. */
+export function setPartMediaKind(db: Database, messageId: string, partIndex: number, mediaKind: NonNullable<PartRow["mediaKind"]>): void {
+  db.query(SET_KIND).run({ messageId, partIndex, mediaKind })
 }
 
 const SELECT_BY_MESSAGE = `SELECT ${COLUMNS} FROM message_parts WHERE message_id = ? ORDER BY part_index`

@@ -261,6 +261,13 @@ CREATE TABLE send_jobs (
 CREATE INDEX send_jobs_phone ON send_jobs (phone_id, created_at_ms, message_id);
 `
 
+const PART_KINDS = `
+-- The media kind of a part, recorded when it is first handed to WhatsApp. A re-send after a
+-- reconnect or a restart places the caption (or the separate text message) from the kinds of
+-- every part, the acknowledged ones included, so the text goes out exactly once.
+ALTER TABLE message_parts ADD COLUMN media_kind TEXT;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -277,5 +284,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: "live whatsapp",
     up: (db) => db.exec(LIVE),
+  },
+  {
+    version: 4,
+    name: "part media kinds",
+    up: (db) => db.exec(PART_KINDS),
   },
 ]

@@ -29,6 +29,8 @@ export interface LinkedDevice {
 export interface PrimaryDeps {
   /** Every open connection, to find the one showing a QR ref or waiting for a pairing code. */
   connections(): Iterable<SimConnection>
+  /** Waits until `probe` finds something, re-checked after each client stanza. */
+  waitFor<T>(probe: () => T | undefined, what: string): Promise<T>
   nowMs(): number
   /** How long to wait for each answer of the companion during pairing. */
   replyTimeoutMs: number
@@ -61,14 +63,15 @@ export class SimPrimary {
   /**
    * Enters the pairing code a companion displays (after Baileys' `requestPairingCode(phoneNumber)`
    * for this account's number) and links that companion. Rejects when the code is wrong, which
-   * shows up as the companion's key bundle failing to decrypt.
+   * shows up as the companion's key bundle failing to decrypt, or when no companion asks in time.
    */
   async confirmPairingCode(code: string): Promise<LinkedDevice> {
-    const connection = [...this.deps.connections()].find(
-      (candidate) => candidate.isOpen && candidate.companionHello?.phoneNumber === this.account.phoneNumber,
+    // `requestPairingCode` resolves when Baileys wrote its request, which may not have arrived yet.
+    const connection = await this.deps.waitFor(
+      () => [...this.deps.connections()].find((candidate) => candidate.isOpen && candidate.companionHello?.phoneNumber === this.account.phoneNumber),
+      `a companion asking for a pairing code for ${this.account.phoneNumber}`,
     )
-    const hello = connection?.companionHello
-    if (!connection || !hello) throw new Error(`no companion asked for a pairing code for ${this.account.phoneNumber}`)
+    const hello = connection.companionHello!
     const companionEphemeral = await unwrapEphemeralKey(hello.wrappedCompanionEphemeral, code)
     const ephemeral = Curve.generateKeyPair()
     const finishing = connection.nextIq("md/set/link_code_companion_reg", this.deps.replyTimeoutMs)

@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# Build stage: install with the pinned Bun and compile wagate into one executable.
+FROM oven/bun:1.4.5 AS build
+WORKDIR /src
+COPY package.json bun.lock ./
+RUN bun install --frozen-lockfile --production
+COPY tsconfig.json ./
+COPY src ./src
+RUN bun run build
+
+# Run stage: only the executable, as a non-root user, with the data directory as a volume.
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates curl \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin wagate \
+ && mkdir -p /data && chown wagate:wagate /data
+COPY --from=build /src/dist/wagate /usr/local/bin/wagate
+USER wagate
+WORKDIR /data
+ENV WAGATE_DATA_DIR=/data \
+    WAGATE_HOST=0.0.0.0 \
+    WAGATE_PORT=3000
+VOLUME /data
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
+  CMD curl -fsS http://127.0.0.1:3000/healthz || exit 1
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/wagate"]
+CMD ["serve"]

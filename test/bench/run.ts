@@ -1,0 +1,321 @@
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { cpus, tmpdir } from "node:os"
+import { join } from "node:path"
+import { hasTaskset, hasWrk, runLoad, type LoadResult } from "./loadgen"
+import { seedMessages } from "./seed"
+
+/*
+ * `bun run bench`: measures the compiled binary against a bare Elysia POST route on this machine
+ * (127.0.0.1 only), prints a table and writes bench-results.json. Servers are pinned to core 0
+ * and the load generator to core 1 when taskset exists, as in reference/performance.md.
+ */
+
+const REPO = join(import.meta.dir, "..", "..")
+const BIN = join(REPO, "dist", "wagate")
+const PHONE = "+14155550123"
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10)
+const LIST_ROWS = Number(process.env.BENCH_LIST_ROWS ?? 1_000_000)
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 40_000)
+const dirs: string[] = []
+const procs: ReturnType<typeof Bun.spawn>[] = []
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "wagate-bench-"))
+  dirs.push(d)
+  return d
+}
+
+function pinned(cmd: string[]): string[] {
+  return hasTaskset() ? ["taskset", "-c", "0", ...cmd] : cmd
+}
+
+function rssMiB(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]
+  return Number(kb) / 1024
+}
+
+async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  let text = ""
+  const reader = stream.getReader()
+  const deadline = performance.now() + timeoutMs
+  while (!pattern.test(text)) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${pattern}; got:\n${text}`)
+    const { done, value } = await reader.read()
+    if (done) throw new Error(`process ended before ${pattern}; got:\n${text}`)
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  return text
+}
+
+interface Wagate {
+  proc: ReturnType<typeof Bun.spawn>
+  base: string
+  out: string
+}
+
+async function startWagate(dir: string, env: Record<string, string> = {}, firstRun = true): Promise<Wagate> {
+  const proc = Bun.spawn(pinned([BIN, "serve", "--data", dir, "--port", "0", "--host", "127.0.0.1"]), {
+    env: { ...process.env, WAGATE_LOG_LEVEL: "warn", WAGATE_RATE_LIMIT_PER_MINUTE: "1000000", ...env },
+    stdout: "pipe",
+    stderr: "inherit",
+  })
+  procs.push(proc)
+  const out = await readUntil(proc.stdout as ReadableStream<Uint8Array>, firstRun ? /Admin token: +adm_\w+/ : /listening on http:\/\/[^:]+:\d+/)
+  const port = /listening on http:\/\/[^:]+:(\d+)/.exec(out)![1]
+  return { proc, base: `http://127.0.0.1:${port}`, out }
+}
+
+async function stopProc(proc: ReturnType<typeof Bun.spawn>): Promise<number> {
+  const t0 = performance.now()
+  proc.kill("SIGTERM")
+  await proc.exited
+  return performance.now() - t0
+}
+
+function cli(dir: string, args: string[]): string {
+  const res = spawnSync(BIN, [...args, "--data", dir], { encoding: "utf8" })
+  if (res.status !== 0) throw new Error(`wagate ${args.join(" ")} failed: ${res.stderr}`)
+  return res.stdout
+}
+
+const keyOf = (out: string) => /Sandbox key: +(sk_test_\w+)/.exec(out)![1]!
+const adminOf = (out: string) => /Admin token: +(adm_\w+)/.exec(out)![1]!
+const sendBody = (to = "+14155550199") => `{"fromPhoneId":"${PHONE}","to":"${to}","content":"bench","idempotencyKey":"k-{n}"}`
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = performance.now() + timeoutMs
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(100)
+  }
+}
+
+async function benchSend() {
+  const dir = tempDir()
+  const w = await startWagate(dir)
+  await Bun.sleep(2_000)
+  const idleRssMiB = rssMiB(w.proc.pid)
+  cli(dir, ["phones", "add", PHONE])
+  const key = keyOf(w.out)
+  const bare = Bun.spawn(pinned(["bun", join(import.meta.dir, "bare.ts"), "3900"]), { stdout: "pipe", stderr: "inherit" })
+  procs.push(bare)
+  await readUntil(bare.stdout as ReadableStream<Uint8Array>, /bare listening/)
+  const headers = { "Content-Type": "application/json", Authorization: `Bearer ${key}` }
+  const bareSpec = { url: "http://127.0.0.1:3900/send", method: "POST" as const, headers, body: sendBody(), connections: 64 }
+  const sendSpec = { url: `${w.base}/v1/messages/send`, method: "POST" as const, headers, body: sendBody(), connections: 64 }
+  // Warm-up, discarded.
+  await runLoad({ ...bareSpec, durationSeconds: 2 })
+  await runLoad({ ...sendSpec, durationSeconds: 2 })
+  const bareRuns: LoadResult[] = []
+  const sendRuns: LoadResult[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    bareRuns.push(await runLoad({ ...bareSpec, durationSeconds: DURATION_S }))
+    sendRuns.push(await runLoad({ ...sendSpec, durationSeconds: DURATION_S }))
+  }
+  const ratios = sendRuns.map((s, i) => s.requestsPerSecond / bareRuns[i]!.requestsPerSecond)
+
+  // GET one message by id.
+  const list = (await (await fetch(`${w.base}/v1/messages?limit=1`, { headers })).json()) as any
+  const id = list.data.data[0].id
+  const getRuns: LoadResult[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    getRuns.push(await runLoad({ url: `${w.base}/v1/messages/${id}`, method: "GET", headers: { Authorization: headers.Authorization }, connections: 64, durationSeconds: DURATION_S }))
+  }
+
+  // RSS after at least 100,000 sends.
+  let total = list.data.pagination.total as number
+  while (total < 100_000) {
+    await runLoad({ ...sendSpec, durationSeconds: 5 })
+    total = ((await (await fetch(`${w.base}/v1/messages?limit=1`, { headers })).json()) as any).data.pagination.total
+  }
+  await Bun.sleep(2_000)
+  const rssAfterSendsMiB = rssMiB(w.proc.pid)
+  const shutdownMs = await stopProc(w.proc)
+  bare.kill("SIGTERM")
+  await bare.exited
+  const dbBytes = statSync(join(dir, "wagate.db")).size
+  return {
+    idleRssMiB,
+    bare: summarise(bareRuns),
+    send: summarise(sendRuns),
+    sendRatio: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) },
+    getById: summarise(getRuns),
+    sendsBeforeRss: total,
+    rssAfterSendsMiB,
+    shutdownMs,
+    dbBytesAfterSends: dbBytes,
+  }
+}
+
+function summarise(runs: LoadResult[]) {
+  return {
+    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
+    maxMs: Math.max(...runs.map((r) => r.maxMs)),
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    runs: runs.map((r) => ({ rps: Math.round(r.requestsPerSecond), p50Ms: r.p50Ms, p99Ms: r.p99Ms })),
+  }
+}
+
+async function benchColdStart() {
+  const samples: number[] = []
+  for (let i = 0; i < 11; i++) {
+    const dir = tempDir()
+    const port = 3950 + i
+    const t0 = performance.now()
+    const proc = Bun.spawn(pinned([BIN, "serve", "--data", dir, "--port", String(port), "--host", "127.0.0.1"]), { stdout: "ignore", stderr: "ignore" })
+    procs.push(proc)
+    for (;;) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200) break
+      } catch {
+        // Not listening yet.
+      }
+      await Bun.sleep(0.5)
+    }
+    if (i > 0) samples.push(performance.now() - t0)
+    await stopProc(proc)
+  }
+  return { medianMs: median(samples), minMs: Math.min(...samples), maxMs: Math.max(...samples) }
+}
+
+async function benchList() {
+  const dir = tempDir()
+  const first = await startWagate(dir)
+  const admin = adminOf(first.out)
+  const key = keyOf(first.out)
+  const auth = { Authorization: `Bearer ${admin}` }
+  const accounts = ((await (await fetch(`${first.base}/admin/v1/accounts`, { headers: auth })).json()) as any).data
+  const accountId = accounts[0].accountId
+  const phone = ((await (await fetch(`${first.base}/admin/v1/accounts/${accountId}/phones`, {
+    method: "POST",
+    headers: { ...auth, "Content-Type": "application/json" },
+    body: JSON.stringify({ phoneNumber: PHONE }),
+  })).json()) as any).data
+  const keys = ((await (await fetch(`${first.base}/admin/v1/accounts/${accountId}/keys`, { headers: auth })).json()) as any).data
+  await stopProc(first.proc)
+  const t0 = performance.now()
+  seedMessages(join(dir, "wagate.db"), { accountId, phoneId: phone.id, phoneNumber: PHONE, keyId: keys[0].id, count: LIST_ROWS })
+  const seedSeconds = (performance.now() - t0) / 1000
+  const w = await startWagate(dir, {}, false)
+  const headers = { Authorization: `Bearer ${key}` }
+  const lastPage = Math.ceil(LIST_ROWS / 20)
+  const deep = Math.min(50_000, lastPage)
+  const check = (await (await fetch(`${w.base}/v1/messages?page=${deep}`, { headers })).json()) as any
+  if (check.data.data.length === 0 || check.data.pagination.total !== LIST_ROWS) throw new Error("the seeded list is not what the benchmark expects")
+  const page1: LoadResult[] = []
+  const pageDeep: LoadResult[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    page1.push(await runLoad({ url: `${w.base}/v1/messages?page=1`, method: "GET", headers, connections: 16, durationSeconds: DURATION_S }))
+    pageDeep.push(await runLoad({ url: `${w.base}/v1/messages?page=${deep}`, method: "GET", headers, connections: 16, durationSeconds: DURATION_S }))
+  }
+  // Writes while the database holds the seeded rows: the stall check.
+  const phoneKey = { ...headers, "Content-Type": "application/json" }
+  const writes = await runLoad({ url: `${w.base}/v1/messages/send`, method: "POST", headers: phoneKey, body: sendBody(), connections: 64, durationSeconds: DURATION_S })
+  await stopProc(w.proc)
+  return {
+    rows: LIST_ROWS,
+    seedSeconds,
+    dbBytes: statSync(join(dir, "wagate.db")).size,
+    deepPage: deep,
+    page1: summarise(page1),
+    pageDeep: summarise(pageDeep),
+    sendsOnLargeDb: summarise([writes]),
+  }
+}
+
+async function benchWebhooks() {
+  const dir = tempDir()
+  // Every first attempt fails (the receiver answers 500), so all retries fall due together 15 s
+  // later: that burst measures the dispatcher alone, not the sends that created the events.
+  const w = await startWagate(dir, { WAGATE_WEBHOOK_RETRY_OFFSETS_MS: "15000,600000" })
+  const receiver = Bun.spawn(["bun", join(import.meta.dir, "receiver.ts"), "3901"], { stdout: "pipe", stderr: "inherit" })
+  procs.push(receiver)
+  await readUntil(receiver.stdout as ReadableStream<Uint8Array>, /receiver listening/)
+  cli(dir, ["phones", "add", PHONE])
+  const admin = adminOf(w.out)
+  const key = keyOf(w.out)
+  const accounts = ((await (await fetch(`${w.base}/admin/v1/accounts`, { headers: { Authorization: `Bearer ${admin}` } })).json()) as any).data
+  await fetch(`${w.base}/admin/v1/accounts/${accounts[0].accountId}/webhooks`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ url: "http://127.0.0.1:3901/hook", environment: "test", events: ["message.sent"] }),
+  })
+  const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }
+  // Recipients that stay `sent` (+12025550104) produce exactly one event per send.
+  let sent = 0
+  while (sent < WEBHOOK_EVENTS) {
+    const r = await runLoad({ url: `${w.base}/v1/messages/send`, method: "POST", headers, body: sendBody("+12025550104"), connections: 32, durationSeconds: 2 })
+    sent = ((await (await fetch(`${w.base}/v1/messages?limit=1`, { headers })).json()) as any).data.pagination.total
+    if (r.requestsPerSecond === 0) throw new Error("sends failed")
+  }
+  const stats = async () => (await (await fetch("http://127.0.0.1:3901/stats")).json()) as { received: number; succeeded: number; firstOkMs: number; lastOkMs: number }
+  await waitFor(async () => (await stats()).received >= sent, 120_000, "every first attempt")
+  await fetch("http://127.0.0.1:3901/switch")
+  await waitFor(async () => (await stats()).succeeded >= sent, 180_000, "every retry to succeed")
+  const s = await stats()
+  await stopProc(w.proc)
+  receiver.kill("SIGTERM")
+  return { events: sent, deliveriesPerSecond: s.succeeded / ((s.lastOkMs - s.firstOkMs) / 1000) }
+}
+
+function row(name: string, value: string, target: string, met: boolean | null): string {
+  return `| ${name} | ${value} | ${target} | ${met === null ? "" : met ? "met" : "NOT met"} |`
+}
+
+async function main() {
+  if (process.argv.includes("--no-build") === false) {
+    const build = spawnSync("bun", ["run", "build"], { cwd: REPO, encoding: "utf8" })
+    if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`)
+  }
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, bun ${Bun.version}, generator ${hasWrk() ? "wrk" : "built-in"}${hasTaskset() ? ", pinned (server core 0, generator core 1)" : ", unpinned"}`
+  console.log(`machine: ${machine}`)
+  const coldStart = await benchColdStart()
+  console.log("cold start done")
+  const send = await benchSend()
+  console.log("send done")
+  const list = await benchList()
+  console.log("list done")
+  const webhooks = await benchWebhooks()
+  console.log("webhooks done")
+  const results = { machine, takenAt: new Date().toISOString(), rounds: ROUNDS, durationSeconds: DURATION_S, coldStart, send, list, webhooks }
+  writeFileSync(join(REPO, "bench-results.json"), JSON.stringify(results, null, 2))
+  const f = (n: number, d = 1) => n.toFixed(d)
+  console.log(
+    [
+      "",
+      "| case | result | target | |",
+      "| --- | --- | --- | --- |",
+      row("bare Elysia POST (TypeBox)", `${f(send.bare.requestsPerSecond, 0)} req/s, p99 ${f(send.bare.p99Ms)} ms`, "baseline", null),
+      row("sandbox send, unique idempotency keys, c=64", `${f(send.send.requestsPerSecond, 0)} req/s, p50 ${f(send.send.p50Ms)} ms, p99 ${f(send.send.p99Ms)} ms`, "", null),
+      row("send / bare ratio (median of rounds)", `${f(send.sendRatio.median, 2)} (${f(send.sendRatio.min, 2)}–${f(send.sendRatio.max, 2)})`, "≥ 0.40", send.sendRatio.median >= 0.4),
+      row("send p99 at c=64", `${f(send.send.p99Ms)} ms`, "≤ 25 ms", send.send.p99Ms <= 25),
+      row("GET message by id, c=64", `${f(send.getById.requestsPerSecond, 0)} req/s, p99 ${f(send.getById.p99Ms)} ms`, "", null),
+      row(`list page 1 (${list.rows} rows)`, `p50 ${f(list.page1.p50Ms, 2)} ms, ${f(list.page1.requestsPerSecond, 0)} req/s`, "p50 ≤ 1 ms", list.page1.p50Ms <= 1),
+      row(`list page ${list.deepPage}`, `p50 ${f(list.pageDeep.p50Ms, 2)} ms, ${f(list.pageDeep.requestsPerSecond, 0)} req/s`, "p50 ≤ 5 ms", list.pageDeep.p50Ms <= 5),
+      row(`sends on the ${f(list.dbBytes / 2 ** 30, 2)} GiB database`, `p99 ${f(list.sendsOnLargeDb.p99Ms)} ms, max ${f(list.sendsOnLargeDb.maxMs)} ms`, "p99 ≤ 50 ms", list.sendsOnLargeDb.p99Ms <= 50),
+      row("webhook deliveries", `${f(webhooks.deliveriesPerSecond, 0)} /s (${webhooks.events} events)`, "≥ 20,000/s", webhooks.deliveriesPerSecond >= 20_000),
+      row("cold start to first 200", `${f(coldStart.medianMs)} ms`, "≤ 150 ms", coldStart.medianMs <= 150),
+      row("idle RSS", `${f(send.idleRssMiB)} MiB`, "≤ 80 MiB", send.idleRssMiB <= 80),
+      row(`RSS after ${send.sendsBeforeRss} sends`, `${f(send.rssAfterSendsMiB)} MiB`, "≤ 160 MiB", send.rssAfterSendsMiB <= 160),
+      row("SIGTERM to exit", `${f(send.shutdownMs, 0)} ms`, "≤ 10 s", send.shutdownMs <= 10_000),
+    ].join("\n"),
+  )
+  console.log("\nfigures written to bench-results.json")
+}
+
+try {
+  await main()
+} finally {
+  for (const p of procs) if (p.exitCode === null) p.kill("SIGKILL")
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+}

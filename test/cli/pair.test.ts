@@ -1,0 +1,152 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { join } from "node:path"
+import { createApp } from "../../src/app"
+import { runCli } from "../../src/cli/index"
+import { loadConfig } from "../../src/config"
+import { createServices, type Services } from "../../src/deps"
+import { createAccount } from "../../src/domain/accounts"
+import { addPhone } from "../../src/domain/phones"
+import { acquireLock, LOCK_FILE } from "../../src/lib/lockfile"
+import { silentLogger } from "../../src/lib/logger"
+import { DATABASE_FILE } from "../../src/store/db"
+import type { PhoneRow } from "../../src/store/phones"
+import { FakeGateway } from "../fakes/fake-gateway"
+import { TestClock } from "../helpers/test-clock"
+import { waitUntil } from "../helpers/webhook-receiver"
+import { makeDataDir, NEVER, removeDataDir } from "./run-cli"
+
+/*
+ * API-DECISIONS §12: `wagate phones pair|logout|remove` talk to the running server that owns the
+ * data directory (found through the lock file, authenticated with its local token), because only
+ * it holds the WhatsApp sockets. The server here is the real app over HTTP on a loopback port,
+ * with the fake gateway; the lock names a live process that is not this one (a `sleep`).
+ */
+
+const LOCAL_TOKEN = "loc_pairtestlocaltoken0123456789abcdefghij"
+
+let dir: string
+let gateway: FakeGateway
+let services: Services
+let server: ReturnType<typeof Bun.serve>
+let owner: ReturnType<typeof Bun.spawn>
+let lock: { release(): void }
+let phone: PhoneRow
+
+beforeEach(async () => {
+  dir = makeDataDir()
+  gateway = new FakeGateway()
+  services = createServices(loadConfig({ WAGATE_DATA_DIR: dir }), {
+    clock: new TestClock(Date.now()),
+    logger: silentLogger,
+    databasePath: join(dir, DATABASE_FILE),
+    gateway,
+    random: () => 0.5,
+  })
+  services.localAdminToken = LOCAL_TOKEN
+  services.start()
+  const app = createApp(services)
+  server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 0, fetch: (req) => app.handle(req) })
+  const account = await createAccount(services.ctx, "Acme", "ops@acme.example")
+  phone = await addPhone(services.ctx, account.id, "+14155550123")
+  owner = Bun.spawn(["sleep", "60"])
+  lock = acquireLock(join(dir, LOCK_FILE), { pid: owner.pid, port: server.port ?? null, startedAt: new Date().toISOString(), localToken: LOCAL_TOKEN })
+})
+afterEach(async () => {
+  lock.release()
+  owner.kill()
+  await owner.exited
+  await server.stop(true)
+  await services.stop()
+  removeDataDir(dir)
+})
+
+/** Runs a CLI command in-process, with its output readable while it runs. */
+function run(argv: string[]) {
+  const out = { stdout: "", stderr: "" }
+  const done = runCli(
+    argv,
+    { env: { WAGATE_DATA_DIR: dir }, stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), isTty: false },
+    NEVER,
+  )
+  return { out, done }
+}
+
+const sessionsOf = () => gateway.sessions.get(phone.id) ?? []
+
+describe("wagate phones pair through the running server", () => {
+  test("prints the QR drawn with block characters, then exits 0 once the phone is connected", async () => {
+    const { out, done } = run(["phones", "pair", phone.phoneNumber])
+    await waitUntil(() => sessionsOf().length === 1, 5_000, "the server to open a pairing socket")
+    const session = sessionsOf()[0]!
+    expect(session.connects).toEqual([{ method: "qr" }])
+    session.showQr("2@cli-pairing-qr,noise,identity,adv")
+    await waitUntil(() => out.stdout.includes("Linked devices"), 5_000, "the QR on stdout")
+    expect(out.stdout).toContain("A wagate server (pid")
+    expect(out.stdout).toContain(`Scan this with WhatsApp on ${phone.phoneNumber}`)
+    const qrLines = out.stdout.split("\n").filter((l) => /^[▀▄█ ]+$/.test(l) && l.trim() !== "")
+    expect(qrLines.length).toBeGreaterThan(10)
+
+    session.open(phone.phoneNumber)
+    expect(await done).toBe(0)
+    expect(out.stdout).toEndWith(`Paired: ${phone.phoneNumber} is connected and the server keeps it online.\n`)
+    expect(out.stderr).toBe("")
+    expect(services.sessions.sessionOf(phone.id)).toBe(session)
+  })
+
+  test("--code prints the pairing code and exits 0 once connected", async () => {
+    const { out, done } = run(["phones", "pair", phone.id, "--code"])
+    await waitUntil(() => sessionsOf().length === 1, 5_000, "the server to open a pairing socket")
+    const session = sessionsOf()[0]!
+    expect(session.connects).toEqual([{ method: "code", phoneNumber: phone.phoneNumber }])
+    session.showPairingCode("K7QP2M4X")
+    await waitUntil(() => out.stdout.includes("K7QP2M4X"), 5_000, "the code on stdout")
+    expect(out.stdout).toContain("Link with phone number instead")
+    expect(out.stdout).toContain("\n  K7QP2M4X\n")
+    session.open(phone.phoneNumber)
+    expect(await done).toBe(0)
+    expect(out.stdout).toContain("is connected")
+  })
+
+  test("a pairing that expires exits 1 saying so", async () => {
+    const { out, done } = run(["phones", "pair", phone.phoneNumber])
+    await waitUntil(() => sessionsOf().length === 1, 5_000, "the server to open a pairing socket")
+    sessionsOf()[0]!.showQr()
+    await waitUntil(() => out.stdout.includes("Linked devices"), 5_000, "the QR on stdout")
+    sessionsOf()[0]!.drop("pairing_expired")
+    expect(await done).toBe(1)
+    expect(out.stderr).toContain("pairing did not complete (status: unpaired)")
+  })
+
+  test("phones logout goes through the server: the device is unlinked and the credentials wiped", async () => {
+    await services.sessions.connect(phone.id, "qr")
+    const session = sessionsOf()[0]!
+    session.open(phone.phoneNumber)
+    await waitUntil(() => services.sessions.sessionOf(phone.id) !== null, 5_000, "the phone to connect")
+    const { out, done } = run(["phones", "logout", phone.phoneNumber])
+    expect(await done).toBe(0)
+    expect(out.stdout).toContain(`Logged out ${phone.phoneNumber}`)
+    expect(session.loggedOut).toBe(true)
+    expect(gateway.hasCredentials(phone.id)).toBe(false)
+    expect(services.sessions.pairingState(phone.id).connectionStatus).toBe("logged_out")
+  })
+
+  test("phones remove goes through the server: unlinked first, then removed", async () => {
+    await services.sessions.connect(phone.id, "qr")
+    const session = sessionsOf()[0]!
+    session.open(phone.phoneNumber)
+    await waitUntil(() => services.sessions.sessionOf(phone.id) !== null, 5_000, "the phone to connect")
+    const { out, done } = run(["phones", "remove", phone.id])
+    expect(await done).toBe(0)
+    expect(out.stdout).toContain(`Removed phone ${phone.id}`)
+    expect(session.loggedOut).toBe(true)
+    expect(gateway.hasCredentials(phone.id)).toBe(false)
+    expect(() => services.sessions.pairingState(phone.id)).toThrow()
+  })
+
+  test("the server's refusal is reported: an unknown phone is an error before anything is asked", async () => {
+    const { out, done } = run(["phones", "pair", "+19995550000"])
+    expect(await done).toBe(1)
+    expect(out.stderr).toContain("+19995550000")
+    expect(sessionsOf()).toEqual([])
+  })
+})
