@@ -21,6 +21,7 @@ import type { Logger } from "./lib/logger"
 import { toIso } from "./lib/time"
 import { migrate, openDatabase, type Database } from "./store/db"
 import { createWriter } from "./store/writer"
+import { createChangeTracker } from "./store/change-tracker"
 import { VERSION } from "./version"
 
 /** Everything a running wagate is made of, wired once. */
@@ -72,6 +73,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
   const scheduler = createScheduler(clock)
   const metrics = createAppMetrics()
   const ids = overrides.ids ?? ulidGenerator(clock)
+  const changes = createChangeTracker(db)
   const dispatcher = createDispatcher({
     db,
     writer,
@@ -94,7 +96,9 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     clock,
     ids,
     logger,
-    events: createOutbox({ ids, clock, onDeliveryCommitted: (id, dueMs) => dispatcher.schedule(id, dueMs) }),
+    events: createOutbox({ ids, clock, onDeliveryCommitted: (id, dueMs) => dispatcher.schedule(id, dueMs), version: changes.version }),
+    changes,
+    principalCache: new Map(),
     config: {
       rateLimitPerMinute: config.rateLimitPerMinute,
       sandboxDeliveredMs: config.sandboxDeliveredMs,

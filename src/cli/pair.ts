@@ -42,7 +42,7 @@ export async function pairCommand(argv: string[], io: CliIo, stopSignal: Promise
   return withServices(io, args.flags, async (services) => {
     const phone = findPhoneAnywhere(services.ctx, ref)
     if (server) return pairThroughServer(io, server, phone.id, phone.phoneNumber, method, stopSignal)
-    services.start()
+    // Only this phone connects: no other phone, queued send or webhook runs in a short CLI command.
     const last = { qr: null as string | null, code: null as string | null }
     const outcome = await new Promise<PairingState | null>((resolve) => {
       const unsubscribe = services.sessions.subscribe(phone.id, (state) => {

@@ -77,6 +77,7 @@ export async function updateAccount(ctx: DomainContext, accountId: string, patch
     updatedAtMs: ctx.clock.nowMs(),
   }
   await ctx.writer.write((db) => updateAccountRow(db, next))
+  ctx.changes.bump()
   return next
 }
 

@@ -76,21 +76,44 @@ export function listApiKeys(ctx: DomainContext, accountId: string): ApiKeyRow[] 
 export async function revokeApiKey(ctx: DomainContext, keyId: string): Promise<ApiKeyRow> {
   if (!findApiKey(ctx.db, keyId)) throw errors.apiKeyNotFound(keyId)
   await ctx.writer.write((db) => revokeApiKeyRow(db, keyId, ctx.clock.nowMs()))
+  ctx.changes.bump()
   return findApiKey(ctx.db, keyId)!
+}
+
+/** Keys remembered by hash; bounded so a flood of distinct valid keys cannot grow it without end. */
+const PRINCIPAL_CACHE_ENTRIES = 10_000
+
+/** An authenticated key remembered by its hash, valid while the database version is unchanged. */
+export interface CachedPrincipal {
+  version: string
+  principal: Principal
+  expiresAtMs: number | null
 }
 
 /**
  * Resolves a bearer key to its principal, or null when it is malformed, unknown, revoked or
  * expired. The environment comes from the stored record: a key whose prefix was edited hashes
- * to nothing we know. Reads the database every time, so a key revoked by the CLI is refused on
- * its next request.
+ * to nothing we know. The record is cached per key hash until the database changes (any commit
+ * by another process, such as `wagate keys revoke`, or a change through this one), so a
+ * revoked key is still refused on its next request.
  */
 export function authenticateApiKey(ctx: DomainContext, presented: string): Principal | null {
   if (!KEY_PATTERN.test(presented)) return null
-  const row = findApiKeyByHash(ctx.db, sha256Hex(presented))
+  const hash = sha256Hex(presented)
+  const cache = ctx.principalCache
+  const version = ctx.changes.version()
+  const nowMs = ctx.clock.nowMs()
+  const cached = cache.get(hash)
+  if (cached && cached.version === version) {
+    return cached.expiresAtMs !== null && cached.expiresAtMs <= nowMs ? null : cached.principal
+  }
+  const row = findApiKeyByHash(ctx.db, hash)
   if (!row || row.revokedAtMs !== null) return null
-  if (row.expiresAtMs !== null && row.expiresAtMs <= ctx.clock.nowMs()) return null
+  if (row.expiresAtMs !== null && row.expiresAtMs <= nowMs) return null
   const account = findAccount(ctx.db, row.accountId)
   if (!account) return null
-  return { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
+  const principal = { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
+  if (cache.size >= PRINCIPAL_CACHE_ENTRIES) cache.clear()
+  cache.set(hash, { version, principal, expiresAtMs: row.expiresAtMs })
+  return principal
 }

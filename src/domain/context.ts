@@ -3,6 +3,8 @@ import type { Clock } from "../lib/clock"
 import type { IdGenerator } from "../lib/ids"
 import type { Logger } from "../lib/logger"
 import type { CidrList } from "../lib/net-policy"
+import type { ChangeTracker } from "../store/change-tracker"
+import type { CachedPrincipal } from "./api-keys"
 import type { Writer } from "../store/writer"
 import type { EventOutbox } from "../webhooks/outbox"
 
@@ -29,4 +31,8 @@ export interface DomainContext {
   config: DomainConfig
   /** Records webhook events in the transaction of the change that caused them. */
   events: EventOutbox
+  /** Invalidates the hot-path caches (API keys, webhook subscriptions) when their rows change. */
+  changes: ChangeTracker
+  /** Authenticated keys by SHA-256, so a request costs no key lookup while nothing changed. */
+  principalCache: Map<string, CachedPrincipal>
 }

@@ -21,6 +21,8 @@ export type FetchMedia = (url: string) => Promise<MediaDownload>
 /** Jitter around WAGATE_SEND_INTERVAL_MS (API-DECISIONS §7): ±30%. */
 export const SEND_INTERVAL_JITTER = 0.3
 const PACE_KIND = "send-pace"
+/** Hand-offs that may fail on a connected socket before the message fails with internal_error. */
+export const MAX_HANDOFF_ATTEMPTS = 5
 /** Media kinds WhatsApp shows a caption under. */
 const CAPTIONABLE: ReadonlySet<string> = new Set(["image", "video", "document"])
 const TIMEOUT_KIND = "send-timeout"
@@ -78,8 +80,13 @@ export function createLiveSender(deps: {
     return set
   }
 
+  /** Hand-off failures per message while its phone stayed connected. */
+  const stalls = new Map<string, number>()
+  /** Only a started sender sends: a short CLI command (pairing) must never send queued messages. */
+  let started = false
+
   function wake(phoneId: string): void {
-    if (busy.has(phoneId)) return
+    if (!started || busy.has(phoneId)) return
     busy.add(phoneId)
     void drain(phoneId)
       .catch((err) => ctx.logger.error("live sender failed", { phoneId, err }))
@@ -103,9 +110,19 @@ export function createLiveSender(deps: {
         // The socket is going away (the next connect resumes the job), or WhatsApp did not
         // answer a lookup or a write while the phone stays connected: retry at the next pace
         // instead of leaving the queue stuck until some other send or reconnect wakes it.
-        if (deps.sessionOf(phoneId) === session) scheduler.schedule(PACE_KIND, phoneId, ctx.clock.nowMs() + pacedIntervalMs())
+        if (deps.sessionOf(phoneId) !== session) return
+        const failures = (stalls.get(job.messageId) ?? 0) + 1
+        stalls.set(job.messageId, failures)
+        if (failures >= MAX_HANDOFF_ATTEMPTS) {
+          // A message WhatsApp keeps refusing to take must not block the phone's queue forever.
+          stalls.delete(job.messageId)
+          await failMessage(job.messageId, "internal_error", `WhatsApp did not accept the message after ${MAX_HANDOFF_ATTEMPTS} attempts`)
+          continue
+        }
+        scheduler.schedule(PACE_KIND, phoneId, ctx.clock.nowMs() + pacedIntervalMs())
         return
       }
+      stalls.delete(job.messageId)
       handed(phoneId).add(job.messageId)
       nextAllowedAtMs.set(phoneId, ctx.clock.nowMs() + pacedIntervalMs())
     }
@@ -273,6 +290,7 @@ export function createLiveSender(deps: {
       tx.afterCommit(() => wake(message.phoneId))
     },
     start() {
+      started = true
       for (const phoneId of listPhonesWithJobs(ctx.db)) {
         if (deps.sessionOf(phoneId)) wake(phoneId)
         else scheduler.schedule(TIMEOUT_KIND, phoneId, ctx.clock.nowMs() + deps.sendTimeoutMs)

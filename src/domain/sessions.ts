@@ -386,6 +386,10 @@ export function createSessionManager(deps: {
       return groups.filter(canPost).map((g) => ({ id: g.id, name: g.name, isCommunityAnnounce: g.announcementOnly }))
     },
     async stop() {
+      // Record the stop before closing, so a stopped data directory never claims a live socket
+      // and receivers learn the phone will be back (the event is delivered at the next start).
+      const connected = [...runtimes.entries()].filter(([, rt]) => rt.connected).map(([phoneId]) => phoneId)
+      await Promise.all(connected.map((phoneId) => setStatus(phoneId, "disconnected", { reason: "server_stopped", willReconnect: true })))
       stopped = true
       await Promise.all([...runtimes.keys()].map((phoneId) => closeSession(phoneId)))
     },

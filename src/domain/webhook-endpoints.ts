@@ -101,6 +101,7 @@ export async function createEndpoint(
     updatedAtMs: nowMs,
   }
   await ctx.writer.write((db) => insertEndpoint(db, row))
+  ctx.changes.bump()
   return row
 }
 
@@ -120,6 +121,7 @@ export async function changeEndpoint(
     updatedAtMs: ctx.clock.nowMs(),
   }
   await ctx.writer.write((db) => updateEndpoint(db, next))
+  ctx.changes.bump()
   return next
 }
 
@@ -127,6 +129,7 @@ export async function changeEndpoint(
 export async function removeEndpoint(ctx: DomainContext, id: string): Promise<EndpointRow> {
   const current = getEndpoint(ctx, id)
   await ctx.writer.write((db) => deleteEndpoint(db, id))
+  ctx.changes.bump()
   return current
 }
 
@@ -145,6 +148,7 @@ export async function rotateSecret(ctx: DomainContext, id: string): Promise<Endp
     updatedAtMs: nowMs,
   }
   await ctx.writer.write((db) => updateEndpoint(db, next))
+  ctx.changes.bump()
   return next
 }
 

@@ -79,13 +79,9 @@ export function listEndpoints(db: Database, accountId: string): EndpointRow[] {
 const SELECT_SUBSCRIBED = `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
   WHERE account_id = $accountId AND env = $env AND enabled = 1`
 
-/** The enabled endpoints of an account and environment that subscribe to `type`. */
-export function listSubscribedEndpoints(db: Database, accountId: string, env: Environment, type: string): EndpointRow[] {
-  return db
-    .query<RawEndpoint, SqlParams>(SELECT_SUBSCRIBED)
-    .all({ accountId, env })
-    .map(endpointFromRaw)
-    .filter((e) => e.events.includes("*") || e.events.includes(type))
+/** The enabled endpoints of an account and environment. */
+export function listEnabledEndpoints(db: Database, accountId: string, env: Environment): EndpointRow[] {
+  return db.query<RawEndpoint, SqlParams>(SELECT_SUBSCRIBED).all({ accountId, env }).map(endpointFromRaw)
 }
 
 /** An event of the outbox. */

@@ -4,7 +4,7 @@ import type { IdGenerator } from "../lib/ids"
 import { toIso } from "../lib/time"
 import type { Environment } from "../store/api-keys"
 import type { WriteTx } from "../store/writer"
-import { insertDelivery, insertEvent, listSubscribedEndpoints, type DeliveryRow } from "../store/webhooks"
+import { insertDelivery, insertEvent, listEnabledEndpoints, type DeliveryRow, type EndpointRow } from "../store/webhooks"
 import type { EventType } from "./events"
 
 /** An event to record, with its spec data. */
@@ -32,7 +32,23 @@ export function createOutbox(deps: {
   ids: IdGenerator
   clock: Clock
   onDeliveryCommitted: (deliveryId: string, dueMs: number) => void
+  /** The database's change version: the subscription cache is valid while it stays the same. */
+  version: () => string
 }): EventOutbox {
+  // Every event looks up its subscribers; endpoints change rarely, so they are cached per
+  // account and environment until the database changes.
+  const subscribers = new Map<string, { version: string; endpoints: EndpointRow[] }>()
+  function subscribed(db: Database, accountId: string, env: Environment, type: string): EndpointRow[] {
+    const key = `${accountId}|${env}`
+    const version = deps.version()
+    let entry = subscribers.get(key)
+    if (!entry || entry.version !== version) {
+      entry = { version, endpoints: listEnabledEndpoints(db, accountId, env) }
+      subscribers.set(key, entry)
+    }
+    return entry.endpoints.filter((e) => e.events.includes("*") || e.events.includes(type))
+  }
+
   function addDelivery(db: Database, tx: WriteTx, eventId: string, endpointId: string, resentFrom: string | null): DeliveryRow {
     const nowMs = deps.clock.nowMs()
     const row: DeliveryRow = {
@@ -56,7 +72,7 @@ export function createOutbox(deps: {
 
   return {
     record(db, tx, event) {
-      const endpoints = listSubscribedEndpoints(db, event.accountId, event.env, event.type)
+      const endpoints = subscribed(db, event.accountId, event.env, event.type)
       // Nobody listens: nothing to deliver, nothing to keep.
       if (endpoints.length === 0) return
       const eventId = deps.ids.newId("evt")

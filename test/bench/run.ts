@@ -98,19 +98,27 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number, wha
   }
 }
 
+function progress(text: string): void {
+  console.error(`[bench] ${text}`)
+}
+
 async function benchSend() {
   const dir = tempDir()
+  progress("send: starting wagate")
   const w = await startWagate(dir)
   await Bun.sleep(2_000)
   const idleRssMiB = rssMiB(w.proc.pid)
+  progress("send: adding a phone")
   cli(dir, ["phones", "add", PHONE])
   const key = keyOf(w.out)
+  progress("send: starting the bare app")
   const bare = Bun.spawn(pinned(["bun", join(import.meta.dir, "bare.ts"), "3900"]), { stdout: "pipe", stderr: "inherit" })
   procs.push(bare)
   await readUntil(bare.stdout as ReadableStream<Uint8Array>, /bare listening/)
   const headers = { "Content-Type": "application/json", Authorization: `Bearer ${key}` }
   const bareSpec = { url: "http://127.0.0.1:3900/send", method: "POST" as const, headers, body: sendBody(), connections: 64 }
   const sendSpec = { url: `${w.base}/v1/messages/send`, method: "POST" as const, headers, body: sendBody(), connections: 64 }
+  progress("send: warming up")
   // Warm-up, discarded.
   await runLoad({ ...bareSpec, durationSeconds: 2 })
   await runLoad({ ...sendSpec, durationSeconds: 2 })

@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite"
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -282,6 +283,45 @@ describe("pairing and connection status", () => {
 })
 
 describe("boot", () => {
+  test("a crashed process's connected phone is announced as reconnecting at boot", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "wagate-sessions-"))
+    const databasePath = join(dir, "wagate.db")
+    const gateway = new FakeGateway()
+    const clock = new TestClock()
+    await h.close()
+    try {
+      h = await createHarness({ databasePath, gateway, clock })
+      const { account, phone } = await h.seedTenant({ env: "live" })
+      await recordEvents(h, account.id)
+      await h.connectPhone(phone)
+      const connectedAt = clock.nowMs()
+      await h.close()
+      // A SIGKILL runs no shutdown code: the row still says connected.
+      const raw = new Database(databasePath)
+      raw.run("UPDATE phones SET connection_status = 'connected', last_disconnected_at_ms = NULL")
+      raw.run("DELETE FROM events")
+      raw.close()
+      clock.advance(60_000)
+      h = await createHarness({ databasePath, gateway, clock })
+      await h.settle()
+      expect(eventsOf(h, "phone.disconnected").map((e) => e.data)).toEqual([
+        {
+          phoneId: phone.id,
+          phoneNumber: phone.phoneNumber,
+          connectionStatus: "connecting",
+          lastConnectedAt: iso(connectedAt),
+          lastDisconnectedAt: iso(connectedAt + 60_000),
+          reason: "server_restarted",
+          willReconnect: true,
+        },
+      ])
+    } finally {
+      await h.close()
+      h = undefined as never
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test("phones with stored credentials are started at boot; unpaired phones are not; a pairing cut short becomes unpaired", async () => {
     const dir = mkdtempSync(join(tmpdir(), "wagate-sessions-"))
     const databasePath = join(dir, "wagate.db")
@@ -312,15 +352,15 @@ describe("boot", () => {
       expect(await status(unpaired.id)).toBe("unpaired")
       expect(await status(halfPaired.id)).toBe("unpaired")
 
-      // The previous process left the phone "connected": the boot says it is reconnecting.
+      // The graceful stop recorded the phone as disconnected, to be back; the boot adds nothing.
       expect(eventsOf(h, "phone.disconnected").map((e) => e.data)).toEqual([
         {
           phoneId: paired.id,
           phoneNumber: paired.phoneNumber,
-          connectionStatus: "connecting",
+          connectionStatus: "disconnected",
           lastConnectedAt: iso(connectedAt),
-          lastDisconnectedAt: iso(connectedAt + 60_000),
-          reason: "server_restarted",
+          lastDisconnectedAt: iso(connectedAt),
+          reason: "server_stopped",
           willReconnect: true,
         },
       ])
