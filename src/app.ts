@@ -47,6 +47,8 @@ export function createApp(deps: HttpDeps) {
       const route = (context as { route?: string }).route ?? "unmatched"
       const status = typeof context.set.status === "number" ? context.set.status : 200
       deps.metrics.httpRequests.inc({ route, method: context.request.method, status: String(status) })
+      // The access log names the route and status only: never headers, bodies or query strings.
+      deps.ctx.logger.debug("request", { method: context.request.method, route, status })
     })
     .use(opsRoutes(deps))
     .use(

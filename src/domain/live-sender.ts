@@ -106,11 +106,14 @@ export function createLiveSender(deps: {
         return
       }
       const handedOff = await sendJob(phoneId, job.messageId, session)
+      // The connection changed while this job was being prepared (a slow media download) or
+      // sent: the reconnect's wake found this drain busy and was dropped, so the drain itself
+      // starts over on the new connection (or stops when there is none). Whatever the old
+      // socket took without an ack goes again, with the same ids.
+      if (deps.sessionOf(phoneId) !== session) continue
       if (!handedOff) {
-        // The socket is going away (the next connect resumes the job), or WhatsApp did not
-        // answer a lookup or a write while the phone stays connected: retry at the next pace
-        // instead of leaving the queue stuck until some other send or reconnect wakes it.
-        if (deps.sessionOf(phoneId) !== session) return
+        // WhatsApp did not answer a lookup or a write while the phone stays connected: retry at
+        // the next pace instead of leaving the queue stuck until some other send or reconnect wakes it.
         const failures = (stalls.get(job.messageId) ?? 0) + 1
         stalls.set(job.messageId, failures)
         if (failures >= MAX_HANDOFF_ATTEMPTS) {

@@ -68,7 +68,13 @@ export function createWriter(
   return {
     write<T>(fn: (db: Database, tx: WriteTx) => T): Promise<T> {
       if (!batch) {
-        db.run("BEGIN IMMEDIATE")
+        // A busy or closed database must reject the write, not throw: callers chain .catch()
+        // (often from a timer), and a synchronous throw there would be an uncaught exception.
+        try {
+          db.run("BEGIN IMMEDIATE")
+        } catch (err) {
+          return Promise.reject(err)
+        }
         batch = []
         schedule(commit)
       }

@@ -14,7 +14,10 @@ export interface LoadResult {
   generator: "wrk" | "built-in"
 }
 
-/** A load to generate: a request template; `{n}` in the body is replaced by a per-request counter. */
+/**
+ * A load to generate: a request template; `{n}` in the body is replaced by a value unique to the
+ * request across every run (wrk's Lua random is unseeded, so the prefix comes from here).
+ */
 export interface LoadSpec {
   url: string
   method: "GET" | "POST"
@@ -49,7 +52,7 @@ function runWrk(spec: LoadSpec): LoadResult {
   const bodyLua = spec.body
     ? `local template = ${luaString(spec.body)}
 local counter = 0
-local prefix = tostring(math.random(1, 1000000000))
+local prefix = ${luaString(`${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`)}
 request = function()
   counter = counter + 1
   local body = string.gsub(template, "{n}", prefix .. "-" .. counter)

@@ -91,6 +91,10 @@ export class WagateProcess {
   }
 
   async dispose(): Promise<void> {
+    if (!this.proc.running) {
+      // It died on its own: whatever it said is the only clue.
+      console.error(`wagate exited by itself (code ${this.proc.proc.exitCode}, signal ${this.proc.proc.signalCode})\nstdout:\n${this.proc.out}\nstderr:\n${this.proc.err}`)
+    }
     this.proc.kill("SIGKILL")
     await this.proc.proc.exited
     rmSync(this.dataDir, { recursive: true, force: true })

@@ -1,0 +1,466 @@
+import { afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { Database } from "bun:sqlite"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { VERSION } from "../../src/version"
+import { verifySignature } from "../helpers/verify-signature"
+import { adminTokenIn, call, LISTENING, sandboxKeyIn } from "../helpers/wagate-process"
+import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
+
+/*
+ * End-to-end tests of the COMPILED executable (`bun run build` → dist/wagate), the artefact an
+ * operator runs: first-run output, CLI commands beside a running server, signed webhooks,
+ * backups, graceful shutdown, the data-directory lock, and independence from the working
+ * directory's .env and bunfig.toml. Everything listens on 127.0.0.1 only. Waits poll a condition
+ * with a deadline; nothing sleeps to make an assertion true.
+ */
+
+const REPO = join(import.meta.dir, "..", "..")
+const BINARY = join(REPO, "dist", "wagate")
+
+/** The newest modification time of any file under `dir`. */
+function newestMtimeMs(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(path) : statSync(path).mtimeMs)
+  }
+  return newest
+}
+
+beforeAll(() => {
+  // Building takes a few seconds; skip it when the binary is newer than every source file.
+  if (existsSync(BINARY) && statSync(BINARY).mtimeMs > newestMtimeMs(join(REPO, "src"))) return
+  const build = Bun.spawnSync([process.execPath, "run", "build"], { cwd: REPO, stdout: "pipe", stderr: "pipe" })
+  if (build.exitCode !== 0) throw new Error(`bun run build failed (${build.exitCode}):\n${build.stdout.toString()}\n${build.stderr.toString()}`)
+})
+
+/** Our environment without any WAGATE_* setting, so only flags configure the child. */
+function childEnv(): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("WAGATE_") && v !== undefined) env[k] = v
+  return env
+}
+
+/** A spawned dist/wagate and what it printed so far. */
+class BinProc {
+  out = ""
+  err = ""
+  readonly proc: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>
+  private readonly drained: Promise<unknown>
+
+  constructor(args: string[], cwd: string) {
+    this.proc = Bun.spawn([BINARY, ...args], { cwd, env: childEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" })
+    this.drained = Promise.all([this.drain(this.proc.stdout, (t) => (this.out += t)), this.drain(this.proc.stderr, (t) => (this.err += t))])
+  }
+
+  private async drain(stream: ReadableStream<Uint8Array>, add: (t: string) => void): Promise<void> {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }))
+  }
+
+  get pid(): number {
+    return this.proc.pid
+  }
+
+  get running(): boolean {
+    return this.proc.exitCode === null && this.proc.signalCode === null
+  }
+
+  /** Waits until stdout (or stderr) matches, failing fast when the process exits first. */
+  async waitFor(pattern: RegExp, stream: "out" | "err" = "out", timeoutMs = 15_000): Promise<RegExpExecArray> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const match = pattern.exec(this[stream])
+      if (match) return match
+      if (!this.running) {
+        await this.drained
+        const late = pattern.exec(this[stream])
+        if (late) return late
+        throw new Error(`dist/wagate exited (${this.proc.exitCode}) before printing ${pattern}\nstdout:\n${this.out}\nstderr:\n${this.err}`)
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}\nstdout:\n${this.out}\nstderr:\n${this.err}`)
+      await Bun.sleep(5)
+    }
+  }
+
+  /** Resolves with the exit code once every byte is read; null on timeout. */
+  async exited(timeoutMs = 15_000): Promise<number | null> {
+    const code = await Promise.race([this.proc.exited, Bun.sleep(timeoutMs).then(() => null)])
+    if (code !== null) await this.drained
+    return code
+  }
+
+  kill(signal: NodeJS.Signals = "SIGKILL"): void {
+    if (this.running) this.proc.kill(signal)
+  }
+}
+
+interface BinServer {
+  p: BinProc
+  base: string
+  port: number
+  dir: string
+  key: string
+  admin: string
+}
+
+const spawned: BinProc[] = []
+const dirs: string[] = []
+let receiver: WebhookReceiver | undefined
+
+afterEach(async () => {
+  for (const p of spawned.splice(0)) {
+    p.kill("SIGKILL")
+    await p.proc.exited
+  }
+  await receiver?.stop()
+  receiver = undefined
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "wagate-bin-"))
+  dirs.push(d)
+  return d
+}
+
+function run(args: string[], cwd = REPO): BinProc {
+  const p = new BinProc(args, cwd)
+  spawned.push(p)
+  return p
+}
+
+/** Runs a short command to completion. */
+async function runToEnd(args: string[], cwd = REPO): Promise<{ code: number | null; out: string; err: string }> {
+  const p = run(args, cwd)
+  const code = await p.exited()
+  return { code, out: p.out, err: p.err }
+}
+
+/** `dist/wagate serve` on a fresh data directory; resolves once the first-run block is printed. */
+async function serve(options: { dir?: string; cwd?: string; args?: string[] } = {}): Promise<BinServer> {
+  const dir = options.dir ?? tempDir()
+  const p = run(["serve", "--data", dir, "--host", "127.0.0.1", ...(options.args ?? ["--port", "0"])], options.cwd)
+  const m = await p.waitFor(LISTENING)
+  await p.waitFor(/^API reference: .*\n/m)
+  return { p, base: `http://127.0.0.1:${m[3]}`, port: Number(m[3]), dir, key: sandboxKeyIn(p.out)!, admin: adminTokenIn(p.out)! }
+}
+
+const PHONE = "+14155550123"
+
+/** Adds the phone with the binary's own CLI, beside the running server. */
+async function addPhoneWithCli(server: BinServer): Promise<void> {
+  const added = await runToEnd(["phones", "add", PHONE, "--name", "Support", "--data", server.dir])
+  expect(added.code).toBe(0)
+  expect(added.out).toContain(PHONE)
+}
+
+const send = (server: BinServer, to = "+14155550199", content = "Hello") =>
+  call(server.base, "POST", "/v1/messages/send", server.key, { fromPhoneId: PHONE, to, content })
+
+/** A raw HTTP/1.1 request on its own TCP connection; resolves with the parsed response. */
+interface RawExchange {
+  /** Resolves once the server answered `100 Continue`: it has parsed the request head. */
+  continued: Promise<void>
+  sendBody(): void
+  response: Promise<{ status: number; headers: Record<string, string>; body: string }>
+}
+
+async function rawPostExpectContinue(port: number, path: string, bearer: string, body: string): Promise<RawExchange> {
+  const bytes = Buffer.from(body)
+  let buf = Buffer.alloc(0)
+  let onData = () => {}
+  let closed = false
+  let closeError: unknown = null
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(_s, chunk) {
+        buf = Buffer.concat([buf, chunk])
+        onData()
+      },
+      close(_s, err) {
+        closed = true
+        closeError = err ?? null
+        onData()
+      },
+      error(_s, err) {
+        closed = true
+        closeError = err
+        onData()
+      },
+    },
+  })
+  const waitData = <T>(parse: () => T | null, what: string) =>
+    new Promise<T>((resolve, reject) => {
+      const check = () => {
+        const parsed = parse()
+        if (parsed !== null) return resolve(parsed)
+        if (closed) reject(new Error(`connection closed before ${what} (${String(closeError)}); got ${JSON.stringify(buf.toString())}`))
+      }
+      const previous = onData
+      onData = () => {
+        previous()
+        check()
+      }
+      check()
+    })
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${bearer}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${bytes.length}\r\nExpect: 100-continue\r\n\r\n`,
+  )
+  const continued = waitData(() => (buf.toString().startsWith("HTTP/1.1 100 Continue\r\n\r\n") ? true : null), "100 Continue").then(() => {})
+  const response = waitData(() => {
+    const text = buf.toString("latin1").replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, "")
+    const headEnd = text.indexOf("\r\n\r\n")
+    if (headEnd < 0) return null
+    const [statusLine, ...headerLines] = text.slice(0, headEnd).split("\r\n")
+    const headers: Record<string, string> = {}
+    for (const line of headerLines) {
+      const i = line.indexOf(":")
+      headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim()
+    }
+    const length = Number(headers["content-length"])
+    const rest = Buffer.from(text.slice(headEnd + 4), "latin1")
+    if (!Number.isFinite(length) || rest.length < length) return null
+    return { status: Number(statusLine!.split(" ")[1]), headers, body: rest.subarray(0, length).toString("utf8") }
+  }, "a complete response").finally(() => socket.end())
+  return { continued, sendBody: () => void socket.write(bytes), response }
+}
+
+/** True when a new TCP connection to the port is refused. */
+async function refusesConnections(port: number): Promise<boolean> {
+  try {
+    const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } })
+    s.end()
+    return false
+  } catch {
+    return true
+  }
+}
+
+describe("the compiled dist/wagate", () => {
+  test("first run prints the listening line, the sandbox key, the admin token and the next step; /healthz and /readyz answer 200", async () => {
+    const server = await serve()
+    const m = LISTENING.exec(server.p.out)!
+    expect(m[1]).toBe(VERSION)
+    expect(m[2]).toBe("127.0.0.1")
+    expect(m[4]).toBe(server.dir)
+    expect(server.key).toMatch(/^sk_test_[0-9A-Za-z]{43}$/)
+    expect(server.admin).toMatch(/^adm_[0-9A-Za-z]{43}$/)
+    expect(server.p.out).toContain("First run: wagate set itself up. These secrets are shown only now; store them.")
+    expect(server.p.out).toContain("Next step: add a phone (test keys can send from it at once, no pairing needed):")
+    expect(server.p.out).toContain("  wagate phones add +14155550123 --name 'Support'")
+    expect(server.p.out).toContain(`curl -X POST ${server.base}/v1/messages/send -H 'Authorization: Bearer ${server.key}'`)
+    // The secrets are printed once on stdout, never logged.
+    await server.p.waitFor(/"msg":"server started"/, "err")
+    expect(server.p.err).not.toContain(server.key)
+    expect(server.p.err).not.toContain(server.admin)
+
+    const health = await fetch(`${server.base}/healthz`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toEqual({ status: "ok" })
+    const ready = await fetch(`${server.base}/readyz`)
+    expect(ready.status).toBe(200)
+    expect(await ready.json()).toEqual({ status: "ready" })
+
+    expect((await call(server.base, "GET", "/v1/account", server.key)).status).toBe(200)
+    expect((await call(server.base, "GET", "/admin/v1/accounts", server.admin)).status).toBe(200)
+  })
+
+  test("a phone added by `wagate phones add` beside the running server can send a sandbox message at once (201, sent)", async () => {
+    const server = await serve()
+    const before = await send(server)
+    expect(before.status).toBe(404)
+
+    await addPhoneWithCli(server)
+    const sent = await send(server)
+    expect(sent.status).toBe(201)
+    expect(sent.body.success).toBe(true)
+    expect(sent.body.data).toMatchObject({ from: PHONE, to: "+14155550199", content: "Hello", status: "sent" })
+    expect(sent.body.data.id).toMatch(/^msg_/)
+
+    const read = await call(server.base, "GET", `/v1/messages/${sent.body.data.id}`, server.key)
+    expect(read.status).toBe(200)
+    expect(read.body.data.id).toBe(sent.body.data.id)
+  })
+
+  test("an endpoint added through the admin API receives message.sent, signed with its secret", async () => {
+    receiver = new WebhookReceiver()
+    const server = await serve()
+    await addPhoneWithCli(server)
+    const accountId = (await call(server.base, "GET", "/admin/v1/accounts", server.admin)).body.data[0].accountId as string
+    const endpoint = await call(server.base, "POST", `/admin/v1/accounts/${accountId}/webhooks`, server.admin, {
+      url: receiver.url("/hooks/wagate"),
+      environment: "test",
+      events: ["message.sent"],
+    })
+    expect(endpoint.status).toBe(201)
+    const secret = endpoint.body.data.secret as string
+    expect(typeof secret).toBe("string")
+
+    const sent = await send(server)
+    expect(sent.status).toBe(201)
+    const [hook] = await receiver.waitFor(1, 10_000)
+    const signature = hook!.headers["x-service-signature"]!
+    const now = Math.floor(Date.now() / 1000)
+    expect(verifySignature(signature, hook!.body, secret, now)).toBe(true)
+    expect(verifySignature(signature, hook!.body, `${secret}x`, now)).toBe(false)
+    expect(verifySignature(signature, hook!.body.replace(sent.body.data.id, "msg_forged"), secret, now)).toBe(false)
+    expect(hook!.headers["x-service-event"]).toBe("message.sent")
+    expect(hook!.json).toMatchObject({ event: "message.sent", data: { messageId: sent.body.data.id, from: PHONE, status: "sent" } })
+    // The secret never travels in the request itself and is never logged.
+    expect(JSON.stringify(hook!.headers)).not.toContain(secret)
+    expect(server.p.err).not.toContain(secret)
+  })
+
+  test("`wagate backup FILE` beside the running server writes a consistent SQLite file holding the message", async () => {
+    const server = await serve()
+    await addPhoneWithCli(server)
+    const sent = await send(server, "+14155550199", "kept in the backup")
+    expect(sent.status).toBe(201)
+
+    const target = join(tempDir(), "backup.db")
+    const backup = await runToEnd(["backup", target, "--data", server.dir])
+    expect(backup.code).toBe(0)
+    expect(backup.out).toContain(`Backed up the database to ${target}.`)
+    expect(existsSync(`${target}.partial`)).toBe(false)
+
+    const db = new Database(target, { readonly: true })
+    try {
+      expect(db.query("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }])
+      expect(db.query("PRAGMA foreign_key_check").all()).toEqual([])
+      expect(db.query("SELECT id, status, content, from_number AS fromNumber FROM messages").all()).toEqual([
+        { id: sent.body.data.id, status: "sent", content: "kept in the backup", fromNumber: PHONE },
+      ])
+      expect((db.query("SELECT COUNT(*) AS n FROM phones").get() as { n: number }).n).toBe(1)
+    } finally {
+      db.close()
+    }
+
+    // The server is unaffected and keeps writing.
+    expect((await send(server, "+14155550198")).status).toBe(201)
+    // A second backup to the same file is refused rather than overwriting it.
+    const again = await runToEnd(["backup", target, "--data", server.dir])
+    expect(again.code).not.toBe(0)
+    expect(again.err).toContain("already exists")
+  })
+
+  test("SIGTERM answers every in-flight request completely, refuses new connections, exits 0 within 10 s and removes the lock", async () => {
+    const server = await serve()
+    await addPhoneWithCli(server)
+    const lockPath = join(server.dir, "wagate.lock")
+    expect(JSON.parse(readFileSync(lockPath, "utf8"))).toMatchObject({ pid: server.p.pid, port: server.port })
+
+    // Slow uploads: each request's head is parsed (the server said 100 Continue), its body not yet sent.
+    const count = 8
+    const exchanges = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        rawPostExpectContinue(server.port, "/v1/messages/send", server.key, JSON.stringify({ fromPhoneId: PHONE, to: "+14155550199", content: `in flight ${i}` })),
+      ),
+    )
+    await Promise.all(exchanges.map((e) => e.continued))
+    // And a burst of complete sends, already answered in part, still running for the rest.
+    const burst = Array.from({ length: 10 }, (_, i) => send(server, "+14155550199", `burst ${i}`))
+    await Promise.race(burst)
+
+    const startedAt = Date.now()
+    server.p.kill("SIGTERM")
+    await server.p.waitFor(/"msg":"shutting down","signal":"SIGTERM"/, "err", 5_000)
+    // It stops accepting…
+    await waitUntil(() => refusesConnections(server.port), 2_000, "new connections to be refused")
+    // …but still answers what it had accepted.
+    for (const e of exchanges) e.sendBody()
+    const responses = await Promise.all(exchanges.map((e) => e.response))
+    for (const [i, res] of responses.entries()) {
+      expect(res.status).toBe(201)
+      const body = JSON.parse(res.body)
+      expect(body.data).toMatchObject({ status: "sent", content: `in flight ${i}` })
+    }
+    const burstResults = await Promise.all(burst)
+    for (const res of burstResults) expect(res.status).toBe(201)
+
+    expect(await server.p.exited(10_000)).toBe(0)
+    expect(Date.now() - startedAt).toBeLessThan(10_000)
+    expect(existsSync(lockPath)).toBe(false)
+    expect(server.p.err).not.toContain('"level":"error"')
+
+    // Everything answered 201 is durable.
+    const db = new Database(join(server.dir, "wagate.db"), { readonly: true })
+    try {
+      const ids = [...responses.map((r) => JSON.parse(r.body).data.id), ...burstResults.map((r) => r.body.data.id)]
+      const stored = db.query(`SELECT id FROM messages WHERE id IN (${ids.map(() => "?").join(",")})`).all(...ids)
+      expect(stored).toHaveLength(count + burst.length)
+    } finally {
+      db.close()
+    }
+  })
+
+  test("a second serve on the same data directory is refused with exit 1, naming the running pid", async () => {
+    const first = await serve()
+    const second = run(["serve", "--data", first.dir, "--port", "0", "--host", "127.0.0.1"])
+    expect(await second.exited()).toBe(1)
+    expect(second.err).toContain(`Another wagate (pid ${first.p.pid}, port ${first.port}) is already serving this data directory.`)
+    expect(second.out).not.toMatch(LISTENING)
+    expect(first.p.running).toBe(true)
+    expect(JSON.parse(readFileSync(join(first.dir, "wagate.lock"), "utf8")).pid).toBe(first.p.pid)
+    expect((await fetch(`${first.base}/healthz`)).status).toBe(200)
+  })
+
+  test("a .env and a bunfig.toml in the working directory are ignored", async () => {
+    const cwd = tempDir()
+    const dotenvAdmin = "dotenv_admin_token_0123456789"
+    writeFileSync(
+      join(cwd, ".env"),
+      [
+        "WAGATE_PORT=1",
+        "WAGATE_HOST=0.0.0.0",
+        `WAGATE_ADMIN_TOKEN=${dotenvAdmin}`,
+        "WAGATE_METRICS_PUBLIC=1",
+        "WAGATE_RATE_LIMIT_PER_MINUTE=1",
+        "WAGATE_LOG_LEVEL=error",
+        "",
+      ].join("\n"),
+    )
+    writeFileSync(join(cwd, "bunfig.toml"), 'preload = ["./preload.ts"]\n')
+    writeFileSync(join(cwd, "preload.ts"), 'require("node:fs").writeFileSync(require("node:path").join(process.cwd(), "PRELOADED"), "x")\nconsole.error("PRELOAD RAN")\n')
+
+    // Control: plain bun in this directory does read both files.
+    const control = Bun.spawnSync([process.execPath, "-e", "console.log(process.env.WAGATE_PORT)"], { cwd, env: childEnv(), stdout: "pipe", stderr: "pipe" })
+    expect(control.stdout.toString().trim()).toBe("1")
+    expect(existsSync(join(cwd, "PRELOADED"))).toBe(true)
+    rmSync(join(cwd, "PRELOADED"))
+
+    // Without --port the default applies, unless .env were read (port 1). Use it when it is free.
+    let defaultPortFree = true
+    try {
+      Bun.serve({ port: 3000, hostname: "127.0.0.1", fetch: () => new Response() }).stop(true)
+    } catch {
+      defaultPortFree = false
+    }
+    const server = await serve({ cwd, args: defaultPortFree ? [] : ["--port", "0"] })
+    if (defaultPortFree) expect(server.port).toBe(3000)
+    expect(server.port).not.toBe(1)
+    expect(LISTENING.exec(server.p.out)![2]).toBe("127.0.0.1")
+    // WAGATE_ADMIN_TOKEN was not read: a token was generated, and the .env one is refused.
+    expect(server.admin).toMatch(/^adm_/)
+    expect((await call(server.base, "GET", "/admin/v1/accounts", dotenvAdmin)).status).toBe(401)
+    // WAGATE_METRICS_PUBLIC was not read.
+    expect((await fetch(`${server.base}/metrics`)).status).toBe(401)
+    // WAGATE_RATE_LIMIT_PER_MINUTE was not read.
+    expect((await call(server.base, "GET", "/v1/account", server.key)).headers.get("x-ratelimit-limit")).toBe("100")
+    // WAGATE_LOG_LEVEL=error was not read: info lines are logged.
+    await server.p.waitFor(/"level":"info","msg":"server started"/, "err")
+    // The bunfig preload never ran, and nothing was written to the working directory.
+    expect(server.p.out + server.p.err).not.toContain("PRELOAD RAN")
+    expect(readdirSync(cwd).sort()).toEqual([".env", "bunfig.toml", "preload.ts"])
+
+    const version = await runToEnd(["version"], cwd)
+    expect(version.code).toBe(0)
+    expect(version.out).toStartWith(`wagate ${VERSION} `)
+    expect(existsSync(join(cwd, "PRELOADED"))).toBe(false)
+  })
+})
