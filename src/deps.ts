@@ -59,7 +59,7 @@ export interface ServiceOverrides {
 
 /** Webhook attempts in flight at once, in total and per endpoint (reference/performance.md §4b). */
 export const WEBHOOK_MAX_IN_FLIGHT = 256
-export const WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 32
+export const WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 64
 
 /**
  * The composition root: opens and migrates the database and wires the domain services. Used
@@ -150,7 +150,8 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     async stop() {
       if (stopped) return
       stopped = true
-      if (started) await sessions.stop()
+      // Sessions may run without start() (pairing from the CLI): always close them.
+      await sessions.stop()
       scheduler.stop()
       if (started) await dispatcher.stop()
       await usage.stop()

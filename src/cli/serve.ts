@@ -15,13 +15,14 @@ import { cliLogger, type CliIo } from "./io"
 import { renderQr } from "./pair"
 
 /** Longest a shutdown waits for in-flight requests (API-DECISIONS §13). */
-export const SHUTDOWN_GRACE_MS = 8_000
+export const SHUTDOWN_GRACE_MS = 6_000
 /** Bun's own body cap, above ours so that our handler answers 413 with the error envelope. */
 const TRANSPORT_MAX_BODY_BYTES = 1024 * 1024
 
 export const SERVE_USAGE = `wagate serve [--port N] [--host ADDR] [--data DIR] [--log-level debug|info|warn|error]
              [--admin-token TOKEN] [--rate-limit-per-minute N] [--sandbox-delivered-ms N] [--sandbox-read-ms N]
-             [--outbound-allow-cidrs CIDR,…] [--webhook-retry-offsets-ms MS,…] [--webhook-timeout-ms N]`
+             [--outbound-allow-cidrs CIDR,…] [--webhook-retry-offsets-ms MS,…] [--webhook-timeout-ms N]
+             [--send-interval-ms N] [--send-timeout-ms N] [--wa-ws-url URL] [--wa-version X.Y.Z] [--metrics-public 1|0]`
 
 /**
  * `wagate serve`: takes the data directory's lock, migrates, runs first-run setup, serves until
@@ -47,7 +48,7 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
     app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: TRANSPORT_MAX_BODY_BYTES })
     server = app.server ?? undefined
     const port = server?.port ?? config.port
-    lock.update(port)
+    lock.update(port, config.host)
     const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host
     io.stdout(`wagate ${VERSION} listening on http://${shownHost}:${port} (data: ${config.dataDir})\n`)
     printFirstRun(io, created, `http://${shownHost}:${port}`)

@@ -15,7 +15,9 @@ export interface RunningServer {
 export function runningServer(dataDir: string): RunningServer | null {
   const owner = liveLockOwner(join(dataDir, LOCK_FILE))
   if (!owner?.port || !owner.localToken) return null
-  return { pid: owner.pid, baseUrl: `http://127.0.0.1:${owner.port}`, token: owner.localToken }
+  // A server on every interface is reached on loopback; one bound to an address, on that address.
+  const host = !owner.host || owner.host === "0.0.0.0" ? "127.0.0.1" : owner.host === "::" ? "[::1]" : owner.host.includes(":") ? `[${owner.host}]` : owner.host
+  return { pid: owner.pid, baseUrl: `http://${host}:${owner.port}`, token: owner.localToken }
 }
 
 /** Calls the server's admin API; returns the status and the parsed envelope. */

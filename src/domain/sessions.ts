@@ -216,7 +216,7 @@ export function createSessionManager(deps: {
         if (wasConnected) deps.sender().phoneDisconnected(phoneId)
         if (reason === "restart_required" && rt.wanted && !stopped) {
           // WhatsApp asks for a fresh socket (always right after pairing): open it at once.
-          openSession(phoneId, rt, null)
+          openSession(phoneId, rt, null, { reason: "restart_required", willReconnect: true })
           return
         }
         if (reason === "logged_out") {

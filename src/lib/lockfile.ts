@@ -7,6 +7,8 @@ export const LOCK_FILE = "wagate.lock"
 export interface LockOwner {
   pid: number
   port: number | null
+  /** The address the server listens on (0.0.0.0 or :: for every interface). */
+  host?: string
   startedAt: string
   /**
    * A token the running server accepts as its admin token, for this run only. The lock file
@@ -59,13 +61,13 @@ export function readLock(path: string): LockOwner | null {
  * Takes the exclusive lock of a data directory: a file created with O_EXCL holding our pid. A
  * lock left by a process that no longer runs (a crash, SIGKILL) is taken over.
  */
-export function acquireLock(path: string, owner: LockOwner): { update(port: number): void; release(): void } {
+export function acquireLock(path: string, owner: LockOwner): { update(port: number, host?: string): void; release(): void } {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(path, JSON.stringify(owner), { flag: "wx", mode: 0o600 })
       return {
-        update(port) {
-          writeFileSync(path, JSON.stringify({ ...owner, port }), { mode: 0o600 })
+        update(port, host) {
+          writeFileSync(path, JSON.stringify({ ...owner, port, host }), { mode: 0o600 })
         },
         release() {
           if (readLock(path)?.pid === owner.pid) rmSync(path, { force: true })

@@ -24,7 +24,11 @@ export function createScheduler(clock: Clock, tickMs = 10): Scheduler {
     clock,
     (due) => {
       const byKind = new Map<string, string[]>()
-      for (const job of due) byKind.set(job.kind, [...(byKind.get(job.kind) ?? []), job.key])
+      for (const job of due) {
+        const keys = byKind.get(job.kind)
+        if (keys) keys.push(job.key)
+        else byKind.set(job.kind, [job.key])
+      }
       for (const [kind, keys] of byKind) handlers.get(kind)?.(keys)
     },
     tickMs,

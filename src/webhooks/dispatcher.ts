@@ -60,7 +60,9 @@ export function createDispatcher(deps: {
   fetch?: FetchLike
 }): Dispatcher {
   const { db, writer, clock, logger, scheduler, config } = deps
-  const queues = new Map<string, string[]>()
+  // Per-endpoint FIFO queues with a read index: Array.shift() is O(n), which turns a burst of
+  // tens of thousands of due deliveries into quadratic work.
+  const queues = new Map<string, { items: string[]; head: number }>()
   const inFlightByEndpoint = new Map<string, number>()
   const running = new Set<string>()
   const queued = new Set<string>()
@@ -83,19 +85,19 @@ export function createDispatcher(deps: {
     if (!delivery || delivery.status !== "pending") return
     queued.add(deliveryId)
     const queue = queues.get(delivery.endpointId)
-    if (queue) queue.push(deliveryId)
-    else queues.set(delivery.endpointId, [deliveryId])
+    if (queue) queue.items.push(deliveryId)
+    else queues.set(delivery.endpointId, { items: [deliveryId], head: 0 })
   }
 
   /** Starts queued attempts while there are free slots, never more than the per-endpoint cap. */
   function pump(): void {
     for (const [endpointId, queue] of queues) {
-      while (queue.length > 0 && inFlight < config.maxInFlight && (inFlightByEndpoint.get(endpointId) ?? 0) < config.maxInFlightPerEndpoint) {
-        const deliveryId = queue.shift()!
+      while (queue.head < queue.items.length && inFlight < config.maxInFlight && (inFlightByEndpoint.get(endpointId) ?? 0) < config.maxInFlightPerEndpoint) {
+        const deliveryId = queue.items[queue.head++]!
         queued.delete(deliveryId)
         start(endpointId, deliveryId)
       }
-      if (queue.length === 0) queues.delete(endpointId)
+      if (queue.head >= queue.items.length) queues.delete(endpointId)
       if (inFlight >= config.maxInFlight) return
     }
   }

@@ -12,7 +12,7 @@ import { seedMessages } from "./seed"
  */
 
 const REPO = join(import.meta.dir, "..", "..")
-const BIN = join(REPO, "dist", "wagate")
+const BIN = process.env.BENCH_BIN ?? join(REPO, "dist", "wagate")
 const PHONE = "+14155550123"
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10)
@@ -287,16 +287,22 @@ async function main() {
   }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, bun ${Bun.version}, generator ${hasWrk() ? "wrk" : "built-in"}${hasTaskset() ? ", pinned (server core 0, generator core 1)" : ", unpinned"}`
   console.log(`machine: ${machine}`)
-  const coldStart = await benchColdStart()
-  console.log("cold start done")
-  const send = await benchSend()
-  console.log("send done")
-  const list = await benchList()
-  console.log("list done")
-  const webhooks = await benchWebhooks()
-  console.log("webhooks done")
-  const results = { machine, takenAt: new Date().toISOString(), rounds: ROUNDS, durationSeconds: DURATION_S, coldStart, send, list, webhooks }
-  writeFileSync(join(REPO, "bench-results.json"), JSON.stringify(results, null, 2))
+  const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7)
+  const partial: Record<string, unknown> = { machine, takenAt: new Date().toISOString(), rounds: ROUNDS, durationSeconds: DURATION_S }
+  // Each case's figures are written as soon as it ends, so a later failure loses nothing.
+  const step = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
+    if (only && only !== name) return null
+    const value = await fn()
+    partial[name] = value
+    writeFileSync(join(REPO, "bench-results.json"), JSON.stringify(partial, null, 2))
+    progress(`${name} done`)
+    return value
+  }
+  const coldStart = await step("coldStart", benchColdStart)
+  const send = await step("send", benchSend)
+  const list = await step("list", benchList)
+  const webhooks = await step("webhooks", benchWebhooks)
+  if (!coldStart || !send || !list || !webhooks) return
   const f = (n: number, d = 1) => n.toFixed(d)
   console.log(
     [

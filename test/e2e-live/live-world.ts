@@ -223,6 +223,15 @@ export class Hooks {
       .map((json) => json.event)
   }
 
+  /**
+   * Waits until every one of `events` arrived for the message, then returns all its events in
+   * arrival order (deliveries run concurrently, so events close in time may arrive crossed).
+   */
+  async forMessage(messageId: string, events: string[]): Promise<string[]> {
+    for (const event of events) await this.next(event, (d) => d.messageId === messageId)
+    return this.ofMessage(messageId)
+  }
+
   stop(): Promise<void> {
     return this.receiver.stop()
   }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import Stripe from "stripe"
+import { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT } from "../../src/deps"
 import { createHarness, type Harness } from "../helpers/harness"
 import { signatureTimestamp, verifySignature } from "../helpers/verify-signature"
 import { WebhookReceiver, waitUntil } from "../helpers/webhook-receiver"
@@ -276,9 +277,9 @@ describe("isolation between endpoints", () => {
     try {
       await addEndpoint(h, account.id, slow.url(), { events: ["message.sent"] })
       // More sends than the slow endpoint has slots, so its queue backs up.
-      for (let i = 0; i < 40; i++) await sendSandbox(key, phone.phoneNumber, `+1415555${String(2000 + i)}`)
+      for (let i = 0; i < WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + 8; i++) await sendSandbox(key, phone.phoneNumber, `+1415555${String(2000 + i)}`)
       await h.advance(10)
-      await slow.waitFor(32)
+      await slow.waitFor(WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT)
       const fast = await addEndpoint(h, account.id, receiver.url(), { events: ["message.sent"] })
       const startedMs = performance.now()
       await sendSandbox(key, phone.phoneNumber)

@@ -23,7 +23,7 @@ import {
 } from "./mapping"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
-export const CLOSE_TIMEOUT_MS = 5_000
+export const CLOSE_TIMEOUT_MS = 1_500
 /** How many rejected ids a session remembers, so one error ack seen twice (raw and as an update) is reported once. */
 const REJECTED_IDS_REMEMBERED = 1_000
 
