@@ -10,6 +10,12 @@ const stopSignal = new Promise<string>((resolve) => {
   process.once("SIGINT", () => resolve("SIGINT"))
 })
 
+// A stray rejection deep inside a dependency (a WhatsApp socket callback, say) must not take
+// the whole server down with every other phone and request: report it and keep serving.
+process.on("unhandledRejection", (reason) => {
+  process.stderr.write(`${JSON.stringify({ level: "error", msg: "unhandled promise rejection", err: String((reason as Error)?.stack ?? reason) })}\n`)
+})
+
 const code = await runCli(
   process.argv.slice(2),
   {
