@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite"
-import type { MessageStatus } from "./messages"
+import type { MessageStatusPatch } from "./messages"
 
-/** One WhatsApp message of a live message. */
-export interface PartRow {
+/** One WhatsApp message of a live message; it follows the same status machine as messages. */
+export interface PartRow extends MessageStatusPatch {
   messageId: string
   partIndex: number
   waMessageId: string
@@ -10,13 +10,6 @@ export interface PartRow {
   mediaUrl: string | null
   /** The kind of the downloaded media, recorded when the part is first handed to WhatsApp. */
   mediaKind: "image" | "video" | "audio" | "document" | null
-  status: MessageStatus
-  sentAtMs: number | null
-  deliveredAtMs: number | null
-  readAtMs: number | null
-  failedAtMs: number | null
-  errorCode: string | null
-  errorMessage: string | null
 }
 
 const COLUMNS = `message_id AS messageId, part_index AS partIndex, wa_message_id AS waMessageId, media_url AS mediaUrl,

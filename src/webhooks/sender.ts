@@ -1,4 +1,5 @@
 import type { Clock } from "../lib/clock"
+import { readAtMost } from "../lib/streams"
 
 /** Largest part of a receiver's response that is read; the rest is discarded unread. */
 export const RESPONSE_READ_LIMIT_BYTES = 64 * 1024
@@ -78,20 +79,8 @@ export async function postAttempt(
 /** Reads at most RESPONSE_READ_LIMIT_BYTES and returns the first RESPONSE_KEEP_BYTES as text. */
 async function readCapped(res: Response): Promise<string | null> {
   if (!res.body) return null
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size <= RESPONSE_KEEP_BYTES + value.byteLength) chunks.push(value)
-    if (size >= RESPONSE_READ_LIMIT_BYTES) {
-      await reader.cancel()
-      break
-    }
-  }
-  const text = Buffer.concat(chunks).subarray(0, RESPONSE_KEEP_BYTES).toString("utf8")
+  const { bytes } = await readAtMost(res.body, RESPONSE_READ_LIMIT_BYTES)
+  const text = Buffer.from(bytes).subarray(0, RESPONSE_KEEP_BYTES).toString("utf8")
   return text === "" ? null : text
 }
 

@@ -1,4 +1,5 @@
 import { errors } from "../../lib/errors"
+import { readAtMost } from "../../lib/streams"
 import type { RawBody } from "../validation"
 
 /** Largest accepted request body (API-DECISIONS §4). */
@@ -19,18 +20,7 @@ export async function readRawBody({ request, contentType }: { request: Request; 
     if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw errors.payloadTooLarge(MAX_BODY_BYTES)
     return { text, contentType }
   }
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel()
-      throw errors.payloadTooLarge(MAX_BODY_BYTES)
-    }
-    chunks.push(value)
-  }
-  return { text: Buffer.concat(chunks).toString("utf8"), contentType }
+  const { bytes, exceeded } = await readAtMost(request.body, MAX_BODY_BYTES)
+  if (exceeded) throw errors.payloadTooLarge(MAX_BODY_BYTES)
+  return { text: Buffer.from(bytes).toString("utf8"), contentType }
 }
