@@ -79,7 +79,12 @@ export async function postAttempt(
 /** Reads at most RESPONSE_READ_LIMIT_BYTES and returns the first RESPONSE_KEEP_BYTES as text. */
 async function readCapped(res: Response): Promise<string | null> {
   if (!res.body) return null
-  const { bytes } = await readAtMost(res.body, RESPONSE_READ_LIMIT_BYTES)
+  const declared = Number(res.headers.get("content-length"))
+  // A small declared body is read in one go (streaming costs more per attempt).
+  const bytes =
+    Number.isFinite(declared) && declared <= RESPONSE_READ_LIMIT_BYTES
+      ? new Uint8Array(await res.arrayBuffer())
+      : (await readAtMost(res.body, RESPONSE_READ_LIMIT_BYTES)).bytes
   const text = Buffer.from(bytes).subarray(0, RESPONSE_KEEP_BYTES).toString("utf8")
   return text === "" ? null : text
 }
