@@ -79,7 +79,8 @@ export async function postAttempt(
 /** Reads at most RESPONSE_READ_LIMIT_BYTES and returns the first RESPONSE_KEEP_BYTES as text. */
 async function readCapped(res: Response): Promise<string | null> {
   if (!res.body) return null
-  const declared = Number(res.headers.get("content-length"))
+  const length = res.headers.get("content-length")
+  const declared = length === null ? Number.NaN : Number(length)
   // A small declared body is read in one go (streaming costs more per attempt).
   const bytes =
     Number.isFinite(declared) && declared <= RESPONSE_READ_LIMIT_BYTES

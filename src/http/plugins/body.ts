@@ -10,7 +10,9 @@ export const MAX_BODY_BYTES = 64 * 1024
  * length was declared or not), and leaves JSON parsing to the route, after authentication.
  */
 export async function readRawBody({ request, contentType }: { request: Request; contentType: string }): Promise<RawBody> {
-  const declared = Number(request.headers.get("content-length"))
+  const length = request.headers.get("content-length")
+  // No header means a body of unknown length (chunked): Number(null) would read as 0.
+  const declared = length === null ? Number.NaN : Number(length)
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw errors.payloadTooLarge(MAX_BODY_BYTES)
   if (!request.body) return { text: "", contentType }
   // A declared length within the cap is read in one go (streaming costs more per request);
