@@ -1,9 +1,11 @@
-import { describe, expect, test } from "bun:test"
+import { afterEach, describe, expect, test } from "bun:test"
 import { Database } from "bun:sqlite"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { VERSION } from "../../src/version"
-import { adminTokenIn, call, dataDir, freePort, LISTENING, sandboxKeyIn, spawn, start, stop } from "../helpers/wagate-process"
+import { adminTokenIn, call, cleanupProcesses, dataDir, freePort, LISTENING, sandboxKeyIn, spawn, start, stop } from "../helpers/wagate-process"
+
+afterEach(cleanupProcesses)
 
 describe("wagate serve as a process", () => {
   test("first run prints a working sandbox key, an admin token and the next step; a second start prints no new key", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { verifySignature } from "../helpers/verify-signature"
-import { adminTokenIn, call, dataDir, sandboxKeyIn, start, stop, type Server } from "../helpers/wagate-process"
+import { adminTokenIn, call, cleanupProcesses, dataDir, sandboxKeyIn, start, stop, type Server } from "../helpers/wagate-process"
 import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
 
 /*
@@ -9,7 +9,10 @@ import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
  */
 
 let receiver: WebhookReceiver
-afterEach(() => receiver?.stop())
+afterEach(async () => {
+  await cleanupProcesses()
+  await receiver?.stop()
+})
 
 async function setUp(server: Server) {
   // The first-run block follows the "listening" line; wait for all of it.

@@ -1,4 +1,3 @@
-import { afterEach } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -6,7 +5,7 @@ import { join } from "node:path"
 /*
  * Helpers for end-to-end tests: `bun src/main.ts serve` as a real process, talked to over
  * 127.0.0.1 only. Nothing here sleeps to make an assertion true: every wait polls a condition
- * with a deadline. Importing this module registers an afterEach that kills what a test spawned.
+ * with a deadline. Test files register `afterEach(cleanupProcesses)`.
  */
 
 const REPO = join(import.meta.dir, "..", "..")
@@ -88,13 +87,18 @@ export interface Server {
 const spawned: Proc[] = []
 const dirs: string[] = []
 
-afterEach(async () => {
+/**
+ * Kills every process the current test spawned and removes its data directories. Each test file
+ * that spawns registers it with `afterEach(cleanupProcesses)`: a hook registered here, at module
+ * level, would attach only to the first file that imports this module in a `bun test` run.
+ */
+export async function cleanupProcesses(): Promise<void> {
   for (const p of spawned.splice(0)) {
     p.kill("SIGKILL")
     await p.proc.exited
   }
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+}
 
 export function dataDir(): string {
   const d = mkdtempSync(join(tmpdir(), "wagate-e2e-"))
