@@ -62,7 +62,9 @@ export function toAppError(code: string | number, error: unknown, method: string
     const cause = (error as { cause?: unknown }).cause
     return cause instanceof AppError ? cause : errors.invalidJson()
   }
-  if (code === "VALIDATION") return errors.validation(["Request is invalid"])
+  // Requests are validated by our own parsers; an Elysia validation error can only come from a
+  // response that does not match its declared schema, which is our bug, not the client's.
+  if (code === "VALIDATION") return errors.internal(error)
   return errors.internal(error)
 }
 

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
 import type { Environment } from "./api-keys"
+import { nextSequence } from "./messages"
 
 export type InboundType = "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contact" | "other"
 
@@ -63,10 +64,6 @@ export function listInbound(db: Database, q: InboundListQuery): { rows: InboundR
   return { rows: rows.map(fromRaw), total }
 }
 
-// Inbound messages are numbered in the same sequences table as outbound ones, under their own
-// key ("inbound:<env>"), so the two never share a counter.
-const NEXT_SEQ = `INSERT INTO message_sequences (account_id, env, last_seq) VALUES (?, ?, 1)
-  ON CONFLICT (account_id, env) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq AS seq`
 const INSERT_INBOUND = `INSERT INTO inbound_messages (id, account_id, env, seq, phone_id, wa_message_id, from_address, to_number,
   content, type, is_group, group_id, received_at_ms, created_at_ms) VALUES ($id, $accountId, $env, $seq, $phoneId, $waMessageId,
   $fromAddress, $toNumber, $content, $type, $isGroup, $groupId, $receivedAtMs, $createdAtMs)
@@ -81,7 +78,8 @@ const EXISTS = "SELECT 1 AS found FROM inbound_messages WHERE phone_id = ? AND w
  */
 export function insertInbound(db: Database, row: Omit<InboundRow, "seq">): InboundRow | null {
   if (db.query(EXISTS).get(row.phoneId, row.waMessageId)) return null
-  const { seq } = db.query<{ seq: number }, [string, string]>(NEXT_SEQ).get(row.accountId, `inbound:${row.env}`)!
+  // Inbound messages have their own sequence ("inbound:<env>"), never shared with outbound ones.
+  const seq = nextSequence(db, row.accountId, `inbound:${row.env}`)
   const stored: InboundRow = { ...row, seq }
   db.query(INSERT_INBOUND).run({ ...stored, isGroup: stored.isGroup ? 1 : 0 })
   db.query(BUMP_COUNT).run(row.accountId, row.env, row.phoneId)

@@ -52,6 +52,11 @@ function fromRaw(raw: RawRow): MessageRow {
 const NEXT_SEQ = `INSERT INTO message_sequences (account_id, env, last_seq) VALUES (?, ?, 1)
   ON CONFLICT (account_id, env) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq AS seq`
 
+/** The next number of an account's sequence named `key` (dense from 1; inside a write transaction). */
+export function nextSequence(db: Database, accountId: string, key: string): number {
+  return db.query<{ seq: number }, [string, string]>(NEXT_SEQ).get(accountId, key)!.seq
+}
+
 const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id, api_key_id, from_number, to_address, is_group,
   content, media_urls, status, idempotency_key, request_fingerprint, created_at_ms, sent_at_ms, delivered_at_ms, read_at_ms,
   failed_at_ms, error_code, error_message, updated_at_ms)
@@ -64,7 +69,7 @@ const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id
  * it. Must run inside a write transaction; returns the stored row.
  */
 export function insertMessage(db: Database, row: Omit<MessageRow, "seq">): MessageRow {
-  const { seq } = db.query<{ seq: number }, [string, string]>(NEXT_SEQ).get(row.accountId, row.env)!
+  const seq = nextSequence(db, row.accountId, row.env)
   const stored: MessageRow = { ...row, seq }
   db.query(INSERT_MESSAGE).run({
     ...stored,

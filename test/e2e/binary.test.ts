@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { VERSION } from "../../src/version"
 import { verifySignature } from "../helpers/verify-signature"
-import { adminTokenIn, call, LISTENING, sandboxKeyIn } from "../helpers/wagate-process"
+import { adminTokenIn, call, envWithoutWagate, LISTENING, Proc, sandboxKeyIn } from "../helpers/wagate-process"
 import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
 
 /*
@@ -36,69 +36,8 @@ beforeAll(() => {
   if (build.exitCode !== 0) throw new Error(`bun run build failed (${build.exitCode}):\n${build.stdout.toString()}\n${build.stderr.toString()}`)
 })
 
-/** Our environment without any WAGATE_* setting, so only flags configure the child. */
-function childEnv(): Record<string, string> {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("WAGATE_") && v !== undefined) env[k] = v
-  return env
-}
-
-/** A spawned dist/wagate and what it printed so far. */
-class BinProc {
-  out = ""
-  err = ""
-  readonly proc: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>
-  private readonly drained: Promise<unknown>
-
-  constructor(args: string[], cwd: string) {
-    this.proc = Bun.spawn([BINARY, ...args], { cwd, env: childEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" })
-    this.drained = Promise.all([this.drain(this.proc.stdout, (t) => (this.out += t)), this.drain(this.proc.stderr, (t) => (this.err += t))])
-  }
-
-  private async drain(stream: ReadableStream<Uint8Array>, add: (t: string) => void): Promise<void> {
-    const decoder = new TextDecoder()
-    for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }))
-  }
-
-  get pid(): number {
-    return this.proc.pid
-  }
-
-  get running(): boolean {
-    return this.proc.exitCode === null && this.proc.signalCode === null
-  }
-
-  /** Waits until stdout (or stderr) matches, failing fast when the process exits first. */
-  async waitFor(pattern: RegExp, stream: "out" | "err" = "out", timeoutMs = 15_000): Promise<RegExpExecArray> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const match = pattern.exec(this[stream])
-      if (match) return match
-      if (!this.running) {
-        await this.drained
-        const late = pattern.exec(this[stream])
-        if (late) return late
-        throw new Error(`dist/wagate exited (${this.proc.exitCode}) before printing ${pattern}\nstdout:\n${this.out}\nstderr:\n${this.err}`)
-      }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}\nstdout:\n${this.out}\nstderr:\n${this.err}`)
-      await Bun.sleep(5)
-    }
-  }
-
-  /** Resolves with the exit code once every byte is read; null on timeout. */
-  async exited(timeoutMs = 15_000): Promise<number | null> {
-    const code = await Promise.race([this.proc.exited, Bun.sleep(timeoutMs).then(() => null)])
-    if (code !== null) await this.drained
-    return code
-  }
-
-  kill(signal: NodeJS.Signals = "SIGKILL"): void {
-    if (this.running) this.proc.kill(signal)
-  }
-}
-
 interface BinServer {
-  p: BinProc
+  p: Proc
   base: string
   port: number
   dir: string
@@ -106,7 +45,7 @@ interface BinServer {
   admin: string
 }
 
-const spawned: BinProc[] = []
+const spawned: Proc[] = []
 const dirs: string[] = []
 let receiver: WebhookReceiver | undefined
 
@@ -126,8 +65,8 @@ function tempDir(): string {
   return d
 }
 
-function run(args: string[], cwd = REPO): BinProc {
-  const p = new BinProc(args, cwd)
+function run(args: string[], cwd = REPO): Proc {
+  const p = new Proc(args, envWithoutWagate(), { command: [BINARY], cwd })
   spawned.push(p)
   return p
 }
@@ -256,7 +195,7 @@ describe("the compiled dist/wagate", () => {
     expect(server.p.out).toContain("  wagate phones add +14155550123 --name 'Support'")
     expect(server.p.out).toContain(`curl -X POST ${server.base}/v1/messages/send -H 'Authorization: Bearer ${server.key}'`)
     // The secrets are printed once on stdout, never logged.
-    await server.p.waitFor(/"msg":"server started"/, "err")
+    await server.p.waitFor(/"msg":"server started"/, 15_000, "err")
     expect(server.p.err).not.toContain(server.key)
     expect(server.p.err).not.toContain(server.admin)
 
@@ -369,7 +308,7 @@ describe("the compiled dist/wagate", () => {
 
     const startedAt = Date.now()
     server.p.kill("SIGTERM")
-    await server.p.waitFor(/"msg":"shutting down","signal":"SIGTERM"/, "err", 5_000)
+    await server.p.waitFor(/"msg":"shutting down","signal":"SIGTERM"/, 5_000, "err")
     // It stops accepting…
     await waitUntil(() => refusesConnections(server.port), 2_000, "new connections to be refused")
     // …but still answers what it had accepted.
@@ -429,7 +368,7 @@ describe("the compiled dist/wagate", () => {
     writeFileSync(join(cwd, "preload.ts"), 'require("node:fs").writeFileSync(require("node:path").join(process.cwd(), "PRELOADED"), "x")\nconsole.error("PRELOAD RAN")\n')
 
     // Control: plain bun in this directory does read both files.
-    const control = Bun.spawnSync([process.execPath, "-e", "console.log(process.env.WAGATE_PORT)"], { cwd, env: childEnv(), stdout: "pipe", stderr: "pipe" })
+    const control = Bun.spawnSync([process.execPath, "-e", "console.log(process.env.WAGATE_PORT)"], { cwd, env: envWithoutWagate(), stdout: "pipe", stderr: "pipe" })
     expect(control.stdout.toString().trim()).toBe("1")
     expect(existsSync(join(cwd, "PRELOADED"))).toBe(true)
     rmSync(join(cwd, "PRELOADED"))
@@ -453,7 +392,7 @@ describe("the compiled dist/wagate", () => {
     // WAGATE_RATE_LIMIT_PER_MINUTE was not read.
     expect((await call(server.base, "GET", "/v1/account", server.key)).headers.get("x-ratelimit-limit")).toBe("100")
     // WAGATE_LOG_LEVEL=error was not read: info lines are logged.
-    await server.p.waitFor(/"level":"info","msg":"server started"/, "err")
+    await server.p.waitFor(/"level":"info","msg":"server started"/, 15_000, "err")
     // The bunfig preload never ran, and nothing was written to the working directory.
     expect(server.p.out + server.p.err).not.toContain("PRELOAD RAN")
     expect(readdirSync(cwd).sort()).toEqual([".env", "bunfig.toml", "preload.ts"])

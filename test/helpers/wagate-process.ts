@@ -11,11 +11,16 @@ import { join } from "node:path"
 const REPO = join(import.meta.dir, "..", "..")
 export const LISTENING = /^wagate (\S+) listening on http:\/\/(\S+):(\d+) \(data: (.+)\)$/m
 
-/** The environment of a spawned wagate: ours without any WAGATE_* setting, plus `extra`. */
-function childEnv(extra: Record<string, string>): Record<string, string> {
+/** Our environment without any WAGATE_* setting, so only what a test passes configures the child. */
+export function envWithoutWagate(): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("WAGATE_") && v !== undefined) env[k] = v
-  return { ...env, WAGATE_HOST: "127.0.0.1", ...extra }
+  return env
+}
+
+/** The environment of a spawned wagate: ours without any WAGATE_* setting, on 127.0.0.1, plus `extra`. */
+function childEnv(extra: Record<string, string>): Record<string, string> {
+  return { ...envWithoutWagate(), WAGATE_HOST: "127.0.0.1", ...extra }
 }
 
 /** A spawned wagate and what it printed so far. */
@@ -25,8 +30,19 @@ export class Proc {
   readonly proc: ReturnType<typeof Bun.spawn<"ignore", "pipe", "pipe">>
   private readonly drained: Promise<unknown>
 
-  constructor(args: string[], env: Record<string, string>) {
-    this.proc = Bun.spawn([process.execPath, "src/main.ts", ...args], { cwd: REPO, env: childEnv(env), stdin: "ignore", stdout: "pipe", stderr: "pipe" })
+  /**
+   * `bun src/main.ts <args>` by default; `options.command` runs another wagate (the compiled
+   * binary) with `options.env` as its whole environment.
+   */
+  constructor(args: string[], env: Record<string, string>, options: { command?: string[]; cwd?: string } = {}) {
+    const command = options.command ?? [process.execPath, "src/main.ts"]
+    this.proc = Bun.spawn([...command, ...args], {
+      cwd: options.cwd ?? REPO,
+      env: options.command ? env : childEnv(env),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    })
     this.drained = Promise.all([
       this.drain(this.proc.stdout, (t) => (this.out += t)),
       this.drain(this.proc.stderr, (t) => (this.err += t)),
@@ -46,15 +62,15 @@ export class Proc {
     return this.proc.exitCode === null && this.proc.signalCode === null
   }
 
-  /** Waits until stdout matches, failing fast when the process exits first. */
-  async waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<RegExpExecArray> {
+  /** Waits until stdout (or stderr) matches, failing fast when the process exits first. */
+  async waitFor(pattern: RegExp, timeoutMs = 15_000, stream: "out" | "err" = "out"): Promise<RegExpExecArray> {
     const deadline = Date.now() + timeoutMs
     for (;;) {
-      const match = pattern.exec(this.out)
+      const match = pattern.exec(this[stream])
       if (match) return match
       if (!this.running) {
         await this.drained
-        const late = pattern.exec(this.out)
+        const late = pattern.exec(this[stream])
         if (late) return late
         throw new Error(`wagate exited (${this.proc.exitCode}) before printing ${pattern}\nstdout:\n${this.out}\nstderr:\n${this.err}`)
       }
