@@ -165,6 +165,13 @@ export function findDelivery(db: Database, id: string): DeliveryRow | null {
   return db.query<DeliveryRow, [string]>(SELECT_DELIVERY).get(id)
 }
 
+const SELECT_PENDING_ENDPOINT = "SELECT endpoint_id AS endpointId FROM webhook_deliveries WHERE id = ? AND status = 'pending'"
+
+/** The endpoint of a delivery that is still pending, or null (delivered, given up, or gone). */
+export function findPendingDeliveryEndpoint(db: Database, id: string): string | null {
+  return db.query<{ endpointId: string }, [string]>(SELECT_PENDING_ENDPOINT).get(id)?.endpointId ?? null
+}
+
 const SELECT_PENDING = `SELECT id, next_attempt_at_ms AS nextAttemptAtMs FROM webhook_deliveries
   WHERE status = 'pending' ORDER BY next_attempt_at_ms`
 

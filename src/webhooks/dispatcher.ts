@@ -3,11 +3,13 @@ import type { AppMetrics } from "../lib/app-metrics"
 import type { Clock, TimerHandle } from "../lib/clock"
 import type { Logger } from "../lib/logger"
 import type { Scheduler } from "../lib/scheduler"
+import { inReadTransaction } from "../store/db"
 import type { Writer } from "../store/writer"
 import {
   findDelivery,
   findEndpoint,
   findEvent,
+  findPendingDeliveryEndpoint,
   insertAttempt,
   listPendingDeliveries,
   updateDelivery,
@@ -49,6 +51,12 @@ export interface Dispatcher {
   stop(): Promise<void>
 }
 
+interface AttemptInput {
+  delivery: DeliveryRow
+  endpoint: EndpointRow
+  event: EventRow
+}
+
 export function createDispatcher(deps: {
   db: Database
   writer: Writer
@@ -75,38 +83,64 @@ export function createDispatcher(deps: {
   let lastDataVersion = 0
 
   scheduler.on(SCHEDULER_KIND, (ids) => {
-    for (const id of ids) enqueue(id)
+    // A backlog falls due in one tick: one read transaction instead of one per delivery.
+    inReadTransaction(db, () => {
+      for (const id of ids) enqueue(id)
+    })
     pump()
   })
 
   function enqueue(deliveryId: string): void {
     if (stopped || running.has(deliveryId) || queued.has(deliveryId)) return
-    const delivery = findDelivery(db, deliveryId)
-    if (!delivery || delivery.status !== "pending") return
+    const endpointId = findPendingDeliveryEndpoint(db, deliveryId)
+    if (!endpointId) return
     queued.add(deliveryId)
-    const queue = queues.get(delivery.endpointId)
+    const queue = queues.get(endpointId)
     if (queue) queue.items.push(deliveryId)
-    else queues.set(delivery.endpointId, { items: [deliveryId], head: 0 })
+    else queues.set(endpointId, { items: [deliveryId], head: 0 })
   }
 
-  /** Starts queued attempts while there are free slots, never more than the per-endpoint cap. */
+  /**
+   * Starts queued attempts while there are free slots, never more than the per-endpoint cap.
+   * Their rows are read first, together, in one read transaction: outside a transaction every
+   * statement takes and drops SQLite's locks, which tripled the cost of these reads.
+   */
   function pump(): void {
+    const starting: { endpointId: string; deliveryId: string }[] = []
     for (const [endpointId, queue] of queues) {
       while (queue.head < queue.items.length && inFlight < config.maxInFlight && (inFlightByEndpoint.get(endpointId) ?? 0) < config.maxInFlightPerEndpoint) {
         const deliveryId = queue.items[queue.head++]!
         queued.delete(deliveryId)
-        start(endpointId, deliveryId)
+        takeSlot(endpointId, deliveryId)
+        starting.push({ endpointId, deliveryId })
       }
       if (queue.head >= queue.items.length) queues.delete(endpointId)
-      if (inFlight >= config.maxInFlight) return
+      if (inFlight >= config.maxInFlight) break
     }
+    if (starting.length === 0) return
+    const loaded = inReadTransaction(db, () => starting.map(({ deliveryId }) => loadAttempt(deliveryId)))
+    starting.forEach(({ endpointId, deliveryId }, i) => start(endpointId, deliveryId, loaded[i]!))
   }
 
-  function start(endpointId: string, deliveryId: string): void {
+  function takeSlot(endpointId: string, deliveryId: string): void {
     inFlight++
     inFlightByEndpoint.set(endpointId, (inFlightByEndpoint.get(endpointId) ?? 0) + 1)
     running.add(deliveryId)
-    const attempt = attemptDelivery(deliveryId)
+  }
+
+  /** What an attempt needs, or null when the delivery is no longer pending or its endpoint was removed (its deliveries went with it). */
+  function loadAttempt(deliveryId: string): AttemptInput | null {
+    const delivery = findDelivery(db, deliveryId)
+    if (!delivery || delivery.status !== "pending") return null
+    const endpoint = findEndpoint(db, delivery.endpointId)
+    const event = findEvent(db, delivery.eventId)
+    return endpoint && event ? { delivery, endpoint, event } : null
+  }
+
+  function start(endpointId: string, deliveryId: string, input: AttemptInput | null): void {
+    // The slot is given back once the outcome is committed, so the attempts freed by one commit
+    // start together in the next pump and read their rows in one transaction.
+    const attempt = (input ? attemptDelivery(input) : Promise.resolve())
       .catch((err) => logger.error("webhook attempt failed unexpectedly", { deliveryId, err }))
       .finally(() => {
         inFlight--
@@ -120,13 +154,8 @@ export function createDispatcher(deps: {
     attempts.add(attempt)
   }
 
-  async function attemptDelivery(deliveryId: string): Promise<void> {
-    const delivery = findDelivery(db, deliveryId)
-    if (!delivery || delivery.status !== "pending") return
-    const endpoint = findEndpoint(db, delivery.endpointId)
-    const event = findEvent(db, delivery.eventId)
-    // The endpoint was removed meanwhile; its deliveries went with it.
-    if (!endpoint || !event) return
+  async function attemptDelivery({ delivery, endpoint, event }: AttemptInput): Promise<void> {
+    const deliveryId = delivery.id
     if (!endpoint.enabled) {
       await writer.write((w) =>
         updateDelivery(w, { ...delivery, status: "failed", nextAttemptAtMs: null, lastError: "endpoint disabled", updatedAtMs: clock.nowMs() }),

@@ -3,13 +3,13 @@
  * loop with the load generator. It answers 500 until /switch is called, then 200, and reports
  * its counts at /stats.
  */
-const port = Number(process.argv[2] ?? 3901)
+const port = Number(process.argv[2] ?? 0)
 let ok = false
 let received = 0
 let succeeded = 0
 let firstOkMs = 0
 let lastOkMs = 0
-Bun.serve({
+const server = Bun.serve({
   port,
   hostname: "127.0.0.1",
   async fetch(req) {
@@ -29,4 +29,4 @@ Bun.serve({
     return new Response("ok")
   },
 })
-console.log(`receiver listening on ${port}`)
+console.log(`receiver listening on ${server.port}`)
