@@ -12,11 +12,27 @@ export interface ChangeTracker {
   bump(): void
 }
 
-export function createChangeTracker(db: Database): ChangeTracker {
+/**
+ * `data_version` is read once per event-loop turn: every request handled in one turn shares the
+ * answer (reading it is a statement of its own, with SQLite's locks, on every authenticated
+ * request), and a commit by another process is seen from the next turn on. `nextTurn` runs a
+ * callback after the current turn; tests may pass their own.
+ */
+export function createChangeTracker(db: Database, nextTurn: (fn: () => void) => void = setImmediate): ChangeTracker {
   const dataVersion = db.query<{ data_version: number }, []>("PRAGMA data_version")
   let local = 0
+  let cached: string | null = null
   return {
-    version: () => `${dataVersion.get()!.data_version}:${local}`,
-    bump: () => void local++,
+    version() {
+      if (cached === null) {
+        cached = `${dataVersion.get()!.data_version}:${local}`
+        nextTurn(() => (cached = null))
+      }
+      return cached
+    },
+    bump() {
+      local++
+      cached = null
+    },
   }
 }

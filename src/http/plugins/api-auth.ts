@@ -29,10 +29,11 @@ export function apiBase(deps: HttpDeps) {
   return new Elysia({ prefix: "/v1" })
     .onParse(readRawBody)
     .derive(({ headers, request, server, set }): { principal: Principal } => {
-      const ip = clientIp(server, request)
       const token = bearerToken(headers.authorization)
       const principal = token ? authenticateApiKey(ctx, token) : null
       if (!principal) {
+        // Only a failed attempt needs the address (asking the socket for it costs every request).
+        const ip = clientIp(server, request)
         const attempt = limiter.peekFailedAuth(ip)
         if (!attempt.allowed) {
           deps.metrics.rateLimitRejections.inc({ limiter: "failed_auth" })
