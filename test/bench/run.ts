@@ -18,6 +18,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10)
 const LIST_ROWS = Number(process.env.BENCH_LIST_ROWS ?? 1_000_000)
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000)
+const GROWTH_BYTES = Number(process.env.BENCH_GROWTH_BYTES ?? 1.1 * 1024 ** 3)
 const dirs: string[] = []
 const procs: ReturnType<typeof Bun.spawn>[] = []
 
@@ -175,6 +176,7 @@ function summarise(runs: LoadResult[]) {
     requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
     p50Ms: median(runs.map((r) => r.p50Ms)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
+    worstP99Ms: Math.max(...runs.map((r) => r.p99Ms)),
     maxMs: Math.max(...runs.map((r) => r.maxMs)),
     errors: runs.reduce((a, r) => a + r.errors, 0),
     runs: runs.map((r) => ({ rps: Math.round(r.requestsPerSecond), p50Ms: r.p50Ms, p99Ms: r.p99Ms })),
@@ -234,18 +236,33 @@ async function benchList() {
     page1.push(await runLoad({ url: `${w.base}/v1/messages?page=1`, method: "GET", headers, connections: 1, durationSeconds: DURATION_S }))
     pageDeep.push(await runLoad({ url: `${w.base}/v1/messages?page=${deep}`, method: "GET", headers, connections: 1, durationSeconds: DURATION_S }))
   }
-  // Writes while the database holds the seeded rows: the stall check.
-  const phoneKey = { ...headers, "Content-Type": "application/json" }
-  const writes = await runLoad({ url: `${w.base}/v1/messages/send`, method: "POST", headers: phoneKey, body: sendBody(), connections: 64, durationSeconds: DURATION_S })
   await stopProc(w.proc)
+  // The stall check: the reference saw 90–330 ms write stalls once a database passed ~1 GB, so
+  // the same account's live environment is filled with larger messages until the file is past
+  // GROWTH_BYTES, and sends are measured on it (growing it further).
+  const listDbBytes = statSync(join(dir, "wagate.db")).size
+  seedMessages(join(dir, "wagate.db"), { accountId, phoneId: phone.id, phoneNumber: PHONE, keyId: keys[0].id, count: 0, env: "live", content: "x".repeat(1000), untilBytes: GROWTH_BYTES })
+  const grownDbBytes = statSync(join(dir, "wagate.db")).size
+  // The seeder writes without syncing; flush its gigabyte now, or the kernel's write-back of it
+  // would be measured as the server's fsync stalls.
+  spawnSync("sync")
+  const grown = await startWagate(dir, {}, false)
+  const phoneKey = { ...headers, "Content-Type": "application/json" }
+  const writes: LoadResult[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    writes.push(await runLoad({ url: `${grown.base}/v1/messages/send`, method: "POST", headers: phoneKey, body: sendBody(), connections: 64, durationSeconds: DURATION_S }))
+  }
+  await stopProc(grown.proc)
   return {
     rows: LIST_ROWS,
     seedSeconds,
-    dbBytes: statSync(join(dir, "wagate.db")).size,
+    dbBytes: listDbBytes,
+    grownDbBytes,
+    finalDbBytes: statSync(join(dir, "wagate.db")).size,
     deepPage: deep,
     page1: summarise(page1),
     pageDeep: summarise(pageDeep),
-    sendsOnLargeDb: summarise([writes]),
+    sendsOnLargeDb: summarise(writes),
   }
 }
 
@@ -338,8 +355,13 @@ async function main() {
       row("GET message by id, c=64", `${f(send.getById.requestsPerSecond, 0)} req/s, p99 ${f(send.getById.p99Ms)} ms`, "", null),
       row(`list page 1 (${list.rows} rows)`, `p50 ${f(list.page1.p50Ms, 2)} ms, ${f(list.page1.requestsPerSecond, 0)} req/s`, "p50 ≤ 1 ms", list.page1.p50Ms <= 1),
       row(`list page ${list.deepPage}`, `p50 ${f(list.pageDeep.p50Ms, 2)} ms, ${f(list.pageDeep.requestsPerSecond, 0)} req/s`, "p50 ≤ 5 ms", list.pageDeep.p50Ms <= 5),
-      row(`sends on the ${f(list.dbBytes / 2 ** 30, 2)} GiB database`, `p99 ${f(list.sendsOnLargeDb.p99Ms)} ms, max ${f(list.sendsOnLargeDb.maxMs)} ms`, "p99 ≤ 50 ms", list.sendsOnLargeDb.p99Ms <= 50),
-      row("webhook deliveries", `${f(webhooks.deliveriesPerSecond, 0)} /s (${webhooks.events} events)`, "≥ 20,000/s", webhooks.deliveriesPerSecond >= 20_000),
+      row(
+        `sends on the ${f(list.grownDbBytes / 2 ** 30, 2)} → ${f(list.finalDbBytes / 2 ** 30, 2)} GiB database`,
+        `worst p99 ${f(list.sendsOnLargeDb.worstP99Ms)} ms, max ${f(list.sendsOnLargeDb.maxMs)} ms`,
+        "p99 ≤ 50 ms",
+        list.sendsOnLargeDb.worstP99Ms <= 50,
+      ),
+      row("webhook deliveries", `${f(webhooks.deliveriesPerSecond, 0)} /s (${webhooks.events} due at once; server CPU ${f(webhooks.serverCpuUsPerDelivery, 0)} µs each)`, "≥ 20,000/s", webhooks.deliveriesPerSecond >= 20_000),
       row("cold start to first 200", `${f(coldStart.medianMs)} ms`, "≤ 150 ms", coldStart.medianMs <= 150),
       row("idle RSS", `${f(send.idleRssMiB)} MiB`, "≤ 80 MiB", send.idleRssMiB <= 80),
       row(`RSS after ${send.sendsBeforeRss} sends`, `${f(send.rssAfterSendsMiB)} MiB`, "≤ 160 MiB", send.rssAfterSendsMiB <= 160),

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs"
 import { ulidGenerator } from "../../src/lib/ids"
 import { migrate, openDatabase } from "../../src/store/db"
 import { insertMessage } from "../../src/store/messages"
@@ -6,9 +7,13 @@ import type { Clock } from "../../src/lib/clock"
 /**
  * Fills an account with `count` sandbox messages straight through the store (the same insert
  * and counters the API uses), in large transactions, so the list benchmark has 1,000,000 rows
- * without sending them one by one. Runs while no server holds the data directory.
+ * without sending them one by one. Runs while no server holds the data directory. With
+ * `untilBytes` it goes on until the database file is at least that large (the growth check).
  */
-export function seedMessages(dbPath: string, opts: { accountId: string; phoneId: string; phoneNumber: string; keyId: string; count: number }): void {
+export function seedMessages(
+  dbPath: string,
+  opts: { accountId: string; phoneId: string; phoneNumber: string; keyId: string; count: number; env?: "test" | "live"; content?: string; untilBytes?: number },
+): void {
   const db = openDatabase(dbPath)
   // Bulk load: durability per row is not the point here, and the server re-opens with FULL.
   db.run("PRAGMA synchronous = OFF")
@@ -17,20 +22,25 @@ export function seedMessages(dbPath: string, opts: { accountId: string; phoneId:
   migrate(db, nowMs)
   const ids = ulidGenerator(clock)
   const batch = 10_000
-  for (let done = 0; done < opts.count; done += batch) {
+  const bytes = () => {
+    db.run("PRAGMA wal_checkpoint(TRUNCATE)")
+    return statSync(dbPath).size
+  }
+  // With `untilBytes`, batches go on past `count` until the file is at least that large.
+  for (let done = 0; done < opts.count || (opts.untilBytes !== undefined && bytes() < opts.untilBytes); done += batch) {
     db.transaction(() => {
-      for (let i = 0; i < Math.min(batch, opts.count - done); i++) {
+      for (let i = 0; i < (opts.untilBytes === undefined ? Math.min(batch, opts.count - done) : batch); i++) {
         nowMs += 1
         insertMessage(db, {
           id: ids.newId("msg"),
           accountId: opts.accountId,
-          env: "test",
+          env: opts.env ?? "test",
           phoneId: opts.phoneId,
           apiKeyId: opts.keyId,
           fromNumber: opts.phoneNumber,
           toAddress: "+14155550199",
           isGroup: false,
-          content: "seeded message for the list benchmark",
+          content: opts.content ?? "seeded message for the list benchmark",
           mediaUrls: [],
           idempotencyKey: null,
           requestFingerprint: "seed",
