@@ -14,12 +14,14 @@ export function insertSandboxTransition(db: Database, row: SandboxTransitionRow)
   db.query(INSERT).run({ ...row })
 }
 
-const TAKE = `DELETE FROM sandbox_transitions WHERE message_id = ? AND status = ?
+const TAKE_MANY = `DELETE FROM sandbox_transitions
+  WHERE (message_id, status) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))
   RETURNING message_id AS messageId, status, due_at_ms AS dueAtMs`
 
-/** Removes a transition to apply it; null when it was already applied. */
-export function takeSandboxTransition(db: Database, messageId: string, status: string): SandboxTransitionRow | null {
-  return db.query<SandboxTransitionRow, [string, string]>(TAKE).get(messageId, status)
+/** Removes these transitions to apply them; the ones already applied are not returned. Order is not kept. */
+export function takeSandboxTransitions(db: Database, keys: readonly { messageId: string; status: string }[]): SandboxTransitionRow[] {
+  const param = JSON.stringify(keys.map((k) => [k.messageId, k.status]))
+  return db.query<SandboxTransitionRow, [string]>(TAKE_MANY).all(param)
 }
 
 const SELECT_ALL = `SELECT message_id AS messageId, status, due_at_ms AS dueAtMs FROM sandbox_transitions

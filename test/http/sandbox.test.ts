@@ -118,3 +118,37 @@ describe("scheduled transitions survive a restart", () => {
     }
   })
 })
+
+describe("transitions falling due together", () => {
+  test("several messages, each with delivered and read due in the same tick, step through both, with one event per step and exact counters", async () => {
+    const same = await createHarness({ env: { WAGATE_SANDBOX_DELIVERED_MS: "1000", WAGATE_SANDBOX_READ_MS: "1000" } })
+    try {
+      const { key, phone, account } = await same.seedTenant()
+      // Subscribed, so the outbox keeps every event; the receiver's port is closed, which is fine here.
+      await same.request("POST", `/admin/v1/accounts/${account.id}/webhooks`, {
+        key: await same.adminToken(),
+        body: { url: "http://127.0.0.1:9/hook", environment: "test", events: ["*"] },
+      })
+      const ids: string[] = []
+      for (let i = 0; i < 3; i++) {
+        const res = await same.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: `m${i}` } })
+        ids.push(res.body.data.id)
+      }
+      await same.advance(1_000)
+      for (const id of ids) {
+        const m = (await same.request("GET", `/v1/messages/${id}`, { key })).body.data
+        expect(m.status).toBe("read")
+        expect(m.deliveredAt).toBe(m.readAt)
+        const events = same.services.db
+          .query("SELECT type FROM events WHERE body LIKE ? ORDER BY id")
+          .all(`%${id}%`)
+          .map((e: any) => e.type)
+        expect(events).toEqual(["message.sent", "message.delivered", "message.read"])
+      }
+      const total = async (status: string) => (await same.request("GET", `/v1/messages?status=${status}`, { key })).body.data.pagination.total
+      expect([await total("sent"), await total("delivered"), await total("read")]).toEqual([0, 0, 3])
+    } finally {
+      await same.close()
+    }
+  })
+})
