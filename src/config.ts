@@ -12,6 +12,7 @@ export const DEFAULT_SANDBOX_DELIVERED_MS = 1_000
 export const DEFAULT_SANDBOX_READ_MS = 3_000
 export const DEFAULT_WEBHOOK_RETRY_OFFSETS_MS: readonly number[] = [60_000, 300_000, 900_000]
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000
+export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30
 export const DEFAULT_SEND_INTERVAL_MS = 1_000
 export const DEFAULT_SEND_TIMEOUT_MS = 600_000
 export const DEFAULT_WA_WS_URL = "wss://web.whatsapp.com/ws/chat"
@@ -31,6 +32,8 @@ export interface Config {
   /** Retry offsets counted from a delivery's first attempt. */
   webhookRetryOffsetsMs: readonly number[]
   webhookTimeoutMs: number
+  /** Days a webhook event and its delivery log are kept after it occurred; 0 keeps them for ever. */
+  webhookRetentionDays: number
   /** Pause between two live sends of one phone (±30% jitter), so WhatsApp sees a human pace. */
   sendIntervalMs: number
   /** How long a live send may wait for a disconnected phone before it fails with send_timeout. */
@@ -133,6 +136,7 @@ export const SETTINGS = [
   { key: "outboundAllowCidrsText", flag: "outbound-allow-cidrs", env: "WAGATE_OUTBOUND_ALLOW_CIDRS", parse: text },
   { key: "webhookRetryOffsetsMs", flag: "webhook-retry-offsets-ms", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", parse: offsets },
   { key: "webhookTimeoutMs", flag: "webhook-timeout-ms", env: "WAGATE_WEBHOOK_TIMEOUT_MS", parse: integer(100, 120_000) },
+  { key: "webhookRetentionDays", flag: "webhook-retention-days", env: "WAGATE_WEBHOOK_RETENTION_DAYS", parse: integer(0, 36_500) },
   { key: "sendIntervalMs", flag: "send-interval-ms", env: "WAGATE_SEND_INTERVAL_MS", parse: integer(0, 3_600_000) },
   { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
@@ -158,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     outboundAllowCidrsText: "",
     webhookRetryOffsetsMs: DEFAULT_WEBHOOK_RETRY_OFFSETS_MS,
     webhookTimeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS,
+    webhookRetentionDays: DEFAULT_WEBHOOK_RETENTION_DAYS,
     sendIntervalMs: DEFAULT_SEND_INTERVAL_MS,
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     waWsUrl: DEFAULT_WA_WS_URL,

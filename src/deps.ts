@@ -12,6 +12,7 @@ import { createBaileysGateway } from "./whatsapp/baileys/gateway"
 import type { WhatsAppGateway } from "./whatsapp/gateway"
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
 import { createOutbox } from "./webhooks/outbox"
+import { createWebhookRetention, type WebhookRetention } from "./webhooks/retention"
 import type { FetchLike } from "./webhooks/sender"
 import { createUsageRecorder, type UsageRecorder } from "./domain/usage"
 import type { HttpDeps } from "./http/deps"
@@ -31,8 +32,9 @@ export interface Services extends HttpDeps {
   usage: UsageRecorder
   sandbox: SandboxScheduler
   dispatcher: Dispatcher
+  webhookRetention: WebhookRetention
   gateway: WhatsAppGateway
-  /** Starts the background work: scheduled sandbox transitions and webhook deliveries. */
+  /** Starts the background work: scheduled sandbox transitions, webhook deliveries and their retention. */
   start(): void
   /** Stops background work, writes what is buffered and closes the database. Idempotent. */
   stop(): Promise<void>
@@ -108,6 +110,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     },
   }
   const limiter = createRateLimiter(clock)
+  const webhookRetention = createWebhookRetention({ writer, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
   const usage = createUsageRecorder(ctx)
   const sandbox = createSandboxScheduler(ctx, scheduler)
   const gateway =
@@ -134,6 +137,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     usage,
     sandbox,
     dispatcher,
+    webhookRetention,
     live,
     sessions,
     gateway,
@@ -145,6 +149,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
       started = true
       sandbox.start()
       dispatcher.start()
+      webhookRetention.start()
       sessions.start()
     },
     async stop() {
@@ -154,6 +159,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
       await sessions.stop()
       scheduler.stop()
       if (started) await dispatcher.stop()
+      await webhookRetention.stop()
       await usage.stop()
       writer.flush()
       if (overrides.checkpointOnStop) db.run("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -8,7 +8,7 @@ export function toIsoOrNull(ms: number | null | undefined): string | null {
   return ms === null || ms === undefined ? null : toIso(ms)
 }
 
-const DAY_MS = 86_400_000
+export const DAY_MS = 86_400_000
 
 /** Start of the UTC day that contains `ms`. */
 export function utcDayStartMs(ms: number): number {

@@ -268,6 +268,13 @@ const PART_KINDS = `
 ALTER TABLE message_parts ADD COLUMN media_kind TEXT;
 `
 
+const WEBHOOK_RETENTION = `
+-- Retention finds old events by when they occurred, and deleting an event reaches its
+-- deliveries through event_id (the foreign key's cascade and the "still pending?" check).
+CREATE INDEX events_occurred ON events (occurred_at_ms);
+CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -289,5 +296,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 4,
     name: "part media kinds",
     up: (db) => db.exec(PART_KINDS),
+  },
+  {
+    version: 5,
+    name: "webhook retention",
+    up: (db) => db.exec(WEBHOOK_RETENTION),
   },
 ]

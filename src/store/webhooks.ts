@@ -223,3 +223,16 @@ const SELECT_ATTEMPTS = `SELECT delivery_id AS deliveryId, attempt_number AS att
 export function listAttempts(db: Database, deliveryId: string): AttemptRow[] {
   return db.query<AttemptRow, [string]>(SELECT_ATTEMPTS).all(deliveryId)
 }
+
+// Oldest first through events_occurred; an event with a delivery still pending is kept until it
+// ends. Deleting an event removes its deliveries and their attempts (foreign-key cascades).
+const PRUNE_EVENTS = `DELETE FROM events WHERE id IN (
+  SELECT e.id FROM events e
+  WHERE e.occurred_at_ms < $cutoffMs
+    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+  ORDER BY e.occurred_at_ms LIMIT $limit)`
+
+/** Deletes up to `limit` events that occurred before `cutoffMs` and are done with, with their deliveries and attempts; returns how many events. */
+export function pruneEvents(db: Database, cutoffMs: number, limit: number): number {
+  return db.query(PRUNE_EVENTS).run({ cutoffMs, limit }).changes
+}

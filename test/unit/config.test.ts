@@ -29,6 +29,7 @@ describe("defaults", () => {
       outboundAllowCidrsText: "",
       webhookRetryOffsetsMs: [60_000, 300_000, 900_000],
       webhookTimeoutMs: 15_000,
+      webhookRetentionDays: 30,
     })
   })
 
@@ -64,6 +65,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   outboundAllowCidrsText: { raw: "10.0.0.0/8, ::1/128", expected: { outboundAllowCidrsText: "10.0.0.0/8, ::1/128" } },
   webhookRetryOffsetsMs: { raw: "1000, 2000,30000", expected: { webhookRetryOffsetsMs: [1_000, 2_000, 30_000] } },
   webhookTimeoutMs: { raw: "5000", expected: { webhookTimeoutMs: 5_000 } },
+  webhookRetentionDays: { raw: "0", expected: { webhookRetentionDays: 0 } },
   sendIntervalMs: { raw: "250", expected: { sendIntervalMs: 250 } },
   sendTimeoutMs: { raw: "120000", expected: { sendTimeoutMs: 120_000 } },
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
@@ -129,6 +131,8 @@ describe("invalid values", () => {
     { name: "retry offsets out of order", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", raw: "300000,60000" },
     { name: "a repeated retry offset", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", raw: "1000,1000" },
     { name: "a webhook timeout under 100 ms", env: "WAGATE_WEBHOOK_TIMEOUT_MS", raw: "99" },
+    { name: "a negative webhook retention", env: "WAGATE_WEBHOOK_RETENTION_DAYS", raw: "-1" },
+    { name: "a webhook retention in weeks", env: "WAGATE_WEBHOOK_RETENTION_DAYS", raw: "4w" },
   ])("$name is a ConfigError naming $env", ({ env, raw }) => {
     expect(configError(() => loadConfig({ [env]: raw }))).toContain(env)
   })

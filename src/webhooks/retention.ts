@@ -1,0 +1,81 @@
+import type { Clock } from "../lib/clock"
+import type { Logger } from "../lib/logger"
+import type { Scheduler } from "../lib/scheduler"
+import { DAY_MS } from "../lib/time"
+import { pruneEvents } from "../store/webhooks"
+import type { Writer } from "../store/writer"
+
+export const RETENTION_KIND = "webhook-retention"
+/** The first pass runs a minute after start, out of the way of a restart's own work. */
+export const RETENTION_FIRST_DELAY_MS = 60_000
+/** Then once an hour. */
+export const RETENTION_INTERVAL_MS = 3_600_000
+/**
+ * Events deleted per write. Each takes its deliveries and attempts with it, so a batch is a few
+ * hundred rows: small enough that no request waits behind it for long.
+ */
+export const RETENTION_BATCH = 200
+
+/** Forgets webhook events (with their deliveries and attempt logs) once they are old enough. */
+export interface WebhookRetention {
+  start(): void
+  /** One pass: deletes every event older than the retention that has nothing pending; returns how many. */
+  prune(): Promise<number>
+  stop(): Promise<void>
+}
+
+/**
+ * The delivery log would otherwise grow for ever with every message. An event is kept
+ * `retentionDays` after it occurred (0 keeps everything), and always while one of its deliveries
+ * is still pending. Passes run on the shared scheduler and delete in batches, each in its own
+ * write, so the event loop is never held for long.
+ */
+export function createWebhookRetention(deps: {
+  writer: Writer
+  clock: Clock
+  logger: Logger
+  scheduler: Scheduler
+  retentionDays: number
+}): WebhookRetention {
+  const { writer, clock, logger, scheduler, retentionDays } = deps
+  let stopped = false
+  let running: Promise<number> | null = null
+
+  async function prune(): Promise<number> {
+    const cutoffMs = clock.nowMs() - retentionDays * DAY_MS
+    let total = 0
+    for (;;) {
+      if (stopped) return total
+      const deleted = await writer.write((db) => pruneEvents(db, cutoffMs, RETENTION_BATCH))
+      total += deleted
+      if (deleted < RETENTION_BATCH) return total
+    }
+  }
+
+  function runPass(): void {
+    running = prune()
+    running
+      .then((n) => {
+        if (n > 0) logger.info("old webhook events deleted", { events: n, retentionDays })
+      })
+      .catch((err) => logger.error("deleting old webhook events failed", { err }))
+      .finally(() => {
+        running = null
+        if (!stopped) scheduler.schedule(RETENTION_KIND, "pass", clock.nowMs() + RETENTION_INTERVAL_MS)
+      })
+  }
+
+  scheduler.on(RETENTION_KIND, () => runPass())
+
+  return {
+    start() {
+      if (retentionDays === 0) return
+      scheduler.schedule(RETENTION_KIND, "pass", clock.nowMs() + RETENTION_FIRST_DELAY_MS)
+    },
+    prune,
+    async stop() {
+      stopped = true
+      await running?.catch(() => 0)
+    },
+  }
+}

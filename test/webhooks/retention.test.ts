@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, test } from "bun:test"
+import { insertAttempt, insertDelivery, insertEndpoint, insertEvent, type DeliveryStatus } from "../../src/store/webhooks"
+import { RETENTION_BATCH, RETENTION_FIRST_DELAY_MS, RETENTION_INTERVAL_MS } from "../../src/webhooks/retention"
+import { createHarness, type Harness } from "../helpers/harness"
+
+const DAY_MS = 86_400_000
+let h: Harness
+afterEach(() => h.close())
+
+let seq = 0
+/** Stores an event with one delivery per given status (and one attempt each), as the dispatcher would have left them. */
+async function storeEvent(occurredAtMs: number, statuses: DeliveryStatus[]): Promise<string> {
+  const eventId = `evt_retention_${String(++seq).padStart(6, "0")}`
+  await h.services.ctx.writer.write((db) => {
+    insertEvent(db, { id: eventId, accountId: ACCOUNT, env: "test", type: "message.sent", body: "{}", occurredAtMs })
+    statuses.forEach((status, i) => {
+      const id = `${eventId}_d${i}`
+      insertDelivery(db, {
+        id,
+        eventId,
+        endpointId: ENDPOINT,
+        status,
+        attemptCount: 1,
+        firstAttemptAtMs: occurredAtMs,
+        nextAttemptAtMs: status === "pending" ? occurredAtMs + 60_000 : null,
+        lastStatusCode: 200,
+        lastError: null,
+        resentFrom: null,
+        createdAtMs: occurredAtMs,
+        updatedAtMs: occurredAtMs,
+      })
+      insertAttempt(db, { deliveryId: id, attemptNumber: 1, attemptedAtMs: occurredAtMs, statusCode: 200, error: null, latencyMs: 1, responseBody: null })
+    })
+  })
+  return eventId
+}
+
+let ACCOUNT = ""
+const ENDPOINT = "we_retention"
+async function setUp(env: Record<string, string> = {}) {
+  // The dispatcher must not pick up the stored pending deliveries: their retries are far off.
+  h = await createHarness({ env: { WAGATE_WEBHOOK_RETRY_OFFSETS_MS: "86400000", ...env } })
+  const account = await h.seedAccount()
+  ACCOUNT = account.id
+  const nowMs = h.clock.nowMs()
+  await h.services.ctx.writer.write((db) =>
+    insertEndpoint(db, {
+      id: ENDPOINT,
+      accountId: ACCOUNT,
+      env: "test",
+      url: "http://127.0.0.1:9/hook",
+      events: ["*"],
+      enabled: true,
+      secret: "whsec_retention",
+      previousSecret: null,
+      previousSecretExpiresAtMs: null,
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+    }),
+  )
+}
+
+const count = (table: string) => (h.services.db.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n
+const exists = (eventId: string) => h.services.db.query("SELECT 1 FROM events WHERE id = ?").get(eventId) !== null
+
+describe("webhook retention", () => {
+  test("events older than the retention whose deliveries all ended go, with their deliveries and attempts; younger ones and ones still pending stay", async () => {
+    await setUp()
+    const now = h.clock.nowMs()
+    const oldDone = await storeEvent(now - 31 * DAY_MS, ["succeeded", "failed"])
+    const oldPending = await storeEvent(now - 31 * DAY_MS, ["succeeded", "pending"])
+    const young = await storeEvent(now - 29 * DAY_MS, ["succeeded"])
+
+    expect(await h.services.webhookRetention.prune()).toBe(1)
+
+    expect([exists(oldDone), exists(oldPending), exists(young)]).toEqual([false, true, true])
+    expect(h.services.db.query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE event_id = ?").get(oldDone)).toEqual({ n: 0 })
+    expect(count("webhook_deliveries")).toBe(3)
+    expect(count("webhook_attempts")).toBe(3)
+  })
+
+  test("one pass deletes more than one batch", async () => {
+    await setUp()
+    const old = h.clock.nowMs() - 40 * DAY_MS
+    for (let i = 0; i < RETENTION_BATCH * 2 + 7; i++) await storeEvent(old + i, ["succeeded"])
+
+    expect(await h.services.webhookRetention.prune()).toBe(RETENTION_BATCH * 2 + 7)
+    expect([count("events"), count("webhook_deliveries"), count("webhook_attempts")]).toEqual([0, 0, 0])
+  })
+
+  test("passes run by themselves a minute after start and then every hour", async () => {
+    await setUp({ WAGATE_WEBHOOK_RETENTION_DAYS: "7" })
+    const first = await storeEvent(h.clock.nowMs() - 8 * DAY_MS, ["succeeded"])
+    await h.advance(RETENTION_FIRST_DELAY_MS)
+    expect(exists(first)).toBe(false)
+
+    // Eight days minus half an hour old now: old enough within the next hour.
+    const second = await storeEvent(h.clock.nowMs() - 8 * DAY_MS + DAY_MS - 1_800_000, ["succeeded"])
+    await h.advance(RETENTION_INTERVAL_MS - 1)
+    expect(exists(second)).toBe(true)
+    await h.advance(1)
+    expect(exists(second)).toBe(false)
+  })
+
+  test("a retention of 0 keeps every event", async () => {
+    await setUp({ WAGATE_WEBHOOK_RETENTION_DAYS: "0" })
+    const ancient = await storeEvent(h.clock.nowMs() - 3_650 * DAY_MS, ["succeeded"])
+    await h.advance(RETENTION_FIRST_DELAY_MS + 2 * RETENTION_INTERVAL_MS)
+    expect(exists(ancient)).toBe(true)
+  })
+})
