@@ -21,7 +21,19 @@ function checker<T extends TSchema>(schema: T): TypeCheck<T> {
   return c as TypeCheck<T>
 }
 
-const ENVIRONMENT_MESSAGE = "environment must not be sent: it is inferred from the API key"
+const unknownFieldMessages = new WeakMap<TObject, Readonly<Record<string, string>>>()
+
+/**
+ * Gives fields a schema refuses their own explanation instead of "is not a recognised field":
+ * a client who sends `environment` to /v1 should learn why it is not needed. Returns the schema.
+ */
+export function explainUnknownFields<T extends TObject>(schema: T, messages: Readonly<Record<string, string>>): T {
+  unknownFieldMessages.set(schema, messages)
+  return schema
+}
+
+/** The /v1 explanation: the environment is the API key's. */
+export const ENVIRONMENT_FROM_KEY = { environment: "environment must not be sent: it is inferred from the API key" } as const
 
 /** Readable messages for every problem of `value` against an object schema, in field order. */
 export function validationMessages(schema: TObject, value: unknown): string[] {
@@ -35,7 +47,7 @@ export function validationMessages(schema: TObject, value: unknown): string[] {
     }
     const fieldSchema = schema.properties[field] as (TSchema & { errorMessage?: string }) | undefined
     if (error.type === ValueErrorType.ObjectAdditionalProperties || fieldSchema === undefined) {
-      byField.set(field, field === "environment" ? ENVIRONMENT_MESSAGE : `${field} is not a recognised field`)
+      byField.set(field, unknownFieldMessages.get(schema)?.[field] ?? `${field} is not a recognised field`)
     } else if (error.type === ValueErrorType.ObjectRequiredProperty) {
       byField.set(field, `${field} is required`)
     } else {

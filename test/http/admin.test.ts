@@ -64,6 +64,8 @@ describe("admin API: accounts", () => {
     [{ name: "", email: "a@b.c" }, ["name must be 1–200 characters"]],
     [{ name: "A", email: "nope" }, ["email must be an e-mail address"]],
     [{ name: "A", email: "a@b.c", plan: "pro" }, ["plan is not a recognised field"]],
+    // Not the /v1 wording about API keys: the admin token has no environment.
+    [{ name: "A", email: "a@b.c", environment: "live" }, ["environment is not a recognised field"]],
   ])("invalid account bodies are 400 with readable messages (%#)", async (body, messages) => {
     const res = await h.request("POST", "/admin/v1/accounts", { key: admin, body })
     expect(expectErrorEnvelope(res, 400, "Bad Request")).toEqual(messages)

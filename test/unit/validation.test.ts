@@ -1,25 +1,28 @@
 import { describe, expect, test } from "bun:test"
 import { Type } from "@sinclair/typebox"
 import { AppError } from "../../src/lib/errors"
-import { parseJsonBody, parseQuery, validationMessages } from "../../src/http/validation"
+import { ENVIRONMENT_FROM_KEY, explainUnknownFields, parseJsonBody, parseQuery, validationMessages } from "../../src/http/validation"
 
-const Send = Type.Object(
-  {
-    to: Type.String({ pattern: "^\\+[1-9][0-9]{7,14}$", errorMessage: "to must be an E.164 number" }),
-    content: Type.String({ maxLength: 10, errorMessage: "content must be at most 10 characters" }),
-    mediaUrls: Type.Optional(Type.Array(Type.String({ maxLength: 20 }), { maxItems: 2, errorMessage: "mediaUrls must be at most 2 short URLs" })),
-    note: Type.Optional(Type.String({ minLength: 1 })),
-  },
-  { additionalProperties: false },
-)
+const SendFields = {
+  to: Type.String({ pattern: "^\\+[1-9][0-9]{7,14}$", errorMessage: "to must be an E.164 number" }),
+  content: Type.String({ maxLength: 10, errorMessage: "content must be at most 10 characters" }),
+  mediaUrls: Type.Optional(Type.Array(Type.String({ maxLength: 20 }), { maxItems: 2, errorMessage: "mediaUrls must be at most 2 short URLs" })),
+  note: Type.Optional(Type.String({ minLength: 1 })),
+}
+const Send = explainUnknownFields(Type.Object(SendFields, { additionalProperties: false }), ENVIRONMENT_FROM_KEY)
+/** The same fields without explanations, as an admin schema would have them. */
+const PlainSend = Type.Object(SendFields, { additionalProperties: false })
 
-const Page = Type.Object(
-  {
-    page: Type.Optional(Type.Integer({ minimum: 1, errorMessage: "page must be an integer >= 1" })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, errorMessage: "limit must be an integer between 1 and 100" })),
-    status: Type.Optional(Type.Union([Type.Literal("sent"), Type.Literal("read")], { errorMessage: "status must be sent or read" })),
-  },
-  { additionalProperties: false },
+const Page = explainUnknownFields(
+  Type.Object(
+    {
+      page: Type.Optional(Type.Integer({ minimum: 1, errorMessage: "page must be an integer >= 1" })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, errorMessage: "limit must be an integer between 1 and 100" })),
+      status: Type.Optional(Type.Union([Type.Literal("sent"), Type.Literal("read")], { errorMessage: "status must be sent or read" })),
+    },
+    { additionalProperties: false },
+  ),
+  ENVIRONMENT_FROM_KEY,
 )
 
 /** Runs `fn`, expecting a 400 AppError, and returns its public messages. */
@@ -35,6 +38,10 @@ function badRequest(fn: () => unknown): string[] {
 }
 
 describe("validationMessages", () => {
+  test("a schema without explanations calls environment an unknown field like any other", () => {
+    expect(validationMessages(PlainSend, { to: "+14155550199", content: "hi", environment: "live" })).toEqual(["environment is not a recognised field"])
+  })
+
   test.each<{ name: string; body: unknown; messages: string[] }>([
     { name: "a valid body has no messages", body: { to: "+14155550199", content: "hi" }, messages: [] },
     { name: "a missing required field", body: { content: "hi" }, messages: ["to is required"] },

@@ -194,6 +194,7 @@ describe("admin API: webhook endpoints and their secrets", () => {
     ["an empty event list", { events: [] }, [EVENTS_MESSAGE]],
     ["a non-boolean enabled", { enabled: "yes" }, ["enabled must be true or false"]],
     ["an unknown field", { secret: "whsec_mine" }, ["secret is not a recognised field"]],
+    ["an environment", { environment: "live" }, ["environment cannot be changed: remove the endpoint and add it again in the other environment"]],
   ])("PATCH with %s is 400 and changes nothing", async (_name, body, messages) => {
     const account = await h.seedAccount()
     const { id } = await addEndpoint(account.id, "https://hooks.example.com/wagate", { events: ["message.sent"] })

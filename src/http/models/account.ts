@@ -3,6 +3,7 @@ import type { AccountProfile } from "../../domain/accounts"
 import type { UsageReport } from "../../domain/usage"
 import { toIso } from "../../lib/time"
 import { Timestamp } from "./common"
+import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
 export const Account = Type.Object({
   accountId: Type.String({ examples: ["acc_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
@@ -32,9 +33,12 @@ export const UsagePeriod = Type.Union([Type.Literal("day"), Type.Literal("week")
   errorMessage: "period must be one of day, week, month",
 })
 
-export const UsageQuery = Type.Object(
-  { period: Type.Optional(UsagePeriod) },
-  { additionalProperties: false },
+export const UsageQuery = explainUnknownFields(
+  Type.Object(
+    { period: Type.Optional(UsagePeriod) },
+    { additionalProperties: false },
+  ),
+  ENVIRONMENT_FROM_KEY,
 )
 
 export const Usage = Type.Object({

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox"
 import { toIso } from "../../lib/time"
 import type { InboundRow } from "../../store/inbound"
 import { PageQueryFields, Timestamp } from "./common"
+import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
 export const InboundMessage = Type.Object({
   id: Type.String({ examples: ["inmsg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
@@ -33,12 +34,15 @@ export function toInboundMessage(row: InboundRow): InboundMessage {
   }
 }
 
-export const ListInboundQuery = Type.Object(
-  {
-    phoneNumberId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: "Receiving phone id (or E.164).", errorMessage: "phoneNumberId must be a phone id" }),
-    ),
-    ...PageQueryFields,
-  },
-  { additionalProperties: false },
+export const ListInboundQuery = explainUnknownFields(
+  Type.Object(
+    {
+      phoneNumberId: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 64, description: "Receiving phone id (or E.164).", errorMessage: "phoneNumberId must be a phone id" }),
+      ),
+      ...PageQueryFields,
+    },
+    { additionalProperties: false },
+  ),
+  ENVIRONMENT_FROM_KEY,
 )

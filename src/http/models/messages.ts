@@ -3,6 +3,7 @@ import { E164_PATTERN, GROUP_JID_PATTERN } from "../../lib/formats"
 import { toIso, toIsoOrNull } from "../../lib/time"
 import type { MessageRow } from "../../store/messages"
 import { NullableTimestamp, PageQueryFields, Timestamp } from "./common"
+import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
 const TO_MESSAGE = "to must be an E.164 number (+ and 8–15 digits) or a group JID"
 
@@ -11,46 +12,49 @@ export const MessageStatus = Type.Union(
   { errorMessage: "status must be one of pending, sent, delivered, read, failed" },
 )
 
-export const SendMessageBody = Type.Object(
-  {
-    fromPhoneId: Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description: "Sender phone as its E.164 number (recommended) or its phone id.",
-      examples: ["+14155550123"],
-      errorMessage: "fromPhoneId must be the sender phone's E.164 number or id",
-    }),
-    to: Type.String({
-      pattern: `(${E164_PATTERN})|(${GROUP_JID_PATTERN})`,
-      description: "Recipient E.164 number, or a group JID from GET /v1/groups.",
-      examples: ["+14155550199"],
-      errorMessage: TO_MESSAGE,
-    }),
-    content: Type.Optional(
-      Type.String({
-        description: "Text, or the caption of the first media. At most 4096 Unicode characters. Required when mediaUrls is empty.",
-        examples: ["Your order has shipped"],
-        errorMessage: "content must be a string of at most 4096 characters",
+export const SendMessageBody = explainUnknownFields(
+  Type.Object(
+    {
+      fromPhoneId: Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "Sender phone as its E.164 number (recommended) or its phone id.",
+        examples: ["+14155550123"],
+        errorMessage: "fromPhoneId must be the sender phone's E.164 number or id",
       }),
-    ),
-    mediaUrls: Type.Optional(
-      Type.Array(Type.String(), {
-        maxItems: 10,
-        description: "Public HTTPS URLs, at most 10. Required when content is empty.",
-        examples: [["https://example.com/invoice.pdf"]],
-        errorMessage: "mediaUrls must be an array of at most 10 URL strings",
+      to: Type.String({
+        pattern: `(${E164_PATTERN})|(${GROUP_JID_PATTERN})`,
+        description: "Recipient E.164 number, or a group JID from GET /v1/groups.",
+        examples: ["+14155550199"],
+        errorMessage: TO_MESSAGE,
       }),
-    ),
-    idempotencyKey: Type.Optional(
-      Type.String({
-        pattern: "^[\\x21-\\x7E]{1,64}$",
-        description: "1–64 printable ASCII characters; reusing it replays the original message.",
-        examples: ["order-1234-shipped"],
-        errorMessage: "idempotencyKey must be 1–64 printable ASCII characters without spaces",
-      }),
-    ),
-  },
-  { additionalProperties: false },
+      content: Type.Optional(
+        Type.String({
+          description: "Text, or the caption of the first media. At most 4096 Unicode characters. Required when mediaUrls is empty.",
+          examples: ["Your order has shipped"],
+          errorMessage: "content must be a string of at most 4096 characters",
+        }),
+      ),
+      mediaUrls: Type.Optional(
+        Type.Array(Type.String(), {
+          maxItems: 10,
+          description: "Public HTTPS URLs, at most 10. Required when content is empty.",
+          examples: [["https://example.com/invoice.pdf"]],
+          errorMessage: "mediaUrls must be an array of at most 10 URL strings",
+        }),
+      ),
+      idempotencyKey: Type.Optional(
+        Type.String({
+          pattern: "^[\\x21-\\x7E]{1,64}$",
+          description: "1–64 printable ASCII characters; reusing it replays the original message.",
+          examples: ["order-1234-shipped"],
+          errorMessage: "idempotencyKey must be 1–64 printable ASCII characters without spaces",
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  ENVIRONMENT_FROM_KEY,
 )
 export type SendMessageBody = typeof SendMessageBody.static
 
@@ -96,15 +100,18 @@ export function toMessage(row: MessageRow): Message {
   }
 }
 
-export const ListMessagesQuery = Type.Object(
-  {
-    phoneNumberId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: "Sender phone id (or E.164).", errorMessage: "phoneNumberId must be a phone id" }),
-    ),
-    status: Type.Optional(MessageStatus),
-    ...PageQueryFields,
-  },
-  { additionalProperties: false },
+export const ListMessagesQuery = explainUnknownFields(
+  Type.Object(
+    {
+      phoneNumberId: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 64, description: "Sender phone id (or E.164).", errorMessage: "phoneNumberId must be a phone id" }),
+      ),
+      status: Type.Optional(MessageStatus),
+      ...PageQueryFields,
+    },
+    { additionalProperties: false },
+  ),
+  ENVIRONMENT_FROM_KEY,
 )
 
 export const MessageIdParams = Type.Object({ messageId: Type.String({ examples: ["msg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }) })

@@ -4,6 +4,7 @@ import { toIso, toIsoOrNull } from "../../lib/time"
 import type { EndpointRow } from "../../store/webhooks"
 import { Environment } from "./admin"
 import { NullableTimestamp, PageQueryFields, Timestamp } from "./common"
+import { explainUnknownFields } from "../validation"
 
 const EventsField = Type.Array(Type.String(), {
   minItems: 1,
@@ -57,13 +58,16 @@ export const CreateWebhookBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const UpdateWebhookBody = Type.Object(
-  {
-    url: Type.Optional(UrlField),
-    events: Type.Optional(EventsField),
-    enabled: Type.Optional(Type.Boolean({ errorMessage: "enabled must be true or false" })),
-  },
-  { additionalProperties: false },
+export const UpdateWebhookBody = explainUnknownFields(
+  Type.Object(
+    {
+      url: Type.Optional(UrlField),
+      events: Type.Optional(EventsField),
+      enabled: Type.Optional(Type.Boolean({ errorMessage: "enabled must be true or false" })),
+    },
+    { additionalProperties: false },
+  ),
+  { environment: "environment cannot be changed: remove the endpoint and add it again in the other environment" },
 )
 
 export const DeliveryStatus = Type.Union([Type.Literal("pending"), Type.Literal("succeeded"), Type.Literal("failed")], {
