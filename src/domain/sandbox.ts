@@ -83,6 +83,8 @@ export function planSandboxSend(
 }
 
 const SCHEDULER_KIND = "sandbox"
+/** When a tick's transitions could not be written (the database busy, say), they are tried again this much later. */
+export const SANDBOX_RETRY_MS = 5_000
 
 /**
  * Applies the sandbox's promised transitions when they fall due. They are rows in SQLite first
@@ -104,7 +106,12 @@ export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler)
     })
     ctx.writer
       .write((db, tx) => applySandboxTransitions(ctx, db, tx, due))
-      .catch((err) => ctx.logger.error("applying sandbox transitions failed", { err }))
+      .catch((err) => {
+        // The rows are still stored (the write rolled back); only their timers need re-arming.
+        ctx.logger.error("applying sandbox transitions failed", { err, retryInMs: SANDBOX_RETRY_MS })
+        const retryAtMs = ctx.clock.nowMs() + SANDBOX_RETRY_MS
+        for (const key of keys) scheduler.schedule(SCHEDULER_KIND, key, retryAtMs)
+      })
   })
   return {
     start() {
@@ -126,8 +133,10 @@ export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler)
  * than several per message (they are half of what a sandbox send costs).
  */
 function applySandboxTransitions(ctx: DomainContext, db: Database, tx: WriteTx, due: readonly { messageId: string; status: "delivered" | "read" }[]): void {
-  // Those already applied are not returned. A message's delivered goes before its read.
-  const taken = takeSandboxTransitions(db, due).sort((a, b) => a.dueAtMs - b.dueAtMs || STEP_ORDER[a.status] - STEP_ORDER[b.status])
+  // A read also takes its message's delivered if that is still stored (its write failed and
+  // waits for a retry), so delivered always comes first. Those already applied are not returned.
+  const wanted = [...due, ...due.filter((t) => t.status === "read").map((t) => ({ messageId: t.messageId, status: "delivered" as const }))]
+  const taken = takeSandboxTransitions(db, wanted).sort((a, b) => a.dueAtMs - b.dueAtMs || STEP_ORDER[a.status] - STEP_ORDER[b.status])
   if (taken.length === 0) return
   const messages = new Map(findMessages(db, [...new Set(taken.map((t) => t.messageId))]).map((m) => [m.id, m]))
   applyMessageSignals(

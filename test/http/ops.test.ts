@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { SANDBOX_RETRY_MS } from "../../src/domain/sandbox"
 import { createLogger } from "../../src/lib/logger"
 import { createHarness, expectErrorEnvelope, type Harness } from "../helpers/harness"
 import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
@@ -175,6 +176,35 @@ describe("a database locked by another process", () => {
 
     other.run("ROLLBACK")
     expect((await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "hi" } })).status).toBe(201)
+
+    // The failed delivered receipt is not lost: the read due at 3 s brings it along, first.
+    await h.advance(2_000)
+    const createdMs = Date.parse(sent.body.data.createdAt)
+    const read = (await h.request("GET", `/v1/messages/${sent.body.data.id}`, { key })).body.data
+    expect(read).toMatchObject({ status: "read", deliveredAt: new Date(createdMs + 1_000).toISOString(), readAt: new Date(createdMs + 3_000).toISOString() })
+    // Its retry, later, finds nothing left to do.
+    await h.advance(SANDBOX_RETRY_MS)
+    expect((await h.request("GET", `/v1/messages/${sent.body.data.id}`, { key })).body.data).toEqual(read)
+  })
+
+  test("a sandbox transition whose write failed is tried again a few seconds later", async () => {
+    const path = join(tempDir(), "wagate.db")
+    h = await createHarness({ databasePath: path, env: { WAGATE_SANDBOX_DELIVERED_MS: "1000", WAGATE_SANDBOX_READ_MS: "3600000" } })
+    const { key, phone } = await h.seedTenant()
+    const sent = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "hi" } })
+    await h.settle()
+    h.services.db.run("PRAGMA busy_timeout = 50")
+    const other = new Database(path)
+    cleanups.unshift(() => other.close())
+    other.run("BEGIN IMMEDIATE")
+    await h.advance(1_000)
+    await h.settle()
+    other.run("ROLLBACK")
+    expect((await h.request("GET", `/v1/messages/${sent.body.data.id}`, { key })).body.data.status).toBe("sent")
+
+    await h.advance(SANDBOX_RETRY_MS)
+    const later = (await h.request("GET", `/v1/messages/${sent.body.data.id}`, { key })).body.data
+    expect(later).toMatchObject({ status: "delivered", deliveredAt: new Date(Date.parse(sent.body.data.createdAt) + 1_000).toISOString() })
   })
 })
 
