@@ -1,7 +1,7 @@
 import type { Scheduler } from "../lib/scheduler"
 import { errors } from "../lib/errors"
 import { toIsoOrNull } from "../lib/time"
-import { findPhone, listAllPhones, updatePhoneConnection, type ConnectionStatus, type PhoneRow } from "../store/phones"
+import { findPhone, listAllPhones, listPhonesStayingOffline, updatePhoneConnection, type ConnectionStatus, type PhoneRow } from "../store/phones"
 import type { DisconnectReason, SessionEvents, WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
 import type { Group } from "./groups"
@@ -140,7 +140,8 @@ export function createSessionManager(deps: {
         lastDisconnectedAtMs: leavingConnected || lostPairing ? nowMs : phone.lastDisconnectedAtMs,
         updatedAtMs: nowMs,
       }
-      updatePhoneConnection(db, next)
+      // Offline with no reconnect coming: the next start must not connect it either.
+      updatePhoneConnection(db, next, status === "disconnected" && change.willReconnect === false)
       if (!enteringConnected && !leavingConnected && !lostPairing) return
       ctx.events.record(db, tx, {
         accountId: phone.accountId,
@@ -316,7 +317,9 @@ export function createSessionManager(deps: {
 
   return {
     start() {
+      const stayingOffline = listPhonesStayingOffline(ctx.db)
       for (const phone of listAllPhones(ctx.db)) {
+        if (stayingOffline.has(phone.id)) continue
         if (gateway.hasCredentials(phone.id)) {
           // A phone the previous process left `connected` is reconnecting: say so in its event.
           openSession(phone.id, runtime(phone.id), null, { reason: "server_restarted", willReconnect: true })

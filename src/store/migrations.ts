@@ -275,6 +275,12 @@ CREATE INDEX events_occurred ON events (occurred_at_ms);
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
 `
 
+const PHONES_STAY_OFFLINE = `
+-- Set while a phone is disconnected with no reconnect coming (the operator disconnected it, or
+-- WhatsApp closed it for a reason retrying cannot fix), so a restart does not connect it again.
+ALTER TABLE phones ADD COLUMN stays_offline INTEGER NOT NULL DEFAULT 0 CHECK (stays_offline IN (0, 1));
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -301,5 +307,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 5,
     name: "webhook retention",
     up: (db) => db.exec(WEBHOOK_RETENTION),
+  },
+  {
+    version: 6,
+    name: "phones stay offline",
+    up: (db) => db.exec(PHONES_STAY_OFFLINE),
   },
 ]

@@ -72,14 +72,22 @@ export function deletePhone(db: Database, id: string): void {
 }
 
 const UPDATE_CONNECTION = `UPDATE phones SET connection_status = $connectionStatus, last_connected_at_ms = $lastConnectedAtMs,
-  last_disconnected_at_ms = $lastDisconnectedAtMs, updated_at_ms = $updatedAtMs WHERE id = $id`
+  last_disconnected_at_ms = $lastDisconnectedAtMs, updated_at_ms = $updatedAtMs, stays_offline = $staysOffline WHERE id = $id`
 
-/** Records a phone's connection state. */
+/** Records a phone's connection state, and whether it is to stay offline across restarts. */
 export function updatePhoneConnection(
   db: Database,
   row: Pick<PhoneRow, "id" | "connectionStatus" | "lastConnectedAtMs" | "lastDisconnectedAtMs" | "updatedAtMs">,
+  staysOffline: boolean,
 ): void {
-  db.query(UPDATE_CONNECTION).run({ ...row })
+  db.query(UPDATE_CONNECTION).run({ ...row, staysOffline: staysOffline ? 1 : 0 })
+}
+
+const SELECT_STAYING_OFFLINE = "SELECT id FROM phones WHERE stays_offline = 1"
+
+/** The phones a start must leave offline. */
+export function listPhonesStayingOffline(db: Database): Set<string> {
+  return new Set(db.query<{ id: string }, []>(SELECT_STAYING_OFFLINE).all().map((r) => r.id))
 }
 
 const SELECT_ALL = `SELECT ${COLUMNS} FROM phones ORDER BY created_at_ms, id`

@@ -322,6 +322,53 @@ describe("boot", () => {
     }
   })
 
+  test.each<[string, (phoneId: string) => Promise<void>]>([
+    ["the operator disconnected", async (phoneId) => void (await h.services.sessions.disconnect(phoneId))],
+    [
+      "WhatsApp replaced (440)",
+      async (phoneId) => {
+        h.gateway.current(phoneId).drop("replaced", 440)
+        await h.settle()
+      },
+    ],
+  ])("a phone %s stays offline across a restart until it is connected again", async (_name, takeOffline) => {
+    const dir = mkdtempSync(join(tmpdir(), "wagate-sessions-"))
+    const databasePath = join(dir, "wagate.db")
+    const gateway = new FakeGateway()
+    const clock = new TestClock()
+    await h.close()
+    try {
+      h = await createHarness({ databasePath, gateway, clock })
+      const { account, phone } = await h.seedTenant({ env: "live" })
+      const other = await h.seedPhone(account.id)
+      await h.connectPhone(phone)
+      await h.connectPhone(other)
+      await takeOffline(phone.id)
+      await h.close()
+
+      h = await createHarness({ databasePath, gateway, clock })
+      await h.settle()
+      expect(gateway.sessions.get(phone.id)!.length).toBe(1)
+      expect(await status(phone.id)).toBe("disconnected")
+      // Only the phone taken offline: the other one reconnects as usual.
+      expect(gateway.sessions.get(other.id)!.length).toBe(2)
+
+      await h.services.sessions.connect(phone.id, "qr")
+      gateway.current(phone.id).open(phone.phoneNumber)
+      await h.settle()
+      expect(await status(phone.id)).toBe("connected")
+      await h.close()
+      // Connected again, it is back in the boot's list.
+      h = await createHarness({ databasePath, gateway, clock })
+      await h.settle()
+      expect(gateway.sessions.get(phone.id)!.length).toBe(3)
+    } finally {
+      await h.close()
+      h = undefined as never
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test("phones with stored credentials are started at boot; unpaired phones are not; a pairing cut short becomes unpaired", async () => {
     const dir = mkdtempSync(join(tmpdir(), "wagate-sessions-"))
     const databasePath = join(dir, "wagate.db")

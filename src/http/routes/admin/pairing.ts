@@ -97,7 +97,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
     .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toPhoneNumber(await deps.sessions.disconnect(params.phoneId))), {
       ...documented({
         tag: TAG,
-        summary: "Close the phone's socket and keep its credentials (connect again without a QR)",
+        summary: "Close the phone's socket and keep its credentials; it stays offline, restarts included, until connected again (no QR needed)",
         security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(PhoneNumber), description: "The phone" },
