@@ -91,6 +91,19 @@ async function scrape(harness: Harness, token?: string): Promise<{ samples: Samp
   return { ...parsePrometheus(res.body as string), text: res.body as string }
 }
 
+
+/**
+ * Takes the write lock of the database at `path` on a second connection, as a CLI command would.
+ * Our wait for the lock is 5 s in production; shortened to 50 ms so tests do not sit through it.
+ */
+function lockFromAnotherProcess(path: string): Database {
+  h.services.db.run("PRAGMA busy_timeout = 50")
+  const other = new Database(path)
+  cleanups.unshift(() => other.close())
+  other.run("BEGIN IMMEDIATE")
+  return other
+}
+
 describe("/healthz and /readyz", () => {
   test("/healthz answers 200 without credentials", async () => {
     h = await createHarness()
@@ -114,11 +127,7 @@ describe("/healthz and /readyz", () => {
       logger: createLogger({ level: "debug", format: "json", nowIso: () => new Date().toISOString(), write: (l) => lines.push(l) }),
     })
     expect((await h.request("GET", "/readyz")).status).toBe(200)
-    // Our wait for the lock is 5 s in production; shortened so the test does not sit through it.
-    h.services.db.run("PRAGMA busy_timeout = 50")
-    const other = new Database(path)
-    cleanups.unshift(() => other.close())
-    other.run("BEGIN IMMEDIATE")
+    const other = lockFromAnotherProcess(path)
 
     const blocked = await h.request("GET", "/readyz")
     expect(blocked.status).toBe(503)
@@ -158,10 +167,7 @@ describe("a database locked by another process", () => {
     expect(sent.status).toBe(201)
     // Let the after-response work (usage counting) run, so its flush timer is set now.
     await h.settle()
-    h.services.db.run("PRAGMA busy_timeout = 50")
-    const other = new Database(path)
-    cleanups.unshift(() => other.close())
-    other.run("BEGIN IMMEDIATE")
+    const other = lockFromAnotherProcess(path)
 
     // The delivered receipt and the usage counters fall due while the lock is held.
     await h.advance(1_000)
@@ -193,10 +199,7 @@ describe("a database locked by another process", () => {
     const { key, phone } = await h.seedTenant()
     const sent = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "hi" } })
     await h.settle()
-    h.services.db.run("PRAGMA busy_timeout = 50")
-    const other = new Database(path)
-    cleanups.unshift(() => other.close())
-    other.run("BEGIN IMMEDIATE")
+    const other = lockFromAnotherProcess(path)
     await h.advance(1_000)
     await h.settle()
     other.run("ROLLBACK")

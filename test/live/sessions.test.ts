@@ -282,14 +282,25 @@ describe("pairing and connection status", () => {
   })
 })
 
+/**
+ * Runs a boot scenario on a database file in a temporary directory, with one gateway and one
+ * clock that outlive the harnesses the scenario creates (a restart is a new harness on them).
+ */
+async function onDisk(scenario: (disk: { databasePath: string; gateway: FakeGateway; clock: TestClock }) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "wagate-sessions-"))
+  await h.close()
+  try {
+    await scenario({ databasePath: join(dir, "wagate.db"), gateway: new FakeGateway(), clock: new TestClock() })
+  } finally {
+    await h.close()
+    h = undefined as never
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 describe("boot", () => {
   test("a crashed process's connected phone is announced as reconnecting at boot", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "wagate-sessions-"))
-    const databasePath = join(dir, "wagate.db")
-    const gateway = new FakeGateway()
-    const clock = new TestClock()
-    await h.close()
-    try {
+    await onDisk(async ({ databasePath, gateway, clock }) => {
       h = await createHarness({ databasePath, gateway, clock })
       const { account, phone } = await h.seedTenant({ env: "live" })
       await recordEvents(h, account.id)
@@ -315,11 +326,7 @@ describe("boot", () => {
           willReconnect: true,
         },
       ])
-    } finally {
-      await h.close()
-      h = undefined as never
-      rmSync(dir, { recursive: true, force: true })
-    }
+    })
   })
 
   test.each<[string, (phoneId: string) => Promise<void>]>([
@@ -332,12 +339,7 @@ describe("boot", () => {
       },
     ],
   ])("a phone %s stays offline across a restart until it is connected again", async (_name, takeOffline) => {
-    const dir = mkdtempSync(join(tmpdir(), "wagate-sessions-"))
-    const databasePath = join(dir, "wagate.db")
-    const gateway = new FakeGateway()
-    const clock = new TestClock()
-    await h.close()
-    try {
+    await onDisk(async ({ databasePath, gateway, clock }) => {
       h = await createHarness({ databasePath, gateway, clock })
       const { account, phone } = await h.seedTenant({ env: "live" })
       const other = await h.seedPhone(account.id)
@@ -362,20 +364,11 @@ describe("boot", () => {
       h = await createHarness({ databasePath, gateway, clock })
       await h.settle()
       expect(gateway.sessions.get(phone.id)!.length).toBe(3)
-    } finally {
-      await h.close()
-      h = undefined as never
-      rmSync(dir, { recursive: true, force: true })
-    }
+    })
   })
 
   test("phones with stored credentials are started at boot; unpaired phones are not; a pairing cut short becomes unpaired", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "wagate-sessions-"))
-    const databasePath = join(dir, "wagate.db")
-    const gateway = new FakeGateway()
-    const clock = new TestClock()
-    await h.close()
-    try {
+    await onDisk(async ({ databasePath, gateway, clock }) => {
       h = await createHarness({ databasePath, gateway, clock })
       const { account, phone: paired } = await h.seedTenant({ env: "live" })
       await recordEvents(h, account.id)
@@ -414,10 +407,6 @@ describe("boot", () => {
       gateway.current(paired.id).open(paired.phoneNumber)
       await h.settle()
       expect(await status(paired.id)).toBe("connected")
-    } finally {
-      await h.close()
-      h = undefined as never
-      rmSync(dir, { recursive: true, force: true })
-    }
+    })
   })
 })
