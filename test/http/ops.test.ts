@@ -91,7 +91,6 @@ async function scrape(harness: Harness, token?: string): Promise<{ samples: Samp
   return { ...parsePrometheus(res.body as string), text: res.body as string }
 }
 
-
 /**
  * Takes the write lock of the database at `path` on a second connection, as a CLI command would.
  * Our wait for the lock is 5 s in production; shortened to 50 ms so tests do not sit through it.
