@@ -95,8 +95,8 @@ async function scrape(harness: Harness, token?: string): Promise<{ samples: Samp
  * Takes the write lock of the database at `path` on a second connection, as a CLI command would.
  * Our wait for the lock is 5 s in production; shortened to 50 ms so tests do not sit through it.
  */
-function lockFromAnotherProcess(path: string): Database {
-  h.services.db.run("PRAGMA busy_timeout = 50")
+function lockFromAnotherProcess(harness: Harness, path: string): Database {
+  harness.services.db.run("PRAGMA busy_timeout = 50")
   const other = new Database(path)
   cleanups.unshift(() => other.close())
   other.run("BEGIN IMMEDIATE")
@@ -126,7 +126,7 @@ describe("/healthz and /readyz", () => {
       logger: createLogger({ level: "debug", format: "json", nowIso: () => new Date().toISOString(), write: (l) => lines.push(l) }),
     })
     expect((await h.request("GET", "/readyz")).status).toBe(200)
-    const other = lockFromAnotherProcess(path)
+    const other = lockFromAnotherProcess(h, path)
 
     const blocked = await h.request("GET", "/readyz")
     expect(blocked.status).toBe(503)
@@ -166,7 +166,7 @@ describe("a database locked by another process", () => {
     expect(sent.status).toBe(201)
     // Let the after-response work (usage counting) run, so its flush timer is set now.
     await h.settle()
-    const other = lockFromAnotherProcess(path)
+    const other = lockFromAnotherProcess(h, path)
 
     // The delivered receipt and the usage counters fall due while the lock is held.
     await h.advance(1_000)
@@ -198,7 +198,7 @@ describe("a database locked by another process", () => {
     const { key, phone } = await h.seedTenant()
     const sent = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "hi" } })
     await h.settle()
-    const other = lockFromAnotherProcess(path)
+    const other = lockFromAnotherProcess(h, path)
     await h.advance(1_000)
     await h.settle()
     other.run("ROLLBACK")
