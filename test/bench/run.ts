@@ -270,7 +270,7 @@ async function benchList() {
   }
 }
 
-async function benchWebhooks() {
+async function webhookRound() {
   const dir = tempDir()
   // Every first attempt fails (the receiver answers 500) and its retry is due 15 s later. The
   // server is stopped once every first attempt has been recorded and started again after the
@@ -319,6 +319,18 @@ async function benchWebhooks() {
   return { events: sent, deliveriesPerSecond: s.succeeded / ((s.lastOkMs - s.firstOkMs) / 1000), serverCpuUsPerDelivery: (serverCpuS * 1e6) / s.succeeded }
 }
 
+/** The median of ROUNDS drains, each on a fresh data directory: single drains on this box vary by a third. */
+async function benchWebhooks() {
+  const rounds: Awaited<ReturnType<typeof webhookRound>>[] = []
+  for (let round = 0; round < ROUNDS; round++) rounds.push(await webhookRound())
+  return {
+    events: median(rounds.map((r) => r.events)),
+    deliveriesPerSecond: median(rounds.map((r) => r.deliveriesPerSecond)),
+    serverCpuUsPerDelivery: median(rounds.map((r) => r.serverCpuUsPerDelivery)),
+    rounds: rounds.map((r) => ({ events: r.events, perSecond: Math.round(r.deliveriesPerSecond), serverCpuUs: Math.round(r.serverCpuUsPerDelivery) })),
+  }
+}
+
 function row(name: string, value: string, target: string, met: boolean | null): string {
   return `| ${name} | ${value} | ${target} | ${met === null ? "" : met ? "met" : "NOT met"} |`
 }
@@ -365,7 +377,7 @@ async function main() {
         "p99 ≤ 50 ms",
         list.sendsOnLargeDb.worstP99Ms <= 50,
       ),
-      row("webhook deliveries", `${f(webhooks.deliveriesPerSecond, 0)} /s (${webhooks.events} due at once; server CPU ${f(webhooks.serverCpuUsPerDelivery, 0)} µs each)`, "≥ 20,000/s", webhooks.deliveriesPerSecond >= 20_000),
+      row("webhook deliveries", `${f(webhooks.deliveriesPerSecond, 0)} /s, median of ${webhooks.rounds.length} (${webhooks.rounds.map((r) => r.perSecond).join(", ")}); about ${f(webhooks.events, 0)} due at once; server CPU ${f(webhooks.serverCpuUsPerDelivery, 0)} µs each`, "≥ 20,000/s", webhooks.deliveriesPerSecond >= 20_000),
       row("cold start to first 200", `${f(coldStart.medianMs)} ms`, "≤ 150 ms", coldStart.medianMs <= 150),
       row("idle RSS", `${f(send.idleRssMiB)} MiB`, "≤ 80 MiB", send.idleRssMiB <= 80),
       row(`RSS after ${send.sendsBeforeRss} sends`, `${f(send.rssAfterSendsMiB)} MiB`, "≤ 160 MiB", send.rssAfterSendsMiB <= 160),
