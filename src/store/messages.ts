@@ -95,15 +95,10 @@ const UPDATE_STATUS = `UPDATE messages SET status = $status, sent_at_ms = $sentA
   read_at_ms = $readAtMs, failed_at_ms = $failedAtMs, error_code = $errorCode, error_message = $errorMessage,
   updated_at_ms = $updatedAtMs WHERE id = $id`
 
-/** Writes a status change computed by the status machine and moves the counters with it. */
-export function updateMessageStatus(db: Database, before: MessageRow, patch: MessageStatusPatch, nowMs: number): MessageRow {
-  return updateMessageStatuses(db, [{ before, patch }], nowMs)[0]!
-}
-
 /**
- * Writes many status changes at once. The counters move by their net change, one statement per
- * counter touched, rather than four per message: a batch of sandbox transitions moves hundreds
- * of messages between the same few counters.
+ * Writes status changes computed by the status machine and moves the counters with them, by
+ * their net change: one statement per counter touched rather than four per message, since a
+ * batch of sandbox transitions moves hundreds of messages between the same few counters.
  */
 export function updateMessageStatuses(db: Database, changes: readonly { before: MessageRow; patch: MessageStatusPatch }[], nowMs: number): MessageRow[] {
   const byPhone = new Map<string, { accountId: string; env: string; phoneId: string; status: MessageStatus; delta: number }>()

@@ -12,7 +12,7 @@ import {
   findScopedMessage,
   insertMessage,
   listMessages,
-  updateMessageStatus,
+  updateMessageStatuses,
   type MessageRow,
   type MessageStatus,
 } from "../../src/store/messages"
@@ -70,7 +70,7 @@ function signal(id: string, sig: StatusSignal): MessageRow {
   return db.transaction(() => {
     const before = findMessage(db, id)!
     const { state } = applySignal(before, sig)
-    return updateMessageStatus(db, before, state, clock.nowMs())
+    return updateMessageStatuses(db, [{ before, patch: state }], clock.nowMs())[0]!
   })()
 }
 

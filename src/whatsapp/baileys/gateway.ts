@@ -1,24 +1,11 @@
-import type { Database } from "bun:sqlite"
 import type { CacheStore } from "@whiskeysockets/baileys"
-import type { Clock } from "../../lib/clock"
-import type { Logger } from "../../lib/logger"
 import { wipeAuth } from "../../store/wa-auth"
-import type { Writer } from "../../store/writer"
 import type { SessionEvents, WhatsAppGateway, WhatsAppSession } from "../gateway"
 import { storedCredsArePaired, type BaileysModule } from "./auth-state"
-import { BaileysSession } from "./session"
+import { BaileysSession, type SessionSettings } from "./session"
 
 /** What the Baileys gateway is built from. */
-export interface BaileysGatewayOptions {
-  /** The writer connection: auth reads see the writes of the open batch. */
-  db: Database
-  writer: Writer
-  clock: Clock
-  logger: Logger
-  /** WhatsApp's WebSocket endpoint; tests point it at a local simulator. */
-  wsUrl: string
-  /** The WhatsApp Web version to announce; Baileys' built-in one when absent (a stale one closes with 405). */
-  version?: [number, number, number]
+export interface BaileysGatewayOptions extends SessionSettings {
   /** Loads Baileys; defaults to the dynamic import (tests may count or replace it). */
   loadBaileys?: () => Promise<BaileysModule>
 }

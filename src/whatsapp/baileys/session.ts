@@ -35,14 +35,21 @@ export class SessionNotConnectedError extends Error {
   }
 }
 
-/** What every session of one gateway shares. */
-export interface SessionContext {
+/** The settings a Baileys gateway is created with and hands on to each of its sessions. */
+export interface SessionSettings {
+  /** The writer connection: auth reads see the writes of the open batch. */
   db: Database
   writer: Writer
   clock: Clock
   logger: Logger
+  /** WhatsApp's WebSocket endpoint; tests point it at a local simulator. */
   wsUrl: string
+  /** The WhatsApp Web version to announce; Baileys' built-in one when absent (a stale one closes with 405). */
   version?: [number, number, number]
+}
+
+/** What every session of one gateway shares. */
+export interface SessionContext extends SessionSettings {
   /** Loads Baileys once per gateway (the first connect pays for the import). */
   baileys(): Promise<BaileysModule>
   /** The phone's retry counter cache, kept across reconnects (Baileys counts resends per message id). */
