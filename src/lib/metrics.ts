@@ -17,16 +17,36 @@ function escapeLabel(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"')
 }
 
+/**
+ * Exposition keys by label set. Counting sits on every request's path, so a label set is looked
+ * up by its names and values joined as given, and its sorted, escaped key is built only the
+ * first time that set is seen. Label values are bounded (route templates, methods, statuses),
+ * so the cache is too.
+ */
+class LabelKeys {
+  private readonly byRaw = new Map<string, string>()
+
+  of(labels: Labels): string {
+    let raw = ""
+    // Lengths make the joined form unambiguous whatever characters the values hold.
+    for (const name in labels) raw += `${name.length}:${name}${labels[name]!.length}:${labels[name]}`
+    let key = this.byRaw.get(raw)
+    if (key === undefined) this.byRaw.set(raw, (key = labelKey(labels)))
+    return key
+  }
+}
+
 /** A monotonically increasing count, per label set. */
 export class Counter {
   private readonly values = new Map<string, number>()
+  private readonly keys = new LabelKeys()
   constructor(
     readonly name: string,
     readonly help: string,
   ) {}
 
   inc(labels: Labels = {}, by = 1): void {
-    const key = labelKey(labels)
+    const key = this.keys.of(labels)
     this.values.set(key, (this.values.get(key) ?? 0) + by)
   }
 
@@ -45,6 +65,7 @@ export class Counter {
 /** A distribution of observations in fixed buckets (seconds by convention). */
 export class Histogram {
   private readonly series = new Map<string, { buckets: number[]; sum: number; count: number }>()
+  private readonly keys = new LabelKeys()
   constructor(
     readonly name: string,
     readonly help: string,
@@ -52,7 +73,7 @@ export class Histogram {
   ) {}
 
   observe(value: number, labels: Labels = {}): void {
-    const key = labelKey(labels)
+    const key = this.keys.of(labels)
     let s = this.series.get(key)
     if (!s) this.series.set(key, (s = { buckets: this.bucketBounds.map(() => 0), sum: 0, count: 0 }))
     this.bucketBounds.forEach((bound, i) => {
