@@ -60,9 +60,7 @@ export function nextSequence(db: Database, accountId: string, key: string): numb
 const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id, api_key_id, from_number, to_address, is_group,
   content, media_urls, status, idempotency_key, request_fingerprint, created_at_ms, sent_at_ms, delivered_at_ms, read_at_ms,
   failed_at_ms, error_code, error_message, updated_at_ms)
-  VALUES ($id, $accountId, $env, $seq, $phoneId, $apiKeyId, $fromNumber, $toAddress, $isGroup, $content, $mediaUrls, $status,
-  $idempotencyKey, $requestFingerprint, $createdAtMs, $sentAtMs, $deliveredAtMs, $readAtMs, $failedAtMs, $errorCode,
-  $errorMessage, $updatedAtMs)`
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)`
 
 /**
  * Inserts a message with the next sequence number of its account and environment and counts
@@ -71,29 +69,30 @@ const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id
 export function insertMessage(db: Database, row: Omit<MessageRow, "seq">): MessageRow {
   const seq = nextSequence(db, row.accountId, row.env)
   const stored: MessageRow = { ...row, seq }
-  db.query(INSERT_MESSAGE).run({
-    ...stored,
-    isGroup: stored.isGroup ? 1 : 0,
-    mediaUrls: JSON.stringify(stored.mediaUrls),
-  })
+  db.query(INSERT_MESSAGE).run(
+    stored.id, stored.accountId, stored.env, stored.seq, stored.phoneId, stored.apiKeyId, stored.fromNumber, stored.toAddress,
+    stored.isGroup ? 1 : 0, stored.content, JSON.stringify(stored.mediaUrls), stored.status, stored.idempotencyKey,
+    stored.requestFingerprint, stored.createdAtMs, stored.sentAtMs, stored.deliveredAtMs, stored.readAtMs, stored.failedAtMs,
+    stored.errorCode, stored.errorMessage, stored.updatedAtMs,
+  )
   adjustCounts(db, stored, stored.status, 1)
   return stored
 }
 
-const BUMP_COUNT = `INSERT INTO message_counts (account_id, env, phone_id, status, n) VALUES ($accountId, $env, $phoneId, $status, $delta)
+// Positional parameters: on these hot statements bun:sqlite binds them measurably faster than
+// named ones from an object (test/bench/floor.ts: a sandbox send's store work fell by about 15 %).
+const BUMP_COUNT = `INSERT INTO message_counts (account_id, env, phone_id, status, n) VALUES (?1, ?2, ?3, ?4, ?5)
   ON CONFLICT (account_id, env, phone_id, status) DO UPDATE SET n = n + excluded.n`
-const BUMP_DAILY = `INSERT INTO message_daily_counts (account_id, env, day_ms, status, n) VALUES ($accountId, $env, $dayMs, $status, $delta)
+const BUMP_DAILY = `INSERT INTO message_daily_counts (account_id, env, day_ms, status, n) VALUES (?1, ?2, ?3, ?4, ?5)
   ON CONFLICT (account_id, env, day_ms, status) DO UPDATE SET n = n + excluded.n`
 
 function adjustCounts(db: Database, row: MessageRow, status: MessageStatus, delta: number): void {
-  const base = { accountId: row.accountId, env: row.env, status, delta }
-  db.query(BUMP_COUNT).run({ ...base, phoneId: row.phoneId })
-  db.query(BUMP_DAILY).run({ ...base, dayMs: utcDayStartMs(row.createdAtMs) })
+  db.query(BUMP_COUNT).run(row.accountId, row.env, row.phoneId, status, delta)
+  db.query(BUMP_DAILY).run(row.accountId, row.env, utcDayStartMs(row.createdAtMs), status, delta)
 }
 
-const UPDATE_STATUS = `UPDATE messages SET status = $status, sent_at_ms = $sentAtMs, delivered_at_ms = $deliveredAtMs,
-  read_at_ms = $readAtMs, failed_at_ms = $failedAtMs, error_code = $errorCode, error_message = $errorMessage,
-  updated_at_ms = $updatedAtMs WHERE id = $id`
+const UPDATE_STATUS = `UPDATE messages SET status = ?2, sent_at_ms = ?3, delivered_at_ms = ?4, read_at_ms = ?5, failed_at_ms = ?6,
+  error_code = ?7, error_message = ?8, updated_at_ms = ?9 WHERE id = ?1`
 
 /**
  * Writes status changes computed by the status machine and moves the counters with them, by
@@ -113,25 +112,18 @@ export function updateMessageStatuses(db: Database, changes: readonly { before: 
     d.delta += delta
   }
   const updated = changes.map(({ before, patch }) => {
-    db.query(UPDATE_STATUS).run({
-      id: before.id,
-      status: patch.status,
-      sentAtMs: patch.sentAtMs,
-      deliveredAtMs: patch.deliveredAtMs,
-      readAtMs: patch.readAtMs,
-      failedAtMs: patch.failedAtMs,
-      errorCode: patch.errorCode,
-      errorMessage: patch.errorMessage,
-      updatedAtMs: nowMs,
-    })
+    db.query(UPDATE_STATUS).run(
+      before.id, patch.status, patch.sentAtMs, patch.deliveredAtMs, patch.readAtMs, patch.failedAtMs, patch.errorCode,
+      patch.errorMessage, nowMs,
+    )
     if (patch.status !== before.status) {
       count(before, before.status, -1)
       count(before, patch.status, 1)
     }
     return { ...before, ...patch, updatedAtMs: nowMs }
   })
-  for (const c of byPhone.values()) if (c.delta !== 0) db.query(BUMP_COUNT).run(c)
-  for (const c of byDay.values()) if (c.delta !== 0) db.query(BUMP_DAILY).run(c)
+  for (const c of byPhone.values()) if (c.delta !== 0) db.query(BUMP_COUNT).run(c.accountId, c.env, c.phoneId, c.status, c.delta)
+  for (const c of byDay.values()) if (c.delta !== 0) db.query(BUMP_DAILY).run(c.accountId, c.env, c.dayMs, c.status, c.delta)
   return updated
 }
 
@@ -150,16 +142,16 @@ export function findMessages(db: Database, ids: readonly string[]): MessageRow[]
   return db.query<RawRow, [string]>(SELECT_MANY).all(JSON.stringify(ids)).map(fromRaw)
 }
 
-const SELECT_SCOPED = `SELECT ${COLUMNS} FROM messages WHERE id = $id AND account_id = $accountId AND env = $env`
+const SELECT_SCOPED = `SELECT ${COLUMNS} FROM messages WHERE id = ?1 AND account_id = ?2 AND env = ?3`
 
 /** A message by id within one account and environment; other partitions see nothing. */
 export function findScopedMessage(db: Database, accountId: string, env: Environment, id: string): MessageRow | null {
-  const raw = db.query<RawRow, { id: string; accountId: string; env: string }>(SELECT_SCOPED).get({ id, accountId, env })
+  const raw = db.query<RawRow, [string, string, string]>(SELECT_SCOPED).get(id, accountId, env)
   return raw ? fromRaw(raw) : null
 }
 
 const SELECT_BY_IDEMPOTENCY_KEY = `SELECT ${COLUMNS} FROM messages
-  WHERE account_id = $accountId AND env = $env AND idempotency_key = $key`
+  WHERE account_id = ?1 AND env = ?2 AND idempotency_key = ?3`
 
 /** The message an idempotency key created in this account and environment, if any. */
 export function findMessageByIdempotencyKey(
@@ -168,7 +160,7 @@ export function findMessageByIdempotencyKey(
   env: Environment,
   key: string,
 ): MessageRow | null {
-  const raw = db.query<RawRow, { accountId: string; env: string; key: string }>(SELECT_BY_IDEMPOTENCY_KEY).get({ accountId, env, key })
+  const raw = db.query<RawRow, [string, string, string]>(SELECT_BY_IDEMPOTENCY_KEY).get(accountId, env, key)
   return raw ? fromRaw(raw) : null
 }
 

@@ -36,11 +36,11 @@ export function insertPhone(db: Database, row: PhoneRow): void {
   })
 }
 
-const SELECT_BY_REF = `SELECT ${COLUMNS} FROM phones WHERE account_id = $accountId AND (id = $ref OR phone_number = $ref)`
+const SELECT_BY_REF = `SELECT ${COLUMNS} FROM phones WHERE account_id = ?1 AND (id = ?2 OR phone_number = ?2)`
 
 /** An account's phone by its id or its E.164 number; null when the account has no such phone. */
 export function findPhoneByRef(db: Database, accountId: string, ref: string): PhoneRow | null {
-  return db.query<PhoneRow, { accountId: string; ref: string }>(SELECT_BY_REF).get({ accountId, ref })
+  return db.query<PhoneRow, [string, string]>(SELECT_BY_REF).get(accountId, ref)
 }
 
 const SELECT_BY_ID = `SELECT ${COLUMNS} FROM phones WHERE id = ?`

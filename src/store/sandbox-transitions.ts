@@ -7,11 +7,11 @@ export interface SandboxTransitionRow {
   dueAtMs: number
 }
 
-const INSERT = "INSERT INTO sandbox_transitions (message_id, status, due_at_ms) VALUES ($messageId, $status, $dueAtMs)"
+const INSERT = "INSERT INTO sandbox_transitions (message_id, status, due_at_ms) VALUES (?1, ?2, ?3)"
 
 /** Records a promised transition (same transaction as the message it belongs to). */
 export function insertSandboxTransition(db: Database, row: SandboxTransitionRow): void {
-  db.query(INSERT).run({ ...row })
+  db.query(INSERT).run(row.messageId, row.status, row.dueAtMs)
 }
 
 const TAKE_MANY = `DELETE FROM sandbox_transitions

@@ -94,12 +94,13 @@ export interface EventRow {
   occurredAtMs: number
 }
 
-const INSERT_EVENT = `INSERT INTO events (id, account_id, env, type, body, occurred_at_ms)
-  VALUES ($id, $accountId, $env, $type, $body, $occurredAtMs)`
+// The statements on the delivery path bind positional parameters: bun:sqlite binds them
+// measurably faster than named ones from an object (test/bench/floor.ts).
+const INSERT_EVENT = "INSERT INTO events (id, account_id, env, type, body, occurred_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
 
 /** Inserts an event. */
 export function insertEvent(db: Database, row: EventRow): void {
-  db.query(INSERT_EVENT).run({ ...row })
+  db.query(INSERT_EVENT).run(row.id, row.accountId, row.env, row.type, row.body, row.occurredAtMs)
 }
 
 const SELECT_EVENT = `SELECT id, account_id AS accountId, env, type, body, occurred_at_ms AS occurredAtMs FROM events WHERE id = ?`
@@ -132,30 +133,26 @@ const DELIVERY_COLUMNS = `id, event_id AS eventId, endpoint_id AS endpointId, st
   last_error AS lastError, resent_from AS resentFrom, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`
 
 const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, attempt_count, first_attempt_at_ms,
-  next_attempt_at_ms, last_status_code, last_error, resent_from, created_at_ms, updated_at_ms) VALUES ($id, $eventId, $endpointId,
-  $status, $attemptCount, $firstAttemptAtMs, $nextAttemptAtMs, $lastStatusCode, $lastError, $resentFrom, $createdAtMs, $updatedAtMs)`
+  next_attempt_at_ms, last_status_code, last_error, resent_from, created_at_ms, updated_at_ms)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`
 
 /** Inserts a delivery. */
 export function insertDelivery(db: Database, row: DeliveryRow): void {
-  db.query(INSERT_DELIVERY).run({ ...row })
+  db.query(INSERT_DELIVERY).run(
+    row.id, row.eventId, row.endpointId, row.status, row.attemptCount, row.firstAttemptAtMs, row.nextAttemptAtMs,
+    row.lastStatusCode, row.lastError, row.resentFrom, row.createdAtMs, row.updatedAtMs,
+  )
 }
 
-const UPDATE_DELIVERY = `UPDATE webhook_deliveries SET status = $status, attempt_count = $attemptCount,
-  first_attempt_at_ms = $firstAttemptAtMs, next_attempt_at_ms = $nextAttemptAtMs, last_status_code = $lastStatusCode,
-  last_error = $lastError, updated_at_ms = $updatedAtMs WHERE id = $id`
+const UPDATE_DELIVERY = `UPDATE webhook_deliveries SET status = ?2, attempt_count = ?3, first_attempt_at_ms = ?4,
+  next_attempt_at_ms = ?5, last_status_code = ?6, last_error = ?7, updated_at_ms = ?8 WHERE id = ?1`
 
 /** Writes a delivery's progress. */
 export function updateDelivery(db: Database, row: DeliveryRow): void {
-  db.query(UPDATE_DELIVERY).run({
-    id: row.id,
-    status: row.status,
-    attemptCount: row.attemptCount,
-    firstAttemptAtMs: row.firstAttemptAtMs,
-    nextAttemptAtMs: row.nextAttemptAtMs,
-    lastStatusCode: row.lastStatusCode,
-    lastError: row.lastError,
-    updatedAtMs: row.updatedAtMs,
-  })
+  db.query(UPDATE_DELIVERY).run(
+    row.id, row.status, row.attemptCount, row.firstAttemptAtMs, row.nextAttemptAtMs, row.lastStatusCode, row.lastError,
+    row.updatedAtMs,
+  )
 }
 
 const SELECT_DELIVERY = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ?`
@@ -208,11 +205,11 @@ export interface AttemptRow {
 }
 
 const INSERT_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt_number, attempted_at_ms, status_code, error, latency_ms, response_body)
-  VALUES ($deliveryId, $attemptNumber, $attemptedAtMs, $statusCode, $error, $latencyMs, $responseBody)`
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`
 
 /** Records one attempt. */
 export function insertAttempt(db: Database, row: AttemptRow): void {
-  db.query(INSERT_ATTEMPT).run({ ...row })
+  db.query(INSERT_ATTEMPT).run(row.deliveryId, row.attemptNumber, row.attemptedAtMs, row.statusCode, row.error, row.latencyMs, row.responseBody)
 }
 
 const SELECT_ATTEMPTS = `SELECT delivery_id AS deliveryId, attempt_number AS attemptNumber, attempted_at_ms AS attemptedAtMs,

@@ -331,6 +331,26 @@ async function benchWebhooks() {
   }
 }
 
+/**
+ * The floors under the send and webhook targets (test/bench/floor.ts), on the server's core,
+ * with the receiver on the generator's core as in the webhook case.
+ */
+async function benchFloors() {
+  const receiverCmd = ["bun", join(import.meta.dir, "receiver.ts"), "0"]
+  const receiver = Bun.spawn(hasTaskset() ? ["taskset", "-c", "1", ...receiverCmd] : receiverCmd, { stdout: "pipe", stderr: "inherit" })
+  procs.push(receiver)
+  const receiverBase = `http://127.0.0.1:${/receiver listening on (\d+)/.exec(await readUntil(receiver.stdout as ReadableStream<Uint8Array>, /receiver listening on \d+/))![1]}`
+  const runs: { storeUsPerSend: number; fetchesPerSecond: number }[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const [cmd, ...args] = pinned(["bun", join(import.meta.dir, "floor.ts"), receiverBase])
+    const floor = spawnSync(cmd!, args, { encoding: "utf8" })
+    if (floor.status !== 0) throw new Error(`floor.ts failed: ${floor.stderr}`)
+    runs.push(JSON.parse(floor.stdout.trim().split("\n").at(-1)!))
+  }
+  receiver.kill("SIGTERM")
+  return { storeUsPerSend: median(runs.map((r) => r.storeUsPerSend)), fetchesPerSecond: median(runs.map((r) => r.fetchesPerSecond)), runs }
+}
+
 function row(name: string, value: string, target: string, met: boolean | null): string {
   return `| ${name} | ${value} | ${target} | ${met === null ? "" : met ? "met" : "NOT met"} |`
 }
@@ -357,7 +377,11 @@ async function main() {
   const send = await step("send", benchSend)
   const list = await step("list", benchList)
   const webhooks = await step("webhooks", benchWebhooks)
-  if (!coldStart || !send || !list || !webhooks) return
+  const floors = await step("floors", benchFloors)
+  if (!coldStart || !send || !list || !webhooks || !floors) return
+  // What the send/bare ratio could be if a send cost the bare route plus the store floor, nothing more.
+  const bareUs = 1e6 / send.bare.requestsPerSecond
+  const ratioCeiling = bareUs / (bareUs + floors.storeUsPerSend)
   const f = (n: number, d = 1) => n.toFixed(d)
   console.log(
     [
@@ -367,6 +391,7 @@ async function main() {
       row("bare Elysia POST (TypeBox)", `${f(send.bare.requestsPerSecond, 0)} req/s, p99 ${f(send.bare.p99Ms)} ms`, "baseline", null),
       row("sandbox send, unique idempotency keys, c=64", `${f(send.send.requestsPerSecond, 0)} req/s, p50 ${f(send.send.p50Ms)} ms, p99 ${f(send.send.p99Ms)} ms`, "", null),
       row("send / bare ratio (median of rounds)", `${f(send.sendRatio.median, 2)} (${f(send.sendRatio.min, 2)}–${f(send.sendRatio.max, 2)})`, "≥ 0.40", send.sendRatio.median >= 0.4),
+      row("store floor of one sandbox send (its required writes only)", `${f(floors.storeUsPerSend)} µs; so the ratio cannot pass ${f(ratioCeiling, 2)}`, "", null),
       row("send p99 at c=64", `${f(send.send.p99Ms)} ms`, "≤ 25 ms", send.send.p99Ms <= 25),
       row("GET message by id, c=64", `${f(send.getById.requestsPerSecond, 0)} req/s, p99 ${f(send.getById.p99Ms)} ms`, "", null),
       row(`list page 1 (${list.rows} rows)`, `p50 ${f(list.page1.p50Ms, 2)} ms, ${f(list.page1.requestsPerSecond, 0)} req/s`, "p50 ≤ 1 ms", list.page1.p50Ms <= 1),
@@ -378,6 +403,7 @@ async function main() {
         list.sendsOnLargeDb.worstP99Ms <= 50,
       ),
       row("webhook deliveries", `${f(webhooks.deliveriesPerSecond, 0)} /s, median of ${webhooks.rounds.length} (${webhooks.rounds.map((r) => r.perSecond).join(", ")}); about ${f(webhooks.events, 0)} due at once; server CPU ${f(webhooks.serverCpuUsPerDelivery, 0)} µs each`, "≥ 20,000/s", webhooks.deliveriesPerSecond >= 20_000),
+      row("fetch floor (Bun fetch alone, no database)", `${f(floors.fetchesPerSecond, 0)} /s`, "", null),
       row("cold start to first 200", `${f(coldStart.medianMs)} ms`, "≤ 150 ms", coldStart.medianMs <= 150),
       row("idle RSS", `${f(send.idleRssMiB)} MiB`, "≤ 80 MiB", send.idleRssMiB <= 80),
       row(`RSS after ${send.sendsBeforeRss} sends`, `${f(send.rssAfterSendsMiB)} MiB`, "≤ 160 MiB", send.rssAfterSendsMiB <= 160),
