@@ -270,6 +270,15 @@ async function benchList() {
   }
 }
 
+/** The benchmark's webhook receiver, on the generator's core so it never takes the server's. */
+async function startReceiver() {
+  const receiverCmd = ["bun", join(import.meta.dir, "receiver.ts"), "0"]
+  const receiver = Bun.spawn(hasTaskset() ? ["taskset", "-c", "1", ...receiverCmd] : receiverCmd, { stdout: "pipe", stderr: "inherit" })
+  procs.push(receiver)
+  const receiverBase = `http://127.0.0.1:${/receiver listening on (\d+)/.exec(await readUntil(receiver.stdout as ReadableStream<Uint8Array>, /receiver listening on \d+/))![1]}`
+  return { receiver, receiverBase }
+}
+
 async function webhookRound() {
   const dir = tempDir()
   // Every first attempt fails (the receiver answers 500) and its retry is due 15 s later. The
@@ -279,11 +288,7 @@ async function webhookRound() {
   const retryAfterMs = 15_000
   const env = { WAGATE_WEBHOOK_RETRY_OFFSETS_MS: `${retryAfterMs},600000` }
   let w = await startWagate(dir, env)
-  // The receiver runs on the generator's core, so it never takes the server's.
-  const receiverCmd = ["bun", join(import.meta.dir, "receiver.ts"), "0"]
-  const receiver = Bun.spawn(hasTaskset() ? ["taskset", "-c", "1", ...receiverCmd] : receiverCmd, { stdout: "pipe", stderr: "inherit" })
-  procs.push(receiver)
-  const receiverBase = `http://127.0.0.1:${/receiver listening on (\d+)/.exec(await readUntil(receiver.stdout as ReadableStream<Uint8Array>, /receiver listening on \d+/))![1]}`
+  const { receiver, receiverBase } = await startReceiver()
   cli(dir, ["phones", "add", PHONE])
   const admin = adminOf(w.out)
   const key = keyOf(w.out)
@@ -336,10 +341,7 @@ async function benchWebhooks() {
  * with the receiver on the generator's core as in the webhook case.
  */
 async function benchFloors() {
-  const receiverCmd = ["bun", join(import.meta.dir, "receiver.ts"), "0"]
-  const receiver = Bun.spawn(hasTaskset() ? ["taskset", "-c", "1", ...receiverCmd] : receiverCmd, { stdout: "pipe", stderr: "inherit" })
-  procs.push(receiver)
-  const receiverBase = `http://127.0.0.1:${/receiver listening on (\d+)/.exec(await readUntil(receiver.stdout as ReadableStream<Uint8Array>, /receiver listening on \d+/))![1]}`
+  const { receiver, receiverBase } = await startReceiver()
   const runs: { storeUsPerSend: number; fetchesPerSecond: number }[] = []
   for (let round = 0; round < ROUNDS; round++) {
     const [cmd, ...args] = pinned(["bun", join(import.meta.dir, "floor.ts"), receiverBase])

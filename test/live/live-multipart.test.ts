@@ -174,12 +174,11 @@ describe("multi-part live sends", () => {
     expect(partsOf(h, m.id).length).toBe(1)
   })
 
-  test("after a reconnect only the unacknowledged parts are re-sent, with their ids, and the caption is not repeated", async () => {
-    const { key, phone } = await setup()
-    const m = (await send(h, key, { fromPhoneId: phone.id, to: TO, content: "Once", mediaUrls: [IMAGE, DOC] })).body.data
+  /** WhatsApp acks part 0 of a two-part send, the socket drops and reconnects; returns what was sent again. */
+  async function ackFirstPartThenReconnect(phone: { id: string; phoneNumber: string }, messageId: string) {
     await h.settle()
     const first = h.gateway.current(phone.id)
-    first.ack(waMessageIdFor(m.id, 0), h.clock.nowMs())
+    first.ack(waMessageIdFor(messageId, 0), h.clock.nowMs())
     await h.settle()
     first.drop("connection_lost")
     await h.settle()
@@ -188,7 +187,13 @@ describe("multi-part live sends", () => {
     await h.settle()
     await h.advance(1_000)
     await h.settle()
-    const resent = h.gateway.sentBy(phone.id).slice(2)
+    return h.gateway.sentBy(phone.id).slice(2)
+  }
+
+  test("after a reconnect only the unacknowledged parts are re-sent, with their ids, and the caption is not repeated", async () => {
+    const { key, phone } = await setup()
+    const m = (await send(h, key, { fromPhoneId: phone.id, to: TO, content: "Once", mediaUrls: [IMAGE, DOC] })).body.data
+    const resent = await ackFirstPartThenReconnect(phone, m.id)
     expect(resent.map((p) => [p.waMessageId, p.media?.kind, p.media?.caption, p.text])).toEqual([[waMessageIdFor(m.id, 1), "document", undefined, undefined]])
     h.gateway.current(phone.id).ack(waMessageIdFor(m.id, 1), h.clock.nowMs())
     await h.settle()
@@ -198,18 +203,7 @@ describe("multi-part live sends", () => {
   test("after a reconnect an audio part whose captioned image was acked goes alone: no extra text message", async () => {
     const { key, phone } = await setup()
     const m = (await send(h, key, { fromPhoneId: phone.id, to: TO, content: "Once", mediaUrls: [IMAGE, AUDIO] })).body.data
-    await h.settle()
-    const first = h.gateway.current(phone.id)
-    first.ack(waMessageIdFor(m.id, 0), h.clock.nowMs())
-    await h.settle()
-    first.drop("connection_lost")
-    await h.settle()
-    await h.advance(750)
-    h.gateway.current(phone.id).open(phone.phoneNumber)
-    await h.settle()
-    await h.advance(1_000)
-    await h.settle()
-    const resent = h.gateway.sentBy(phone.id).slice(2)
+    const resent = await ackFirstPartThenReconnect(phone, m.id)
     expect(resent.map((p) => [p.waMessageId, p.media?.kind, p.media?.caption, p.text])).toEqual([[waMessageIdFor(m.id, 1), "audio", undefined, undefined]])
     expect(partsOf(h, m.id).length).toBe(2)
   })
