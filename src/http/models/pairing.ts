@@ -1,10 +1,11 @@
 import { Type } from "@sinclair/typebox"
 import type { PairingState as DomainPairingState } from "../../domain/sessions"
+import { named } from "../../lib/schema"
 import { toIso } from "../../lib/time"
 import { Timestamp } from "./common"
 import { ConnectionStatus } from "./phones"
 
-export const ConnectBody = Type.Object(
+export const ConnectBody = named("ConnectPhoneRequest", Type.Object(
   {
     method: Type.Optional(
       Type.Union([Type.Literal("qr"), Type.Literal("code")], {
@@ -14,14 +15,14 @@ export const ConnectBody = Type.Object(
     ),
   },
   { additionalProperties: false },
-)
+))
 
-export const PairingState = Type.Object({
+export const PairingState = named("PairingState", Type.Object({
   connectionStatus: ConnectionStatus,
   qr: Type.Union([Type.String(), Type.Null()], { description: "The raw QR string to render, while waiting for a scan." }),
   pairingCode: Type.Union([Type.String(), Type.Null()], { description: "The code to type on the phone, while waiting." }),
   updatedAt: Timestamp,
-})
+}))
 
 /** The API's view of a pairing state. */
 export function toPairingState(state: DomainPairingState): typeof PairingState.static {

@@ -4,7 +4,7 @@ import type { HttpDeps } from "../../deps"
 import { Envelope, ok } from "../../models/common"
 import { ConnectBody, PairingState, toPairingState } from "../../models/pairing"
 import { PhoneNumber, toPhoneNumber } from "../../models/phones"
-import { documented } from "../../openapi"
+import { adminOperation } from "../../openapi/operation"
 import type { AdminApp } from "../../plugins/admin-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
 
@@ -23,10 +23,10 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(toPairingState(await deps.sessions.connect(params.phoneId, input.method === "code" ? "code" : "qr")))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "connectPhone",
           tag: TAG,
           summary: "Connect a phone: log in when paired, else start pairing by QR or code",
-          security: "adminToken",
           path: PhoneIdParams,
           body: ConnectBody,
           success: { status: 200, schema: Envelope(PairingState), description: "The pairing state" },
@@ -35,10 +35,10 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
       },
     )
     .get("/phones/:phoneId/pairing", ({ params }) => ok(toPairingState(deps.sessions.pairingState(params.phoneId))), {
-      ...documented({
+      ...adminOperation({
+        operationId: "getPairingState",
         tag: TAG,
         summary: "The phone's pairing state, with the raw QR string while it waits for a scan",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(PairingState), description: "The pairing state" },
         errors: [401, 404, 429],
@@ -84,31 +84,35 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         })
         return new Response(stream, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" } })
       },
-      {
-        detail: {
-          summary: "A server-sent-events stream of the pairing state (event: pairing), until the phone is connected",
-          tags: [TAG],
-          security: [{ adminToken: [] }],
-          parameters: [{ name: "phoneId", in: "path", required: true, schema: { type: "string" } }],
-          responses: { 200: { description: "text/event-stream of PairingState objects", content: { "text/event-stream": { schema: { type: "string" } } } } },
+      adminOperation({
+        operationId: "streamPairingState",
+        tag: TAG,
+        summary: "A server-sent-events stream of the pairing state (event: pairing), until the phone is connected",
+        path: PhoneIdParams,
+        success: {
+          status: 200,
+          contentType: "text/event-stream",
+          schema: Type.String({ description: "`event: pairing` messages whose data is a PairingState object, and `: keepalive` comments." }),
+          description: "The stream; it ends when the phone is connected",
         },
-      },
+        errors: [401, 404, 429],
+      }),
     )
     .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toPhoneNumber(await deps.sessions.disconnect(params.phoneId))), {
-      ...documented({
+      ...adminOperation({
+        operationId: "disconnectPhone",
         tag: TAG,
         summary: "Close the phone's socket and keep its credentials; it stays offline, restarts included, until connected again (no QR needed)",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(PhoneNumber), description: "The phone" },
         errors: [401, 404, 429],
       }),
     })
     .post("/phones/:phoneId/logout", async ({ params }) => ok(toPhoneNumber(await deps.sessions.logout(params.phoneId))), {
-      ...documented({
+      ...adminOperation({
+        operationId: "logoutPhone",
         tag: TAG,
         summary: "Unlink the device and wipe its credentials; queued live sends fail with phone_disconnected",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(PhoneNumber), description: "The phone" },
         errors: [401, 404, 429],

@@ -5,7 +5,7 @@ import type { HttpDeps } from "../../deps"
 import { AddPhoneBody } from "../../models/admin"
 import { Envelope, ok } from "../../models/common"
 import { PhoneNumber, toPhoneNumber } from "../../models/phones"
-import { documented } from "../../openapi"
+import { adminOperation } from "../../openapi/operation"
 import type { AdminApp } from "../../plugins/admin-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
 
@@ -22,10 +22,10 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(listPhones(deps.ctx, params.accountId).map(toPhoneNumber))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "listAccountPhoneNumbers",
           tag: "Admin: phones",
           summary: "List an account's phones",
-          security: "adminToken",
           path: AccountIdParams,
           success: { status: 200, schema: Envelope(Type.Array(PhoneNumber)), description: "Phones" },
           errors: [401, 404, 429],
@@ -41,10 +41,10 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(toPhoneNumber(phone))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "addPhoneNumber",
           tag: "Admin: phones",
           summary: "Add a phone to an account (status unpaired until paired)",
-          security: "adminToken",
           path: AccountIdParams,
           body: AddPhoneBody,
           success: { status: 201, schema: Envelope(PhoneNumber), description: "The phone" },
@@ -60,10 +60,10 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(toPhoneNumber(await removePhone(deps.ctx, params.phoneId)))
       },
       {
-      ...documented({
+      ...adminOperation({
+        operationId: "removePhoneNumber",
         tag: "Admin: phones",
         summary: "Remove a phone: unlink it if paired, fail its queued sends; its messages are kept",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(PhoneNumber), description: "The removed phone" },
         errors: [401, 404, 429],

@@ -3,7 +3,7 @@ import { REQUIRED_SCOPES } from "../../../domain/scopes"
 import type { HttpDeps } from "../../deps"
 import { Envelope, ok } from "../../models/common"
 import { Message, SendMessageBody, toMessage } from "../../models/messages"
-import { documented } from "../../openapi"
+import { apiOperation } from "../../openapi/operation"
 import type { ApiApp } from "../../plugins/api-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
 
@@ -19,8 +19,9 @@ export const messagesSend = (deps: HttpDeps) => (app: ApiApp) =>
       return ok(toMessage(message))
     },
     {
-      scopes: REQUIRED_SCOPES.send,
-      ...documented({
+      ...apiOperation({
+        operationId: "sendMessage",
+        scopes: REQUIRED_SCOPES.send,
         tag: "Messages",
         summary: "Send a text or media message",
         description:
