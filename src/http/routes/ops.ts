@@ -26,7 +26,7 @@ export function opsRoutes(deps: HttpDeps) {
         auth: "none",
         tag: TAG,
         summary: "The process is up",
-        success: { status: 200, schema: Health, description: "Up" },
+        success: { status: 200, schema: Health, description: "The process is up" },
         errors: [],
       }),
     )

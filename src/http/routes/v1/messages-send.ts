@@ -25,10 +25,10 @@ export const messagesSend = (deps: HttpDeps) => (app: ApiApp) =>
         tag: "Messages",
         summary: "Send a text or media message",
         description:
-          "Test keys: born `sent` and simulated (see the sandbox table in the README). Live keys: born `pending`. " +
+          "Test keys: born `sent` and simulated by the sandbox. Live keys: born `pending`. " +
           "Reusing an idempotencyKey with the same parameters returns 201 with `Idempotent-Replayed: true` and the message's current data.",
         body: SendMessageBody,
-        success: { status: 201, schema: Envelope(Message), description: "The message" },
+        success: { status: 201, schema: Envelope(Message), description: "The message", headers: ["Idempotent-Replayed"] },
         errors: [400, 401, 403, 404, 413, 429],
       }),
     },
