@@ -61,11 +61,18 @@ const SendMessageFields = {
   ),
 }
 
-/** Text with something other than white space, or at least one media URL. */
+/**
+ * Text with something other than white space, or at least one media URL. Wrapped in `allOf` so
+ * that client generators combine it with the fields (an `anyOf` beside them becomes a union).
+ */
 const CONTENT_OR_MEDIA = {
-  anyOf: [
-    { required: ["content"], properties: { content: { pattern: "\\S" } } },
-    { required: ["mediaUrls"], properties: { mediaUrls: { minItems: 1 } } },
+  allOf: [
+    {
+      anyOf: [
+        { required: ["content"], properties: { content: { type: "string", pattern: "\\S" } } },
+        { required: ["mediaUrls"], properties: { mediaUrls: { type: "array", items: { type: "string" }, minItems: 1 } } },
+      ],
+    },
   ],
 }
 
