@@ -83,7 +83,9 @@ export const MessageReceivedData = named(
       content: Type.String({ description: "The text, or the caption of a media message." }),
       type: InboundTypeSchema,
       isGroup: Type.Boolean(),
-      groupId: Type.Union([GroupJid, Type.Null()], { description: "The group JID: reply to the group by sending to it." }),
+      groupId: Type.Union([Type.String({ examples: ["120363000000000001@g.us"] }), Type.Null()], {
+        description: "The group JID: reply to the group by sending to it.",
+      }),
       receivedAt: Timestamp,
     },
     { description: "A message a live phone received." },

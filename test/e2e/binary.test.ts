@@ -214,7 +214,7 @@ describe("the compiled dist/wagate", () => {
     const server = await serve()
     const doc = await fetch(`${server.base}/openapi.json`)
     expect(doc.status).toBe(200)
-    expect((await doc.json()).openapi).toBe("3.1.0")
+    expect(((await doc.json()) as { openapi: string }).openapi).toBe("3.1.0")
     const page = await (await fetch(`${server.base}/swagger`)).text()
     const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
     expect(assets.length).toBe(2)

@@ -120,6 +120,29 @@ describe("OpenAPI document: the whole", () => {
     expect(ids.size).toBe(operations().length)
   })
 
+  test("every example is valid against the schema it illustrates", () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false })
+    const invalid: string[] = []
+    let checked = 0
+    const walk = (node: unknown, path: string): void => {
+      if (typeof node !== "object" || node === null) return
+      const schema = node as Record<string, unknown>
+      if (Array.isArray(schema.examples) && !JSON.stringify(schema).includes('"$ref"')) {
+        const { examples, ...rest } = schema
+        const check = ajv.compile(rest)
+        for (const example of examples) {
+          checked += 1
+          if (!check(example)) invalid.push(`${path}: ${JSON.stringify(example)}`)
+        }
+      }
+      for (const [key, value] of Object.entries(schema)) walk(value, `${path}/${key}`)
+    }
+    walk(doc.components.schemas, "#/components/schemas")
+    walk(doc.paths, "#/paths")
+    expect(invalid).toEqual([])
+    expect(checked).toBeGreaterThan(30)
+  })
+
   test("answers are JSON, except the metrics text and the pairing event stream", () => {
     const types = new Map<string, Set<string>>()
     for (const { where, op } of operations().filter((o) => o.where.startsWith("paths"))) {

@@ -1,12 +1,11 @@
 import { Type } from "@sinclair/typebox"
-import { GROUP_JID_PATTERN } from "../../lib/formats"
 import { named } from "../../lib/schema"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
 export const Group = named(
   "Group",
   Type.Object({
-    id: Type.String({ pattern: GROUP_JID_PATTERN, description: "The group JID: send to it as `to`.", examples: ["120363000000000001@g.us"] }),
+    id: Type.String({ description: "The group JID: send to it as `to`.", examples: ["120363000000000001@g.us"] }),
     name: Type.String({ examples: ["Sandbox Team"] }),
     isCommunityAnnounce: Type.Boolean({ description: "True for a community's announcement group." }),
   }),

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox"
 import { InboundTypeSchema } from "../../domain/schemas"
-import { E164_PATTERN, GROUP_JID_PATTERN } from "../../lib/formats"
+import { E164_PATTERN } from "../../lib/formats"
 import { named } from "../../lib/schema"
 import { toIso } from "../../lib/time"
 import type { InboundRow } from "../../store/inbound"
@@ -16,7 +16,8 @@ export const InboundMessage = named(
     content: Type.String({ description: "The text, or the caption of a media message." }),
     type: InboundTypeSchema,
     isGroup: Type.Boolean(),
-    groupId: Type.Union([Type.String({ pattern: GROUP_JID_PATTERN }), Type.Null()]),
+    // From WhatsApp, not checked by wagate: described rather than held to a pattern.
+    groupId: Type.Union([Type.String({ description: "The group JID.", examples: ["120363000000000001@g.us"] }), Type.Null()]),
     receivedAt: Timestamp,
     createdAt: Timestamp,
   }),
