@@ -2,6 +2,7 @@ import qrcode from "qrcode-terminal"
 import { loadConfig } from "../config"
 import type { PairingState } from "../domain/sessions"
 import { findPhoneAnywhere } from "../domain/phones"
+import { holdEventLoop } from "../lib/event-loop"
 import { parseArgs, UsageError } from "./args"
 import { withServices, type CliIo } from "./io"
 import { adminCall, runningServer, type RunningServer } from "./server-client"
@@ -44,6 +45,8 @@ export async function pairCommand(argv: string[], io: CliIo, stopSignal: Promise
     if (server) return pairThroughServer(io, server, phone.id, phone.phoneNumber, method, stopSignal)
     // Only this phone connects: no other phone, queued send or webhook runs in a short CLI command.
     const last = { qr: null as string | null, code: null as string | null }
+    // Between connect attempts only the session manager's unref'd retry timer is pending.
+    const release = holdEventLoop()
     const outcome = await new Promise<PairingState | null>((resolve) => {
       const unsubscribe = services.sessions.subscribe(phone.id, (state) => {
         void showState(io, state, last, phone.phoneNumber)
@@ -54,7 +57,7 @@ export async function pairCommand(argv: string[], io: CliIo, stopSignal: Promise
       })
       void stopSignal.then(() => resolve(null))
       void services.sessions.connect(phone.id, method).then((state) => showState(io, state, last, phone.phoneNumber))
-    })
+    }).finally(release)
     return finish(io, outcome?.connectionStatus ?? "stopped", phone.phoneNumber, false)
   })
 }
