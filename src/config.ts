@@ -40,8 +40,11 @@ export interface Config {
   sendTimeoutMs: number
   /** The WhatsApp Web socket (a simulator in tests). */
   waWsUrl: string
-  /** Overrides the WhatsApp Web version Baileys announces, as [major, minor, patch]. */
-  waVersion: readonly [number, number, number] | null
+  /**
+   * The WhatsApp Web version to announce, as [major, minor, patch]; `auto` looks the current one
+   * up when a phone connects and falls back to the version built into Baileys.
+   */
+  waVersion: readonly [number, number, number] | "auto"
   /** Serve /metrics without the admin token (for a scraper on a private network). */
   metricsPublic: boolean
 }
@@ -73,9 +76,10 @@ function integer(min: number, max: number) {
 
 const text = (value: string) => value
 
-function waVersion(value: string, name: string): readonly [number, number, number] {
+function waVersion(value: string, name: string): readonly [number, number, number] | "auto" {
+  if (value.trim().toLowerCase() === "auto") return "auto"
   const m = /^(\d+)[.,](\d+)[.,](\d+)$/.exec(value.trim())
-  if (!m) throw new ConfigError(`${name} must look like 2.3000.1023456789 (major.minor.patch), got "${value}"`)
+  if (!m) throw new ConfigError(`${name} must be auto or a version like 2.3000.1023456789 (major.minor.patch), got "${value}"`)
   return [Number(m[1]), Number(m[2]), Number(m[3])]
 }
 
@@ -166,7 +170,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     sendIntervalMs: DEFAULT_SEND_INTERVAL_MS,
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     waWsUrl: DEFAULT_WA_WS_URL,
-    waVersion: null,
+    waVersion: "auto",
     metricsPublic: false,
   }
   for (const s of SETTINGS) {

@@ -30,7 +30,14 @@ describe("defaults", () => {
       webhookRetryOffsetsMs: [60_000, 300_000, 900_000],
       webhookTimeoutMs: 15_000,
       webhookRetentionDays: 30,
+      waVersion: "auto",
     })
+  })
+
+  test("WAGATE_WA_VERSION takes auto (any case) or major.minor.patch; an explicit version wins over auto", () => {
+    expect(loadConfig({ WAGATE_WA_VERSION: "AUTO" }).waVersion).toBe("auto")
+    expect(loadConfig({ WAGATE_WA_VERSION: "2.3000.1" }).waVersion).toEqual([2, 3000, 1])
+    expect(loadConfig({ WAGATE_WA_VERSION: "auto" }, { "wa-version": "2.3000.7" }).waVersion).toEqual([2, 3000, 7])
   })
 
   test("an empty variable counts as unset", () => {
@@ -133,6 +140,8 @@ describe("invalid values", () => {
     { name: "a webhook timeout under 100 ms", env: "WAGATE_WEBHOOK_TIMEOUT_MS", raw: "99" },
     { name: "a negative webhook retention", env: "WAGATE_WEBHOOK_RETENTION_DAYS", raw: "-1" },
     { name: "a webhook retention in weeks", env: "WAGATE_WEBHOOK_RETENTION_DAYS", raw: "4w" },
+    { name: "a WhatsApp Web version with two parts", env: "WAGATE_WA_VERSION", raw: "2.3000" },
+    { name: "a WhatsApp Web version that is a word", env: "WAGATE_WA_VERSION", raw: "latest" },
   ])("$name is a ConfigError naming $env", ({ env, raw }) => {
     expect(configError(() => loadConfig({ [env]: raw }))).toContain(env)
   })

@@ -35,10 +35,11 @@ beforeEach(() => {
 const pairedCreds = () => JSON.stringify({ ...initAuthCreds(), me: { id: "15550001111:1@s.whatsapp.net" }, account: { details: Buffer.from("d") } }, BufferJSON.replacer)
 
 function recorder() {
-  const disconnects: { reason: DisconnectReason; statusCode: number | null }[] = []
+  const disconnects: Parameters<SessionEvents["disconnected"]>[0][] = []
   let onDisconnect: () => void = () => {}
   const disconnected = new Promise<void>((resolve) => (onDisconnect = resolve))
   const events: SessionEvents = {
+    connecting() {},
     qr() {},
     pairingCode() {},
     connected() {},
@@ -108,7 +109,7 @@ describe("Baileys gateway", () => {
     await expect(session.checkNumbers(["+15550002222"])).rejects.toBeInstanceOf(SessionNotConnectedError)
     await expect(session.fetchGroups()).rejects.toBeInstanceOf(SessionNotConnectedError)
     await session.close()
-    expect(rec.disconnects).toEqual([{ reason: "closed_by_us", statusCode: null }])
+    expect(rec.disconnects).toEqual([{ reason: "closed_by_us", statusCode: null, failure: null }])
     expect(imports).toBe(0)
   })
 
@@ -237,6 +238,8 @@ function journal() {
     waiters.splice(0).forEach((w) => w())
   }
   const events: SessionEvents = {
+    // The version a connect announces has tests of its own (test/whatsapp/wa-version.test.ts).
+    connecting: () => {},
     qr: (qr) => push("qr", qr),
     pairingCode: (code) => push("pairingCode", code),
     connected: (info) => push("connected", info.phoneNumber),
@@ -263,7 +266,7 @@ describe("Baileys session over a scripted socket", () => {
 
   test("socket config, login, acks, receipts folded or not, inbound, credentials saved", async () => {
     const { sockets, loadBaileys } = scripted()
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, version: [2, 3000, 1], loadBaileys })
+    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, waVersion: [2, 3000, 1], loadBaileys })
     upsertCreds(db, "ph_1", pairedCreds(), TEST_EPOCH_MS)
     const j = journal()
     const session = gateway.session("ph_1", j.events)
