@@ -27,8 +27,11 @@ import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-vers
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
-/** How long opening the socket and WhatsApp's handshake may take (Baileys' own default). */
-export const CONNECT_TIMEOUT_MS = 20_000
+/**
+ * How long opening the socket and WhatsApp's handshake may take. Under Baileys' 20 s, so that
+ * with the version lookup (3 s) a host with no route to WhatsApp reports why within 20 s.
+ */
+export const CONNECT_TIMEOUT_MS = 15_000
 /** How many rejected ids a session remembers, so one error ack seen twice (raw and as an update) is reported once. */
 const REJECTED_IDS_REMEMBERED = 1_000
 
