@@ -5,6 +5,8 @@ import { findPhoneAnywhere } from "../domain/phones"
 import { holdEventLoop } from "../lib/event-loop"
 import { toIso } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
+import type { Services } from "../deps"
+import type { PhoneRow } from "../store/phones"
 import { withServices, type CliIo } from "./io"
 import { adminCall, runningServer, type RunningServer } from "./server-client"
 
@@ -71,26 +73,41 @@ export async function pairCommand(argv: string[], io: CliIo, stopSignal: Promise
   const method = args.switches.has("code") ? "code" : "qr"
   const config = loadConfig(io.env, args.flags)
   const server = runningServer(config.dataDir)
-  return withServices(io, args.flags, async (services) => {
-    const phone = findPhoneAnywhere(services.ctx, ref)
-    if (server) return pairThroughServer(io, server, phone.id, phone.phoneNumber, method, stopSignal)
-    // Only this phone connects: no other phone, queued send or webhook runs in a short CLI command.
-    const last: Printed = { qr: null, code: null, failure: null }
-    // Between connect attempts only the session manager's unref'd retry timer is pending.
-    const release = holdEventLoop()
-    const outcome = await new Promise<ShownState | null>((resolve) => {
-      const unsubscribe = services.sessions.subscribe(phone.id, (state) => {
-        void showState(io, shown(state), last, phone.phoneNumber)
-        if (FINAL_STATUSES.has(state.connectionStatus)) {
-          unsubscribe()
-          resolve(shown(state))
-        }
-      })
-      void stopSignal.then(() => resolve(null))
-      void services.sessions.connect(phone.id, method).then((state) => showState(io, shown(state), last, phone.phoneNumber))
-    }).finally(release)
-    return finish(io, outcome, phone.phoneNumber, false)
+  // Between connect attempts, and while the socket closes at the end, only wagate's unref'd
+  // timers are pending: the command holds the event loop open until it is done.
+  const release = holdEventLoop()
+  try {
+    return await withServices(io, args.flags, (services) => {
+      const phone = findPhoneAnywhere(services.ctx, ref)
+      if (server) return pairThroughServer(io, server, phone.id, phone.phoneNumber, method, stopSignal)
+      return pairInProcess(io, services, phone, method, stopSignal)
+    })
+  } finally {
+    release()
+  }
+}
+
+/** Pairs in this process; only this phone connects (no other phone, queued send or webhook runs here). */
+async function pairInProcess(
+  io: CliIo,
+  services: Services,
+  phone: PhoneRow,
+  method: "qr" | "code",
+  stopSignal: Promise<string>,
+): Promise<number> {
+  const last: Printed = { qr: null, code: null, failure: null }
+  const outcome = await new Promise<ShownState | null>((resolve) => {
+    const unsubscribe = services.sessions.subscribe(phone.id, (state) => {
+      void showState(io, shown(state), last, phone.phoneNumber)
+      if (FINAL_STATUSES.has(state.connectionStatus)) {
+        unsubscribe()
+        resolve(shown(state))
+      }
+    })
+    void stopSignal.then(() => resolve(null))
+    void services.sessions.connect(phone.id, method).then((state) => showState(io, shown(state), last, phone.phoneNumber))
   })
+  return finish(io, outcome, phone.phoneNumber, false)
 }
 
 async function pairThroughServer(
