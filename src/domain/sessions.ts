@@ -272,7 +272,7 @@ export function createSessionManager(deps: {
   const offline = (phoneId: string): ConnectionStatus => (gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired")
 
   /**
-   * After a close that was not ours: the terminal reasons stop (docs/decisions.md, reconnects),
+   * After a close that was not ours: the terminal reasons stop (docs/decisions.md, Phones, groups, account and usage),
    * a pairing retries while it stays `pairing` until its give-up rules say stop, and a paired
    * phone goes `disconnected` and reconnects with backoff.
    */
