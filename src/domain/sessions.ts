@@ -272,9 +272,9 @@ export function createSessionManager(deps: {
   const offline = (phoneId: string): ConnectionStatus => (gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired")
 
   /**
-   * After a close that was not ours: the terminal reasons stop (docs/decisions.md, Phones, groups, account and usage),
-   * a pairing retries while it stays `pairing` until its give-up rules say stop, and a paired
-   * phone goes `disconnected` and reconnects with backoff.
+   * After a close that was not ours: the terminal reasons stop (docs/decisions.md, Phones,
+   * groups, account and usage), a pairing retries while it stays `pairing` until its give-up
+   * rules say stop, and a paired phone goes `disconnected` and reconnects with backoff.
    */
   function onFailure(phoneId: string, rt: Runtime, reason: DisconnectReason, failure: ConnectionFailure | null): void {
     if (reason === "logged_out") {
