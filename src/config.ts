@@ -1,6 +1,7 @@
 import { resolve } from "node:path"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
+import { DEFAULT_CONNECT_TIMEOUT_MS } from "./whatsapp/gateway"
 
 /** Defaults of every setting (API-DECISIONS §13). */
 export const DEFAULT_PORT = 3000
@@ -40,6 +41,8 @@ export interface Config {
   sendTimeoutMs: number
   /** The WhatsApp Web socket (a simulator in tests). */
   waWsUrl: string
+  /** How long opening the WhatsApp socket and its handshake may take before the attempt fails. */
+  waConnectTimeoutMs: number
   /**
    * The WhatsApp Web version to announce, as [major, minor, patch]; `auto` looks the current one
    * up when a phone connects and falls back to the version built into Baileys.
@@ -144,6 +147,7 @@ export const SETTINGS = [
   { key: "sendIntervalMs", flag: "send-interval-ms", env: "WAGATE_SEND_INTERVAL_MS", parse: integer(0, 3_600_000) },
   { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
+  { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
 ] as const satisfies readonly Setting<keyof Config>[]
@@ -170,6 +174,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     sendIntervalMs: DEFAULT_SEND_INTERVAL_MS,
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     waWsUrl: DEFAULT_WA_WS_URL,
+    waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
     waVersion: "auto",
     metricsPublic: false,
   }

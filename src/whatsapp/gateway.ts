@@ -6,6 +6,13 @@
 
 import type { ConnectionFailure } from "./failures"
 
+/**
+ * How long opening a connection and WhatsApp's handshake may take unless configured
+ * (WAGATE_WA_CONNECT_TIMEOUT_MS). Under Baileys' 20 s, so that with the version lookup (3 s) a
+ * host with no route to WhatsApp reports why within 20 s.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000
+
 /** Why a connection ended, decided by the adapter from WhatsApp's close code. */
 export type DisconnectReason =
   /** The device was unlinked (from the phone, or by us): credentials are void. */

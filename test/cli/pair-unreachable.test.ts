@@ -44,13 +44,13 @@ async function closedPort(): Promise<number> {
  * Runs the in-process pairing with a test clock for wagate's own timers (the backoff between
  * attempts), while Baileys' sockets fail for real; advances the clock after each printed failure.
  */
-async function pairAgainst(wsUrl: string) {
+async function pairAgainst(wsUrl: string, env: Record<string, string> = {}) {
   const clock = new TestClock(Date.now())
   const out = { stdout: "", stderr: "" }
   const done = runCli(
     ["phones", "pair", PHONE],
     {
-      env: { WAGATE_DATA_DIR: dir, WAGATE_WA_WS_URL: wsUrl, WAGATE_WA_VERSION: WA_VERSION, WAGATE_LOG_LEVEL: "error" },
+      env: { WAGATE_DATA_DIR: dir, WAGATE_WA_WS_URL: wsUrl, WAGATE_WA_VERSION: WA_VERSION, WAGATE_LOG_LEVEL: "error", ...env },
       stdout: (t) => void (out.stdout += t),
       stderr: (t) => void (out.stderr += t),
       isTty: false,
@@ -97,6 +97,21 @@ describe("wagate phones pair with no route to WhatsApp", () => {
     expect(result.stderr).toContain("Attempt failed (dns_failed): Could not resolve nonexistent.invalid: check DNS on this host. Trying again.\n")
     expect(result.stderr).toEndWith("error: pairing stopped (dns_failed): Could not resolve nonexistent.invalid: check DNS on this host.\n")
   })
+
+  test("a server that never answers: handshake_timeout once WAGATE_WA_CONNECT_TIMEOUT_MS has passed, not a hang", async () => {
+    const silent = createServer(() => {})
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve))
+    try {
+      const port = (silent.address() as { port: number }).port
+      const result = await pairAgainst(`ws://127.0.0.1:${port}/ws/chat`, { WAGATE_WA_CONNECT_TIMEOUT_MS: "1000" })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toEndWith(
+        `error: pairing stopped (handshake_timeout): 127.0.0.1:${port} did not complete the connection in time: check that this host can reach it (firewall, proxy, network).\n`,
+      )
+    } finally {
+      silent.close()
+    }
+  }, 30_000)
 })
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc (Linux). */

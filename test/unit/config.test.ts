@@ -31,6 +31,7 @@ describe("defaults", () => {
       webhookTimeoutMs: 15_000,
       webhookRetentionDays: 30,
       waVersion: "auto",
+      waConnectTimeoutMs: 15_000,
     })
   })
 
@@ -77,6 +78,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   sendTimeoutMs: { raw: "120000", expected: { sendTimeoutMs: 120_000 } },
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
+  waConnectTimeoutMs: { raw: "5000", expected: { waConnectTimeoutMs: 5_000 } },
   metricsPublic: { raw: "1", expected: { metricsPublic: true } },
 }
 
@@ -142,6 +144,7 @@ describe("invalid values", () => {
     { name: "a webhook retention in weeks", env: "WAGATE_WEBHOOK_RETENTION_DAYS", raw: "4w" },
     { name: "a WhatsApp Web version with two parts", env: "WAGATE_WA_VERSION", raw: "2.3000" },
     { name: "a WhatsApp Web version that is a word", env: "WAGATE_WA_VERSION", raw: "latest" },
+    { name: "a connect timeout under a second", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", raw: "999" },
   ])("$name is a ConfigError naming $env", ({ env, raw }) => {
     expect(configError(() => loadConfig({ [env]: raw }))).toContain(env)
   })

@@ -15,10 +15,10 @@ import { silentLogger } from "../../src/lib/logger"
 import { migrate, openDatabase, type Database } from "../../src/store/db"
 import { countKeys, hasCreds, readCreds, setKeys, upsertCreds } from "../../src/store/wa-auth"
 import { createWriter, type Writer } from "../../src/store/writer"
-import type { DisconnectReason, InboundMessage, SessionEvents } from "../../src/whatsapp/gateway"
+import { DEFAULT_CONNECT_TIMEOUT_MS, type InboundMessage, type SessionEvents } from "../../src/whatsapp/gateway"
 import type { BaileysModule } from "../../src/whatsapp/baileys/auth-state"
 import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
-import { CLOSE_TIMEOUT_MS, CONNECT_TIMEOUT_MS, SessionNotConnectedError } from "../../src/whatsapp/baileys/session"
+import { CLOSE_TIMEOUT_MS, SessionNotConnectedError } from "../../src/whatsapp/baileys/session"
 import { TEST_EPOCH_MS, TestClock } from "../helpers/test-clock"
 
 let db: Database
@@ -276,7 +276,7 @@ describe("Baileys session over a scripted socket", () => {
     const config = sock.config
     expect(config.waWebSocketUrl).toBe(WS_URL)
     expect(config.version).toEqual([2, 3000, 1])
-    expect(config.connectTimeoutMs).toBe(CONNECT_TIMEOUT_MS)
+    expect(config.connectTimeoutMs).toBe(DEFAULT_CONNECT_TIMEOUT_MS)
     expect(config.markOnlineOnConnect).toBe(false)
     expect(config.syncFullHistory).toBe(false)
     expect(config.logger?.level).toBe("warn")

@@ -5,7 +5,7 @@ import type { Logger } from "../../lib/logger"
 import { hasCreds, wipeAuth } from "../../store/wa-auth"
 import type { Writer } from "../../store/writer"
 import type { ConnectionFailure } from "../failures"
-import type { DisconnectReason, GroupInfo, OutboundPart, SessionEvents, WhatsAppSession } from "../gateway"
+import { DEFAULT_CONNECT_TIMEOUT_MS, type DisconnectReason, type GroupInfo, type OutboundPart, type SessionEvents, type WhatsAppSession } from "../gateway"
 import { loadAuthState, storedCredsArePaired, type BaileysModule, type SqliteAuthState } from "./auth-state"
 import { failureCause, failureOf, upgradeRefusedError } from "./close-errors"
 import {
@@ -27,11 +27,6 @@ import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-vers
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
-/**
- * How long opening the socket and WhatsApp's handshake may take. Under Baileys' 20 s, so that
- * with the version lookup (3 s) a host with no route to WhatsApp reports why within 20 s.
- */
-export const CONNECT_TIMEOUT_MS = 15_000
 /** How many rejected ids a session remembers, so one error ack seen twice (raw and as an update) is reported once. */
 const REJECTED_IDS_REMEMBERED = 1_000
 
@@ -57,7 +52,7 @@ export interface SessionSettings {
    * looks the current one up when the WebSocket is WhatsApp's, else uses Baileys' built-in one.
    */
   waVersion?: WaVersion | "auto"
-  /** How long opening the socket and the handshake may take; CONNECT_TIMEOUT_MS by default. */
+  /** How long opening the socket and the handshake may take; DEFAULT_CONNECT_TIMEOUT_MS by default. */
   connectTimeoutMs?: number
 }
 
@@ -262,7 +257,7 @@ export class BaileysSession implements WhatsAppSession {
       auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger) },
       waWebSocketUrl: ctx.wsUrl,
       version: [...version],
-      connectTimeoutMs: ctx.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      connectTimeoutMs: ctx.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       logger,
       // Online would silence the phone's notifications and send read receipts as "active".
       markOnlineOnConnect: false,
