@@ -23,10 +23,12 @@ interface ShownState {
   qr: string | null
   pairingCode: string | null
   lastError: { code: string; message: string; at: string } | null
+  waVersion: string | null
 }
 
 /** What the loop printed last, so each QR, code and failure is printed once. */
 interface Printed {
+  waVersion: string | null
   qr: string | null
   code: string | null
   failure: string | null
@@ -37,12 +39,22 @@ const FINAL_STATUSES: ReadonlySet<string> = new Set(["connected", "unpaired", "l
 
 /** The domain's pairing state in the admin API's shape. */
 function shown(state: PairingState): ShownState {
-  const { connectionStatus, qr, pairingCode, lastError } = state
-  return { connectionStatus, qr, pairingCode, lastError: lastError && { code: lastError.code, message: lastError.message, at: toIso(lastError.atMs) } }
+  const { connectionStatus, qr, pairingCode, lastError, waVersion } = state
+  return {
+    connectionStatus,
+    qr,
+    pairingCode,
+    lastError: lastError && { code: lastError.code, message: lastError.message, at: toIso(lastError.atMs) },
+    waVersion,
+  }
 }
 
 /** What the pairing loop prints, whichever way it talks to the session manager. */
 async function showState(io: CliIo, state: ShownState, last: Printed, phoneNumber: string) {
+  if (state.waVersion && state.waVersion !== last.waVersion) {
+    last.waVersion = state.waVersion
+    io.stdout(`Connecting to WhatsApp as WhatsApp Web ${state.waVersion}…\n`)
+  }
   const failure = state.lastError && `${state.lastError.at} ${state.lastError.code}`
   // A failure that ends the pairing is printed once, by finish(), as the reason it stopped.
   if (state.lastError && failure !== last.failure && !FINAL_STATUSES.has(state.connectionStatus)) {
@@ -73,11 +85,13 @@ export async function pairCommand(argv: string[], io: CliIo, stopSignal: Promise
   const method = args.switches.has("code") ? "code" : "qr"
   const config = loadConfig(io.env, args.flags)
   const server = runningServer(config.dataDir)
+  // The command prints each failure itself: its log says only errors unless asked for more.
+  const flags = args.flags["log-level"] === undefined && !io.env.WAGATE_LOG_LEVEL ? { ...args.flags, "log-level": "error" } : args.flags
   // Between connect attempts, and while the socket closes at the end, only wagate's unref'd
   // timers are pending: the command holds the event loop open until it is done.
   const release = holdEventLoop()
   try {
-    return await withServices(io, args.flags, (services) => {
+    return await withServices(io, flags, (services) => {
       const phone = findPhoneAnywhere(services.ctx, ref)
       if (server) return pairThroughServer(io, server, phone.id, phone.phoneNumber, method, stopSignal)
       return pairInProcess(io, services, phone, method, stopSignal)
@@ -95,7 +109,7 @@ async function pairInProcess(
   method: "qr" | "code",
   stopSignal: Promise<string>,
 ): Promise<number> {
-  const last: Printed = { qr: null, code: null, failure: null }
+  const last: Printed = { waVersion: null, qr: null, code: null, failure: null }
   const outcome = await new Promise<ShownState | null>((resolve) => {
     const unsubscribe = services.sessions.subscribe(phone.id, (state) => {
       void showState(io, shown(state), last, phone.phoneNumber)
@@ -134,7 +148,7 @@ async function pairThroughServer(
     headers: { authorization: `Bearer ${server.token}` },
     signal: abort.signal,
   })
-  const last: Printed = { qr: null, code: null, failure: null }
+  const last: Printed = { waVersion: null, qr: null, code: null, failure: null }
   let outcome: ShownState | null = null
   let buffer = ""
   try {

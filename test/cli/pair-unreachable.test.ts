@@ -84,6 +84,7 @@ describe("wagate phones pair with no route to WhatsApp", () => {
     const port = await closedPort()
     const result = await pairAgainst(`ws://127.0.0.1:${port}/ws/chat`)
     expect(result.code).toBe(1)
+    expect(result.stdout).toBe(`Connecting to WhatsApp as WhatsApp Web ${WA_VERSION}…\n`)
     expect(result.attemptsPrinted).toBe(PAIRING_MAX_FAILED_CONNECTS - 1)
     const reason = `127.0.0.1:${port} refused the connection: check the firewall or proxy between this host and WhatsApp, and WAGATE_WA_WS_URL.`
     expect(result.stderr).toContain(`Attempt failed (connection_refused): ${reason} Trying again.\n`)
