@@ -18,6 +18,8 @@ export interface OperationOptions {
   body?: TObject
   query?: TObject
   path?: TObject
+  /** Request headers the operation reads, as a TypeBox object of header names. */
+  headers?: TObject
   success: Outcome & {
     /** Response headers beyond the family's own (names of components.headers). */
     headers?: readonly string[]
@@ -57,7 +59,7 @@ export function opsOperation(options: OperationOptions & { auth: "none" | "admin
 }
 
 function describe(options: OperationOptions, family: Family, security: Record<string, string[]>[], familyHeaders: readonly string[]) {
-  const parameters = [...parametersOf(options.path, "path"), ...parametersOf(options.query, "query")]
+  const parameters = [...parametersOf(options.path, "path"), ...parametersOf(options.query, "query"), ...parametersOf(options.headers, "header")]
   const headers = [...familyHeaders, ...(options.success.headers ?? [])]
   const responses: Record<string, unknown> = {
     [options.success.status]: {
@@ -92,7 +94,7 @@ function outcome(o: Outcome) {
 }
 
 /** One parameter per property; its description moves to the parameter, as OpenAPI wants it. */
-function parametersOf(schema: TObject | undefined, where: "query" | "path") {
+function parametersOf(schema: TObject | undefined, where: "query" | "path" | "header") {
   if (!schema) return []
   const required = new Set(schema.required ?? [])
   return Object.entries(schema.properties).map(([name, property]) => {
