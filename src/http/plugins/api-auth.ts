@@ -5,6 +5,7 @@ import { hasAnyScope } from "../../domain/scopes"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
 import { readRawBody } from "./body"
+import { ENVIRONMENT_FROM_KEY, queryNamesEnvironment } from "../validation"
 
 /** The client address as the socket reports it ("unknown" when handled in-process). */
 export function clientIp(server: { requestIP(r: Request): { address: string } | null } | null, request: Request): string {
@@ -65,10 +66,17 @@ export function apiBase(deps: HttpDeps) {
       return { principal }
     })
     .macro({
-      /** Admits the request when the key holds any one of these scopes (the spec's scope matrix). */
+      /**
+       * Admits the request when the key holds any one of these scopes (the spec's scope matrix),
+       * then refuses an `environment` query parameter on every route alike: the environment is
+       * the key's. It runs here, after the scope check, to keep the order 401 → 429 → 403 → 400.
+       * The hook is an arrow function, not a method: Elysia reads hooks' source text to learn
+       * what they use, and cannot parse a minified method (it logged a "Sucrose" warning).
+       */
       scopes: (accepted: readonly string[]) => ({
-        beforeHandle(context: { principal?: Principal }) {
+        beforeHandle: (context: { principal?: Principal; request: Request }) => {
           if (!context.principal || !hasAnyScope(context.principal.scopes, accepted)) throw errors.missingScope(accepted)
+          if (queryNamesEnvironment(context.request.url)) throw errors.validation([ENVIRONMENT_FROM_KEY.environment])
         },
       }),
     })
