@@ -1,4 +1,5 @@
 import { resolve } from "node:path"
+import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
 
@@ -44,6 +45,8 @@ export interface Config {
   waVersion: readonly [number, number, number] | null
   /** Serve /metrics without the admin token (for a scraper on a private network). */
   metricsPublic: boolean
+  /** Reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; empty believes none. */
+  trustedProxies: CidrList
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -96,6 +99,23 @@ function boolean(value: string, name: string): boolean {
   throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${value}"`)
 }
 
+/** A list of proxies: CIDR ranges, or single addresses (a /32 or /128). */
+function proxies(value: string, name: string): CidrList {
+  const out: [ipaddr.IPv4 | ipaddr.IPv6, number][] = []
+  for (const entry of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+    if (ipaddr.isValidCIDR(entry)) out.push(ipaddr.parseCIDR(entry))
+    else if (ipaddr.isValid(entry)) {
+      const address = ipaddr.parse(entry)
+      out.push([address, address.kind() === "ipv4" ? 32 : 128])
+    } else {
+      throw new ConfigError(
+        `${name} must be a comma-separated list of the reverse proxies' addresses or CIDR ranges (for example 127.0.0.1,10.0.0.0/8); "${entry}" is neither`,
+      )
+    }
+  }
+  return out
+}
+
 function offsets(value: string, name: string): number[] {
   const parts = value.split(",").map((p) => p.trim())
   if (parts.some((p) => !/^\d+$/.test(p))) {
@@ -142,6 +162,7 @@ export const SETTINGS = [
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
+  { key: "trustedProxies", flag: "trusted-proxies", env: "WAGATE_TRUSTED_PROXIES", parse: proxies },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -168,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     waWsUrl: DEFAULT_WA_WS_URL,
     waVersion: null,
     metricsPublic: false,
+    trustedProxies: [],
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

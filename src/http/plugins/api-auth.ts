@@ -5,12 +5,8 @@ import { hasAnyScope } from "../../domain/scopes"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
 import { readRawBody } from "./body"
+import { refuseAuthentication } from "./failed-auth"
 import { ENVIRONMENT_FROM_KEY, queryNamesEnvironment } from "../validation"
-
-/** The client address as the socket reports it ("unknown" when handled in-process). */
-export function clientIp(server: { requestIP(r: Request): { address: string } | null } | null, request: Request): string {
-  return server?.requestIP(request)?.address ?? "unknown"
-}
 
 /** Reads `Authorization: Bearer <token>`; null when absent or not a bearer credential. */
 export function bearerToken(header: string | undefined): string | null {
@@ -34,14 +30,7 @@ export function apiBase(deps: HttpDeps) {
       const principal = token ? authenticateApiKey(ctx, token) : null
       if (!principal) {
         // Only a failed attempt needs the address (asking the socket for it costs every request).
-        const ip = clientIp(server, request)
-        const attempt = limiter.peekFailedAuth(ip)
-        if (!attempt.allowed) {
-          deps.metrics.rateLimitRejections.inc({ limiter: "failed_auth" })
-          throw errors.authRateLimited(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)))
-        }
-        limiter.recordFailedAuth(ip)
-        throw token ? errors.invalidApiKey() : errors.missingApiKey()
+        throw refuseAuthentication(deps, server, request, token ? errors.invalidApiKey() : errors.missingApiKey())
       }
       const limit = effectiveRateLimit(ctx, principal.account)
       const taken = limiter.takeForKey(principal.keyId, limit)
