@@ -1,10 +1,10 @@
-import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { createApp } from "../app"
 import { loadConfig } from "../config"
 import { createServices, type Services } from "../deps"
 import { bootstrap, type BootstrapResult } from "../domain/bootstrap"
 import { systemClock } from "../lib/clock"
+import { prepareDataDir } from "../lib/data-dir"
 import { acquireLock, LOCK_FILE } from "../lib/lockfile"
 import { randomBase62 } from "../lib/secrets"
 import { toIso } from "../lib/time"
@@ -35,7 +35,7 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
   const config = loadConfig(io.env, args.flags)
   const clock = io.clock ?? systemClock()
   const logger = cliLogger(io, config, clock)
-  mkdirSync(config.dataDir, { recursive: true })
+  prepareDataDir(config.dataDir, logger)
   const localToken = `loc_${randomBase62(32)}`
   const lock = acquireLock(join(config.dataDir, LOCK_FILE), { pid: process.pid, port: null, startedAt: toIso(clock.nowMs()), localToken })
   const services = createServices(config, { clock, logger, databasePath: join(config.dataDir, DATABASE_FILE), checkpointOnStop: true })
