@@ -16,8 +16,13 @@ import { renderQr } from "./pair"
 
 /** Longest a shutdown waits for in-flight requests (API-DECISIONS §13). */
 export const SHUTDOWN_GRACE_MS = 6_000
-/** Bun's own body cap, above ours so that our handler answers 413 with the error envelope. */
-const TRANSPORT_MAX_BODY_BYTES = 1024 * 1024
+/**
+ * Bun's own body cap, set out of reach on purpose. Bun answers a body over its cap with a bare
+ * 413 before our handler runs, so any finite cap leaves some sizes without the error envelope.
+ * Our own cap (MAX_BODY_BYTES, 64 KiB) is enforced where bodies are read, from Content-Length
+ * before reading and byte by byte for chunked bodies; a body no route reads is never buffered.
+ */
+export const TRANSPORT_MAX_BODY_BYTES = Number.MAX_SAFE_INTEGER
 
 export const SERVE_USAGE = `wagate serve [--port N] [--host ADDR] [--data DIR] [--log-level debug|info|warn|error]
              [--admin-token TOKEN] [--rate-limit-per-minute N] [--sandbox-delivered-ms N] [--sandbox-read-ms N]
