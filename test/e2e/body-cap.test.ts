@@ -24,7 +24,7 @@ function chunkedBody(totalBytes: number): ReadableStream<Uint8Array> {
   })
 }
 
-async function post(url: string, bearer: string, body: BodyInit) {
+async function post(url: string, bearer: string, body: Uint8Array | ReadableStream<Uint8Array>) {
   const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" }, body, duplex: "half" } as RequestInit)
   const text = await res.text()
   return { status: res.status, contentType: res.headers.get("content-type"), text }
