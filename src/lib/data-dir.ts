@@ -7,6 +7,9 @@ export const DATA_DIR_MODE = 0o700
 /** The mode of every file in it: the database holds WhatsApp credentials and webhook secrets. */
 export const DATA_FILE_MODE = 0o600
 
+/** wagate's own files in the data directory (the database, its -wal and -shm, the lock) all start with this. */
+export const OWN_FILE_PREFIX = "wagate."
+
 /** The data directory cannot be used; the message is one sentence saying what to do. */
 export class DataDirError extends Error {
   constructor(message: string) {
@@ -44,8 +47,8 @@ export function dataDirError(err: unknown, dir: string, uid: number | null): Dat
 /**
  * Makes the data directory ready before anything opens it: creates it (mode 0700), proves it is
  * writable with a probe file (root passes every permission check, a read-only mount does not),
- * and tightens a directory or files left looser by an older wagate or a copy, logging each at
- * info. Throws DataDirError with one actionable sentence instead of a raw EACCES.
+ * and tightens the directory and wagate's own files when an older wagate or a copy left them
+ * looser, logging each change at info. Throws DataDirError with one actionable sentence instead of a raw EACCES.
  */
 export function prepareDataDir(dir: string, logger: Logger, uid: number | null = process.getuid?.() ?? null): void {
   try {
@@ -55,7 +58,8 @@ export function prepareDataDir(dir: string, logger: Logger, uid: number | null =
     rmSync(probe, { force: true })
     tighten(dir, DATA_DIR_MODE, logger)
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isFile()) tighten(join(dir, entry.name), DATA_FILE_MODE, logger)
+      // Only our own files: whatever else an operator keeps there is theirs to decide.
+      if (entry.isFile() && entry.name.startsWith(OWN_FILE_PREFIX)) tighten(join(dir, entry.name), DATA_FILE_MODE, logger)
     }
   } catch (err) {
     throw dataDirError(err, dir, uid) ?? err
@@ -67,7 +71,7 @@ function tighten(path: string, mode: number, logger: Logger): void {
   const current = statSync(path).mode & 0o777
   if ((current & ~mode) === 0) return
   chmodSync(path, current & mode)
-  logger.info("tightened the permissions of a data file: it holds credentials", {
+  logger.info("tightened permissions in the data directory: its files hold credentials", {
     path,
     from: current.toString(8).padStart(4, "0"),
     to: (current & mode).toString(8).padStart(4, "0"),

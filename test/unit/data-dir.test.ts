@@ -97,10 +97,20 @@ describe("an existing data directory with looser permissions", () => {
   test("an owner's own narrower bits are kept (a 0400 file stays 0400)", () => {
     const dir = join(root, "data")
     mkdirSync(dir, { mode: 0o700 })
-    writeFileSync(join(dir, "old.db"), "")
-    chmodSync(join(dir, "old.db"), 0o444)
+    writeFileSync(join(dir, "wagate.db"), "")
+    chmodSync(join(dir, "wagate.db"), 0o444)
     prepareDataDir(dir, logger())
-    expect(modeOf(join(dir, "old.db"))).toBe(0o400)
+    expect(modeOf(join(dir, "wagate.db"))).toBe(0o400)
+  })
+
+  test("files that are not wagate's are left as they are", () => {
+    const dir = join(root, "data")
+    mkdirSync(dir, { mode: 0o700 })
+    writeFileSync(join(dir, "notes.txt"), "")
+    chmodSync(join(dir, "notes.txt"), 0o644)
+    prepareDataDir(dir, logger())
+    expect(modeOf(join(dir, "notes.txt"))).toBe(0o644)
+    expect(logLines).toEqual([])
   })
 })
 
