@@ -1,6 +1,7 @@
 import { Elysia } from "elysia"
 import { AppError, errors, type ErrorKind } from "../lib/errors"
 import { toIso } from "../lib/time"
+import { clientInfo } from "./client-info"
 import type { HttpDeps } from "./deps"
 import type { ErrorEnvelope } from "./models/common"
 
@@ -99,11 +100,12 @@ export function requestPath(request: Request): string {
  * misreads minified code (the compiled executable's envelopes had no `path`).
  */
 export function errorHandler(deps: HttpDeps, allowedMethods: (path: string) => readonly string[] = () => []) {
-  return new Elysia({ name: "wagate.errors" }).onError({ as: "global" }, ({ code, error, set, request }) => {
+  return new Elysia({ name: "wagate.errors" }).onError({ as: "global" }, ({ code, error, set, request, server }) => {
     const path = requestPath(request)
     const err = toAppError(code, error, request.method, path, allowedMethods)
     if (err.kind === "internal") {
-      deps.ctx.logger.error("request failed", { method: request.method, path, err: err.cause ?? error })
+      const { ip } = clientInfo(server, request, deps.trustedProxies)
+      deps.ctx.logger.error("request failed", { method: request.method, path, ip, err: err.cause ?? error })
     }
     const status = STATUS[err.kind]
     // Elysia reports this status to onAfterResponse, which counts the request for usage.
