@@ -32,5 +32,6 @@ function routePattern(template: string): RegExp {
       return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
     })
     .join("/")
+  // Elysia's router takes a trailing slash as the same route.
   return new RegExp(`^${source}/?$`)
 }

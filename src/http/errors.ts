@@ -67,8 +67,10 @@ export function toAppError(
   if (error instanceof AppError) return error
   if (code === "NOT_FOUND") {
     // A path that exists under other methods is a 405 (RFC 9110 §15.5.6), not a missing route.
+    // The router is the judge: when it found nothing even though a pattern here says this method
+    // matches (an encoding the router reads differently), the honest answer stays 404.
     const allowed = allowedMethods(path)
-    return allowed.length > 0 ? errors.methodNotAllowed(method, path, allowed) : errors.routeNotFound(method, path)
+    return allowed.length > 0 && !allowed.includes(method) ? errors.methodNotAllowed(method, path, allowed) : errors.routeNotFound(method, path)
   }
   // Elysia wraps whatever a parse hook throws (our 413, for one) in a ParseError.
   if (code === "PARSE") {

@@ -138,6 +138,7 @@ describe("a known path with the wrong method", () => {
     ["DELETE", "/v1/messages/send", "GET, POST"],
     ["DELETE", "/v1/account/usage", "GET"],
     ["PUT", "/v1/messages", "GET"],
+    ["PUT", "/v1/messages/", "GET"],
     ["POST", "/v1/messages/msg_123", "GET"],
     ["PATCH", "/v1/phone-numbers/%2B14155550123", "GET"],
     ["PUT", "/admin/v1/accounts/acc_1/keys", "GET, POST"],
