@@ -1,5 +1,6 @@
 import { Elysia } from "elysia"
 import type { HttpDeps } from "./http/deps"
+import { allowedMethodsLookup, type RegisteredRoute } from "./http/allowed-methods"
 import { errorHandler } from "./http/errors"
 import { adminBase } from "./http/plugins/admin-auth"
 import { apiBase } from "./http/plugins/api-auth"
@@ -41,7 +42,7 @@ export function createApp(deps: HttpDeps) {
     .use(accountUsage(deps))
   const admin = adminBase(deps).use(adminAccounts(deps)).use(adminKeys(deps)).use(adminPhones(deps)).use(adminPairing(deps)).use(adminWebhooks(deps))
   const app = new Elysia({ normalize: false })
-    .use(errorHandler(deps))
+    .use(errorHandler(deps, allowedMethodsLookup((): readonly RegisteredRoute[] => app.routes)))
     .onAfterResponse({ as: "global" }, (context) => {
       // The route template (not the raw path) keeps the series bounded: ids never become labels.
       const route = (context as { route?: string }).route ?? "unmatched"

@@ -204,6 +204,8 @@ describe("OpenAPI document: /v1", () => {
     expect(body.properties.mediaUrls).toMatchObject({ maxItems: 10, items: { type: "string", maxLength: 2048 } })
     expect(body.allOf[0].anyOf.map((b: any) => b.required)).toEqual([["content"], ["mediaUrls"]])
     expect(Object.keys(op.responses["201"].headers)).toContain("Idempotent-Replayed")
+    expect(op.parameters).toEqual([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })])
+    expect(op.parameters[0].schema.pattern).toBe(body.properties.idempotencyKey.pattern)
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["400", "413"]))
   })
 

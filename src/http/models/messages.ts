@@ -11,6 +11,7 @@ import { Environment } from "./admin"
 import { NullableTimestamp, PageQueryFields, Timestamp } from "./common"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
+const IDEMPOTENCY_KEY_PATTERN = "^[\\x21-\\x7E]{1,64}$"
 const RECIPIENT_PATTERN = `(${E164_PATTERN})|(${GROUP_JID_PATTERN})`
 const TO_MESSAGE = "to must be an E.164 number (+ and 8–15 digits) or a group JID"
 
@@ -53,7 +54,7 @@ const SendMessageFields = {
   ),
   idempotencyKey: Type.Optional(
     Type.String({
-      pattern: "^[\\x21-\\x7E]{1,64}$",
+      pattern: IDEMPOTENCY_KEY_PATTERN,
       description: "1–64 printable ASCII characters; reusing it replays the original message.",
       examples: ["order-1234-shipped"],
       errorMessage: "idempotencyKey must be 1–64 printable ASCII characters without spaces",
@@ -86,6 +87,17 @@ export const SendMessageBody = explainUnknownFields(
   ENVIRONMENT_FROM_KEY,
 )
 export type SendMessageBody = typeof SendMessageBody.static
+
+/** The headers a send reads: the idempotency key may come as a header, as Stripe takes it. */
+export const SendMessageHeaders = Type.Object({
+  "Idempotency-Key": Type.Optional(
+    Type.String({
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      description: "The idempotencyKey, as a header instead of a body field; sent in both places, the two must be equal.",
+      examples: ["order-1234-shipped"],
+    }),
+  ),
+})
 
 export const Message = named(
   "Message",

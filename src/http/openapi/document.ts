@@ -17,7 +17,8 @@ const INFO_DESCRIPTION =
   "`sk_live_…` keys use WhatsApp. The environment always comes from the key: sending `environment` in a /v1 body or " +
   "query is refused with 400. Each operation lists the scopes that admit it; a key needs any one of them.\n" +
   "- `/admin/v1` is the operator's API, behind the admin token.\n" +
-  "- Every failure uses the error envelope (`Error`); `message` holds one readable entry per problem. Bodies are at most 64 KiB.\n" +
+  "- Every failure uses the error envelope (`Error`); `message` holds one readable entry per problem. Bodies are at most 64 KiB " +
+  "(413 beyond). A path called with a method it does not have answers 405 with an `Allow` header.\n" +
   "- `webhooks` lists the events wagate POSTs to your endpoints."
 
 const TAGS: { name: string; description: string }[] = [
