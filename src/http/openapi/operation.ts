@@ -25,7 +25,7 @@ export interface OperationOptions {
     headers?: readonly string[]
   }
   /** Other answers that are not the error envelope (a readiness probe's 503). */
-  others?: Readonly<Record<number, Outcome>>
+  others?: readonly Outcome[]
   /** Error statuses besides 500, which every operation documents (and 413 with a body). */
   errors: readonly ErrorStatus[]
 }
@@ -67,7 +67,7 @@ function describe(options: OperationOptions, family: Family, security: Record<st
       ...(headers.length > 0 ? { headers: headerRefs(headers) } : {}),
     },
   }
-  for (const other of Object.values(options.others ?? {})) responses[other.status] = outcome(other)
+  for (const other of options.others ?? []) responses[other.status] = outcome(other)
   const errors = new Set<ErrorStatus>([...options.errors, ...(options.body ? ([400, 413] as const) : []), 500])
   for (const status of [...errors].sort()) {
     responses[status] = { $ref: `#/components/responses/${errorResponseName(family, status)}` }

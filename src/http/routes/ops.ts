@@ -49,7 +49,7 @@ export function opsRoutes(deps: HttpDeps) {
         tag: TAG,
         summary: "The database is writable",
         success: { status: 200, schema: Ready, description: "Ready to serve" },
-        others: { 503: { status: 503, schema: Unavailable, description: "The database is not writable" } },
+        others: [{ status: 503, schema: Unavailable, description: "The database is not writable" }],
         errors: [],
       }),
     )
