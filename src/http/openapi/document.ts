@@ -48,11 +48,6 @@ const SECURITY_SCHEMES: Record<string, JsonObject> = {
   webhookSignature: { type: "apiKey", in: "header", name: "X-Service-Signature", description: SIGNATURE_DESCRIPTION },
 }
 
-/** The document's `info`: also the reference page's title and description, known before the document is built. */
-export function documentInfo(version: string): JsonObject & { title: string; version: string; description: string } {
-  return { title: "wagate", version, description: INFO_DESCRIPTION, license: { name: "MIT", identifier: "MIT" } }
-}
-
 /**
  * Builds the OpenAPI 3.1 document from the routes' own documentation (see ./operation.ts), the
  * shared headers and error responses, and the webhook event catalogue. Routes without an
@@ -72,7 +67,12 @@ export function buildOpenApiDocument(options: { version: string; routes: readonl
   const webhooks = webhooksSection(components)
   const document: JsonObject = {
     openapi: "3.1.0",
-    info: documentInfo(options.version),
+    info: {
+      title: "wagate",
+      version: options.version,
+      description: INFO_DESCRIPTION,
+      license: { name: "MIT", identifier: "MIT" },
+    },
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: TAGS,
     paths,
