@@ -5,17 +5,8 @@ import { hasAnyScope } from "../../domain/scopes"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
 import { readRawBody } from "./body"
-
-/** The client address as the socket reports it ("unknown" when handled in-process). */
-export function clientIp(server: { requestIP(r: Request): { address: string } | null } | null, request: Request): string {
-  return server?.requestIP(request)?.address ?? "unknown"
-}
-
-/** Reads `Authorization: Bearer <token>`; null when absent or not a bearer credential. */
-export function bearerToken(header: string | undefined): string | null {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")
-  return match ? match[1]! : null
-}
+import { bearerToken } from "./client-ip"
+import { rejectFailedAuth } from "./failed-auth"
 
 /**
  * The `/v1` base: reads bodies raw, authenticates the API key, charges the key's token bucket
@@ -31,17 +22,7 @@ export function apiBase(deps: HttpDeps) {
     .derive(({ headers, request, server, set }): { principal: Principal } => {
       const token = bearerToken(headers.authorization)
       const principal = token ? authenticateApiKey(ctx, token) : null
-      if (!principal) {
-        // Only a failed attempt needs the address (asking the socket for it costs every request).
-        const ip = clientIp(server, request)
-        const attempt = limiter.peekFailedAuth(ip)
-        if (!attempt.allowed) {
-          deps.metrics.rateLimitRejections.inc({ limiter: "failed_auth" })
-          throw errors.authRateLimited(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)))
-        }
-        limiter.recordFailedAuth(ip)
-        throw token ? errors.invalidApiKey() : errors.missingApiKey()
-      }
+      if (!principal) rejectFailedAuth(deps, server, request, token ? errors.invalidApiKey() : errors.missingApiKey())
       const limit = effectiveRateLimit(ctx, principal.account)
       const taken = limiter.takeForKey(principal.keyId, limit)
       const resetSeconds = Math.ceil(taken.resetAfterMs / 1000)
