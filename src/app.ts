@@ -1,6 +1,7 @@
 import { swagger } from "@elysiajs/swagger"
 import { Elysia } from "elysia"
 import type { HttpDeps } from "./http/deps"
+import { allowedMethodsLookup, type RegisteredRoute } from "./http/allowed-methods"
 import { errorHandler } from "./http/errors"
 import { adminRoutes } from "./http/routes/admin"
 import { opsRoutes } from "./http/routes/ops"
@@ -11,8 +12,8 @@ import { v1Routes } from "./http/routes/v1"
  * OpenAPI document. It never listens; `serve` does, and tests call `app.handle(request)`.
  */
 export function createApp(deps: HttpDeps) {
-  return new Elysia({ normalize: false })
-    .use(errorHandler(deps))
+  const app = new Elysia({ normalize: false })
+    .use(errorHandler(deps, allowedMethodsLookup((): readonly RegisteredRoute[] => app.routes)))
     .onAfterResponse({ as: "global" }, (context) => {
       // The route template (not the raw path) keeps the series bounded: ids never become labels.
       const route = (context as { route?: string }).route ?? "unmatched"
@@ -45,6 +46,7 @@ export function createApp(deps: HttpDeps) {
     )
     .use(v1Routes(deps))
     .use(adminRoutes(deps))
+  return app
 }
 
 export type App = ReturnType<typeof createApp>

@@ -2,8 +2,8 @@ import { Elysia } from "elysia"
 import { verifyAdminToken } from "../../domain/admin"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
-import { bearerToken } from "./client-ip"
-import { rejectFailedAuth } from "./failed-auth"
+import { bearerToken } from "./api-auth"
+import { refuseAuthentication } from "./failed-auth"
 import { readRawBody } from "./body"
 
 /**
@@ -17,7 +17,7 @@ export function adminBase(deps: HttpDeps) {
     .onBeforeHandle(({ headers, request, server }) => {
       const token = bearerToken(headers.authorization)
       if (token && verifyAdminToken(ctx, token, deps.localAdminToken)) return
-      rejectFailedAuth(deps, server, request, errors.missingAdminToken())
+      throw refuseAuthentication(deps, server, request, errors.missingAdminToken())
     })
 }
 

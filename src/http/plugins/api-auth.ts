@@ -5,8 +5,14 @@ import { hasAnyScope } from "../../domain/scopes"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
 import { readRawBody } from "./body"
-import { bearerToken } from "./client-ip"
-import { rejectFailedAuth } from "./failed-auth"
+import { refuseAuthentication } from "./failed-auth"
+import { ENVIRONMENT_FROM_KEY, queryNamesEnvironment } from "../validation"
+
+/** Reads `Authorization: Bearer <token>`; null when absent or not a bearer credential. */
+export function bearerToken(header: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")
+  return match ? match[1]! : null
+}
 
 /**
  * The `/v1` base: reads bodies raw, authenticates the API key, charges the key's token bucket
@@ -22,7 +28,10 @@ export function apiBase(deps: HttpDeps) {
     .derive(({ headers, request, server, set }): { principal: Principal } => {
       const token = bearerToken(headers.authorization)
       const principal = token ? authenticateApiKey(ctx, token) : null
-      if (!principal) rejectFailedAuth(deps, server, request, token ? errors.invalidApiKey() : errors.missingApiKey())
+      if (!principal) {
+        // Only a failed attempt needs the address (asking the socket for it costs every request).
+        throw refuseAuthentication(deps, server, request, token ? errors.invalidApiKey() : errors.missingApiKey())
+      }
       const limit = effectiveRateLimit(ctx, principal.account)
       const taken = limiter.takeForKey(principal.keyId, limit)
       const resetSeconds = Math.ceil(taken.resetAfterMs / 1000)
@@ -46,10 +55,17 @@ export function apiBase(deps: HttpDeps) {
       return { principal }
     })
     .macro({
-      /** Admits the request when the key holds any one of these scopes (the spec's scope matrix). */
+      /**
+       * Admits the request when the key holds any one of these scopes (the spec's scope matrix),
+       * then refuses an `environment` query parameter on every route alike: the environment is
+       * the key's. It runs here, after the scope check, to keep the order 401 → 429 → 403 → 400.
+       * The hook is an arrow function, not a method: Elysia reads hooks' source text to learn
+       * what they use, and cannot parse a minified method (it logged a "Sucrose" warning).
+       */
       scopes: (accepted: readonly string[]) => ({
-        beforeHandle(context: { principal?: Principal }) {
+        beforeHandle: (context: { principal?: Principal; request: Request }) => {
           if (!context.principal || !hasAnyScope(context.principal.scopes, accepted)) throw errors.missingScope(accepted)
+          if (queryNamesEnvironment(context.request.url)) throw errors.validation([ENVIRONMENT_FROM_KEY.environment])
         },
       }),
     })

@@ -3,7 +3,7 @@ import { verifyAdminToken } from "../../domain/admin"
 import { renderMetrics } from "../../domain/ops"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
-import { bearerToken } from "../plugins/client-ip"
+import { bearerToken } from "../plugins/api-auth"
 
 /**
  * Operations endpoints outside /v1 (API-DECISIONS §13): liveness, readiness and Prometheus
