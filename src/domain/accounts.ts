@@ -9,7 +9,7 @@ import {
   type AccountRow,
   type SubscriptionStatus,
 } from "../store/accounts"
-import type { Environment } from "../store/api-keys"
+import type { Environment } from "../lib/vocabulary"
 import { countMessages } from "../store/messages"
 import type { DomainContext } from "./context"
 

@@ -5,7 +5,7 @@ import { toIso } from "../lib/time"
 import type { InboundMessage } from "../whatsapp/gateway"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
-import type { Page } from "./messages"
+import type { Page } from "../lib/vocabulary"
 
 /**
  * Lists inbound messages. Test keys always get an empty list: the sandbox receives nothing

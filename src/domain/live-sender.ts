@@ -8,13 +8,14 @@ import type { MediaKind, OutboundPart, WhatsAppSession } from "../whatsapp/gatew
 import type { DomainContext } from "./context"
 import { canPost, type LiveLookups } from "./live-lookups"
 import { applyMessageSignal } from "./message-events"
-import { applySignal, type ErrorCode, type MessageState, type StatusSignal } from "./message-status"
+import type { MessageErrorCode } from "../lib/vocabulary"
+import { applySignal, type MessageState, type StatusSignal } from "./message-status"
 import { waMessageIdFor } from "./wa-ids"
 
 /** What downloading one media URL came to (the fetcher's result, in the domain's terms). */
 export type MediaDownload =
   | { ok: true; media: { kind: MediaKind; bytes: Uint8Array; mimetype: string; fileName: string } }
-  | { ok: false; errorCode: ErrorCode; message: string }
+  | { ok: false; errorCode: MessageErrorCode; message: string }
 
 export type FetchMedia = (url: string) => Promise<MediaDownload>
 
@@ -238,7 +239,7 @@ export function createLiveSender(deps: {
   }
 
   /** Fails a pending message and all its unfinished parts, ending its job. */
-  async function failMessage(messageId: string, errorCode: ErrorCode, errorMessage: string): Promise<void> {
+  async function failMessage(messageId: string, errorCode: MessageErrorCode, errorMessage: string): Promise<void> {
     await ctx.writer.write((db, tx) => {
       const message = findMessage(db, messageId)
       if (!message) return
@@ -251,7 +252,7 @@ export function createLiveSender(deps: {
     })
   }
 
-  async function failAllJobs(phoneId: string, errorCode: ErrorCode, errorMessage: string): Promise<void> {
+  async function failAllJobs(phoneId: string, errorCode: MessageErrorCode, errorMessage: string): Promise<void> {
     for (const job of listSendJobs(ctx.db, phoneId)) await failMessage(job.messageId, errorCode, errorMessage)
     handedOver.delete(phoneId)
   }
@@ -333,7 +334,7 @@ const RANK = { pending: 0, sent: 1, delivered: 2, read: 3 } as const
  */
 export function aggregateParts(parts: readonly MessageState[]): StatusSignal | null {
   const failed = parts.find((p) => p.status === "failed")
-  if (failed) return { kind: "failed", atMs: failed.failedAtMs!, errorCode: failed.errorCode as ErrorCode, errorMessage: failed.errorMessage ?? "" }
+  if (failed) return { kind: "failed", atMs: failed.failedAtMs!, errorCode: failed.errorCode as MessageErrorCode, errorMessage: failed.errorMessage ?? "" }
   const least = parts.reduce((a, b) => (RANK[b.status as keyof typeof RANK] < RANK[a.status as keyof typeof RANK] ? b : a))
   if (least.status === "pending") return null
   const at = (p: MessageState) => (least.status === "sent" ? p.sentAtMs : least.status === "delivered" ? p.deliveredAtMs ?? p.readAtMs : p.readAtMs)

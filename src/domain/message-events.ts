@@ -1,9 +1,10 @@
 import type { Database } from "bun:sqlite"
 import { toIsoOrNull } from "../lib/time"
-import { updateMessageStatuses, type MessageRow, type MessageStatus } from "../store/messages"
+import type { MessageEventName, MessageStatus } from "../lib/vocabulary"
+import { updateMessageStatuses, type MessageRow } from "../store/messages"
 import type { WriteTx } from "../store/writer"
 import type { DomainContext } from "./context"
-import { applySignal, type MessageEventName, type MessageState, type StatusSignal } from "./message-status"
+import { applySignal, type MessageState, type StatusSignal } from "./message-status"
 
 const STATUS_OF: Record<MessageEventName, MessageStatus> = {
   "message.sent": "sent",

@@ -9,7 +9,8 @@ import {
 import type { Database } from "bun:sqlite"
 import type { WriteTx } from "../store/writer"
 import type { DomainContext } from "./context"
-import { bornFailed, bornSent, type ErrorCode, type Transition } from "./message-status"
+import type { MessageErrorCode } from "../lib/vocabulary"
+import { bornFailed, bornSent, type Transition } from "./message-status"
 import { applyMessageSignals } from "./message-events"
 
 /** A group every sandbox phone can post to. */
@@ -26,7 +27,7 @@ export const SANDBOX_GROUPS: readonly SandboxGroup[] = [
 ]
 
 type Outcome =
-  | { kind: "failed"; errorCode: ErrorCode; errorMessage: (to: string, from: string) => string }
+  | { kind: "failed"; errorCode: MessageErrorCode; errorMessage: (to: string, from: string) => string }
   | { kind: "progress"; steps: ("delivered" | "read")[] }
 
 /** The magic recipients (NANP fictional range) and what each simulates. */

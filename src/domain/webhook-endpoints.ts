@@ -1,6 +1,6 @@
 import { errors } from "../lib/errors"
 import { findAccount } from "../store/accounts"
-import type { Environment } from "../store/api-keys"
+import type { Environment, Page } from "../lib/vocabulary"
 import {
   deleteEndpoint,
   findDelivery,
@@ -16,12 +16,12 @@ import {
   type DeliveryStatus,
   type EndpointRow,
 } from "../store/webhooks"
-import { EVENT_TYPES, isEventType } from "../webhooks/events"
+import { isEventType } from "../webhooks/events"
+import { EVENT_TYPES } from "../lib/vocabulary"
 
 export { EVENT_TYPES }
 import { newSigningSecret } from "../webhooks/signer"
 import type { DomainContext } from "./context"
-import type { Page } from "./messages"
 
 /** How long a rotated-out secret keeps signing beside the new one (API-DECISIONS §11). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
-import type { Environment } from "./api-keys"
+import type { Environment } from "../lib/vocabulary"
 import { nextSequence } from "./messages"
 
 export type InboundType = "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contact" | "other"

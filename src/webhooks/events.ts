@@ -1,14 +1,6 @@
-/** Every event wagate emits (spec, Events). */
-export const EVENT_TYPES = [
-  "message.sent",
-  "message.delivered",
-  "message.read",
-  "message.failed",
-  "message.received",
-  "phone.connected",
-  "phone.disconnected",
-] as const
-export type EventType = (typeof EVENT_TYPES)[number]
+import { EVENT_TYPES, type EventType } from "../lib/vocabulary"
+
+/** True when `value` names an event wagate emits. */
 
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value)

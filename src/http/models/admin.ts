@@ -3,6 +3,7 @@ import type { AccountProfile } from "../../domain/accounts"
 import { ALL_SCOPES } from "../../domain/scopes"
 import { E164_PATTERN } from "../../lib/formats"
 import { toIso, toIsoOrNull } from "../../lib/time"
+import { ENVIRONMENTS } from "../../lib/vocabulary"
 import { lastErrorOf } from "../../domain/connection-errors"
 import type { ApiKeyRow } from "../../store/api-keys"
 import type { PhoneRow } from "../../store/phones"
@@ -64,9 +65,10 @@ export const UpdateAccountBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const Environment = Type.Union([Type.Literal("test"), Type.Literal("live")], {
-  errorMessage: "environment must be test or live",
-})
+export const Environment = Type.Union(
+  ENVIRONMENTS.map((e) => Type.Literal(e)),
+  { errorMessage: `environment must be ${ENVIRONMENTS.join(" or ")}` },
+)
 
 export const ApiKeyRecord = Type.Object({
   id: Type.String({ examples: ["key_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox"
 import { E164_PATTERN, GROUP_JID_PATTERN } from "../../lib/formats"
 import { toIso, toIsoOrNull } from "../../lib/time"
+import { ENVIRONMENTS, MESSAGE_STATUSES } from "../../lib/vocabulary"
 import type { MessageRow } from "../../store/messages"
 import { NullableTimestamp, PageQueryFields, Timestamp } from "./common"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
@@ -8,8 +9,8 @@ import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 const TO_MESSAGE = "to must be an E.164 number (+ and 8–15 digits) or a group JID"
 
 export const MessageStatus = Type.Union(
-  ["pending", "sent", "delivered", "read", "failed"].map((s) => Type.Literal(s)),
-  { errorMessage: "status must be one of pending, sent, delivered, read, failed" },
+  MESSAGE_STATUSES.map((s) => Type.Literal(s)),
+  { errorMessage: `status must be one of ${MESSAGE_STATUSES.join(", ")}` },
 )
 
 export const SendMessageBody = explainUnknownFields(
@@ -66,7 +67,7 @@ export const Message = Type.Object({
   groupId: Type.Union([Type.String(), Type.Null()]),
   content: Type.String(),
   mediaUrls: Type.Array(Type.String()),
-  environment: Type.Union([Type.Literal("test"), Type.Literal("live")]),
+  environment: Type.Union(ENVIRONMENTS.map((e) => Type.Literal(e))),
   status: MessageStatus,
   createdAt: Timestamp,
   sentAt: NullableTimestamp,

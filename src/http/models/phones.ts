@@ -1,11 +1,10 @@
 import { Type } from "@sinclair/typebox"
 import { toIso, toIsoOrNull } from "../../lib/time"
+import { CONNECTION_STATUSES } from "../../lib/vocabulary"
 import type { PhoneRow } from "../../store/phones"
 import { NullableTimestamp, Timestamp } from "./common"
 
-export const ConnectionStatus = Type.Union(
-  ["unpaired", "pairing", "connecting", "connected", "disconnected", "logged_out"].map((s) => Type.Literal(s)),
-)
+export const ConnectionStatus = Type.Union(CONNECTION_STATUSES.map((s) => Type.Literal(s)))
 
 export const PhoneNumber = Type.Object({
   id: Type.String({ examples: ["ph_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox"
-import { EVENT_TYPES, type DeliveryWithAttempts } from "../../domain/webhook-endpoints"
+import type { DeliveryWithAttempts } from "../../domain/webhook-endpoints"
+import { DELIVERY_STATUSES, EVENT_TYPES } from "../../lib/vocabulary"
 import { toIso, toIsoOrNull } from "../../lib/time"
 import type { EndpointRow } from "../../store/webhooks"
 import { Environment } from "./admin"
@@ -70,9 +71,10 @@ export const UpdateWebhookBody = explainUnknownFields(
   { environment: "environment cannot be changed: remove the endpoint and add it again in the other environment" },
 )
 
-export const DeliveryStatus = Type.Union([Type.Literal("pending"), Type.Literal("succeeded"), Type.Literal("failed")], {
-  errorMessage: "status must be one of pending, succeeded, failed",
-})
+export const DeliveryStatus = Type.Union(
+  DELIVERY_STATUSES.map((s) => Type.Literal(s)),
+  { errorMessage: `status must be one of ${DELIVERY_STATUSES.join(", ")}` },
+)
 
 export const ListDeliveriesQuery = Type.Object({ status: Type.Optional(DeliveryStatus), ...PageQueryFields }, { additionalProperties: false })
 
