@@ -4,7 +4,7 @@ import { findMessage, type MessageRow } from "../store/messages"
 import { findPartByWaId, insertPart, listParts, setPartMediaKind, updatePart, type PartRow } from "../store/message-parts"
 import { deleteSendJob, insertSendJob, listPhonesWithJobs, listSendJobs } from "../store/send-jobs"
 import type { WriteTx } from "../store/writer"
-import type { MediaKind, OutboundPart, WhatsAppSession } from "../whatsapp/gateway"
+import type { MediaKind, OutboundPart, PartRejection, WhatsAppSession } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
 import { canPost, type LiveLookups } from "./live-lookups"
 import { applyMessageSignal } from "./message-events"
@@ -45,7 +45,7 @@ export interface LiveSender {
   /** The phone can no longer send (logged out or removed): its queued messages fail. */
   phoneGone(phoneId: string): Promise<void>
   partAcked(waMessageId: string, atMs: number): Promise<void>
-  partRejected(waMessageId: string, errorCode: string, atMs: number): Promise<void>
+  partRejected(waMessageId: string, rejection: PartRejection, atMs: number): Promise<void>
   receipt(waMessageId: string, kind: "delivered" | "read", atMs: number): Promise<void>
 }
 
@@ -314,15 +314,17 @@ export function createLiveSender(deps: {
       await failAllJobs(phoneId, "phone_disconnected", "The phone was logged out before the message was sent")
     },
     partAcked: (waMessageId, atMs) => onPartSignal(waMessageId, { kind: "sent", atMs }),
-    partRejected: (waMessageId, errorCode, atMs) =>
-      onPartSignal(
-        waMessageId,
-        errorCode === "463"
-          ? { kind: "failed", atMs, errorCode: "account_restricted", errorMessage: "WhatsApp restricted this phone from messaging new contacts (error 463)" }
-          : { kind: "failed", atMs, errorCode: "whatsapp_rejected", errorMessage: `WhatsApp rejected the message (error ${errorCode})` },
-      ),
+    partRejected: (waMessageId, rejection, atMs) =>
+      onPartSignal(waMessageId, { kind: "failed", atMs, errorCode: rejection.code, errorMessage: rejectionMessage(rejection) }),
     receipt: (waMessageId, kind, atMs) => onPartSignal(waMessageId, { kind, atMs }),
   }
+}
+
+/** The message's errorMessage for a refused part, quoting WhatsApp's own code for support. */
+function rejectionMessage(rejection: PartRejection): string {
+  return rejection.code === "account_restricted"
+    ? `WhatsApp restricted this phone from messaging new contacts (error ${rejection.detail})`
+    : `WhatsApp rejected the message (error ${rejection.detail})`
 }
 
 const RANK = { pending: 0, sent: 1, delivered: 2, read: 3 } as const

@@ -32,16 +32,6 @@ export const RECONNECT_MIN_MS = 1_000
 export const RECONNECT_MAX_MS = 60_000
 const RECONNECT_KIND = "reconnect"
 
-/** Reasons after which wagate never reconnects by itself (API-DECISIONS §9: no loops on 401/403/405/411/440). */
-const TERMINAL: ReadonlySet<DisconnectReason> = new Set([
-  "logged_out",
-  "replaced",
-  "forbidden",
-  "outdated_version",
-  "multidevice_mismatch",
-  "pairing_expired",
-])
-
 /**
  * Keeps every paired phone connected and its `connectionStatus` true (API-DECISIONS §9):
  * starts paired phones at boot, reconnects with capped jittered backoff, never loops on the
@@ -236,7 +226,7 @@ export function createSessionManager(deps: {
         ctx.logger.info(`${phone.phoneNumber} is connected to WhatsApp`, { phoneId, waVersion: rt.waVersion })
         void setStatus(phoneId, "connected", { lastError: null }).then(() => (stopped ? undefined : deps.sender().phoneConnected(phoneId)))
       },
-      disconnected({ reason, failure }) {
+      disconnected({ reason, final, failure }) {
         if (!current()) return
         const wasConnected = rt.connected
         rt.connected = false
@@ -250,7 +240,7 @@ export function createSessionManager(deps: {
           openSession(phoneId, rt, null, { reason: "restart_required", willReconnect: true })
           return
         }
-        onFailure(phoneId, rt, reason, failure)
+        onFailure(phoneId, rt, reason, final, failure)
       },
       partAcked: (id, atMs) => void deps.sender().partAcked(id, atMs),
       partRejected: (id, code, atMs) => void deps.sender().partRejected(id, code, atMs),
@@ -277,7 +267,7 @@ export function createSessionManager(deps: {
    * groups, account and usage), a pairing retries while it stays `pairing` until its give-up
    * rules say stop, and a paired phone goes `disconnected` and reconnects with backoff.
    */
-  function onFailure(phoneId: string, rt: Runtime, reason: DisconnectReason, failure: ConnectionFailure | null): void {
+  function onFailure(phoneId: string, rt: Runtime, reason: DisconnectReason, final: boolean, failure: ConnectionFailure | null): void {
     if (reason === "logged_out") {
       rt.wanted = false
       rt.pairing = null
@@ -290,7 +280,7 @@ export function createSessionManager(deps: {
       return
     }
     const pairing = rt.pairing !== null && !gateway.hasCredentials(phoneId)
-    const givesUp = TERMINAL.has(reason) || !rt.wanted || stopped || (pairing && rt.pairing!.connectFailed() === "give_up")
+    const givesUp = final || !rt.wanted || stopped || (pairing && rt.pairing!.connectFailed() === "give_up")
     if (givesUp) {
       rt.wanted = false
       rt.pairing = null
