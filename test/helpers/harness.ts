@@ -14,7 +14,7 @@ import type { Environment } from "../../src/lib/vocabulary"
 import type { PhoneRow } from "../../src/store/phones"
 import { TestClock } from "./test-clock"
 import { FakeGateway } from "../fakes/fake-gateway"
-import type { FetchMedia } from "../../src/domain/live-sender"
+import type { FetchMedia } from "../../src/domain/outbound-parts"
 
 /** A response read once: status, headers and parsed JSON body. */
 export interface TestResponse {
