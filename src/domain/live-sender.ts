@@ -7,11 +7,12 @@ import { deleteSendJob, insertSendJob, listPhonesWithJobs, listSendJobs } from "
 import type { WriteTx } from "../store/writer"
 import type { WhatsAppSession } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
-import { canPost, type LiveLookups } from "./live-lookups"
+import type { LiveLookups } from "./live-lookups"
 import { applyMessageSignal } from "./message-events"
 import { applySignal } from "./message-status"
 import { downloadMedia, insertNewParts, planParts, type FetchMedia } from "./outbound-parts"
 import type { PhoneLinkListener, PhoneLinks } from "./phone-links"
+import { resolveRecipient } from "./recipients"
 
 /** Jitter around WAGATE_SEND_INTERVAL_MS (docs/decisions.md, send pacing): ±30%. */
 export const SEND_INTERVAL_JITTER = 0.3
@@ -128,29 +129,6 @@ export function createLiveSender(deps: {
   }
 
   /**
-   * The JID to send to, after the recipient checks: null when the message failed them (and was
-   * failed), undefined when WhatsApp did not answer the number check (the job stays).
-   */
-  async function recipientOf(phoneId: string, message: MessageRow, session: WhatsAppSession): Promise<string | null | undefined> {
-    if (message.isGroup) {
-      const groups = await deps.lookups.groups(phoneId, session).catch(() => null)
-      // Without a group list (WhatsApp did not answer) the send goes ahead and WhatsApp decides.
-      const group = groups?.find((g) => g.id === message.toAddress)
-      if (!groups || (group && canPost(group))) return message.toAddress
-      await failMessage(message.id, "group_not_allowed", `Phone ${message.fromNumber} cannot post to group ${message.toAddress}`)
-      return null
-    }
-    let jid: string | null
-    try {
-      jid = await deps.lookups.recipientJid(phoneId, session, message.toAddress)
-    } catch {
-      return undefined
-    }
-    if (jid === null) await failMessage(message.id, "recipient_not_on_whatsapp", `${message.toAddress} is not on WhatsApp`)
-    return jid
-  }
-
-  /**
    * Checks, downloads and sends one message. Returns false when the socket went away mid-way:
    * the job stays and is taken up again on the next connect.
    */
@@ -160,16 +138,19 @@ export function createLiveSender(deps: {
       await ctx.writer.write((db) => deleteSendJob(db, messageId))
       return true
     }
-    const toJid = await recipientOf(phoneId, message, session)
-    if (toJid === undefined) return false
-    if (toJid === null) return true
+    const recipient = await resolveRecipient(deps.lookups, phoneId, message, session)
+    if (recipient.kind === "unanswered") return false
+    if (recipient.kind === "refused") {
+      await failMessage(messageId, recipient.errorCode, recipient.message)
+      return true
+    }
     const parts = listParts(ctx.db, messageId)
     const download = await downloadMedia(deps.fetchMedia, parts)
     if (!download.ok) {
       await failMessage(messageId, download.errorCode, download.message)
       return true
     }
-    for (const part of await planParts(ctx, message, parts, download.media, toJid)) {
+    for (const part of await planParts(ctx, message, parts, download.media, recipient.jid)) {
       try {
         await session.sendPart(part)
       } catch (err) {
