@@ -74,11 +74,14 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
   const { clock, logger } = overrides
   const db = openDatabase(overrides.databasePath)
   migrate(db, clock.nowMs())
-  const writer = createWriter(db, { onCallbackError: (err) => logger.error("post-commit work failed", { err }) })
+  const changes = createChangeTracker(db)
+  const writer = createWriter(db, {
+    onCallbackError: (err) => logger.error("post-commit work failed", { err }),
+    onCachedTablesChanged: () => changes.bump(),
+  })
   const scheduler = createScheduler(clock)
   const metrics = createAppMetrics()
   const ids = overrides.ids ?? ulidGenerator(clock)
-  const changes = createChangeTracker(db)
   const dispatcher = createDispatcher({
     db,
     writer,

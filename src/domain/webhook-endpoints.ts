@@ -100,8 +100,7 @@ export async function createEndpoint(
     createdAtMs: nowMs,
     updatedAtMs: nowMs,
   }
-  await ctx.writer.write((db) => insertEndpoint(db, row))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => insertEndpoint(db, row), { changed: ["webhook_endpoints"] })
   return row
 }
 
@@ -120,16 +119,14 @@ export async function changeEndpoint(
     enabled: patch.enabled ?? current.enabled,
     updatedAtMs: ctx.clock.nowMs(),
   }
-  await ctx.writer.write((db) => updateEndpoint(db, next))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => updateEndpoint(db, next), { changed: ["webhook_endpoints"] })
   return next
 }
 
 /** Removes an endpoint with its delivery history. */
 export async function removeEndpoint(ctx: DomainContext, id: string): Promise<EndpointRow> {
   const current = getEndpoint(ctx, id)
-  await ctx.writer.write((db) => deleteEndpoint(db, id))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => deleteEndpoint(db, id), { changed: ["webhook_endpoints"] })
   return current
 }
 
@@ -147,8 +144,7 @@ export async function rotateSecret(ctx: DomainContext, id: string): Promise<Endp
     previousSecretExpiresAtMs: nowMs + SECRET_ROTATION_OVERLAP_MS,
     updatedAtMs: nowMs,
   }
-  await ctx.writer.write((db) => updateEndpoint(db, next))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => updateEndpoint(db, next), { changed: ["webhook_endpoints"] })
   return next
 }
 
