@@ -1,15 +1,15 @@
-import { swagger } from "@elysiajs/swagger"
 import { Elysia } from "elysia"
 import type { HttpDeps } from "./http/deps"
 import { allowedMethodsLookup, type RegisteredRoute } from "./http/allowed-methods"
 import { errorHandler } from "./http/errors"
 import { adminRoutes } from "./http/routes/admin"
+import { docsRoutes } from "./http/routes/docs"
 import { opsRoutes } from "./http/routes/ops"
 import { v1Routes } from "./http/routes/v1"
 
 /**
- * Builds the HTTP application: the public `/v1` API, the operator's `/admin/v1` API and the
- * OpenAPI document. It never listens; `serve` does, and tests call `app.handle(request)`.
+ * Builds the HTTP application: the public `/v1` API, the operator's `/admin/v1` API, the
+ * operations endpoints, and the OpenAPI document with its reference page. It never listens; `serve` does, and tests call `app.handle(request)`.
  */
 export function createApp(deps: HttpDeps) {
   const app = new Elysia({ normalize: false })
@@ -23,30 +23,10 @@ export function createApp(deps: HttpDeps) {
       deps.ctx.logger.debug("request", { method: context.request.method, route, status })
     })
     .use(opsRoutes(deps))
-    .use(
-      swagger({
-        path: "/swagger",
-        exclude: ["/swagger", "/swagger/json"],
-        documentation: {
-          info: {
-            title: "wagate",
-            version: deps.version,
-            description:
-              "Self-hosted WhatsApp HTTP API. `/v1` is the public API (Bearer API key: `sk_test_…` sandbox, `sk_live_…` production); " +
-              "`/admin/v1` is the operator's API (Bearer admin token).",
-          },
-          components: {
-            securitySchemes: {
-              apiKey: { type: "http", scheme: "bearer", description: "sk_test_… or sk_live_…" },
-              adminToken: { type: "http", scheme: "bearer", description: "The admin token (adm_… or WAGATE_ADMIN_TOKEN)" },
-            },
-          },
-        },
-      }),
-    )
     .use(v1Routes(deps))
     .use(adminRoutes(deps))
-  return app
+  // The document describes every route above; it is built from their own documentation.
+  return app.use(docsRoutes({ version: deps.version, routes: () => app.routes }))
 }
 
 export type App = ReturnType<typeof createApp>

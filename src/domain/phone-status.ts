@@ -1,9 +1,9 @@
-import { toIsoOrNull } from "../lib/time"
 import type { ConnectionStatus } from "../lib/vocabulary"
 import { findPhone, updatePhoneConnection, updatePhoneLastError } from "../store/phones"
 import type { ConnectionFailure } from "../whatsapp/failures"
 import { logFailure, toLastError, type LastError } from "./connection-errors"
 import type { DomainContext } from "./context"
+import { buildPhoneEventData } from "./event-catalogue"
 
 /** What a connection change writes besides the status. */
 export interface StatusChange {
@@ -42,15 +42,7 @@ export async function writePhoneStatus(ctx: DomainContext, phoneId: string, stat
       env: "live",
       type: enteringConnected ? "phone.connected" : "phone.disconnected",
       occurredAtMs: nowMs,
-      data: {
-        phoneId: phone.id,
-        phoneNumber: phone.phoneNumber,
-        connectionStatus: status,
-        lastConnectedAt: toIsoOrNull(next.lastConnectedAtMs),
-        lastDisconnectedAt: toIsoOrNull(next.lastDisconnectedAtMs),
-        reason: enteringConnected ? null : (change.reason ?? null),
-        willReconnect: enteringConnected ? false : (change.willReconnect ?? false),
-      },
+      data: buildPhoneEventData({ ...phone, ...next }, change),
     })
   })
 }

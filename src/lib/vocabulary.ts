@@ -16,6 +16,10 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
 export const CONNECTION_STATUSES = ["unpaired", "pairing", "connecting", "connected", "disconnected", "logged_out"] as const
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number]
 
+/** What an inbound message is. */
+export const INBOUND_TYPES = ["text", "image", "video", "audio", "document", "sticker", "location", "contact", "other"] as const
+export type InboundType = (typeof INBOUND_TYPES)[number]
+
 /** Why a message failed: the closed set of `errorCode` values (docs/api.md lists each). */
 export const MESSAGE_ERROR_CODES = [
   "recipient_not_on_whatsapp",

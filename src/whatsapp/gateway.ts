@@ -4,7 +4,7 @@
  * outside src/whatsapp/baileys/ knows Baileys exists, and tests plug in a fake.
  */
 
-import type { MessageErrorCode } from "../lib/vocabulary"
+import type { InboundType, MessageErrorCode } from "../lib/vocabulary"
 import type { ConnectionFailure } from "./failures"
 
 /**
@@ -78,7 +78,7 @@ export interface InboundMessage {
   from: string
   isGroup: boolean
   groupId: string | null
-  type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contact" | "other"
+  type: InboundType
   content: string
   receivedAtMs: number
 }

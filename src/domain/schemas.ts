@@ -1,0 +1,22 @@
+import { named, OneOf } from "../lib/schema"
+import { CONNECTION_STATUSES, INBOUND_TYPES, MESSAGE_ERROR_CODES, MESSAGE_STATUSES } from "../lib/vocabulary"
+
+/**
+ * The domain's closed sets as TypeBox schemas, shared by the API models and the webhook event
+ * payloads so that both publish the same names and values. The lists themselves are declared
+ * once, in src/lib/vocabulary.ts.
+ */
+
+export const MessageStatusSchema = named(
+  "MessageStatus",
+  OneOf(MESSAGE_STATUSES, {
+    description: "pending → sent → delivered → read, or failed.",
+    errorMessage: `status must be one of ${MESSAGE_STATUSES.join(", ")}`,
+  }),
+)
+
+export const ConnectionStatusSchema = named("ConnectionStatus", OneOf(CONNECTION_STATUSES))
+
+export const InboundTypeSchema = named("InboundMessageType", OneOf(INBOUND_TYPES))
+
+export const ErrorCodeSchema = named("ErrorCode", OneOf(MESSAGE_ERROR_CODES, { description: "Why a message failed (a closed set)." }))
