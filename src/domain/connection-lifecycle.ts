@@ -10,7 +10,7 @@ import type { PhoneLinks } from "./phone-links"
 import { writePhoneStatus, type StatusChange } from "./phone-status"
 import { sessionEventsFor } from "./session-events"
 
-/** Reconnect backoff bounds (docs/decisions.md, reconnects). */
+/** Reconnect backoff bounds (docs/decisions.md, Phones, groups, account and usage). */
 export const RECONNECT_MIN_MS = 1_000
 export const RECONNECT_MAX_MS = 60_000
 const RECONNECT_KIND = "reconnect"

@@ -13,7 +13,7 @@ import type { PhoneLinks } from "./phone-links"
 
 export { RECONNECT_MAX_MS, RECONNECT_MIN_MS } from "./connection-lifecycle"
 
-/** What the admin API shows of a phone's pairing (docs/admin.md, pairing). */
+/** What the admin API shows of a phone's pairing (docs/admin.md, Pair a phone). */
 export interface PairingState {
   connectionStatus: ConnectionStatus
   /** The raw QR string to render, while a QR pairing waits for a scan. */
