@@ -175,6 +175,12 @@ describe("structure (issue 14)", () => {
     expect(unnamed).toEqual([])
   })
 
+  test("routes register from one index per prefix: the app imports no single /v1 or /admin/v1 route", () => {
+    const app = sources.find(({ path }) => path === "app.ts")!
+    const routeImports = imports(app.text).filter((s) => /routes\/(v1|admin)(\/|$)/.test(s))
+    expect(routeImports.sort()).toEqual(["./http/routes/admin", "./http/routes/v1"])
+  })
+
   test("no service is handed another through a thunk at the composition root", () => {
     const deps = sources.find(({ path }) => path === "deps.ts")!
     expect(code(deps.text).match(/\w+:\s*\(\)\s*=>\s*[a-z]\w*\s*[,}]/g) ?? []).toEqual([])
