@@ -157,6 +157,8 @@ describe("structure (issue 14)", () => {
       ["event names", /"message\.sent",\s*"message\.delivered"|"message\.sent"\s*\|\s*"message\.delivered"/],
       ["inbound types", /"text",\s*"image",\s*"video"|"text"\s*\|\s*"image"\s*\|/],
       ["pages", /interface Page</],
+      ["pairing methods", /"qr"\s*\|\s*"code"|Literal\("qr"\)/],
+      ["receipt kinds", /"delivered"\s*\|\s*"read"/],
     ]
     const offenders = sources
       .filter(({ path }) => path !== "lib/vocabulary.ts")

@@ -1,5 +1,5 @@
 import type { Scheduler } from "../lib/scheduler"
-import type { ConnectionStatus } from "../lib/vocabulary"
+import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import { findPhone, listAllPhones, listPhonesStayingOffline } from "../store/phones"
 import type { WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
@@ -23,7 +23,7 @@ export interface Runtime {
   attempts: number
   qr: string | null
   pairingCode: string | null
-  method: "qr" | "code" | null
+  method: PairingMethod | null
   /** The counters of a pairing in progress (docs/live-whatsapp.md, give-up rules); null when paired. */
   pairing: PairingAttempts | null
   waVersion: string | null
@@ -89,7 +89,7 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
   /** The status of a phone that stays offline: it needs pairing unless it has credentials. */
   const offline = (phoneId: string): ConnectionStatus => (gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired")
 
-  function open(phoneId: string, rt: Runtime, pairing: { method: "qr" | "code" } | null, change: StatusChange = {}): void {
+  function open(phoneId: string, rt: Runtime, pairing: { method: PairingMethod } | null, change: StatusChange = {}): void {
     const phone = findPhone(ctx.db, phoneId)
     if (!phone) return
     let session: WhatsAppSession
@@ -195,7 +195,7 @@ export type LifecycleHandlers = {
   lookups: LiveLookups
   notify: (phoneId: string) => void
   setStatus(phoneId: string, status: ConnectionStatus, change?: StatusChange): Promise<void>
-  open(phoneId: string, rt: Runtime, pairing: { method: "qr" | "code" } | null, change?: StatusChange): void
+  open(phoneId: string, rt: Runtime, pairing: { method: PairingMethod } | null, change?: StatusChange): void
   offline(phoneId: string): ConnectionStatus
   scheduleReconnect(phoneId: string, rt: Runtime): number
   stopped(): boolean

@@ -1,7 +1,7 @@
 import { findMessage } from "../store/messages"
 import { findPartByWaId, listParts, updatePart } from "../store/message-parts"
 import { deleteSendJob } from "../store/send-jobs"
-import type { MessageErrorCode } from "../lib/vocabulary"
+import type { MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
 import type { PartRejection } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
 import { applyMessageSignal } from "./message-events"
@@ -15,7 +15,7 @@ import { applySignal, type MessageState, type StatusSignal } from "./message-sta
 export interface MessageReceipts {
   partAcked(waMessageId: string, atMs: number): Promise<void>
   partRejected(waMessageId: string, rejection: PartRejection, atMs: number): Promise<void>
-  receipt(waMessageId: string, kind: "delivered" | "read", atMs: number): Promise<void>
+  receipt(waMessageId: string, kind: ReceiptKind, atMs: number): Promise<void>
 }
 
 export function createMessageReceipts(deps: {
@@ -79,5 +79,5 @@ export function aggregateParts(parts: readonly MessageState[]): StatusSignal | n
   if (least.status === "pending") return null
   const at = (p: MessageState) => (least.status === "sent" ? p.sentAtMs : least.status === "delivered" ? p.deliveredAtMs ?? p.readAtMs : p.readAtMs)
   const atMs = Math.max(...parts.map((p) => at(p) ?? 0))
-  return { kind: least.status as "sent" | "delivered" | "read", atMs }
+  return { kind: least.status as "sent" | ReceiptKind, atMs }
 }

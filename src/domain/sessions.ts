@@ -1,6 +1,6 @@
 import type { Scheduler } from "../lib/scheduler"
 import { errors } from "../lib/errors"
-import type { ConnectionStatus } from "../lib/vocabulary"
+import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import { findPhone, type PhoneRow } from "../store/phones"
 import type { WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
 import { lastErrorOf, type LastError } from "./connection-errors"
@@ -35,7 +35,7 @@ export interface PairingState {
  */
 export interface SessionManager {
   start(): void
-  connect(phoneId: string, method: "qr" | "code"): Promise<PairingState>
+  connect(phoneId: string, method: PairingMethod): Promise<PairingState>
   disconnect(phoneId: string): Promise<PhoneRow>
   logout(phoneId: string): Promise<PhoneRow>
   /** Called before a phone is deleted: unlinks it and fails its queued sends. */

@@ -12,6 +12,10 @@ export type Environment = (typeof ENVIRONMENTS)[number]
 export const MESSAGE_STATUSES = ["pending", "sent", "delivered", "read", "failed"] as const
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
 
+/** How a phone is paired: by scanning a QR code, or by typing a code on the phone. */
+export const PAIRING_METHODS = ["qr", "code"] as const
+export type PairingMethod = (typeof PAIRING_METHODS)[number]
+
 /** A phone's connection to WhatsApp, as the API reports it. */
 export const CONNECTION_STATUSES = ["unpaired", "pairing", "connecting", "connected", "disconnected", "logged_out"] as const
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number]
@@ -47,6 +51,9 @@ export const EVENT_TYPES = [
   "phone.disconnected",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
+
+/** What a recipient's receipt says of a message (a read implies the delivery). */
+export type ReceiptKind = Extract<MessageStatus, "delivered" | "read">
 
 /** The events a message's status change emits (the status machine's output). */
 export type MessageEventName = Extract<EventType, "message.sent" | "message.delivered" | "message.read" | "message.failed">

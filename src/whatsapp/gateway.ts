@@ -4,7 +4,7 @@
  * outside src/whatsapp/baileys/ knows Baileys exists, and tests plug in a fake.
  */
 
-import type { InboundType, MessageErrorCode } from "../lib/vocabulary"
+import type { InboundType, MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
 import type { ConnectionFailure } from "./failures"
 
 /**
@@ -105,7 +105,7 @@ export interface SessionEvents {
   /** WhatsApp refused a part (an error ack), translated by the adapter. */
   partRejected(waMessageId: string, rejection: PartRejection, atMs: number): void
   /** A delivery or read receipt for one of our parts (1:1 or any group participant). */
-  receipt(waMessageId: string, kind: "delivered" | "read", atMs: number): void
+  receipt(waMessageId: string, kind: ReceiptKind, atMs: number): void
   inbound(message: InboundMessage): void
 }
 

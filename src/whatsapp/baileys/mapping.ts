@@ -1,4 +1,5 @@
 import type { DisconnectReason, GroupInfo, InboundMessage, PartRejection } from "../gateway"
+import type { ReceiptKind } from "../../lib/vocabulary"
 
 /*
  * Pure translations from Baileys payloads to wagate's vocabulary: no socket, no clock, no I/O
@@ -164,7 +165,7 @@ export function decideDisconnect(input: { statusCode: number | null; message?: s
 export type OutboundSignal =
   | { kind: "acked"; waMessageId: string; atMs: number }
   | { kind: "rejected"; waMessageId: string; rejection: PartRejection; atMs: number }
-  | { kind: "receipt"; waMessageId: string; receipt: "delivered" | "read"; atMs: number }
+  | { kind: "receipt"; waMessageId: string; receipt: ReceiptKind; atMs: number }
 
 /** WhatsApp's error codes that mean more than "rejected": 463 is its restriction on messaging new contacts. */
 const REJECTION_CODES: ReadonlyMap<string, PartRejection["code"]> = new Map([["463", "account_restricted"]])
