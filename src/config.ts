@@ -16,6 +16,8 @@ export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30
 export const DEFAULT_SEND_INTERVAL_MS = 1_000
 export const DEFAULT_SEND_TIMEOUT_MS = 600_000
 export const DEFAULT_WA_WS_URL = "wss://web.whatsapp.com/ws/chat"
+/** Baileys' own default: how long opening the socket (TCP, TLS, upgrade, noise handshake) may take. */
+export const DEFAULT_WA_CONNECT_TIMEOUT_MS = 20_000
 
 /** The validated settings of one wagate process. */
 export interface Config {
@@ -42,6 +44,8 @@ export interface Config {
   waWsUrl: string
   /** Overrides the WhatsApp Web version Baileys announces, as [major, minor, patch]. */
   waVersion: readonly [number, number, number] | null
+  /** How long one attempt to open the WhatsApp socket may take before it counts as failed. */
+  waConnectTimeoutMs: number
   /** Serve /metrics without the admin token (for a scraper on a private network). */
   metricsPublic: boolean
 }
@@ -141,6 +145,7 @@ export const SETTINGS = [
   { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
+  { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
 ] as const satisfies readonly Setting<keyof Config>[]
 
@@ -167,6 +172,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     waWsUrl: DEFAULT_WA_WS_URL,
     waVersion: null,
+    waConnectTimeoutMs: DEFAULT_WA_CONNECT_TIMEOUT_MS,
     metricsPublic: false,
   }
   for (const s of SETTINGS) {

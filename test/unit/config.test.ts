@@ -70,6 +70,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   sendTimeoutMs: { raw: "120000", expected: { sendTimeoutMs: 120_000 } },
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
+  waConnectTimeoutMs: { raw: "4000", expected: { waConnectTimeoutMs: 4_000 } },
   metricsPublic: { raw: "1", expected: { metricsPublic: true } },
 }
 

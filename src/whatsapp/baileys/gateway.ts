@@ -50,6 +50,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
     logger,
     wsUrl: options.wsUrl,
     version: options.version,
+    connectTimeoutMs: options.connectTimeoutMs,
     baileys() {
       baileys ??= load().catch((err) => {
         // A failed import may succeed later (e.g. a file briefly unreadable): do not cache it.

@@ -46,6 +46,11 @@ export interface SessionSettings {
   wsUrl: string
   /** The WhatsApp Web version to announce; Baileys' built-in one when absent (a stale one closes with 405). */
   version?: [number, number, number]
+  /**
+   * How long opening the socket may take (TCP, TLS, the WebSocket upgrade, the noise handshake)
+   * before the attempt fails; Baileys' own default (20 s) when absent.
+   */
+  connectTimeoutMs?: number
 }
 
 /** What every session of one gateway shares. */
@@ -234,6 +239,7 @@ export class BaileysSession implements WhatsAppSession {
       auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger) },
       waWebSocketUrl: ctx.wsUrl,
       ...(ctx.version ? { version: ctx.version } : {}),
+      ...(ctx.connectTimeoutMs ? { connectTimeoutMs: ctx.connectTimeoutMs } : {}),
       logger,
       // Online would silence the phone's notifications and send read receipts as "active".
       markOnlineOnConnect: false,
