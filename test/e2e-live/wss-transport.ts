@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import type { SimContact } from "../wa-sim/contact"
+import { startWaSim, type WaSim } from "../wa-sim/sim"
+import { TestCa } from "../wa-sim/test-ca"
+import { startTlsFront, type FrontBehaviour, type TlsFront } from "../wa-sim/tls-front"
+import { ApiClient, poll, WagateProcess } from "./live-world"
+
+/*
+ * wagate over a real transport: `wss://` to the simulator behind a TLS front on 127.0.0.1 whose
+ * certificate comes from a CA generated for the run, trusted by wagate the way an operator's
+ * system trusts a public CA (NODE_EXTRA_CA_CERTS at process start; no product setting). The same
+ * scenario runs from source (wss-source.test.ts) and as the compiled executable
+ * (wss-binary.test.ts), one simulator, front and wagate per file, the tests in order.
+ */
+
+const ME = "+15550001111"
+/** A phone whose pairing attempts meet a faulty edge. */
+const STRANDED = "+15550001112"
+/** Shortened so that a failed attempt ends within a few seconds (wagate's default is 20 s). */
+const CONNECT_TIMEOUT_MS = 4_000
+/** What a busy 2-core machine may add on top of the connect timeout before a failure is reported. */
+const REPORT_SLACK_MS = 6_000
+const TEST_TIMEOUT_MS = 30_000
+
+/** One pairing state from GET …/pairing/events, with when the test received it. */
+interface PairingEvent {
+  state: { connectionStatus: string; qr: string | null; pairingCode: string | null } & Record<string, unknown>
+  receivedAtMs: number
+}
+
+/**
+ * The admin pairing event stream of one phone, read as it arrives: a test waits for a state
+ * instead of polling a status that may last only until the next reconnect attempt.
+ */
+class PairingEvents {
+  readonly events: PairingEvent[] = []
+  private readonly abort = new AbortController()
+  private readonly reading: Promise<void>
+  private failure: unknown = null
+
+  constructor(wagate: WagateProcess, phoneId: string) {
+    this.reading = this.read(wagate, phoneId).catch((error) => {
+      if (!this.abort.signal.aborted) this.failure = error
+    })
+  }
+
+  private async read(wagate: WagateProcess, phoneId: string): Promise<void> {
+    const response = await fetch(`${wagate.base}/admin/v1/phones/${phoneId}/pairing/events`, {
+      headers: { authorization: `Bearer ${wagate.adminToken}` },
+      signal: this.abort.signal,
+    })
+    if (!response.ok || !response.body) throw new Error(`GET …/pairing/events answered ${response.status}`)
+    const decoder = new TextDecoder()
+    let buffered = ""
+    for await (const chunk of response.body) {
+      buffered += decoder.decode(chunk, { stream: true })
+      let end: number
+      while ((end = buffered.indexOf("\n\n")) >= 0) {
+        const block = buffered.slice(0, end)
+        buffered = buffered.slice(end + 2)
+        const data = block.split("\n").find((line) => line.startsWith("data: "))
+        if (data) this.events.push({ state: JSON.parse(data.slice("data: ".length)), receivedAtMs: performance.now() })
+      }
+    }
+  }
+
+  /** The first event (after `after` of them) whose state matches. */
+  next(where: (state: PairingEvent["state"]) => boolean, what: string, after = 0, timeoutMs = CONNECT_TIMEOUT_MS + REPORT_SLACK_MS): Promise<PairingEvent> {
+    return poll(() => {
+      if (this.failure) throw this.failure
+      return this.events.slice(after).find((event) => where(event.state))
+    }, what, timeoutMs)
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort()
+    await this.reading
+  }
+}
+
+/**
+ * Defines the transport tests for one way of running wagate: `command` is the compiled
+ * executable's command line, or undefined for `bun src/main.ts`. `prepare` runs first in the
+ * file's `beforeAll` (building the executable) and returns the command.
+ */
+export function describeWssTransport(label: string, prepare: () => Promise<string[] | undefined>, prepareTimeoutMs: number): void {
+  let ca: TestCa
+  let sim: WaSim
+  let front: TlsFront
+  let wagate: WagateProcess
+  let api: ApiClient
+  let phoneId = ""
+  let strandedId = ""
+  let alice: SimContact // manual ack and receipts
+  let ivy: SimContact // acks and reads by herself
+
+  beforeAll(async () => {
+    const command = await prepare()
+    ca = await TestCa.create()
+    sim = await startWaSim({ log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
+    front = await startTlsFront({
+      upstreamUrl: sim.wsUrl,
+      certificate: await ca.issue(),
+      log: process.env.WA_SIM_TRACE ? (line) => console.log(`[tls-front] ${line}`) : undefined,
+    })
+    alice = sim.contact({ phoneNumber: "+15550002222", name: "Alice", autoAck: false, autoReceipts: "none" })
+    ivy = sim.contact({ phoneNumber: "+15550008003", name: "Ivy" })
+
+    wagate = await WagateProcess.start(
+      {
+        WAGATE_WA_WS_URL: front.wsUrl,
+        // Bun reads extra CAs once, at start: the front's CA, and the media host's certificate.
+        NODE_EXTRA_CA_CERTS: await ca.trustFile(sim.mediaCaPem),
+        WAGATE_WA_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+        WAGATE_SEND_INTERVAL_MS: "50",
+        // The tests poll GET endpoints with the one live key.
+        WAGATE_RATE_LIMIT_PER_MINUTE: "1000000",
+        WAGATE_LOG_LEVEL: process.env.WAGATE_LOG_LEVEL ?? "error",
+      },
+      { command },
+    )
+    const key = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/keys`, {
+      environment: "live",
+      name: "wss transport",
+      scopes: ["messages:send", "messages:read", "phone_numbers:read"],
+    })
+    api = new ApiClient(wagate, key.key)
+    phoneId = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: ME, displayName: "Support" })).id
+    strandedId = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: STRANDED, displayName: "Stranded" })).id
+  }, prepareTimeoutMs + 30_000)
+
+  afterAll(async () => {
+    await wagate?.dispose()
+    await front?.stop()
+    await sim?.stop()
+    await ca?.dispose()
+  })
+
+  /** Sends a text from the paired phone. */
+  const sendText = (to: SimContact, content: string) => api.send({ fromPhoneId: phoneId, to: `+${to.phoneNumber}`, content })
+
+  /**
+   * Starts pairing the stranded phone while the front behaves as `behaviour`, and returns the
+   * first failure state the pairing stream reported and how long after the connect it came.
+   */
+  async function failedPairing(behaviour: FrontBehaviour): Promise<{ failure: PairingEvent; elapsedMs: number }> {
+    front.behave(behaviour)
+    const stream = new PairingEvents(wagate, strandedId)
+    try {
+      await stream.next((s) => s.connectionStatus === "unpaired", "the first pairing state")
+      const startedMs = performance.now()
+      expect((await wagate.adminOk("POST", `/phones/${strandedId}/connect`, { method: "qr" })).connectionStatus).toBe("pairing")
+      const failure = await stream.next((s) => s.connectionStatus === "disconnected", "the failed attempt to be reported")
+      // No QR was ever shown: the attempt never reached WhatsApp's handshake.
+      expect(stream.events.every((event) => event.state.qr === null)).toBe(true)
+      return { failure, elapsedMs: failure.receivedAtMs - startedMs }
+    } finally {
+      // Stop the retries before the front goes back to forwarding.
+      await wagate.adminOk("POST", `/phones/${strandedId}/disconnect`)
+      front.behave({ kind: "forward" })
+      await stream.close()
+    }
+  }
+
+  describe(`wagate ${label} over wss:// through a TLS front with a test CA`, () => {
+    test("pairs by QR: the simulated phone scans the QR shown through the front, and the phone is connected", async () => {
+      expect(front.wsUrl).toStartWith("wss://127.0.0.1:")
+      await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
+      const qr = await poll(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, "a QR in GET /pairing")
+      await sim.primary(ME).scanQr(qr)
+      await api.phoneWithStatus(phoneId, "connected")
+      expect(sim.loggedInConnections(ME)).toHaveLength(1)
+      // Every socket went through the front, which accepted the upgrade; Baileys offered
+      // permessage-deflate, which the front negotiates.
+      expect(front.upgrades.length).toBeGreaterThanOrEqual(2)
+      for (const upgrade of front.upgrades) {
+        expect(upgrade).toMatchObject({ path: "/ws/chat", status: 101 })
+        expect(upgrade.requestHeaders["sec-websocket-extensions"]).toContain("permessage-deflate")
+      }
+      // The socket before the post-pairing restart is gone; only the logged-in one is relayed.
+      await front.waitFor(() => (front.openRelays === 1 ? true : undefined), "one relayed socket")
+    }, TEST_TIMEOUT_MS)
+
+    test("a sent text reaches the contact, and its ack and receipts come back: sent, delivered, read", async () => {
+      const message = await sendText(alice, "hello over TLS")
+      const received = await sim.nextMessage(alice)
+      expect(received.text).toBe("hello over TLS")
+      sim.ack(received.id)
+      await api.messageWithStatus(message.id, "sent")
+      sim.deliver(received.id, alice)
+      expect((await api.messageWithStatus(message.id, "delivered")).deliveredAt).not.toBeNull()
+      sim.read(received.id, alice)
+      expect((await api.messageWithStatus(message.id, "read")).readAt).not.toBeNull()
+    }, TEST_TIMEOUT_MS)
+
+    test("survives the front cutting the TCP connection: wagate reconnects through the front, and a send after it is read", async () => {
+      const before = await api.phone(phoneId)
+      const upgradesBefore = front.upgrades.length
+      const loginsBefore = sim.loggedInConnections(ME).map((connection) => connection.id)
+      expect(front.dropConnections()).toBeGreaterThanOrEqual(1)
+
+      // A new socket through the front logs in with the saved credentials (no QR).
+      const relogin = await sim.waitFor(
+        () => sim.loggedInConnections(ME).find((connection) => !loginsBefore.includes(connection.id)),
+        "a new login of the phone",
+        TEST_TIMEOUT_MS - 5_000,
+      )
+      expect(front.upgrades.slice(upgradesBefore).map((upgrade) => upgrade.status)).toContain(101)
+      const after = await api.phoneWithStatus(phoneId, "connected")
+      // The drop was seen and recorded, not papered over.
+      expect(after.lastDisconnectedAt).not.toBeNull()
+      expect(after.lastDisconnectedAt).not.toBe(before.lastDisconnectedAt)
+      expect(sim.loggedInConnections(ME).map((connection) => connection.id)).toEqual([relogin.id])
+
+      const message = await sendText(ivy, "after the drop")
+      expect((await sim.nextMessage(ivy)).text).toBe("after the drop")
+      await api.messageWithStatus(message.id, "read")
+    }, TEST_TIMEOUT_MS)
+
+    test("an edge that refuses the upgrade (HTTP 503) ends the pairing attempt as disconnected within the connect timeout", async () => {
+      const upgradesBefore = front.upgrades.length
+      const { failure, elapsedMs } = await failedPairing({ kind: "refuse_upgrade", status: 503 })
+      expect(failure.state.connectionStatus).toBe("disconnected")
+      expect(elapsedMs).toBeLessThan(CONNECT_TIMEOUT_MS + REPORT_SLACK_MS)
+      expect(front.upgrades.slice(upgradesBefore).map((upgrade) => upgrade.status)).toContain(503)
+      // The paired phone's own socket is untouched by the refusals.
+      expect((await api.phone(phoneId)).connectionStatus).toBe("connected")
+    }, TEST_TIMEOUT_MS)
+
+    test("an edge that accepts TCP and never completes TLS ends the pairing attempt as disconnected within the connect timeout", async () => {
+      const acceptedBefore = front.acceptedConnections
+      const upgradesBefore = front.upgrades.length
+      const { failure, elapsedMs } = await failedPairing({ kind: "stall_tls" })
+      expect(failure.state.connectionStatus).toBe("disconnected")
+      expect(elapsedMs).toBeLessThan(CONNECT_TIMEOUT_MS + REPORT_SLACK_MS)
+      expect(front.acceptedConnections).toBeGreaterThan(acceptedBefore)
+      // TLS never completed, so no upgrade request ever reached the edge.
+      expect(front.upgrades.length).toBe(upgradesBefore)
+      expect((await api.phone(phoneId)).connectionStatus).toBe("connected")
+    }, TEST_TIMEOUT_MS)
+  })
+}
