@@ -166,9 +166,10 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
     test("pairs by QR: the simulated phone scans the QR shown through the front, and the phone is connected", async () => {
       expect(front.wsUrl).toStartWith("wss://127.0.0.1:")
       await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-      const qr = await poll(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, "a QR in GET /pairing")
+      // Generous deadlines: on a busy machine a first attempt may time out and be retried.
+      const qr = await poll(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, "a QR in GET /pairing", 20_000)
       await sim.primary(ME).scanQr(qr)
-      await api.phoneWithStatus(phoneId, "connected")
+      await api.phoneWithStatus(phoneId, "connected", 15_000)
       expect(sim.loggedInConnections(ME)).toHaveLength(1)
       // Every socket went through the front, which accepted the upgrade; Baileys offered
       // permessage-deflate, which the front negotiates.
@@ -206,7 +207,7 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
         TEST_TIMEOUT_MS - 5_000,
       )
       expect(front.upgrades.slice(upgradesBefore).map((upgrade) => upgrade.status)).toContain(101)
-      const after = await api.phoneWithStatus(phoneId, "connected")
+      const after = await api.phoneWithStatus(phoneId, "connected", 15_000)
       // The drop was seen and recorded, not papered over.
       expect(after.lastDisconnectedAt).not.toBeNull()
       expect(after.lastDisconnectedAt).not.toBe(before.lastDisconnectedAt)
