@@ -21,6 +21,8 @@ const CONNECT_TIMEOUT_MS = 4_000
 /** What a busy 2-core machine may add on top of the connect timeout before a failure is reported. */
 const REPORT_SLACK_MS = 6_000
 const TEST_TIMEOUT_MS = 30_000
+/** Pairing waits for a QR and then a login, each of which may need a retried attempt. */
+const PAIRING_TEST_TIMEOUT_MS = 45_000
 
 /** One pairing state from GET …/pairing/events, with when the test received it. */
 interface PairingEvent {
@@ -180,7 +182,7 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
       }
       // The socket before the post-pairing restart is gone; only the logged-in one is relayed.
       await front.waitFor(() => (front.openRelays === 1 ? true : undefined), "one relayed socket")
-    }, TEST_TIMEOUT_MS)
+    }, PAIRING_TEST_TIMEOUT_MS)
 
     test("a sent text reaches the contact, and its ack and receipts come back: sent, delivered, read", async () => {
       const message = await sendText(alice, "hello over TLS")
