@@ -142,7 +142,7 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
     await front?.stop()
     await sim?.stop()
     await ca?.dispose()
-  })
+  }, 20_000)
 
   /** Sends a text from the paired phone. */
   const sendText = (to: SimContact, content: string) => api.send({ fromPhoneId: phoneId, to: `+${to.phoneNumber}`, content })

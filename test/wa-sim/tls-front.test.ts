@@ -33,7 +33,7 @@ afterAll(async () => {
   await front?.stop()
   await upstream?.stop(true)
   await ca?.dispose()
-})
+}, 20_000)
 
 /** Everything a client saw of one connection attempt. */
 interface Attempt {
