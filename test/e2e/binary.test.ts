@@ -1,10 +1,9 @@
 import { afterEach, beforeAll, describe, expect, test } from "bun:test"
 import { Database } from "bun:sqlite"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { VERSION } from "../../src/version"
-import { BINARY, BUILD_TIMEOUT_MS, ensureBinary } from "../helpers/binary"
 import { verifySignature } from "../helpers/verify-signature"
 import { adminTokenIn, call, envWithoutWagate, LISTENING, Proc, sandboxKeyIn } from "../helpers/wagate-process"
 import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
@@ -18,10 +17,24 @@ import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
  */
 
 const REPO = join(import.meta.dir, "..", "..")
+const BINARY = join(REPO, "dist", "wagate")
 
-beforeAll(async () => {
-  await ensureBinary()
-}, BUILD_TIMEOUT_MS)
+/** The newest modification time of any file under `dir`. */
+function newestMtimeMs(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(path) : statSync(path).mtimeMs)
+  }
+  return newest
+}
+
+beforeAll(() => {
+  // Building takes a few seconds; skip it when the binary is newer than every source file.
+  if (existsSync(BINARY) && statSync(BINARY).mtimeMs > newestMtimeMs(join(REPO, "src"))) return
+  const build = Bun.spawnSync([process.execPath, "run", "build"], { cwd: REPO, stdout: "pipe", stderr: "pipe" })
+  if (build.exitCode !== 0) throw new Error(`bun run build failed (${build.exitCode}):\n${build.stdout.toString()}\n${build.stderr.toString()}`)
+})
 
 interface BinServer {
   p: Proc

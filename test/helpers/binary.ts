@@ -10,8 +10,10 @@ import { join } from "node:path"
 
 const REPO = join(import.meta.dir, "..", "..")
 export const BINARY = join(REPO, "dist", "wagate")
-/** What a `beforeAll` that may build the binary should allow. */
-export const BUILD_TIMEOUT_MS = 180_000
+/** Longest a build may take on a busy 2-core machine (a few seconds on an idle one). */
+const BUILD_LIMIT_MS = 180_000
+/** What a `beforeAll` that may build the binary should allow: longer than the build's own limit, so a stuck build is reported with its output. */
+export const BUILD_TIMEOUT_MS = BUILD_LIMIT_MS + 30_000
 
 /** The newest modification time of any file under `dir`. */
 function newestMtimeMs(dir: string): number {
@@ -30,8 +32,11 @@ function newestMtimeMs(dir: string): number {
 export async function ensureBinary(): Promise<string> {
   const newestInput = Math.max(newestMtimeMs(join(REPO, "src")), statSync(join(REPO, "package.json")).mtimeMs, statSync(join(REPO, "bun.lock")).mtimeMs)
   if (existsSync(BINARY) && statSync(BINARY).mtimeMs > newestInput) return BINARY
-  const build = Bun.spawn([process.execPath, "run", "build"], { cwd: REPO, stdout: "pipe", stderr: "pipe" })
+  const build = Bun.spawn([process.execPath, "run", "build"], { cwd: REPO, stdout: "pipe", stderr: "pipe", timeout: BUILD_LIMIT_MS })
   const [exitCode, out, err] = await Promise.all([build.exited, new Response(build.stdout).text(), new Response(build.stderr).text()])
-  if (exitCode !== 0) throw new Error(`bun run build failed (${exitCode}):\n${out}\n${err}`)
+  if (exitCode !== 0) {
+    const why = build.signalCode ? `was stopped after ${BUILD_LIMIT_MS / 1000} s (${build.signalCode})` : `failed (exit ${exitCode})`
+    throw new Error(`bun run build ${why}:\n${out}\n${err}`)
+  }
   return BINARY
 }
