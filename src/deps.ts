@@ -121,7 +121,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
       clock,
       logger,
       wsUrl: config.waWsUrl,
-      version: config.waVersion ? [...config.waVersion] : undefined,
+      waVersion: config.waVersion,
       connectTimeoutMs: config.waConnectTimeoutMs,
     })
   const lookups = createLiveLookups(clock)

@@ -24,15 +24,17 @@ const TEST_TIMEOUT_MS = 30_000
 /** Pairing waits for a QR and then a login, each of which may need a retried attempt. */
 const PAIRING_TEST_TIMEOUT_MS = 45_000
 
-/**
- * Whether a pairing state reports a failed attempt: `disconnected` between two attempts, or any
- * state carrying the attempt's `lastError` where the API has that field.
- */
-const reportsFailure = (state: PairingEvent["state"]): boolean => state.connectionStatus === "disconnected" || (state.lastError ?? null) !== null
+/** A pairing state as GET …/pairing/events sends it. */
+interface PairingState {
+  connectionStatus: string
+  qr: string | null
+  pairingCode: string | null
+  lastError: { code: string; message: string; at: string } | null
+}
 
-/** One pairing state from GET …/pairing/events, with when the test received it. */
+/** One pairing state from the stream, with when the test received it. */
 interface PairingEvent {
-  state: { connectionStatus: string; qr: string | null; pairingCode: string | null } & Record<string, unknown>
+  state: PairingState
   receivedAtMs: number
 }
 
@@ -149,19 +151,29 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
 
   /**
    * Starts pairing the stranded phone while the front behaves as `behaviour`, and returns the
-   * first failure state the pairing stream reported and how long after the connect it came.
+   * first state of the pairing stream that reports the attempt's failure (a `lastError` newer than
+   * the connect: an earlier test's stays on the phone until then) and how long after the connect
+   * it came.
    */
-  async function failedPairing(behaviour: FrontBehaviour): Promise<{ failure: PairingEvent; elapsedMs: number }> {
+  async function failedPairing(behaviour: FrontBehaviour): Promise<{ failure: PairingState; elapsedMs: number }> {
     front.behave(behaviour)
     const stream = new PairingEvents(wagate, strandedId)
     try {
       await stream.next((s) => s.connectionStatus === "unpaired", "the first pairing state")
+      const seen = stream.events.length
       const startedMs = performance.now()
+      const startedAtMs = Date.now()
       expect((await wagate.adminOk("POST", `/phones/${strandedId}/connect`, { method: "qr" })).connectionStatus).toBe("pairing")
-      const failure = await stream.next(reportsFailure, "the failed attempt to be reported")
+      const failure = await stream.next(
+        (s) => s.lastError !== null && Date.parse(s.lastError.at) >= startedAtMs,
+        "the failed attempt to be reported",
+        seen,
+      )
+      // A pairing stays `pairing` between its attempts, with the failure in lastError.
+      expect(failure.state.connectionStatus).toBe("pairing")
       // No QR was ever shown: the attempt never reached WhatsApp's handshake.
       expect(stream.events.map((event) => event.state.qr).filter((qr) => qr !== null)).toEqual([])
-      return { failure, elapsedMs: failure.receivedAtMs - startedMs }
+      return { failure: failure.state, elapsedMs: failure.receivedAtMs - startedMs }
     } finally {
       // Stop the retries before the front goes back to forwarding.
       await wagate.adminOk("POST", `/phones/${strandedId}/disconnect`)
@@ -226,22 +238,24 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
       await api.messageWithStatus(message.id, "read")
     }, TEST_TIMEOUT_MS)
 
-    test("an edge that refuses the upgrade (HTTP 503): the pairing attempt is reported failed within the connect timeout", async () => {
+    test("an edge that refuses the upgrade (HTTP 503): the attempt fails at once as upgrade_refused naming the status, without waiting for the connect timeout", async () => {
       const upgradesBefore = front.upgrades.length
       const { failure, elapsedMs } = await failedPairing({ kind: "refuse_upgrade", status: 503 })
-      expect(elapsedMs).toBeLessThan(CONNECT_TIMEOUT_MS + REPORT_SLACK_MS)
-      expect(failure.state.qr).toBeNull()
+      expect(elapsedMs).toBeLessThan(CONNECT_TIMEOUT_MS)
+      expect(failure.lastError!.code).toBe("upgrade_refused")
+      expect(failure.lastError!.message).toContain("503")
       expect(front.upgrades.slice(upgradesBefore).map((upgrade) => upgrade.status)).toContain(503)
       // The paired phone's own socket is untouched by the refusals.
       expect((await api.phone(phoneId)).connectionStatus).toBe("connected")
     }, TEST_TIMEOUT_MS)
 
-    test("an edge that accepts TCP and never completes TLS: the pairing attempt is reported failed within the connect timeout", async () => {
+    test("an edge that accepts TCP and never completes TLS: the attempt fails as handshake_timeout, after the connect timeout and not much later", async () => {
       const acceptedBefore = front.acceptedConnections
       const upgradesBefore = front.upgrades.length
       const { failure, elapsedMs } = await failedPairing({ kind: "stall_tls" })
+      expect(elapsedMs).toBeGreaterThanOrEqual(CONNECT_TIMEOUT_MS)
       expect(elapsedMs).toBeLessThan(CONNECT_TIMEOUT_MS + REPORT_SLACK_MS)
-      expect(failure.state.qr).toBeNull()
+      expect(failure.lastError!.code).toBe("handshake_timeout")
       expect(front.acceptedConnections).toBeGreaterThan(acceptedBefore)
       // TLS never completed, so no upgrade request ever reached the edge.
       expect(front.upgrades.length).toBe(upgradesBefore)
