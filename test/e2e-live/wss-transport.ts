@@ -103,9 +103,12 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
   let strandedId = ""
   let alice: SimContact // manual ack and receipts
   let ivy: SimContact // acks and reads by herself
+  let command: string[] | undefined
+  /** wagate's environment, except for the CAs it trusts. */
+  let settings: Record<string, string> = {}
 
   beforeAll(async () => {
-    const command = await prepare()
+    command = await prepare()
     ca = await TestCa.create()
     sim = await startWaSim({ log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
     front = await startTlsFront({
@@ -116,19 +119,16 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
     alice = sim.contact({ phoneNumber: "+15550002222", name: "Alice", autoAck: false, autoReceipts: "none" })
     ivy = sim.contact({ phoneNumber: "+15550008003", name: "Ivy" })
 
-    wagate = await WagateProcess.start(
-      {
-        WAGATE_WA_WS_URL: front.wsUrl,
-        // Bun reads extra CAs once, at start: the front's CA, and the media host's certificate.
-        NODE_EXTRA_CA_CERTS: await ca.trustFile(sim.mediaCaPem),
-        WAGATE_WA_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
-        WAGATE_SEND_INTERVAL_MS: "50",
-        // The tests poll GET endpoints with the one live key.
-        WAGATE_RATE_LIMIT_PER_MINUTE: "1000000",
-        WAGATE_LOG_LEVEL: process.env.WAGATE_LOG_LEVEL ?? "error",
-      },
-      { command },
-    )
+    settings = {
+      WAGATE_WA_WS_URL: front.wsUrl,
+      WAGATE_WA_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+      WAGATE_SEND_INTERVAL_MS: "50",
+      // The tests poll GET endpoints with the one live key.
+      WAGATE_RATE_LIMIT_PER_MINUTE: "1000000",
+      WAGATE_LOG_LEVEL: process.env.WAGATE_LOG_LEVEL ?? "error",
+    }
+    // Bun reads extra CAs once, at start: the front's CA, and the media host's certificate.
+    wagate = await WagateProcess.start({ ...settings, NODE_EXTRA_CA_CERTS: await ca.trustFile(sim.mediaCaPem) }, { command })
     const key = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/keys`, {
       environment: "live",
       name: "wss transport",
@@ -155,15 +155,18 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
    * the connect: an earlier test's stays on the phone until then) and how long after the connect
    * it came.
    */
-  async function failedPairing(behaviour: FrontBehaviour): Promise<{ failure: PairingState; elapsedMs: number }> {
+  async function failedPairing(
+    behaviour: FrontBehaviour,
+    target = { wagate, phoneId: strandedId },
+  ): Promise<{ failure: PairingState; elapsedMs: number }> {
     front.behave(behaviour)
-    const stream = new PairingEvents(wagate, strandedId)
+    const stream = new PairingEvents(target.wagate, target.phoneId)
     try {
       await stream.next((s) => s.connectionStatus === "unpaired", "the first pairing state")
       const seen = stream.events.length
       const startedMs = performance.now()
       const startedAtMs = Date.now()
-      expect((await wagate.adminOk("POST", `/phones/${strandedId}/connect`, { method: "qr" })).connectionStatus).toBe("pairing")
+      expect((await target.wagate.adminOk("POST", `/phones/${target.phoneId}/connect`, { method: "qr" })).connectionStatus).toBe("pairing")
       const failure = await stream.next(
         (s) => s.lastError !== null && Date.parse(s.lastError.at) >= startedAtMs,
         "the failed attempt to be reported",
@@ -176,7 +179,7 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
       return { failure: failure.state, elapsedMs: failure.receivedAtMs - startedMs }
     } finally {
       // Stop the retries before the front goes back to forwarding.
-      await wagate.adminOk("POST", `/phones/${strandedId}/disconnect`)
+      await target.wagate.adminOk("POST", `/phones/${target.phoneId}/disconnect`)
       front.behave({ kind: "forward" })
       await stream.close()
     }
@@ -260,6 +263,21 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
       // TLS never completed, so no upgrade request ever reached the edge.
       expect(front.upgrades.length).toBe(upgradesBefore)
       expect((await api.phone(phoneId)).connectionStatus).toBe("connected")
+    }, TEST_TIMEOUT_MS)
+
+    test("a wagate that does not trust the test CA: the attempt fails as tls_failed, and no upgrade reaches the edge", async () => {
+      // The same settings without NODE_EXTRA_CA_CERTS: what the trust file is there for.
+      const untrusting = await WagateProcess.start(settings, { command })
+      try {
+        const id = (await untrusting.adminOk("POST", `/accounts/${untrusting.accountId}/phones`, { phoneNumber: STRANDED, displayName: "Untrusting" })).id
+        const upgradesBefore = front.upgrades.length
+        const { failure, elapsedMs } = await failedPairing({ kind: "forward" }, { wagate: untrusting, phoneId: id })
+        expect(failure.lastError!.code).toBe("tls_failed")
+        expect(elapsedMs).toBeLessThan(CONNECT_TIMEOUT_MS)
+        expect(front.upgrades.length).toBe(upgradesBefore)
+      } finally {
+        await untrusting.dispose()
+      }
     }, TEST_TIMEOUT_MS)
   })
 }
