@@ -89,9 +89,9 @@ class PairingEvents {
 }
 
 /**
- * Defines the transport tests for one way of running wagate: `command` is the compiled
- * executable's command line, or undefined for `bun src/main.ts`. `prepare` runs first in the
- * file's `beforeAll` (building the executable) and returns the command.
+ * Defines the transport tests for one way of running wagate. `prepare` runs first in the file's
+ * `beforeAll`, within `prepareTimeoutMs` (building the executable, say), and returns the command
+ * line to run wagate with, or undefined for `bun src/main.ts`.
  */
 export function describeWssTransport(label: string, prepare: () => Promise<string[] | undefined>, prepareTimeoutMs: number): void {
   let ca: TestCa
