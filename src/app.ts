@@ -1,6 +1,7 @@
 import { swagger } from "@elysiajs/swagger"
 import { Elysia } from "elysia"
 import type { HttpDeps } from "./http/deps"
+import { dashboardRoutes } from "./http/dashboard"
 import { errorHandler } from "./http/errors"
 import { adminBase } from "./http/plugins/admin-auth"
 import { apiBase } from "./http/plugins/api-auth"
@@ -23,8 +24,9 @@ import { phoneNumbersList } from "./http/routes/v1/phone-numbers-list"
 import { phoneNumbersStatus } from "./http/routes/v1/phone-numbers-status"
 
 /**
- * Builds the HTTP application: the public `/v1` API, the operator's `/admin/v1` API and the
- * OpenAPI document. It never listens; `serve` does, and tests call `app.handle(request)`.
+ * Builds the HTTP application: the public `/v1` API, the operator's `/admin/v1` API, the
+ * OpenAPI document and the operator's dashboard. It never listens; `serve` does, and tests call
+ * `app.handle(request)`.
  */
 export function createApp(deps: HttpDeps) {
   const v1 = apiBase(deps)
@@ -74,6 +76,7 @@ export function createApp(deps: HttpDeps) {
     )
     .use(v1)
     .use(admin)
+    .use(dashboardRoutes(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -1,4 +1,5 @@
 import { randomBase62, sha256Hex, constantTimeEqual } from "../lib/secrets"
+import { deleteAllDashboardSessions } from "../store/dashboard-sessions"
 import { getSetting, setSetting } from "../store/settings"
 import type { DomainContext } from "./context"
 
@@ -24,9 +25,15 @@ export function hasAdminToken(ctx: DomainContext): boolean {
   return ctx.config.adminToken !== null || getSetting(ctx.db, "admin_token_hash") !== null
 }
 
-/** Generates and stores a new admin token, replacing the stored one; returns it (shown once). */
+/**
+ * Generates and stores a new admin token, replacing the stored one; returns it (shown once).
+ * Every dashboard session ends with it: they were opened with the old token.
+ */
 export async function resetAdminToken(ctx: DomainContext): Promise<string> {
   const token = newAdminToken()
-  await ctx.writer.write((db) => setSetting(db, "admin_token_hash", sha256Hex(token)))
+  await ctx.writer.write((db) => {
+    setSetting(db, "admin_token_hash", sha256Hex(token))
+    deleteAllDashboardSessions(db)
+  })
   return token
 }

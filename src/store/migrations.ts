@@ -281,6 +281,18 @@ const PHONES_STAY_OFFLINE = `
 ALTER TABLE phones ADD COLUMN stays_offline INTEGER NOT NULL DEFAULT 0 CHECK (stays_offline IN (0, 1));
 `
 
+const DASHBOARD_SESSIONS = `
+-- Signed-in dashboard sessions. Only the SHA-256 of the session id is stored, so a copy of the
+-- database does not sign anyone in; the CSRF token is per session.
+CREATE TABLE dashboard_sessions (
+  id_hash TEXT PRIMARY KEY,
+  csrf_token TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  last_seen_at_ms INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX dashboard_sessions_last_seen ON dashboard_sessions (last_seen_at_ms);
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -312,5 +324,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     name: "phones stay offline",
     up: (db) => db.exec(PHONES_STAY_OFFLINE),
+  },
+  {
+    version: 7,
+    name: "dashboard sessions",
+    up: (db) => db.exec(DASHBOARD_SESSIONS),
   },
 ]

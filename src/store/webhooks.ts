@@ -193,6 +193,14 @@ export function listDeliveries(
   return { rows, total }
 }
 
+const LATEST_BY_ENDPOINT = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ?
+  ORDER BY created_at_ms DESC, id DESC LIMIT 1`
+
+/** An endpoint's newest delivery (one seek on the endpoint index), or null when it has none. */
+export function latestDelivery(db: Database, endpointId: string): DeliveryRow | null {
+  return db.query<DeliveryRow, [string]>(LATEST_BY_ENDPOINT).get(endpointId)
+}
+
 /** One recorded attempt. */
 export interface AttemptRow {
   deliveryId: string

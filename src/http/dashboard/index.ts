@@ -1,0 +1,31 @@
+import type { HttpDeps } from "../deps"
+import { dashboardBase } from "./base"
+import { createDashboard, page, type DashboardOptions } from "./context"
+import { accountsRoutes } from "./pages/accounts"
+import { errorPage, notFoundPage } from "./pages/errors"
+import { keysRoutes } from "./pages/keys"
+import { overviewRoutes } from "./pages/overview"
+import { phoneRoutes } from "./pages/phone"
+import { phonesRoutes } from "./pages/phones"
+import { signInRoutes } from "./pages/sign-in"
+
+export type { DashboardOptions } from "./context"
+
+/**
+ * The operator's dashboard at `/dashboard` (docs/dashboard.md): server-rendered pages on the
+ * same domain functions as the admin API, behind a sign-in with the admin token.
+ */
+export function dashboardRoutes(deps: HttpDeps, options: DashboardOptions = {}) {
+  const dash = createDashboard(deps, options)
+  return (
+    dashboardBase()
+      .use(signInRoutes(dash))
+      .use(overviewRoutes(dash))
+      .use(phonesRoutes(dash))
+      .use(phoneRoutes(dash))
+      .use(keysRoutes(dash))
+      .use(accountsRoutes(dash))
+      // Last: any other dashboard address is a page-shaped 404 (or the sign-in page).
+      .get("/dashboard/*", page(dash, notFoundPage, errorPage))
+  )
+}
