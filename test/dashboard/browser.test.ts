@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { poll, WagateProcess } from "../e2e-live/live-world"
+import { startWaSim, type WaSim } from "../wa-sim/sim"
+import { describeInBrowser, launchBrowser } from "../helpers/browser"
+
+/*
+ * The dashboard in a real browser (Debian's Chromium through playwright-core) against a real
+ * wagate process on 127.0.0.1, its live side connected to the WhatsApp simulator. The tests run
+ * in order on one browser context: sign in, add a phone, pair it by QR, create a key.
+ */
+
+const PHONE = "+15550101010"
+const SETUP_TIMEOUT_MS = 60_000
+const STEP_TIMEOUT_MS = 30_000
+
+let sim: WaSim
+let wagate: WagateProcess
+let browser: Browser
+let context: BrowserContext
+let page: Page
+/** Every URL the browser asked for, to prove nothing left 127.0.0.1. */
+const requested: string[] = []
+
+describeInBrowser("dashboard in a browser", () => {
+  beforeAll(async () => {
+    sim = await startWaSim()
+    wagate = await WagateProcess.start({ WAGATE_WA_WS_URL: sim.wsUrl, WAGATE_LOG_LEVEL: "error" })
+    browser = await launchBrowser()
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    context.on("request", (request) => void requested.push(request.url()))
+    // Anything not for our server is refused (and still recorded above, so the check sees it).
+    await context.route(
+      (url) => url.hostname !== "127.0.0.1",
+      (route) => route.abort(),
+    )
+    page = await context.newPage()
+  }, SETUP_TIMEOUT_MS)
+
+  afterAll(async () => {
+    await context?.close()
+    await browser?.close()
+    await wagate?.dispose()
+    await sim?.stop()
+  }, SETUP_TIMEOUT_MS)
+
+  test(
+    "sign in with the admin token",
+    async () => {
+      await page.goto(`${wagate.base}/`)
+      await page.waitForURL(/\/dashboard\/sign-in/)
+      await page.getByLabel("Admin token").fill(wagate.adminToken)
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
+      for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts"]) {
+        expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).count()).toBe(1)
+      }
+      expect(await page.getByRole("button", { name: "Sign out" }).count()).toBe(1)
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
+    "add a phone",
+    async () => {
+      await page.getByRole("link", { name: "Phones", exact: true }).click()
+      await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+      await page.getByLabel("Phone number").fill(PHONE)
+      await page.getByLabel("Display name").fill("Support <b>desk</b>")
+      await page.getByRole("button", { name: "Add phone" }).click()
+      await page.getByRole("heading", { name: "Support <b>desk</b>", level: 1 }).waitFor()
+      expect(await page.getByText("Not paired").count()).toBe(1)
+      expect(await page.locator("h1 b").count()).toBe(0)
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
+    "pair by QR: the simulated phone scans the QR the page shows, and the page turns to Connected by itself",
+    async () => {
+      await page.getByRole("button", { name: "Pair by QR" }).click()
+      const qrBox = page.locator("[data-qr]")
+      await qrBox.waitFor({ timeout: 20_000 })
+      expect(await qrBox.locator("svg").count()).toBe(1)
+      const qr = (await qrBox.getAttribute("data-qr"))!
+      expect(qr).toStartWith("https://wa.me/settings/linked_devices#")
+      // A marker on the window proves the page is never reloaded while it turns to Connected.
+      await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true))
+      await sim.primary(PHONE).scanQr(qr)
+      await page.locator(".badge", { hasText: "Connected" }).waitFor({ timeout: 20_000 })
+      expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true)
+      expect(await page.locator("[data-qr]").count()).toBe(0)
+      await poll(async () => ((await wagate.admin("GET", `/accounts/${wagate.accountId}/phones`)).body.data[0]?.connectionStatus === "connected" ? true : undefined), "connected")
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
+    "the phones page at 390 px wide has no horizontal scroll",
+    async () => {
+      await page.setViewportSize({ width: 390, height: 844 })
+      await page.getByRole("link", { name: "Phones", exact: true }).click()
+      await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+      await page.getByText(PHONE).first().waitFor()
+      const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+      expect(widths.scroll).toBeLessThanOrEqual(widths.client)
+      await page.setViewportSize({ width: 1280, height: 800 })
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
+    "create a key: it is shown once, with a copy button, and never again",
+    async () => {
+      await page.getByRole("link", { name: "Keys", exact: true }).click()
+      await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor()
+      await page.getByLabel("Name", { exact: true }).fill("browser key")
+      await page.getByRole("button", { name: "Create key" }).click()
+      const shown = page.locator("#new-key")
+      await shown.waitFor()
+      const key = (await shown.textContent())!
+      expect(key).toMatch(/^sk_test_[0-9A-Za-z]{43}$/)
+      await page.getByRole("button", { name: "Copy key" }).click()
+      await page.getByRole("button", { name: "Copied" }).waitFor()
+      const send = await wagate.request(key, "GET", "/v1/account")
+      expect(send.status).toBe(200)
+      await page.reload()
+      await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor()
+      expect(await page.locator("#new-key").count()).toBe(0)
+      expect(await page.content()).not.toContain(key)
+      expect(await page.locator("td code", { hasText: `…${key.slice(-4)}` }).count()).toBe(1)
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test("no request left 127.0.0.1", () => {
+    expect(requested.length).toBeGreaterThan(10)
+    expect(requested.filter((url) => new URL(url).hostname !== "127.0.0.1")).toEqual([])
+  })
+})
