@@ -201,6 +201,21 @@ export function latestDelivery(db: Database, endpointId: string): DeliveryRow | 
   return db.query<DeliveryRow, [string]>(LATEST_BY_ENDPOINT).get(endpointId)
 }
 
+const EVENTS_AT = `SELECT id, account_id AS accountId, env, type, body, occurred_at_ms AS occurredAtMs FROM events
+  WHERE occurred_at_ms = ? AND account_id = ? AND env = ? AND type = ?`
+
+/** The events of one type an account recorded at one instant (a seek on the occurred index). */
+export function findEventsAt(db: Database, accountId: string, env: Environment, type: string, occurredAtMs: number): EventRow[] {
+  return db.query<EventRow, [number, string, string, string]>(EVENTS_AT).all(occurredAtMs, accountId, env, type)
+}
+
+const DELIVERIES_OF_EVENT = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE event_id = ? ORDER BY created_at_ms, id`
+
+/** Every delivery of one event (to each endpoint, resends included). */
+export function listDeliveriesOfEvent(db: Database, eventId: string): DeliveryRow[] {
+  return db.query<DeliveryRow, [string]>(DELIVERIES_OF_EVENT).all(eventId)
+}
+
 /** One recorded attempt. */
 export interface AttemptRow {
   deliveryId: string

@@ -4,6 +4,8 @@ import { createDashboard, page, type DashboardOptions } from "./context"
 import { accountsRoutes } from "./pages/accounts"
 import { errorPage, notFoundPage } from "./pages/errors"
 import { keysRoutes } from "./pages/keys"
+import { messageRoutes } from "./pages/message"
+import { messagesRoutes } from "./pages/messages"
 import { overviewRoutes } from "./pages/overview"
 import { phoneRoutes } from "./pages/phone"
 import { phonesRoutes } from "./pages/phones"
@@ -24,6 +26,8 @@ export function dashboardRoutes(deps: HttpDeps, options: DashboardOptions = {}) 
       .use(phonesRoutes(dash))
       .use(phoneRoutes(dash))
       .use(keysRoutes(dash))
+      .use(messagesRoutes(dash))
+      .use(messageRoutes(dash))
       .use(accountsRoutes(dash))
       // Last: any other dashboard address is a page-shaped 404 (or the sign-in page).
       .get("/dashboard/*", page(dash, notFoundPage, errorPage))

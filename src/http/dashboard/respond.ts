@@ -41,3 +41,8 @@ export function redirect(location: string, headers: Record<string, string> = {})
 export function refusal(status: number, text: string): Response {
   return new Response(text, { status, headers: { ...SECURITY_HEADERS, "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } })
 }
+
+/** An HTML fragment for an htmx swap (no doctype), with the same headers as a page. */
+export function fragmentResponse(fragment: VNode, status = 200): Response {
+  return new Response(renderToString(fragment), { status, headers: HTML_HEADERS })
+}
