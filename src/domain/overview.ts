@@ -1,8 +1,9 @@
 import { utcDayStartMs } from "../lib/time"
 import type { Environment } from "../store/api-keys"
 import { countMessagesSince, listMessages, type MessageRow, type MessageStatus } from "../store/messages"
-import { latestDelivery, listEndpoints, type DeliveryRow, type EndpointRow } from "../store/webhooks"
+import type { DeliveryRow, EndpointRow } from "../store/webhooks"
 import type { DomainContext } from "./context"
+import { endpointsWithLatestDelivery } from "./webhook-endpoints"
 
 /** An endpoint whose newest delivery failed or is being retried after a failed attempt. */
 export interface FailingEndpoint {
@@ -28,9 +29,7 @@ const FAILED_MESSAGES_SHOWN = 5
 export function accountOverview(ctx: DomainContext, accountId: string, env: Environment): Overview {
   const nowMs = ctx.clock.nowMs()
   const failingEndpoints: FailingEndpoint[] = []
-  for (const endpoint of listEndpoints(ctx.db, accountId)) {
-    if (endpoint.env !== env) continue
-    const delivery = latestDelivery(ctx.db, endpoint.id)
+  for (const { endpoint, latest: delivery } of endpointsWithLatestDelivery(ctx, accountId, env)) {
     if (delivery && (delivery.status === "failed" || (delivery.status === "pending" && delivery.attemptCount > 0))) {
       failingEndpoints.push({ endpoint, delivery })
     }

@@ -9,6 +9,8 @@ import {
   insertEndpoint,
   listAttempts,
   listDeliveries as listDeliveryRows,
+  latestDelivery,
+  listDeliveriesWindow,
   listEndpoints,
   updateEndpoint,
   type AttemptRow,
@@ -189,4 +191,40 @@ export async function resendDelivery(ctx: DomainContext, deliveryId: string): Pr
   if (original.status === "pending") throw errors.deliveryStillPending(deliveryId)
   const created = await ctx.writer.write((db, tx) => ctx.events.redeliver(db, tx, original))
   return withAttempts(ctx, created)
+}
+
+/** Where the next (older) page of a delivery log starts. */
+export interface DeliveryCursor {
+  createdAtMs: number
+  id: string
+}
+
+/**
+ * An endpoint's deliveries for the operator's log, newest first, each with its attempts, paged
+ * by position (the dashboard's log never counts or skips rows, so any depth costs the same).
+ */
+export function endpointDeliveryLog(
+  ctx: DomainContext,
+  endpointId: string,
+  q: { before: DeliveryCursor | null; limit: number },
+): { rows: DeliveryWithAttempts[]; next: DeliveryCursor | null } {
+  getEndpoint(ctx, endpointId)
+  const rows = listDeliveriesWindow(ctx.db, { endpointId, before: q.before, limit: q.limit + 1 })
+  const shown = rows.slice(0, q.limit)
+  const last = shown.at(-1)
+  return {
+    rows: shown.map((delivery) => withAttempts(ctx, delivery)),
+    next: rows.length > q.limit && last ? { createdAtMs: last.createdAtMs, id: last.id } : null,
+  }
+}
+
+/** An account's endpoints in one environment, each with its newest delivery (one index seek each). */
+export function endpointsWithLatestDelivery(
+  ctx: DomainContext,
+  accountId: string,
+  env: Environment,
+): { endpoint: EndpointRow; latest: DeliveryRow | null }[] {
+  return listAccountEndpoints(ctx, accountId)
+    .filter((endpoint) => endpoint.env === env)
+    .map((endpoint) => ({ endpoint, latest: latestDelivery(ctx.db, endpoint.id) }))
 }

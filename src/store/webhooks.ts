@@ -216,6 +216,24 @@ export function listDeliveriesOfEvent(db: Database, eventId: string): DeliveryRo
   return db.query<DeliveryRow, [string]>(DELIVERIES_OF_EVENT).all(eventId)
 }
 
+/**
+ * One keyset page of an endpoint's deliveries, newest first, strictly older than `before` (a
+ * seek on the endpoint index at any depth: no OFFSET, no count).
+ */
+export function listDeliveriesWindow(
+  db: Database,
+  q: { endpointId: string; before: { createdAtMs: number; id: string } | null; limit: number },
+): DeliveryRow[] {
+  if (q.before === null) {
+    return db.query<DeliveryRow, [string, number]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ?
+      ORDER BY created_at_ms DESC, id DESC LIMIT ?`).all(q.endpointId, q.limit)
+  }
+  return db
+    .query<DeliveryRow, [string, number, string, number]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ?1
+      AND (created_at_ms, id) < (?2, ?3) ORDER BY created_at_ms DESC, id DESC LIMIT ?4`)
+    .all(q.endpointId, q.before.createdAtMs, q.before.id, q.limit)
+}
+
 /** One recorded attempt. */
 export interface AttemptRow {
   deliveryId: string

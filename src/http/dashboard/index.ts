@@ -10,6 +10,8 @@ import { overviewRoutes } from "./pages/overview"
 import { phoneRoutes } from "./pages/phone"
 import { phonesRoutes } from "./pages/phones"
 import { signInRoutes } from "./pages/sign-in"
+import { webhookRoutes } from "./pages/webhook"
+import { webhooksRoutes } from "./pages/webhooks"
 
 export type { DashboardOptions } from "./context"
 
@@ -26,6 +28,8 @@ export function dashboardRoutes(deps: HttpDeps, options: DashboardOptions = {}) 
       .use(phonesRoutes(dash))
       .use(phoneRoutes(dash))
       .use(keysRoutes(dash))
+      .use(webhooksRoutes(dash))
+      .use(webhookRoutes(dash))
       .use(messagesRoutes(dash))
       .use(messageRoutes(dash))
       .use(accountsRoutes(dash))

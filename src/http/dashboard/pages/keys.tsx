@@ -10,7 +10,7 @@ import { action, page, validated, type Dashboard, type PageContext } from "../co
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ConfirmAction, ErrorList, Time } from "../views/parts"
+import { ConfirmAction, ErrorList, SecretOnce, Time } from "../views/parts"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -84,23 +84,6 @@ function KeysTable(props: { keys: ApiKeyRow[]; scope: Scope; csrfToken: string; 
   )
 }
 
-/** The key just created, shown this once with a copy button (assets/dashboard.js copies it). */
-// The prop is not called `key`: preact reserves that name and never passes it to the component.
-function NewKey(props: { secret: string; row: ApiKeyRow }) {
-  return (
-    <section class="notice" aria-labelledby="new-key-title">
-      <h2 id="new-key-title">{`New ${props.row.env} key: ${props.row.name}`}</h2>
-      <p>Copy it now: it is shown only this once and cannot be shown again.</p>
-      <div class="secret">
-        <code id="new-key">{props.secret}</code>
-        <button type="button" class="secondary" data-copy-target="new-key">
-          Copy key
-        </button>
-      </div>
-    </section>
-  )
-}
-
 interface CreateKeyForm {
   name: string
   environment: Environment
@@ -162,7 +145,9 @@ function keysPage(
     <Layout title="Keys" section="Keys" scope={scope} csrfToken={csrf} path="/dashboard/keys" envScoped>
       {account ? (
         <>
-          {options.created ? <NewKey secret={options.created.key} row={options.created.row} /> : null}
+          {options.created ? (
+            <SecretOnce title={`New ${options.created.row.env} key: ${options.created.row.name}`} id="new-key" secret={options.created.key} copyLabel="Copy key" />
+          ) : null}
           <section aria-labelledby="keys-list">
             <h2 id="keys-list">{`${scope.env === "test" ? "Test" : "Live"} keys of ${account.name}`}</h2>
             <KeysTable keys={keys} scope={scope} csrfToken={csrf} nowMs={c.dash.deps.ctx.clock.nowMs()} />

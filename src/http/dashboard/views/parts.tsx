@@ -65,3 +65,22 @@ export function ConfirmAction(props: { label: string; confirmLabel: string; acti
     </details>
   )
 }
+
+/**
+ * A secret shown this once (a new API key, a webhook signing secret), with a copy button that
+ * assets/dashboard.js wires up. It is rendered only in the response to the form that made it.
+ */
+export function SecretOnce(props: { title: string; id: string; secret: string; copyLabel: string }) {
+  return (
+    <section class="notice" aria-labelledby={`${props.id}-title`}>
+      <h2 id={`${props.id}-title`}>{props.title}</h2>
+      <p>Copy it now: it is shown only this once and cannot be shown again.</p>
+      <div class="secret">
+        <code id={props.id}>{props.secret}</code>
+        <button type="button" class="secondary" data-copy-target={props.id}>
+          {props.copyLabel}
+        </button>
+      </div>
+    </section>
+  )
+}
