@@ -117,3 +117,19 @@ export function authenticateApiKey(ctx: DomainContext, presented: string): Princ
   cache.set(hash, { version, principal, expiresAtMs: row.expiresAtMs })
   return principal
 }
+
+/**
+ * The principal of a stored key, for the operator acting as that key (the dashboard's sandbox
+ * sends as one of the account's test keys, so the message is recorded under it). Refused, like
+ * the key itself would be, when it is revoked or expired.
+ */
+export function principalOfKey(ctx: DomainContext, keyId: string): Principal {
+  const row = findApiKey(ctx.db, keyId)
+  if (!row) throw errors.apiKeyNotFound(keyId)
+  if (row.revokedAtMs !== null || (row.expiresAtMs !== null && row.expiresAtMs <= ctx.clock.nowMs())) {
+    throw errors.validation([`API key ${keyId} is revoked or expired`])
+  }
+  const account = findAccount(ctx.db, row.accountId)
+  if (!account) throw errors.accountNotFound(row.accountId)
+  return { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
+}

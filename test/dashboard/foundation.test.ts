@@ -14,6 +14,20 @@ afterEach(() => h.close())
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
+/** Every page of the dashboard (one of each kind). */
+const PAGES = (phoneId: string) => [
+  "/dashboard",
+  "/dashboard/phones",
+  `/dashboard/phones/${phoneId}`,
+  "/dashboard/keys",
+  "/dashboard/webhooks",
+  "/dashboard/messages",
+  "/dashboard/messages?direction=inbound",
+  "/dashboard/sandbox",
+  "/dashboard/usage",
+  "/dashboard/accounts",
+]
+
 function expectSecurityHeaders(headers: Headers): void {
   expect(headers.get("content-security-policy")).toBe(CSP)
   expect(headers.get("x-content-type-options")).toBe("nosniff")
@@ -188,7 +202,7 @@ describe("dashboard: headers and assets", () => {
       await anonymous("/dashboard/assets/dashboard.css"),
       await postSignIn(h, "adm_wrong"),
     ].map((r) => ({ status: r.status, headers: r.headers }))
-    for (const path of ["/dashboard", "/dashboard/phones", `/dashboard/phones/${phone.id}`, "/dashboard/keys", "/dashboard/accounts", "/dashboard/nowhere"]) {
+    for (const path of [...PAGES(phone.id), "/dashboard/nowhere"]) {
       responses.push(await client.get(path))
     }
     responses.push(await client.post("/dashboard/phones", {}, { csrf: null }))
@@ -221,7 +235,7 @@ describe("dashboard: headers and assets", () => {
     const account = await h.seedAccount()
     const phone = await h.seedPhone(account.id)
     const client = await signIn(h)
-    for (const path of ["/dashboard", "/dashboard/phones", `/dashboard/phones/${phone.id}`, "/dashboard/keys", "/dashboard/accounts"]) {
+    for (const path of PAGES(phone.id)) {
       const { html } = await client.get(path)
       expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/)
       expect(html).not.toMatch(/\sstyle="/)

@@ -146,6 +146,8 @@ describe("dashboard: a phone's connection", () => {
     await h.settle()
     const res = await h.app.handle(new Request(`${ORIGIN}/dashboard/phones/${phone.id}/live`, { headers: { cookie: client.cookie } }))
     expect(res.headers.get("content-type")).toStartWith("text/event-stream")
+    expect(res.headers.get("content-security-policy")).toStartWith("default-src 'self'")
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff")
     const session = h.gateway.current(phone.id)
     const messages = await readLive(
       res,

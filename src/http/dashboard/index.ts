@@ -9,7 +9,9 @@ import { messagesRoutes } from "./pages/messages"
 import { overviewRoutes } from "./pages/overview"
 import { phoneRoutes } from "./pages/phone"
 import { phonesRoutes } from "./pages/phones"
+import { sandboxRoutes } from "./pages/sandbox"
 import { signInRoutes } from "./pages/sign-in"
+import { usageRoutes } from "./pages/usage"
 import { webhookRoutes } from "./pages/webhook"
 import { webhooksRoutes } from "./pages/webhooks"
 
@@ -32,6 +34,8 @@ export function dashboardRoutes(deps: HttpDeps, options: DashboardOptions = {}) 
       .use(webhookRoutes(dash))
       .use(messagesRoutes(dash))
       .use(messageRoutes(dash))
+      .use(sandboxRoutes(dash))
+      .use(usageRoutes(dash))
       .use(accountsRoutes(dash))
       // Last: any other dashboard address is a page-shaped 404 (or the sign-in page).
       .get("/dashboard/*", page(dash, notFoundPage, errorPage))
