@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import { poll, WagateProcess } from "../e2e-live/live-world"
 import { startWaSim, type WaSim } from "../wa-sim/sim"
 import { describeInBrowser, launchBrowser } from "../helpers/browser"
+import { WebhookReceiver } from "../helpers/webhook-receiver"
 
 /*
  * The dashboard in a real browser (Debian's Chromium through playwright-core) against a real
@@ -19,13 +20,27 @@ let wagate: WagateProcess
 let browser: Browser
 let context: BrowserContext
 let page: Page
+let receiver: WebhookReceiver
+/** The test key the browser created (test 5), used to send. */
+let apiKey = ""
+/** Markup written by a stranger on WhatsApp: it must show as text and run nothing. */
+const HOSTILE_TEXT = `<img src=x onerror="window.pwned=1"><script>window.pwned=2</script> hi`
 /** Every URL the browser asked for, to prove nothing left 127.0.0.1. */
 const requested: string[] = []
+let dialogs = 0
 
 describeInBrowser("dashboard in a browser", () => {
   beforeAll(async () => {
     sim = await startWaSim()
-    wagate = await WagateProcess.start({ WAGATE_WA_WS_URL: sim.wsUrl, WAGATE_LOG_LEVEL: "error" })
+    receiver = new WebhookReceiver()
+    wagate = await WagateProcess.start({
+      WAGATE_WA_WS_URL: sim.wsUrl,
+      WAGATE_LOG_LEVEL: "error",
+      // Webhooks may reach the receiver on 127.0.0.1; the sandbox reaches read within a second.
+      WAGATE_OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32",
+      WAGATE_SANDBOX_DELIVERED_MS: "300",
+      WAGATE_SANDBOX_READ_MS: "900",
+    })
     browser = await launchBrowser()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     context.on("request", (request) => void requested.push(request.url()))
@@ -35,6 +50,8 @@ describeInBrowser("dashboard in a browser", () => {
       (route) => route.abort(),
     )
     page = await context.newPage()
+    // An alert would mean injected script ran.
+    page.on("dialog", (dialog) => void dialog.dismiss().then(() => (dialogs += 1)))
   }, SETUP_TIMEOUT_MS)
 
   afterAll(async () => {
@@ -42,6 +59,7 @@ describeInBrowser("dashboard in a browser", () => {
     await browser?.close()
     await wagate?.dispose()
     await sim?.stop()
+    await receiver?.stop()
   }, SETUP_TIMEOUT_MS)
 
   test(
@@ -122,13 +140,62 @@ describeInBrowser("dashboard in a browser", () => {
       expect(key).toMatch(/^sk_test_[0-9A-Za-z]{43}$/)
       await page.getByRole("button", { name: "Copy key" }).click()
       await page.getByRole("button", { name: "Copied" }).waitFor()
-      const send = await wagate.request(key, "GET", "/v1/account")
-      expect(send.status).toBe(200)
+      apiKey = key
       await page.reload()
       await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor()
       expect(await page.locator("#new-key").count()).toBe(0)
       expect(await page.content()).not.toContain(key)
       expect(await page.locator("td code", { hasText: `…${key.slice(-4)}` }).count()).toBe(1)
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
+    "add an endpoint pointing at a real receiver, send with the new key, watch the message reach read on its page, see the attempts in the log",
+    async () => {
+      await page.getByRole("link", { name: "Webhooks", exact: true }).click()
+      await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor()
+      await page.getByLabel("URL", { exact: true }).fill(receiver.url("/wagate"))
+      await page.getByRole("button", { name: "Add endpoint" }).click()
+      const secret = (await page.locator("#new-secret").textContent())!
+      expect(secret).toStartWith("whsec_")
+
+      const sent = await wagate.request(apiKey, "POST", "/v1/messages/send", { fromPhoneId: PHONE, to: "+14155550199", content: "watch me" })
+      expect(sent.status).toBe(201)
+      await page.goto(`${wagate.base}/dashboard/messages/${sent.body.data.id}`)
+      await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true))
+      await page.locator("#timeline-title .badge", { hasText: "read" }).waitFor({ timeout: 15_000 })
+      expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true)
+      await receiver.waitFor(3, 10_000)
+
+      await page.getByRole("link", { name: "Webhooks", exact: true }).click()
+      await page.getByRole("link", { name: receiver.url("/wagate") }).click()
+      await page.getByRole("heading", { name: "Delivery log" }).waitFor()
+      expect(await page.locator(".deliveries td", { hasText: "HTTP 200" }).count()).toBeGreaterThanOrEqual(3)
+      expect(await page.content()).not.toContain(secret)
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
+    "an inbound message whose text is markup renders as text and runs nothing",
+    async () => {
+      const stranger = sim.contact({ phoneNumber: "+15550109999", name: "Stranger" })
+      await sim.sendInbound(stranger, { text: HOSTILE_TEXT }, { to: PHONE })
+      await page.goto(`${wagate.base}/dashboard/messages?direction=inbound&env=live`)
+      const link = page.locator("td[data-label='Received'] a").first()
+      await poll(async () => {
+        if ((await link.count()) > 0) return true
+        await page.reload()
+        return undefined
+      }, "the inbound message on the list", 15_000)
+      expect(await page.locator("td[data-label='Content']").first().textContent()).toBe(HOSTILE_TEXT)
+      await link.click()
+      await page.locator("p.content").waitFor()
+      expect(await page.locator("p.content").textContent()).toBe(HOSTILE_TEXT)
+      expect(await page.locator("main img").count()).toBe(0)
+      expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined()
+      expect(dialogs).toBe(0)
     },
     STEP_TIMEOUT_MS,
   )
