@@ -169,6 +169,7 @@ describeInBrowser("dashboard in a browser", () => {
       await receiver.waitFor(3, 10_000)
 
       await page.getByRole("link", { name: "Webhooks", exact: true }).click()
+      await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor()
       await page.getByRole("link", { name: receiver.url("/wagate") }).click()
       await page.getByRole("heading", { name: "Delivery log" }).waitFor()
       expect(await page.locator(".deliveries td", { hasText: "HTTP 200" }).count()).toBeGreaterThanOrEqual(3)
