@@ -36,7 +36,7 @@ describe("dashboard: keys", () => {
     expect(list.html).not.toContain(key)
     expect(list.html).toContain(`${key.slice(0, 12)}…${key.slice(-4)}`)
     expect(list.html).toContain("messages:send, messages:read")
-    expect(list.html).toContain("2099-01-01 00:00 UTC")
+    expect(list.html).toContain("2099-01-01 00:00:00 UTC")
   })
 
   test("test and live keys are never on one list", async () => {

@@ -191,7 +191,7 @@ describe("dashboard: a phone's connection", () => {
     const { html } = await client.get(`/dashboard/phones/${phone.id}`)
     expect(html).toContain("connection_failure")
     expect(html).toContain("2.3000.1")
-    expect(html).toContain("2026-01-02 03:04 UTC")
+    expect(html).toContain("2026-01-02 03:04:05 UTC")
     expect(html).not.toContain(HOSTILE.script)
   })
 })

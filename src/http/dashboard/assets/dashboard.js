@@ -12,7 +12,9 @@
       s.source.close()
       return false
     })
-    var live = root.querySelectorAll ? root.querySelectorAll("[data-live]") : []
+    if (!root.querySelectorAll) return
+    var live = Array.prototype.slice.call(root.querySelectorAll("[data-live]"))
+    if (root.matches && root.matches("[data-live]")) live.push(root)
     for (var i = 0; i < live.length; i++) {
       var el = live[i]
       if (el.dataset.liveBound) continue

@@ -2,18 +2,13 @@ import type { MessageTrail, TrailDelivery } from "../../../domain/message-log"
 import type { InboundRow } from "../../../store/inbound"
 import type { MessageRow, MessageStatus } from "../../../store/messages"
 import { href, type Scope } from "../scope"
-import { Time } from "./parts"
+import { excerpt, Time } from "./parts"
+import { DeliveryOutcome } from "./webhooks"
 
 const STATUS_TONE: Record<MessageStatus, string> = { pending: "warn", sent: "", delivered: "ok", read: "ok", failed: "bad" }
 
 export function MessageStatusBadge(props: { status: MessageStatus }) {
   return <span class={`badge ${STATUS_TONE[props.status]}`}>{props.status}</span>
-}
-
-/** The first characters of a text, on one line (the whole text is on the message's page). */
-export function excerpt(text: string, max = 80): string {
-  const oneLine = text.replace(/\s+/g, " ").trim()
-  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine
 }
 
 export function OutboundTable(props: { rows: MessageRow[]; scope: Scope }) {
@@ -183,7 +178,8 @@ export function MessageTimeline(props: { trail: MessageTrail; scope: Scope; self
                 <strong>{d.eventType}</strong>
                 {" to "}
                 <a href={href(`/dashboard/webhooks/${encodeURIComponent(d.endpointId)}`, props.scope)}>{d.endpointUrl ?? d.endpointId}</a>
-                {`: ${d.delivery.status}`}
+                {": "}
+                <DeliveryOutcome delivery={d.delivery} />
                 <Attempts d={d} />
               </li>
             ))}

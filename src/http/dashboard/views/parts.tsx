@@ -16,11 +16,17 @@ export function StatusBadge(props: { status: ConnectionStatus }) {
   return <span class={`badge status-${props.status}`}>{STATUS_WORDS[props.status]}</span>
 }
 
-/** A time in UTC, minute precision, with the exact instant in the `datetime` attribute. */
+/** A time in UTC to the second, with the exact instant in the `datetime` attribute. */
 export function Time(props: { ms: number | null | undefined; empty?: string }) {
   if (props.ms == null) return <span class="muted">{props.empty ?? "never"}</span>
   const iso = new Date(props.ms).toISOString()
-  return <time datetime={iso}>{`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}</time>
+  return <time datetime={iso}>{`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`}</time>
+}
+
+/** The first characters of a text, on one line (the whole text is on its own page). */
+export function excerpt(text: string, max = 80): string {
+  const oneLine = text.replace(/\s+/g, " ").trim()
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine
 }
 
 /** What went wrong with the last form, announced to screen readers. */

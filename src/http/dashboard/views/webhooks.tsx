@@ -2,8 +2,7 @@ import { EVENT_TYPES, type DeliveryWithAttempts } from "../../../domain/webhook-
 import type { DeliveryRow, EndpointRow } from "../../../store/webhooks"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
-import { excerpt } from "./messages"
-import { Time } from "./parts"
+import { excerpt, Time } from "./parts"
 
 /** A delivery's outcome in a few words: the status, the last answer, and whether it retries. */
 export function DeliveryOutcome(props: { delivery: DeliveryRow }) {
