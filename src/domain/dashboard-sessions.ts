@@ -64,3 +64,12 @@ export async function endDashboardSession(ctx: DomainContext, session: Dashboard
 export function checkCsrfToken(session: DashboardSession, presented: string | null | undefined): boolean {
   return typeof presented === "string" && presented.length > 0 && constantTimeEqual(presented, session.csrfToken)
 }
+
+/**
+ * True while a session exists and is not idle-expired; reads only (a live stream asks before
+ * each push, so one that outlives its session's end, by sign-out or token reset, stops).
+ */
+export function isDashboardSessionLive(ctx: DomainContext, session: DashboardSession): boolean {
+  const row = findDashboardSession(ctx.db, session.idHash)
+  return row !== null && ctx.clock.nowMs() - row.lastSeenAtMs < DASHBOARD_SESSION_IDLE_MS
+}

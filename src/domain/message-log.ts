@@ -13,7 +13,7 @@ import type { DomainContext } from "./context"
  */
 
 /** A recipient search reads at most this many of the newest messages (recipients are not indexed). */
-export const RECIPIENT_SCAN_LIMIT = 10_000
+export const RECIPIENT_SCAN_LIMIT = 2_000
 
 /** One page and where the next (older) one starts, or null at the end. */
 export interface LogPage<T> {

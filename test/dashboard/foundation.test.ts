@@ -44,6 +44,13 @@ describe("dashboard: entry and sign-in", () => {
     expect(page.headers.get("location")).toBe("/dashboard/sign-in?next=%2Fdashboard%2Fphones%3Fenv%3Dlive")
   })
 
+  test("an htmx request without a session is sent to the sign-in page as a whole (HX-Redirect), not swapped into a fragment", async () => {
+    const res = await h.app.handle(new Request(`${ORIGIN}/dashboard/messages/msg_x/timeline`, { headers: { "hx-request": "true" } }))
+    expect(res.status).toBe(200)
+    expect(res.headers.get("hx-redirect")).toBe("/dashboard/sign-in?next=%2Fdashboard%2Fmessages%2Fmsg_x%2Ftimeline")
+    expect(await res.text()).toBe("")
+  })
+
   test("the sign-in page has the field 'Admin token' and the button 'Sign in'", async () => {
     const res = await h.app.handle(new Request(`${ORIGIN}/dashboard/sign-in`))
     const html = await res.text()

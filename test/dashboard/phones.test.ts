@@ -164,6 +164,25 @@ describe("dashboard: a phone's connection", () => {
     expect(messages.at(-1)).toContain(">Connected</span>")
   })
 
+  test("a live stream ends at its next update once its session has ended", async () => {
+    const phone = await h.seedPhone(account.id, "+14155550132")
+    await client.post(`/dashboard/phones/${phone.id}/connect`, { method: "qr" })
+    const res = await h.app.handle(new Request(`${ORIGIN}/dashboard/phones/${phone.id}/live`, { headers: { cookie: client.cookie } }))
+    const reader = res.body!.getReader()
+    await reader.read()
+    expect((await client.post("/dashboard/sign-out")).status).toBe(303)
+    h.gateway.current(phone.id).showQr("2@after-sign-out")
+    await h.settle()
+    const decoder = new TextDecoder()
+    let rest = ""
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) break
+      rest += decoder.decode(value)
+    }
+    expect(rest).not.toContain("after-sign-out")
+  })
+
   test("the live region needs a session", async () => {
     const phone = await h.seedPhone(account.id)
     const res = await h.app.handle(new Request(`${ORIGIN}/dashboard/phones/${phone.id}/live`))

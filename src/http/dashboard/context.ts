@@ -4,7 +4,7 @@ import { AppError, errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
 import { clientIp } from "../plugins/api-auth"
 import { validationMessages, type RawBody } from "../validation"
-import { redirect, refusal } from "./respond"
+import { redirect, refusal, SECURITY_HEADERS } from "./respond"
 import { resolveScope, type Scope } from "./scope"
 import { CSRF_FIELD, hasCsrfToken, isSameOrigin, sessionOf } from "./session"
 
@@ -77,10 +77,19 @@ export function signInLocation(url: URL): string {
   return next.startsWith("/dashboard") && next !== "/dashboard/sign-in" ? `/dashboard/sign-in?next=${encodeURIComponent(next)}` : "/dashboard/sign-in"
 }
 
+/** True for requests htmx makes (boosted navigation, polling): they follow `HX-Redirect` as a full page load. */
+function fromHtmx(request: Request): boolean {
+  return request.headers.get("hx-request") === "true"
+}
+
 async function contextFor(dash: Dashboard, input: RouteInput): Promise<PageContext | Response> {
   const url = new URL(input.request.url)
   const session = await sessionOf(dash.deps.ctx, input.request)
-  if (!session) return redirect(signInLocation(url))
+  if (!session) {
+    // An htmx request would swap the sign-in page into a fragment; send the whole window there.
+    const location = signInLocation(url)
+    return fromHtmx(input.request) ? new Response(null, { status: 200, headers: { ...SECURITY_HEADERS, "HX-Redirect": location } }) : redirect(location)
+  }
   return { dash, request: input.request, url, session, scope: resolveScope(dash.deps.ctx, url), params: input.params ?? {}, form: Form.of(input.body) }
 }
 
@@ -109,7 +118,11 @@ export function action(dash: Dashboard, handler: Handler, onError: (c: PageConte
   return async (input: RouteInput): Promise<Response> => {
     if (!isSameOrigin(input.request)) return refusal(403, "Refused: this request did not come from a dashboard page of this origin.")
     const c = await contextFor(dash, input)
-    if (c instanceof Response) return refusal(403, "Refused: you are not signed in (or your session ended). Sign in again.")
+    if (c instanceof Response) {
+      const refused = refusal(403, "Refused: you are not signed in (or your session ended). Sign in again.")
+      if (fromHtmx(input.request)) refused.headers.set("HX-Redirect", "/dashboard/sign-in")
+      return refused
+    }
     if (!hasCsrfToken(c.session, c.request, c.form.get(CSRF_FIELD))) return refusal(403, "Refused: the form's security token is missing or stale. Reload the page and try again.")
     try {
       return await handler(c)

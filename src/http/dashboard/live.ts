@@ -21,6 +21,8 @@ export function liveHtmlResponse(
   clock: Clock,
   request: Request,
   subscribe: (push: (html: string) => void) => () => void,
+  /** Asked before each push: a stream whose session ended (sign-out, token reset) closes. */
+  stillSignedIn: () => boolean,
 ): Response {
   const encoder = new TextEncoder()
   let unsubscribe = () => {}
@@ -33,8 +35,18 @@ export function liveHtmlResponse(
   }
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
+      const end = () => {
+        stop()
+        try {
+          controller.close()
+        } catch {
+          // Already closed by the client.
+        }
+      }
       const push = (html: string) => {
-        if (!closed) controller.enqueue(encoder.encode(sseMessage(html)))
+        if (closed) return
+        if (!stillSignedIn()) return end()
+        controller.enqueue(encoder.encode(sseMessage(html)))
       }
       const ping = () => {
         if (closed) return
@@ -43,14 +55,7 @@ export function liveHtmlResponse(
       }
       unsubscribe = subscribe(push)
       keepalive = clock.setTimer(KEEPALIVE_MS, ping)
-      request.signal.addEventListener("abort", () => {
-        stop()
-        try {
-          controller.close()
-        } catch {
-          // Already closed by the client.
-        }
-      })
+      request.signal.addEventListener("abort", end)
     },
     cancel: stop,
   })

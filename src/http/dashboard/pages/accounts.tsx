@@ -104,7 +104,7 @@ function accountPage(c: PageContext, options: { errors?: string[]; values?: Edit
   }
   const path = `/dashboard/accounts/${encodeURIComponent(account.id)}`
   return htmlResponse(
-    <Layout title={account.name} section="Accounts" scope={scope} csrfToken={csrf} path={path}>
+    <Layout title={account.name} section="Accounts" scope={scope} csrfToken={csrf} path="/dashboard/accounts">
       <p>
         <a href={href("/dashboard/accounts", scope)}>← All accounts</a>
       </p>

@@ -11,7 +11,7 @@ export function errorPage(c: PageContext, err: AppError): Response {
   const status = statusOf(err.kind)
   const title = status === 404 ? "Not found" : "That did not work"
   return htmlResponse(
-    <Layout title={title} section={null} scope={c.scope} csrfToken={c.session.csrfToken} path={c.url.pathname}>
+    <Layout title={title} section={null} scope={c.scope} csrfToken={c.session.csrfToken} path="/dashboard">
       <ErrorList errors={err.publicMessages} />
       <p>
         <a href={href("/dashboard", c.scope)}>Back to the overview</a>
@@ -24,7 +24,7 @@ export function errorPage(c: PageContext, err: AppError): Response {
 /** The page of a dashboard address that does not exist. */
 export function notFoundPage(c: PageContext): Response {
   return htmlResponse(
-    <Layout title="Not found" section={null} scope={c.scope} csrfToken={c.session.csrfToken} path={c.url.pathname}>
+    <Layout title="Not found" section={null} scope={c.scope} csrfToken={c.session.csrfToken} path="/dashboard">
       <p>There is no dashboard page at this address.</p>
       <p>
         <a href={href("/dashboard", c.scope)}>Back to the overview</a>

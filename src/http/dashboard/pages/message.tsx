@@ -17,7 +17,7 @@ function inboundPage(c: PageContext): Response {
   const m = inboundMessage(c.dash.deps.ctx, c.params.messageId!)
   const scope = scopeOf(c, m.accountId, m.env)
   return htmlResponse(
-    <Layout title="Inbound message" section="Messages" scope={scope} csrfToken={c.session.csrfToken} path={`/dashboard/messages/${m.id}`}>
+    <Layout title="Inbound message" section="Messages" scope={scope} csrfToken={c.session.csrfToken} path="/dashboard/messages">
       <p>
         <a href={href("/dashboard/messages", scope, { direction: "inbound" })}>← Inbound messages</a>
       </p>
@@ -57,7 +57,7 @@ function outboundPage(c: PageContext): Response {
   const scope = scopeOf(c, m.accountId, m.env)
   const base = `/dashboard/messages/${encodeURIComponent(m.id)}`
   return htmlResponse(
-    <Layout title="Message" section="Messages" scope={scope} csrfToken={c.session.csrfToken} path={base}>
+    <Layout title="Message" section="Messages" scope={scope} csrfToken={c.session.csrfToken} path="/dashboard/messages">
       <p>
         <a href={href("/dashboard/messages", scope)}>← Messages</a>
       </p>

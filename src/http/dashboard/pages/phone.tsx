@@ -2,6 +2,7 @@ import * as QRCode from "qrcode"
 import { findPhoneAnywhere } from "../../../domain/phones"
 import type { PairingState } from "../../../domain/sessions"
 import type { PhoneRow } from "../../../store/phones"
+import { isDashboardSessionLive } from "../../../domain/dashboard-sessions"
 import type { DashboardApp } from "../base"
 import { action, page, type Dashboard, type PageContext } from "../context"
 import { liveHtmlResponse } from "../live"
@@ -35,7 +36,7 @@ async function phonePage(c: PageContext): Promise<Response> {
   const state = c.dash.deps.sessions.pairingState(phone.id)
   const base = `/dashboard/phones/${encodeURIComponent(phone.id)}`
   return htmlResponse(
-    <Layout title={phone.displayName} section="Phones" scope={scope} csrfToken={c.session.csrfToken} path={base}>
+    <Layout title={phone.displayName} section="Phones" scope={scope} csrfToken={c.session.csrfToken} path="/dashboard/phones">
       <p>
         <a href={href("/dashboard/phones", scope)}>← All phones</a>
       </p>
@@ -96,7 +97,7 @@ export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             // The state may have moved between the page's render and this subscription.
             send(sessions.pairingState(phone.id))
             return unsubscribe
-          })
+          }, () => isDashboardSessionLive(dash.deps.ctx, c.session))
         },
         errorPage,
       ),

@@ -1,6 +1,7 @@
 import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../../../domain/phones"
 import { AppError } from "../../../lib/errors"
 import { statusOf } from "../../errors"
+import { isDashboardSessionLive } from "../../../domain/dashboard-sessions"
 import type { DashboardApp } from "../base"
 import { action, page, type Dashboard, type PageContext } from "../context"
 import { liveHtmlResponse } from "../live"
@@ -90,6 +91,7 @@ export const phonesRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             dash.deps.sessions.subscribeAll((phone) => {
               if (phone.accountId === account?.id) push(render())
             }),
+            () => isDashboardSessionLive(dash.deps.ctx, c.session),
           )
         },
         errorPage,

@@ -48,7 +48,7 @@ export function endpointPage(c: PageContext, options: { secret?: string; errors?
   const log = endpointDeliveryLog(ctx, endpoint.id, { before: cursorOf(c.url), limit: LOG_PAGE_SIZE })
   const rotating = endpoint.previousSecretExpiresAtMs !== null && endpoint.previousSecretExpiresAtMs > ctx.clock.nowMs()
   return htmlResponse(
-    <Layout title="Webhook endpoint" section="Webhooks" scope={scope} csrfToken={csrf} path={base}>
+    <Layout title="Webhook endpoint" section="Webhooks" scope={scope} csrfToken={csrf} path="/dashboard/webhooks">
       <p>
         <a href={href("/dashboard/webhooks", scope)}>← Webhooks</a>
       </p>

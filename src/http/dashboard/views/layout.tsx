@@ -92,6 +92,10 @@ export function Layout(props: {
   section: Section | null
   scope: Scope
   csrfToken: string
+  /**
+   * Where the account and environment switches lead: the page itself for lists, the section's
+   * list for a detail page (a phone belongs to one account; switching shows the other's phones).
+   */
   path: string
   /** Pages whose lists depend on the environment show the test/live switch. */
   envScoped?: boolean
