@@ -1,6 +1,8 @@
 import { resolve } from "node:path"
+import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
+import { DEFAULT_CONNECT_TIMEOUT_MS } from "./whatsapp/gateway"
 
 /** Defaults of every setting (API-DECISIONS §13). */
 export const DEFAULT_PORT = 3000
@@ -40,10 +42,17 @@ export interface Config {
   sendTimeoutMs: number
   /** The WhatsApp Web socket (a simulator in tests). */
   waWsUrl: string
-  /** Overrides the WhatsApp Web version Baileys announces, as [major, minor, patch]. */
-  waVersion: readonly [number, number, number] | null
+  /** How long opening the WhatsApp socket and its handshake may take before the attempt fails. */
+  waConnectTimeoutMs: number
+  /**
+   * The WhatsApp Web version to announce, as [major, minor, patch]; `auto` looks the current one
+   * up when a phone connects and falls back to the version built into Baileys.
+   */
+  waVersion: readonly [number, number, number] | "auto"
   /** Serve /metrics without the admin token (for a scraper on a private network). */
   metricsPublic: boolean
+  /** Reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; empty believes none. */
+  trustedProxies: CidrList
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -73,9 +82,10 @@ function integer(min: number, max: number) {
 
 const text = (value: string) => value
 
-function waVersion(value: string, name: string): readonly [number, number, number] {
+function waVersion(value: string, name: string): readonly [number, number, number] | "auto" {
+  if (value.trim().toLowerCase() === "auto") return "auto"
   const m = /^(\d+)[.,](\d+)[.,](\d+)$/.exec(value.trim())
-  if (!m) throw new ConfigError(`${name} must look like 2.3000.1023456789 (major.minor.patch), got "${value}"`)
+  if (!m) throw new ConfigError(`${name} must be auto or a version like 2.3000.1023456789 (major.minor.patch), got "${value}"`)
   return [Number(m[1]), Number(m[2]), Number(m[3])]
 }
 
@@ -94,6 +104,23 @@ function boolean(value: string, name: string): boolean {
   if (["1", "true", "yes"].includes(value.toLowerCase())) return true
   if (["0", "false", "no"].includes(value.toLowerCase())) return false
   throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${value}"`)
+}
+
+/** A list of proxies: CIDR ranges, or single addresses (a /32 or /128). */
+function proxies(value: string, name: string): CidrList {
+  const out: [ipaddr.IPv4 | ipaddr.IPv6, number][] = []
+  for (const entry of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+    if (ipaddr.isValidCIDR(entry)) out.push(ipaddr.parseCIDR(entry))
+    else if (ipaddr.isValid(entry)) {
+      const address = ipaddr.parse(entry)
+      out.push([address, address.kind() === "ipv4" ? 32 : 128])
+    } else {
+      throw new ConfigError(
+        `${name} must be a comma-separated list of the reverse proxies' addresses or CIDR ranges (for example 127.0.0.1,10.0.0.0/8); "${entry}" is neither`,
+      )
+    }
+  }
+  return out
 }
 
 function offsets(value: string, name: string): number[] {
@@ -140,8 +167,10 @@ export const SETTINGS = [
   { key: "sendIntervalMs", flag: "send-interval-ms", env: "WAGATE_SEND_INTERVAL_MS", parse: integer(0, 3_600_000) },
   { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
+  { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
+  { key: "trustedProxies", flag: "trusted-proxies", env: "WAGATE_TRUSTED_PROXIES", parse: proxies },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -166,8 +195,10 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     sendIntervalMs: DEFAULT_SEND_INTERVAL_MS,
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     waWsUrl: DEFAULT_WA_WS_URL,
-    waVersion: null,
+    waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
+    waVersion: "auto",
     metricsPublic: false,
+    trustedProxies: [],
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

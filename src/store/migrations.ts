@@ -281,6 +281,14 @@ const PHONES_STAY_OFFLINE = `
 ALTER TABLE phones ADD COLUMN stays_offline INTEGER NOT NULL DEFAULT 0 CHECK (stays_offline IN (0, 1));
 `
 
+const PHONES_LAST_ERROR = `
+-- Why the phone's last connect or pairing attempt failed (docs/live-whatsapp.md lists the codes);
+-- all three are NULL once it connects.
+ALTER TABLE phones ADD COLUMN last_error_code TEXT;
+ALTER TABLE phones ADD COLUMN last_error_message TEXT;
+ALTER TABLE phones ADD COLUMN last_error_at_ms INTEGER;
+`
+
 const DASHBOARD_SESSIONS = `
 -- Signed-in dashboard sessions. Only the SHA-256 of the session id is stored, so a copy of the
 -- database does not sign anyone in; the CSRF token is per session.
@@ -327,6 +335,11 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
+    name: "phones last error",
+    up: (db) => db.exec(PHONES_LAST_ERROR),
+  },
+  {
+    version: 8,
     name: "dashboard sessions",
     up: (db) => db.exec(DASHBOARD_SESSIONS),
   },

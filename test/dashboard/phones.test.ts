@@ -198,19 +198,20 @@ describe("dashboard: a phone's connection", () => {
     expect((await client.get(`/dashboard/phones/${phone.id}`)).html).toContain(">Logged out</span>")
   })
 
-  test("why the last attempt failed is shown when the session manager reports it", async () => {
+  test("why the last attempt failed, and the WhatsApp Web version, are shown on the phone's page and the overview", async () => {
     const phone = await h.seedPhone(account.id, "+14155550131")
-    const sessions = h.services.sessions
-    const original = sessions.pairingState.bind(sessions)
-    sessions.pairingState = (id) => ({
-      ...original(id),
-      lastError: { code: "connection_failure", message: `WhatsApp closed the connection ${HOSTILE.script}`, at: "2026-01-02T03:04:05.000Z" },
-      waVersion: "2.3000.1",
-    })
+    await h.connectPhone(phone)
+    h.gateway.current(phone.id).announce("2.3000.1")
+    h.gateway.current(phone.id).drop("forbidden", 403)
+    await h.settle()
+    const state = h.services.sessions.pairingState(phone.id)
+    expect(state.lastError?.code).toBe("forbidden")
     const { html } = await client.get(`/dashboard/phones/${phone.id}`)
-    expect(html).toContain("connection_failure")
-    expect(html).toContain("2.3000.1")
-    expect(html).toContain("2026-01-02 03:04:05 UTC")
-    expect(html).not.toContain(HOSTILE.script)
+    expect(html).toContain("<dt>Last failure</dt><dd><strong>forbidden</strong>")
+    expect(html).toContain(state.lastError!.message.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll('"', "&quot;"))
+    expect(html).toContain("<dt>WhatsApp Web version</dt><dd>2.3000.1</dd>")
+    const overview = await client.get(`/dashboard?account=${account.id}`)
+    expect(overview.html).toContain(": forbidden: ")
   })
+
 })

@@ -2,36 +2,24 @@ import type { DashboardSession } from "../../domain/dashboard-sessions"
 import type { Static, TObject } from "@sinclair/typebox"
 import { AppError, errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
-import { clientIp } from "../plugins/api-auth"
+import { clientInfo, type ClientInfo, type PeerSource } from "../client-info"
 import { validationMessages, type RawBody } from "../validation"
 import { redirect, refusal, SECURITY_HEADERS } from "./respond"
 import { resolveScope, type Scope } from "./scope"
 import { CSRF_FIELD, hasCsrfToken, isSameOrigin, sessionOf } from "./session"
 
-/** A socket that can name the client's address (Bun's server), or null in-process. */
-export type RequestServer = { requestIP(r: Request): { address: string } | null } | null
-
-/** How the dashboard learns about the connection a request came over. */
-export interface DashboardOptions {
-  /** True when the browser reached us over HTTPS (then the cookie gets `Secure`). */
-  isSecure?: (request: Request) => boolean
-  /** The client address sign-in attempts are throttled by. */
-  clientIp?: (server: RequestServer, request: Request) => string
-}
-
-/** The dashboard's dependencies: the HTTP layer's plus the connection facts. */
+/** The dashboard's dependencies: the HTTP layer's, and who a request came from. */
 export interface Dashboard {
   deps: HttpDeps
-  isSecure(request: Request): boolean
-  clientIp(server: RequestServer, request: Request): string
+  /**
+   * The client's address (sign-in attempts are throttled by it) and whether it reached us over
+   * HTTPS (then the cookie gets `Secure`), believing a trusted proxy's forwarding headers.
+   */
+  client(server: PeerSource | null | undefined, request: Request): ClientInfo
 }
 
-export function createDashboard(deps: HttpDeps, options: DashboardOptions = {}): Dashboard {
-  return {
-    deps,
-    isSecure: options.isSecure ?? ((request) => new URL(request.url).protocol === "https:"),
-    clientIp: options.clientIp ?? clientIp,
-  }
+export function createDashboard(deps: HttpDeps): Dashboard {
+  return { deps, client: (server, request) => clientInfo(server, request, deps.trustedProxies) }
 }
 
 /** A submitted form (application/x-www-form-urlencoded), read after the request is admitted. */
@@ -55,6 +43,8 @@ export class Form {
 export interface PageContext {
   dash: Dashboard
   request: Request
+  /** The socket the request came over (null in-process). */
+  server: PeerSource | null
   url: URL
   session: DashboardSession
   scope: Scope
@@ -65,6 +55,7 @@ export interface PageContext {
 /** The parts of Elysia's context the wrappers read. */
 export interface RouteInput {
   request: Request
+  server?: PeerSource | null
   params?: Record<string, string>
   body?: unknown
 }
@@ -90,7 +81,7 @@ async function contextFor(dash: Dashboard, input: RouteInput): Promise<PageConte
     const location = signInLocation(url)
     return fromHtmx(input.request) ? new Response(null, { status: 200, headers: { ...SECURITY_HEADERS, "HX-Redirect": location } }) : redirect(location)
   }
-  return { dash, request: input.request, url, session, scope: resolveScope(dash.deps.ctx, url), params: input.params ?? {}, form: Form.of(input.body) }
+  return { dash, request: input.request, server: input.server ?? null, url, session, scope: resolveScope(dash.deps.ctx, url), params: input.params ?? {}, form: Form.of(input.body) }
 }
 
 /**

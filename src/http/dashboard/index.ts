@@ -1,6 +1,6 @@
 import type { HttpDeps } from "../deps"
 import { dashboardBase } from "./base"
-import { createDashboard, page, type DashboardOptions } from "./context"
+import { createDashboard, page } from "./context"
 import { accountsRoutes } from "./pages/accounts"
 import { errorPage, notFoundPage } from "./pages/errors"
 import { keysRoutes } from "./pages/keys"
@@ -15,14 +15,12 @@ import { usageRoutes } from "./pages/usage"
 import { webhookRoutes } from "./pages/webhook"
 import { webhooksRoutes } from "./pages/webhooks"
 
-export type { DashboardOptions } from "./context"
-
 /**
  * The operator's dashboard at `/dashboard` (docs/dashboard.md): server-rendered pages on the
  * same domain functions as the admin API, behind a sign-in with the admin token.
  */
-export function dashboardRoutes(deps: HttpDeps, options: DashboardOptions = {}) {
-  const dash = createDashboard(deps, options)
+export function dashboardRoutes(deps: HttpDeps) {
+  const dash = createDashboard(deps)
   return (
     dashboardBase()
       .use(signInRoutes(dash))

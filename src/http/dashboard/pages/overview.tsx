@@ -1,6 +1,6 @@
 import { listPhones } from "../../../domain/phones"
 import { accountOverview, type Overview } from "../../../domain/overview"
-import type { PairingState } from "../../../domain/sessions"
+import type { LastError } from "../../../domain/connection-errors"
 import type { MessageStatus } from "../../../store/messages"
 import type { DashboardApp } from "../base"
 import { page, type Dashboard, type PageContext } from "../context"
@@ -8,7 +8,7 @@ import { htmlResponse } from "../respond"
 import { href, type Scope } from "../scope"
 import { Layout } from "../views/layout"
 import { Time } from "../views/parts"
-import { PhoneStatusList, type PairingDiagnostics } from "../views/phones"
+import { PhoneStatusList } from "../views/phones"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -55,7 +55,7 @@ function FailingEndpoints(props: { failing: Overview["failingEndpoints"]; scope:
   )
 }
 
-function LatestErrors(props: { overview: Overview; phoneErrors: { name: string; id: string; error: NonNullable<PairingDiagnostics["lastError"]> }[]; scope: Scope }) {
+function LatestErrors(props: { overview: Overview; phoneErrors: { name: string; id: string; error: LastError }[]; scope: Scope }) {
   const { overview, phoneErrors, scope } = props
   return (
     <section aria-labelledby="errors">
@@ -111,7 +111,7 @@ function overviewPage(c: PageContext): Response {
   const ctx = c.dash.deps.ctx
   const phones = account ? listPhones(ctx, account.id) : []
   const phoneErrors = phones.flatMap((phone) => {
-    const error = (c.dash.deps.sessions.pairingState(phone.id) as PairingState & PairingDiagnostics).lastError
+    const error = c.dash.deps.sessions.pairingState(phone.id).lastError
     return error ? [{ name: phone.displayName, id: phone.id, error }] : []
   })
   const overview = account ? accountOverview(ctx, account.id, scope.env) : null

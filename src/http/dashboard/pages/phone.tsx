@@ -10,7 +10,7 @@ import { htmlResponse, redirect, renderFragment } from "../respond"
 import { href, type Scope } from "../scope"
 import { Layout } from "../views/layout"
 import { Time } from "../views/parts"
-import { PairingPanel, type PairingDiagnostics } from "../views/phones"
+import { PairingPanel } from "../views/phones"
 import { errorPage } from "./errors"
 
 /** The QR as an SVG drawing, made by the `qrcode` library from WhatsApp's string. */
@@ -27,7 +27,7 @@ function phoneInScope(c: PageContext): { phone: PhoneRow; scope: Scope } {
 
 async function panelHtml(c: PageContext, phone: PhoneRow, scope: Scope, state: PairingState): Promise<string> {
   return renderFragment(
-    <PairingPanel phone={phone} state={state as PairingState & PairingDiagnostics} qrSvg={await qrSvg(state.qr)} scope={scope} csrfToken={c.session.csrfToken} />,
+    <PairingPanel phone={phone} state={state} qrSvg={await qrSvg(state.qr)} scope={scope} csrfToken={c.session.csrfToken} />,
   )
 }
 
@@ -64,7 +64,7 @@ async function phonePage(c: PageContext): Promise<Response> {
         <div data-live={href(`${base}/live`, scope)} aria-live="polite">
           <PairingPanel
             phone={phone}
-            state={state as PairingState & PairingDiagnostics}
+            state={state}
             qrSvg={await qrSvg(state.qr)}
             scope={scope}
             csrfToken={c.session.csrfToken}

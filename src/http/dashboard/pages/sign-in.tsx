@@ -1,7 +1,9 @@
 import { verifyAdminToken } from "../../../domain/admin"
 import { endDashboardSession, startDashboardSession } from "../../../domain/dashboard-sessions"
 import type { DashboardApp } from "../base"
-import { action, Form, type Dashboard, type RequestServer } from "../context"
+import { errors } from "../../../lib/errors"
+import { refuseAuthentication } from "../../plugins/failed-auth"
+import { action, Form, type Dashboard } from "../context"
 import { htmlResponse, redirect, refusal } from "../respond"
 import { clearedSessionCookie, isSameOrigin, sessionCookie, sessionOf } from "../session"
 import { BareLayout } from "../views/layout"
@@ -52,8 +54,10 @@ export const signInRoutes = (dash: Dashboard) => (app: DashboardApp) =>
       const { ctx, limiter, metrics } = dash.deps
       const form = Form.of(body)
       const next = safeNext(form.get("next"))
-      const ip = dash.clientIp(server as RequestServer, request)
-      const attempt = limiter.peekFailedAuth(ip)
+      const client = dash.client(server, request)
+      // Once an address has failed too often, even the right token waits: a guess that happens
+      // to be right must not be told apart from a wrong one.
+      const attempt = limiter.peekFailedAuth(client.ip)
       if (!attempt.allowed) {
         metrics.rateLimitRejections.inc({ limiter: "failed_auth" })
         const retryAfterSeconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000))
@@ -62,12 +66,12 @@ export const signInRoutes = (dash: Dashboard) => (app: DashboardApp) =>
         })
       }
       if (!verifyAdminToken(ctx, form.get("token").trim(), dash.deps.localAdminToken)) {
-        limiter.recordFailedAuth(ip)
-        ctx.logger.warn("dashboard sign-in refused: wrong admin token", { ip })
+        // Counted against the API's failed-authentication budget, shared with /v1 and /admin/v1.
+        refuseAuthentication(dash.deps, server, request, errors.missingAdminToken())
         return htmlResponse(<SignInPage next={next} errors={["That is not the admin token."]} />, 401)
       }
       const session = await startDashboardSession(ctx)
-      return redirect(next, { "Set-Cookie": sessionCookie(session.id, dash.isSecure(request)) })
+      return redirect(next, { "Set-Cookie": sessionCookie(session.id, client.secure) })
     })
     .post(
       "/dashboard/sign-out",
@@ -75,7 +79,7 @@ export const signInRoutes = (dash: Dashboard) => (app: DashboardApp) =>
         dash,
         async (c) => {
           await endDashboardSession(dash.deps.ctx, c.session)
-          return redirect("/dashboard/sign-in", { "Set-Cookie": clearedSessionCookie(dash.isSecure(c.request)) })
+          return redirect("/dashboard/sign-in", { "Set-Cookie": clearedSessionCookie(dash.client(c.server, c.request).secure) })
         },
         errorPage,
       ),

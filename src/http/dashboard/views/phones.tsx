@@ -67,36 +67,26 @@ export function PhoneStatusList(props: { phones: PhoneRow[]; scope: Scope }) {
   )
 }
 
-/** Why the last connection attempt failed, and the WhatsApp version used, when the session manager knows. */
-export interface PairingDiagnostics {
-  lastError?: { code: string; message: string; at?: string | number | null } | null
-  waVersion?: string | readonly number[] | null
-}
-
-function LastError(props: { state: PairingState & PairingDiagnostics }) {
+/** Why the last connection attempt failed, and the WhatsApp Web version the phone last announced. */
+function LastError(props: { state: PairingState }) {
   const { lastError, waVersion } = props.state
   if (!lastError && !waVersion) return null
-  const atMs = lastError?.at == null ? null : typeof lastError.at === "number" ? lastError.at : Date.parse(lastError.at)
   return (
     <dl class="facts">
       {lastError ? (
         <>
           <dt>Last failure</dt>
           <dd>
-            <strong>{lastError.code}</strong>: {lastError.message}
-            {atMs !== null && !Number.isNaN(atMs) ? (
-              <>
-                {" "}
-                (<Time ms={atMs} />)
-              </>
-            ) : null}
+            <strong>{lastError.code}</strong>
+            {`: ${lastError.message} (`}
+            <Time ms={lastError.atMs} />)
           </dd>
         </>
       ) : null}
       {waVersion ? (
         <>
           <dt>WhatsApp Web version</dt>
-          <dd>{typeof waVersion === "string" ? waVersion : waVersion.join(".")}</dd>
+          <dd>{waVersion}</dd>
         </>
       ) : null}
     </dl>
@@ -136,7 +126,7 @@ function PhoneActions(props: { phone: PhoneRow; status: PairingState["connection
  * pairing code while it pairs, why the last attempt failed, and the actions that apply now. The
  * raw QR string is kept in `data-qr` for tests and for assistive tools.
  */
-export function PairingPanel(props: { phone: PhoneRow; state: PairingState & PairingDiagnostics; qrSvg: string | null; scope: Scope; csrfToken: string }) {
+export function PairingPanel(props: { phone: PhoneRow; state: PairingState; qrSvg: string | null; scope: Scope; csrfToken: string }) {
   const { state } = props
   return (
     <div class="pairing">
