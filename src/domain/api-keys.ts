@@ -80,6 +80,11 @@ export async function revokeApiKey(ctx: DomainContext, keyId: string): Promise<A
   return findApiKey(ctx.db, keyId)!
 }
 
+/** True while a key works: not revoked and not past its expiry. */
+export function isActiveKey(row: Pick<ApiKeyRow, "revokedAtMs" | "expiresAtMs">, nowMs: number): boolean {
+  return row.revokedAtMs === null && (row.expiresAtMs === null || row.expiresAtMs > nowMs)
+}
+
 /** Keys remembered by hash; bounded so a flood of distinct valid keys cannot grow it without end. */
 const PRINCIPAL_CACHE_ENTRIES = 10_000
 
@@ -108,8 +113,7 @@ export function authenticateApiKey(ctx: DomainContext, presented: string): Princ
     return cached.expiresAtMs !== null && cached.expiresAtMs <= nowMs ? null : cached.principal
   }
   const row = findApiKeyByHash(ctx.db, hash)
-  if (!row || row.revokedAtMs !== null) return null
-  if (row.expiresAtMs !== null && row.expiresAtMs <= nowMs) return null
+  if (!row || !isActiveKey(row, nowMs)) return null
   const account = findAccount(ctx.db, row.accountId)
   if (!account) return null
   const principal = { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
@@ -126,7 +130,7 @@ export function authenticateApiKey(ctx: DomainContext, presented: string): Princ
 export function principalOfKey(ctx: DomainContext, keyId: string): Principal {
   const row = findApiKey(ctx.db, keyId)
   if (!row) throw errors.apiKeyNotFound(keyId)
-  if (row.revokedAtMs !== null || (row.expiresAtMs !== null && row.expiresAtMs <= ctx.clock.nowMs())) {
+  if (!isActiveKey(row, ctx.clock.nowMs())) {
     throw errors.validation([`API key ${keyId} is revoked or expired`])
   }
   const account = findAccount(ctx.db, row.accountId)

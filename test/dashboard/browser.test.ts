@@ -201,6 +201,23 @@ describeInBrowser("dashboard in a browser", () => {
     STEP_TIMEOUT_MS,
   )
 
+  test(
+    "at 390 px wide no page scrolls sideways",
+    async () => {
+      await page.setViewportSize({ width: 390, height: 844 })
+      const offenders: string[] = []
+      for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts"]) {
+        await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click()
+        await page.getByRole("heading", { name, level: 1 }).waitFor()
+        const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+        if (w.scroll > w.client) offenders.push(`${name}: ${w.scroll} > ${w.client}`)
+      }
+      await page.setViewportSize({ width: 1280, height: 800 })
+      expect(offenders).toEqual([])
+    },
+    STEP_TIMEOUT_MS,
+  )
+
   test("no request left 127.0.0.1", () => {
     expect(requested.length).toBeGreaterThan(10)
     expect(requested.filter((url) => new URL(url).hostname !== "127.0.0.1")).toEqual([])

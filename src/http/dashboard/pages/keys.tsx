@@ -1,4 +1,4 @@
-import { createApiKey, listApiKeys, revokeApiKey } from "../../../domain/api-keys"
+import { createApiKey, isActiveKey, listApiKeys, revokeApiKey } from "../../../domain/api-keys"
 import { CANONICAL_SCOPES } from "../../../domain/scopes"
 import { AppError } from "../../../lib/errors"
 import { toIso } from "../../../lib/time"
@@ -15,9 +15,8 @@ import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
 function keyState(key: ApiKeyRow, nowMs: number): { word: string; tone: "ok" | "bad" } {
-  if (key.revokedAtMs !== null) return { word: "Revoked", tone: "bad" }
-  if (key.expiresAtMs !== null && key.expiresAtMs <= nowMs) return { word: "Expired", tone: "bad" }
-  return { word: "Active", tone: "ok" }
+  if (isActiveKey(key, nowMs)) return { word: "Active", tone: "ok" }
+  return { word: key.revokedAtMs !== null ? "Revoked" : "Expired", tone: "bad" }
 }
 
 function KeysTable(props: { keys: ApiKeyRow[]; scope: Scope; csrfToken: string; nowMs: number }) {

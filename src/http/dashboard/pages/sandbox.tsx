@@ -1,15 +1,17 @@
-import { listApiKeys, principalOfKey } from "../../../domain/api-keys"
+import { isActiveKey, listApiKeys, principalOfKey } from "../../../domain/api-keys"
 import { sendMessage } from "../../../domain/messages"
 import { listPhones } from "../../../domain/phones"
 import { SANDBOX_RECIPIENTS } from "../../../domain/sandbox"
 import { hasAnyScope, REQUIRED_SCOPES } from "../../../domain/scopes"
 import { AppError, errors } from "../../../lib/errors"
+import type { ApiKeyRow } from "../../../store/api-keys"
+import type { PhoneRow } from "../../../store/phones"
 import { statusOf } from "../../errors"
 import { SendMessageBody } from "../../models/messages"
 import type { DashboardApp } from "../base"
 import { action, page, validated, type Dashboard, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"
-import { href } from "../scope"
+import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ErrorList } from "../views/parts"
 import { errorPage } from "./errors"
@@ -21,11 +23,93 @@ function outcomeWords(outcome: (typeof SANDBOX_RECIPIENTS)[string]): string {
   return outcome.steps.length === 0 ? "stays sent (never delivered)" : `sent → ${outcome.steps.join(" → ")}, then stops`
 }
 
+/** The magic recipients and what each one simulates. */
+function MagicRecipients() {
+  return (
+    <section aria-labelledby="magic">
+      <h2 id="magic">Magic recipients</h2>
+      <div class="table-wrap">
+        <table class="stack">
+          <thead>
+            <tr>
+              <th scope="col">To</th>
+              <th scope="col">What happens</th>
+            </tr>
+          </thead>
+          <tbody>
+            {Object.entries(SANDBOX_RECIPIENTS).map(([number, outcome]) => (
+              <tr>
+                <td data-label="To">
+                  <code>{number}</code>
+                </td>
+                <td data-label="What happens">{outcomeWords(outcome)}</td>
+              </tr>
+            ))}
+            <tr>
+              <td data-label="To">any other number or sandbox group</td>
+              <td data-label="What happens">sent → delivered → read</td>
+            </tr>
+          </tbody>
+        </table>
+      </div>
+    </section>
+  )
+}
+
 interface SendForm {
   keyId: string
   fromPhoneId: string
   to: string
   content: string
+}
+
+/** The send form: from which phone, as which test key, to whom, what. */
+function SendFormView(props: { scope: Scope; csrfToken: string; values: SendForm; keys: ApiKeyRow[]; phones: PhoneRow[] }) {
+  const { scope, values, keys, phones } = props
+  const csrf = props.csrfToken
+  return (
+    <form method="post" action={href("/dashboard/sandbox", scope)} class="fields">
+      <CsrfField token={csrf} />
+      <div>
+        <label for="send-from">From phone</label>
+        <select id="send-from" name="fromPhoneId">
+          {phones.map((p) => (
+            <option value={p.id} selected={p.id === values.fromPhoneId}>
+              {`${p.displayName} (${p.phoneNumber})`}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="send-key">Send as key</label>
+        <select id="send-key" name="keyId">
+          {keys.map((k) => (
+            <option value={k.id} selected={k.id === values.keyId}>
+              {`${k.name} (${k.prefix}…${k.last4})`}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="send-to">To</label>
+        <input id="send-to" name="to" type="text" required list="magic-recipients" value={values.to} />
+        <datalist id="magic-recipients">
+          {Object.keys(SANDBOX_RECIPIENTS).map((n) => (
+            <option value={n} />
+          ))}
+        </datalist>
+      </div>
+      <div>
+        <label for="send-content">Content</label>
+        <textarea id="send-content" name="content" rows={3} maxlength={4096}>
+          {values.content}
+        </textarea>
+      </div>
+      <div>
+        <button type="submit">Send test message</button>
+      </div>
+    </form>
+  )
 }
 
 function sandboxPage(c: PageContext, options: { errors?: string[]; values?: SendForm; status?: number } = {}): Response {
@@ -36,7 +120,7 @@ function sandboxPage(c: PageContext, options: { errors?: string[]; values?: Send
   const nowMs = ctx.clock.nowMs()
   const keys = account
     ? listApiKeys(ctx, account.id).filter(
-        (k) => k.env === "test" && k.revokedAtMs === null && (k.expiresAtMs === null || k.expiresAtMs > nowMs) && hasAnyScope(k.scopes, REQUIRED_SCOPES.send),
+        (k) => k.env === "test" && isActiveKey(k, nowMs) && hasAnyScope(k.scopes, REQUIRED_SCOPES.send),
       )
     : []
   const phones = account ? listPhones(ctx, account.id) : []
@@ -58,76 +142,10 @@ function sandboxPage(c: PageContext, options: { errors?: string[]; values?: Send
                 {" first."}
               </p>
             ) : (
-              <form method="post" action={href("/dashboard/sandbox", scope)} class="fields">
-                <CsrfField token={csrf} />
-                <div>
-                  <label for="send-from">From phone</label>
-                  <select id="send-from" name="fromPhoneId">
-                    {phones.map((p) => (
-                      <option value={p.id} selected={p.id === values.fromPhoneId}>
-                        {`${p.displayName} (${p.phoneNumber})`}
-                      </option>
-                    ))}
-                  </select>
-                </div>
-                <div>
-                  <label for="send-key">Send as key</label>
-                  <select id="send-key" name="keyId">
-                    {keys.map((k) => (
-                      <option value={k.id} selected={k.id === values.keyId}>
-                        {`${k.name} (${k.prefix}…${k.last4})`}
-                      </option>
-                    ))}
-                  </select>
-                </div>
-                <div>
-                  <label for="send-to">To</label>
-                  <input id="send-to" name="to" type="text" required list="magic-recipients" value={values.to} />
-                  <datalist id="magic-recipients">
-                    {Object.keys(SANDBOX_RECIPIENTS).map((n) => (
-                      <option value={n} />
-                    ))}
-                  </datalist>
-                </div>
-                <div>
-                  <label for="send-content">Content</label>
-                  <textarea id="send-content" name="content" rows={3} maxlength={4096}>
-                    {values.content}
-                  </textarea>
-                </div>
-                <div>
-                  <button type="submit">Send test message</button>
-                </div>
-              </form>
+              <SendFormView scope={scope} csrfToken={csrf} values={values} keys={keys} phones={phones} />
             )}
           </section>
-          <section aria-labelledby="magic">
-            <h2 id="magic">Magic recipients</h2>
-            <div class="table-wrap">
-              <table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">To</th>
-                    <th scope="col">What happens</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {Object.entries(SANDBOX_RECIPIENTS).map(([number, outcome]) => (
-                    <tr>
-                      <td data-label="To">
-                        <code>{number}</code>
-                      </td>
-                      <td data-label="What happens">{outcomeWords(outcome)}</td>
-                    </tr>
-                  ))}
-                  <tr>
-                    <td data-label="To">any other number or sandbox group</td>
-                    <td data-label="What happens">sent → delivered → read</td>
-                  </tr>
-                </tbody>
-              </table>
-            </div>
-          </section>
+          <MagicRecipients />
         </>
       )}
     </Layout>,

@@ -9,6 +9,7 @@ import {
 } from "../../../domain/webhook-endpoints"
 import { AppError } from "../../../lib/errors"
 import { statusOf } from "../../errors"
+import type { EndpointRow } from "../../../store/webhooks"
 import type { DashboardApp } from "../base"
 import { action, page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"
@@ -24,6 +25,46 @@ const LOG_PAGE_SIZE = 25
 function cursorOf(url: URL): DeliveryCursor | null {
   const match = /^(\d{1,15})_(\S{1,64})$/.exec(url.searchParams.get("before") ?? "")
   return match ? { createdAtMs: Number(match[1]), id: match[2]! } : null
+}
+
+/** What the endpoint is, with the two actions that need a confirmation. */
+function EndpointFacts(props: { endpoint: EndpointRow; scope: Scope; csrfToken: string; rotatingUntilMs: number | null }) {
+  const { endpoint } = props
+  const base = `/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`
+  return (
+    <section aria-labelledby="endpoint-facts">
+      <h2 id="endpoint-facts">{endpoint.url}</h2>
+      <dl class="facts">
+        <dt>Id</dt>
+        <dd>
+          <code>{endpoint.id}</code>
+        </dd>
+        <dt>Environment</dt>
+        <dd>{endpoint.env}</dd>
+        <dt>Created</dt>
+        <dd>
+          <Time ms={endpoint.createdAtMs} />
+        </dd>
+        {props.rotatingUntilMs !== null ? (
+          <>
+            <dt>Previous secret</dt>
+            <dd>
+              {"still signs until "}
+              <Time ms={props.rotatingUntilMs} />
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      <div class="actions">
+        <ConfirmAction label="Rotate secret" confirmLabel="Issue a new secret" action={href(`${base}/rotate`, props.scope)} csrfToken={props.csrfToken}>
+          <p>The current secret keeps signing beside the new one for 24 hours.</p>
+        </ConfirmAction>
+        <ConfirmAction label="Delete" confirmLabel="Delete endpoint" action={href(`${base}/delete`, props.scope)} csrfToken={props.csrfToken}>
+          <p>The endpoint and its delivery log are removed.</p>
+        </ConfirmAction>
+      </div>
+    </section>
+  )
 }
 
 interface EditForm {
@@ -53,38 +94,7 @@ export function endpointPage(c: PageContext, options: { secret?: string; errors?
         <a href={href("/dashboard/webhooks", scope)}>← Webhooks</a>
       </p>
       {options.secret ? <SecretOnce title="Signing secret" id="new-secret" secret={options.secret} copyLabel="Copy secret" /> : null}
-      <section aria-labelledby="endpoint-facts">
-        <h2 id="endpoint-facts">{endpoint.url}</h2>
-        <dl class="facts">
-          <dt>Id</dt>
-          <dd>
-            <code>{endpoint.id}</code>
-          </dd>
-          <dt>Environment</dt>
-          <dd>{endpoint.env}</dd>
-          <dt>Created</dt>
-          <dd>
-            <Time ms={endpoint.createdAtMs} />
-          </dd>
-          {rotating ? (
-            <>
-              <dt>Previous secret</dt>
-              <dd>
-                {"still signs until "}
-                <Time ms={endpoint.previousSecretExpiresAtMs} />
-              </dd>
-            </>
-          ) : null}
-        </dl>
-        <div class="actions">
-          <ConfirmAction label="Rotate secret" confirmLabel="Issue a new secret" action={href(`${base}/rotate`, scope)} csrfToken={csrf}>
-            <p>The current secret keeps signing beside the new one for 24 hours.</p>
-          </ConfirmAction>
-          <ConfirmAction label="Delete" confirmLabel="Delete endpoint" action={href(`${base}/delete`, scope)} csrfToken={csrf}>
-            <p>The endpoint and its delivery log are removed.</p>
-          </ConfirmAction>
-        </div>
-      </section>
+      <EndpointFacts endpoint={endpoint} scope={scope} csrfToken={csrf} rotatingUntilMs={rotating ? endpoint.previousSecretExpiresAtMs : null} />
       <section aria-labelledby="edit-endpoint">
         <h2 id="edit-endpoint">Edit</h2>
         <ErrorList errors={options.errors} />
