@@ -250,6 +250,11 @@ describe("dashboard: headers and assets", () => {
     }
   })
 
+  test("the dashboard's routes are pages, not API: the OpenAPI document leaves them out", async () => {
+    const doc = (await h.request("GET", "/swagger/json")).body
+    expect(Object.keys(doc.paths).filter((path) => path === "/" || path.startsWith("/dashboard"))).toEqual([])
+  })
+
   test("an unknown dashboard address is a page-shaped 404 with the navigation", async () => {
     const client = await signIn(h)
     const res = await client.get("/dashboard/nowhere")

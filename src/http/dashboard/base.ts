@@ -9,7 +9,8 @@ import { redirect, refusal } from "./respond"
  * from the executable.
  */
 export function dashboardBase() {
-  return new Elysia({ name: "wagate.dashboard" })
+  // Pages, not API: left out of the OpenAPI document.
+  return new Elysia({ name: "wagate.dashboard", detail: { hide: true } })
     .onParse(readRawBody)
     .get("/", () => redirect("/dashboard"))
     .get("/dashboard/assets/:name", ({ request }) => assetResponse(new URL(request.url).pathname) ?? refusal(404, "No such asset."))
