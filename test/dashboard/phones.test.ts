@@ -164,6 +164,21 @@ describe("dashboard: a phone's connection", () => {
     expect(messages.at(-1)).toContain(">Connected</span>")
   })
 
+  test("the phones list's live region re-renders the account's phones as their status changes", async () => {
+    const phone = await h.seedPhone(account.id, "+14155550133")
+    const other = await h.seedAccount({ name: "Other" })
+    const foreign = await h.seedPhone(other.id, "+14155550134")
+    const res = await h.app.handle(new Request(`${ORIGIN}/dashboard/phones/live?account=${account.id}`, { headers: { cookie: client.cookie } }))
+    const pending = readLive(res, (html) => html.includes(">Connected</span>"))
+    // Another account's phone changes nothing on this list; this account's phone does.
+    await h.connectPhone(foreign)
+    await h.connectPhone(phone)
+    const messages = await pending
+    expect(messages.every((m) => !m.includes("+14155550134"))).toBe(true)
+    expect(messages.at(-1)).toContain("+14155550133")
+    expect(messages.at(-1)).toContain(">Connected</span>")
+  })
+
   test("a live stream ends at its next update once its session has ended", async () => {
     const phone = await h.seedPhone(account.id, "+14155550132")
     await client.post(`/dashboard/phones/${phone.id}/connect`, { method: "qr" })
