@@ -20,6 +20,17 @@ export function verifyAdminToken(ctx: DomainContext, presented: string, localTok
   return storedHash !== null && constantTimeEqual(sha256Hex(presented), storedHash)
 }
 
+/**
+ * Names the admin token in force without revealing it: the stored token's hash, or a hash of
+ * WAGATE_ADMIN_TOKEN when that is set. A dashboard session remembers it, so a session opened
+ * with one token ends when the operator resets or replaces it (also by restarting with another
+ * WAGATE_ADMIN_TOKEN).
+ */
+export function adminTokenFingerprint(ctx: DomainContext): string {
+  if (ctx.config.adminToken !== null) return sha256Hex(`configured:${ctx.config.adminToken}`)
+  return `stored:${getSetting(ctx.db, "admin_token_hash") ?? "none"}`
+}
+
 /** True when an admin token exists (configured or stored). */
 export function hasAdminToken(ctx: DomainContext): boolean {
   return ctx.config.adminToken !== null || getSetting(ctx.db, "admin_token_hash") !== null

@@ -5,7 +5,9 @@ import {
   findDashboardSession,
   insertDashboardSession,
   touchDashboardSession,
+  type DashboardSessionRow,
 } from "../store/dashboard-sessions"
+import { adminTokenFingerprint } from "./admin"
 import type { DomainContext } from "./context"
 
 /** A session ends after this long without a request (docs/dashboard.md, "Sign-in"). */
@@ -32,22 +34,22 @@ export async function startDashboardSession(ctx: DomainContext): Promise<{ id: s
   const nowMs = ctx.clock.nowMs()
   await ctx.writer.write((db) => {
     deleteIdleDashboardSessions(db, nowMs - DASHBOARD_SESSION_IDLE_MS)
-    insertDashboardSession(db, { idHash: sha256Hex(id), csrfToken, createdAtMs: nowMs, lastSeenAtMs: nowMs })
+    insertDashboardSession(db, { idHash: sha256Hex(id), csrfToken, adminFingerprint: adminTokenFingerprint(ctx), createdAtMs: nowMs, lastSeenAtMs: nowMs })
   })
   return { id, csrfToken }
 }
 
 /**
- * The session a cookie names, or null when unknown, ended or idle for 12 hours. Sessions are
- * read from the database on every request, so `wagate admin-token reset` run by the CLI ends
- * them in a running server too.
+ * The session a cookie names, or null when unknown, ended, idle for 12 hours, or opened with an
+ * admin token that is no longer in force. Sessions are read from the database on every
+ * request, so `wagate admin-token reset` run by the CLI ends them in a running server too.
  */
 export async function resumeDashboardSession(ctx: DomainContext, id: string): Promise<DashboardSession | null> {
   const idHash = sha256Hex(id)
   const row = findDashboardSession(ctx.db, idHash)
   if (!row) return null
   const nowMs = ctx.clock.nowMs()
-  if (nowMs - row.lastSeenAtMs >= DASHBOARD_SESSION_IDLE_MS) {
+  if (!isCurrent(ctx, row, nowMs)) {
     await ctx.writer.write((db) => deleteDashboardSession(db, idHash))
     return null
   }
@@ -71,5 +73,10 @@ export function checkCsrfToken(session: DashboardSession, presented: string | nu
  */
 export function isDashboardSessionLive(ctx: DomainContext, session: DashboardSession): boolean {
   const row = findDashboardSession(ctx.db, session.idHash)
-  return row !== null && ctx.clock.nowMs() - row.lastSeenAtMs < DASHBOARD_SESSION_IDLE_MS
+  return row !== null && isCurrent(ctx, row, ctx.clock.nowMs())
+}
+
+/** Not idle for 12 hours, and opened with the admin token still in force. */
+function isCurrent(ctx: DomainContext, row: DashboardSessionRow, nowMs: number): boolean {
+  return nowMs - row.lastSeenAtMs < DASHBOARD_SESSION_IDLE_MS && row.adminFingerprint === adminTokenFingerprint(ctx)
 }

@@ -4,20 +4,20 @@ import type { Database } from "bun:sqlite"
 export interface DashboardSessionRow {
   idHash: string
   csrfToken: string
+  /** Which admin token the session was opened with (see adminTokenFingerprint). */
+  adminFingerprint: string
   createdAtMs: number
   lastSeenAtMs: number
 }
 
-const COLUMNS = "id_hash AS idHash, csrf_token AS csrfToken, created_at_ms AS createdAtMs, last_seen_at_ms AS lastSeenAtMs"
+const COLUMNS = `id_hash AS idHash, csrf_token AS csrfToken, admin_fingerprint AS adminFingerprint, created_at_ms AS createdAtMs,
+  last_seen_at_ms AS lastSeenAtMs`
 
 /** Inserts a session. */
 export function insertDashboardSession(db: Database, row: DashboardSessionRow): void {
-  db.query("INSERT INTO dashboard_sessions (id_hash, csrf_token, created_at_ms, last_seen_at_ms) VALUES (?, ?, ?, ?)").run(
-    row.idHash,
-    row.csrfToken,
-    row.createdAtMs,
-    row.lastSeenAtMs,
-  )
+  db.query(
+    "INSERT INTO dashboard_sessions (id_hash, csrf_token, admin_fingerprint, created_at_ms, last_seen_at_ms) VALUES (?, ?, ?, ?, ?)",
+  ).run(row.idHash, row.csrfToken, row.adminFingerprint, row.createdAtMs, row.lastSeenAtMs)
 }
 
 /** A session by the hash of its id; null when unknown. */

@@ -291,10 +291,12 @@ ALTER TABLE phones ADD COLUMN last_error_at_ms INTEGER;
 
 const DASHBOARD_SESSIONS = `
 -- Signed-in dashboard sessions. Only the SHA-256 of the session id is stored, so a copy of the
--- database does not sign anyone in; the CSRF token is per session.
+-- database does not sign anyone in; the CSRF token is per session. admin_fingerprint names the
+-- admin token the session was opened with: once the token changes, the session is over.
 CREATE TABLE dashboard_sessions (
   id_hash TEXT PRIMARY KEY,
   csrf_token TEXT NOT NULL,
+  admin_fingerprint TEXT NOT NULL,
   created_at_ms INTEGER NOT NULL,
   last_seen_at_ms INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;

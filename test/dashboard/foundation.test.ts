@@ -1,4 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { DASHBOARD_SESSION_IDLE_MS } from "../../src/domain/dashboard-sessions"
 import { FAILED_AUTH_PER_MINUTE } from "../../src/domain/rate-limits"
 import { assetBytes } from "../../src/http/dashboard/assets"
@@ -150,6 +153,29 @@ describe("dashboard: sessions end", () => {
     await h.adminToken()
     expect((await first.get("/dashboard/phones")).status).toBe(303)
     expect((await second.get("/dashboard/phones")).status).toBe(303)
+  })
+})
+
+describe("dashboard: sessions follow the admin token in force", () => {
+  test("a restart with another WAGATE_ADMIN_TOKEN ends the sessions opened with the old one; the same token keeps them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "wagate-dash-"))
+    const databasePath = join(dir, "wagate.db")
+    const tokenA = `adm_${"A".repeat(43)}`
+    try {
+      const first = await createHarness({ databasePath, env: { WAGATE_ADMIN_TOKEN: tokenA } })
+      const client = await signIn(first, tokenA)
+      await first.close()
+      const same = await createHarness({ databasePath, env: { WAGATE_ADMIN_TOKEN: tokenA } })
+      const stillIn = await same.app.handle(new Request(`${ORIGIN}/dashboard/phones`, { headers: { cookie: client.cookie } }))
+      expect(stillIn.status).toBe(200)
+      await same.close()
+      const other = await createHarness({ databasePath, env: { WAGATE_ADMIN_TOKEN: `adm_${"B".repeat(43)}` } })
+      const out = await other.app.handle(new Request(`${ORIGIN}/dashboard/phones`, { headers: { cookie: client.cookie } }))
+      expect(out.status).toBe(303)
+      await other.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 
