@@ -1,4 +1,5 @@
-import { EVENT_TYPES, type DeliveryWithAttempts } from "../../../domain/webhook-endpoints"
+import { EVENT_NAMES } from "../../../domain/event-catalogue"
+import type { DeliveryWithAttempts } from "../../../domain/webhook-endpoints"
 import type { DeliveryRow, EndpointRow } from "../../../store/webhooks"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
@@ -69,7 +70,7 @@ export function EventChoices(props: { selected: readonly string[] }) {
       <label>
         <input type="checkbox" name="events" value="*" checked={props.selected.includes("*")} /> All events (including future ones)
       </label>
-      {EVENT_TYPES.map((event) => (
+      {EVENT_NAMES.map((event) => (
         <label>
           <input type="checkbox" name="events" value={event} checked={props.selected.includes(event)} /> {event}
         </label>
