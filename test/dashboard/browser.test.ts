@@ -218,6 +218,39 @@ describeInBrowser("dashboard in a browser", () => {
     STEP_TIMEOUT_MS,
   )
 
+  test(
+    "sign out and in again without a reload: the forms carry the new session's CSRF token",
+    async () => {
+      await page.getByRole("button", { name: "Sign out" }).click()
+      await page.getByLabel("Admin token").waitFor()
+      await page.getByLabel("Admin token").fill(wagate.adminToken)
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
+      await page.getByRole("link", { name: "Phones", exact: true }).click()
+      await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+      await page.getByLabel("Phone number").fill("+15550102020")
+      await page.getByRole("button", { name: "Add phone" }).click()
+      await page.getByRole("heading", { name: "+15550102020", level: 1 }).waitFor()
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
+    "a removal is confirmed with the keyboard alone",
+    async () => {
+      await page.getByRole("link", { name: "Phones", exact: true }).click()
+      await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+      const row = page.locator("tr", { hasText: "+15550102020" })
+      await row.locator("summary").focus()
+      await page.keyboard.press("Enter")
+      await row.getByRole("button", { name: "Remove +15550102020" }).focus()
+      await page.keyboard.press("Enter")
+      await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+      await poll(async () => ((await page.locator("tr", { hasText: "+15550102020" }).count()) === 0 ? true : undefined), "the phone gone from the list")
+    },
+    STEP_TIMEOUT_MS,
+  )
+
   test("no request left 127.0.0.1", () => {
     expect(requested.length).toBeGreaterThan(10)
     expect(requested.filter((url) => new URL(url).hostname !== "127.0.0.1")).toEqual([])

@@ -105,35 +105,41 @@ export function Layout(props: {
   return (
     <html lang="en">
       <Head title={props.title} />
-      <body hx-boost="true" hx-headers={JSON.stringify({ "X-CSRF-Token": props.csrfToken })}>
-        <a class="skip" href="#main">
-          Skip to content
-        </a>
-        <header class="top">
-          <a class="brand" href={href("/dashboard", scope)}>
-            wagate
+      <body>
+        {/*
+          htmx settings sit on a wrapper, not on <body>: a boosted navigation replaces the body's
+          content but keeps <body> itself, so a CSRF token on it would outlive its session.
+        */}
+        <div class="app" hx-boost="true" hx-headers={JSON.stringify({ "X-CSRF-Token": props.csrfToken })}>
+          <a class="skip" href="#main">
+            Skip to content
           </a>
-          <nav aria-label="Main" class="mainnav">
-            <ul>
-              {NAV.map((item) => (
-                <li>
-                  <a href={href(item.path, scope)} aria-current={item.name === props.section ? "page" : undefined}>
-                    {item.name}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </nav>
-          <form method="post" action="/dashboard/sign-out" class="signout">
-            <CsrfField token={props.csrfToken} />
-            <button type="submit">Sign out</button>
-          </form>
-        </header>
-        <ScopeBar scope={scope} path={props.path} envScoped={props.envScoped ?? false} />
-        <main id="main" tabindex={-1}>
-          <h1>{props.title}</h1>
-          {props.children}
-        </main>
+          <header class="top">
+            <a class="brand" href={href("/dashboard", scope)}>
+              wagate
+            </a>
+            <nav aria-label="Main" class="mainnav">
+              <ul>
+                {NAV.map((item) => (
+                  <li>
+                    <a href={href(item.path, scope)} aria-current={item.name === props.section ? "page" : undefined}>
+                      {item.name}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            <form method="post" action="/dashboard/sign-out" class="signout">
+              <CsrfField token={props.csrfToken} />
+              <button type="submit">Sign out</button>
+            </form>
+          </header>
+          <ScopeBar scope={scope} path={props.path} envScoped={props.envScoped ?? false} />
+          <main id="main" tabindex={-1}>
+            <h1>{props.title}</h1>
+            {props.children}
+          </main>
+        </div>
       </body>
     </html>
   )
@@ -144,8 +150,10 @@ export function BareLayout(props: { title: string; children: ComponentChildren }
   return (
     <html lang="en">
       <Head title={props.title} />
-      <body class="bare">
-        <main id="main">{props.children}</main>
+      <body>
+        <div class="bare">
+          <main id="main">{props.children}</main>
+        </div>
       </body>
     </html>
   )
