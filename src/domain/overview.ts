@@ -1,9 +1,10 @@
 import { utcDayStartMs } from "../lib/time"
 import type { Environment } from "../store/api-keys"
-import { countMessagesSince, listMessages, type MessageRow, type MessageStatus } from "../store/messages"
+import type { MessageStatus } from "../lib/vocabulary"
+import { countMessagesSince, listMessages, type MessageRow } from "../store/messages"
 import type { DeliveryRow, EndpointRow } from "../store/webhooks"
 import type { DomainContext } from "./context"
-import { endpointsWithLatestDelivery } from "./webhook-endpoints"
+import { endpointsWithLatestDelivery } from "./endpoint-deliveries"
 
 /** An endpoint whose newest delivery failed or is being retried after a failed attempt. */
 export interface FailingEndpoint {

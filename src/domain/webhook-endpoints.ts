@@ -1,6 +1,6 @@
 import { errors } from "../lib/errors"
 import { findAccount } from "../store/accounts"
-import type { Environment } from "../store/api-keys"
+import type { Environment, Page } from "../lib/vocabulary"
 import {
   deleteEndpoint,
   findDelivery,
@@ -9,8 +9,6 @@ import {
   insertEndpoint,
   listAttempts,
   listDeliveries as listDeliveryRows,
-  latestDelivery,
-  listDeliveriesWindow,
   listEndpoints,
   updateEndpoint,
   type AttemptRow,
@@ -21,7 +19,6 @@ import {
 import { newSigningSecret } from "../webhooks/signer"
 import type { DomainContext } from "./context"
 import { EVENT_NAMES } from "./event-catalogue"
-import type { Page } from "./messages"
 
 /** How long a rotated-out secret keeps signing beside the new one (API-DECISIONS §11). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
@@ -100,8 +97,7 @@ export async function createEndpoint(
     createdAtMs: nowMs,
     updatedAtMs: nowMs,
   }
-  await ctx.writer.write((db) => insertEndpoint(db, row))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => insertEndpoint(db, row), { changed: ["webhook_endpoints"] })
   return row
 }
 
@@ -120,16 +116,14 @@ export async function changeEndpoint(
     enabled: patch.enabled ?? current.enabled,
     updatedAtMs: ctx.clock.nowMs(),
   }
-  await ctx.writer.write((db) => updateEndpoint(db, next))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => updateEndpoint(db, next), { changed: ["webhook_endpoints"] })
   return next
 }
 
 /** Removes an endpoint with its delivery history. */
 export async function removeEndpoint(ctx: DomainContext, id: string): Promise<EndpointRow> {
   const current = getEndpoint(ctx, id)
-  await ctx.writer.write((db) => deleteEndpoint(db, id))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => deleteEndpoint(db, id), { changed: ["webhook_endpoints"] })
   return current
 }
 
@@ -147,8 +141,7 @@ export async function rotateSecret(ctx: DomainContext, id: string): Promise<Endp
     previousSecretExpiresAtMs: nowMs + SECRET_ROTATION_OVERLAP_MS,
     updatedAtMs: nowMs,
   }
-  await ctx.writer.write((db) => updateEndpoint(db, next))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => updateEndpoint(db, next), { changed: ["webhook_endpoints"] })
   return next
 }
 
@@ -175,7 +168,8 @@ export function listEndpointDeliveries(
   }
 }
 
-function withAttempts(ctx: DomainContext, delivery: DeliveryRow): DeliveryWithAttempts {
+/** A delivery with its event type and attempts. */
+export function withAttempts(ctx: DomainContext, delivery: DeliveryRow): DeliveryWithAttempts {
   return { delivery, eventType: findEvent(ctx.db, delivery.eventId)?.type ?? "unknown", attempts: listAttempts(ctx.db, delivery.id) }
 }
 
@@ -189,40 +183,4 @@ export async function resendDelivery(ctx: DomainContext, deliveryId: string): Pr
   if (original.status === "pending") throw errors.deliveryStillPending(deliveryId)
   const created = await ctx.writer.write((db, tx) => ctx.events.redeliver(db, tx, original))
   return withAttempts(ctx, created)
-}
-
-/** Where the next (older) page of a delivery log starts. */
-export interface DeliveryCursor {
-  createdAtMs: number
-  id: string
-}
-
-/**
- * An endpoint's deliveries for the operator's log, newest first, each with its attempts, paged
- * by position (the dashboard's log never counts or skips rows, so any depth costs the same).
- */
-export function endpointDeliveryLog(
-  ctx: DomainContext,
-  endpointId: string,
-  q: { before: DeliveryCursor | null; limit: number },
-): { rows: DeliveryWithAttempts[]; next: DeliveryCursor | null } {
-  getEndpoint(ctx, endpointId)
-  const rows = listDeliveriesWindow(ctx.db, { endpointId, before: q.before, limit: q.limit + 1 })
-  const shown = rows.slice(0, q.limit)
-  const last = shown.at(-1)
-  return {
-    rows: shown.map((delivery) => withAttempts(ctx, delivery)),
-    next: rows.length > q.limit && last ? { createdAtMs: last.createdAtMs, id: last.id } : null,
-  }
-}
-
-/** An account's endpoints in one environment, each with its newest delivery (one index seek each). */
-export function endpointsWithLatestDelivery(
-  ctx: DomainContext,
-  accountId: string,
-  env: Environment,
-): { endpoint: EndpointRow; latest: DeliveryRow | null }[] {
-  return listAccountEndpoints(ctx, accountId)
-    .filter((endpoint) => endpoint.env === env)
-    .map((endpoint) => ({ endpoint, latest: latestDelivery(ctx.db, endpoint.id) }))
 }

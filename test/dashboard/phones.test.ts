@@ -217,7 +217,7 @@ describe("dashboard: a phone's connection", () => {
     const phone = await h.seedPhone(account.id, "+14155550131")
     await h.connectPhone(phone)
     h.gateway.current(phone.id).announce("2.3000.1")
-    h.gateway.current(phone.id).drop("forbidden", 403)
+    h.gateway.current(phone.id).drop("forbidden")
     await h.settle()
     const state = h.services.sessions.pairingState(phone.id)
     expect(state.lastError?.code).toBe("forbidden")

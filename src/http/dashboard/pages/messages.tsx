@@ -1,6 +1,6 @@
 import { inboundLog, outboundLog, RECIPIENT_SCAN_LIMIT } from "../../../domain/message-log"
 import { listPhones } from "../../../domain/phones"
-import type { MessageStatus } from "../../../store/messages"
+import { MESSAGE_STATUSES, type MessageStatus } from "../../../lib/vocabulary"
 import type { DashboardApp } from "../base"
 import { page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse } from "../respond"
@@ -11,7 +11,7 @@ import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
 const PAGE_SIZE = 50
-const STATUSES: readonly MessageStatus[] = ["pending", "sent", "delivered", "read", "failed"]
+const STATUSES: readonly MessageStatus[] = MESSAGE_STATUSES
 
 /** The list's filters, from the query string (so a filtered list can be shared as a link). */
 interface Filters {

@@ -1,7 +1,7 @@
 import { listPhones } from "../../../domain/phones"
 import { accountOverview, type Overview } from "../../../domain/overview"
 import type { LastError } from "../../../domain/connection-errors"
-import type { MessageStatus } from "../../../store/messages"
+import { MESSAGE_STATUSES } from "../../../lib/vocabulary"
 import type { DashboardApp } from "../base"
 import { page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse } from "../respond"
@@ -12,14 +12,13 @@ import { PhoneStatusList } from "../views/phones"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
-const STATUS_ORDER: readonly MessageStatus[] = ["pending", "sent", "delivered", "read", "failed"]
 
 function MessagesToday(props: { counts: Overview["messagesToday"]; scope: Scope }) {
   return (
     <section aria-labelledby="today">
       <h2 id="today">Messages today</h2>
       <dl class="facts">
-        {STATUS_ORDER.map((status) => (
+        {MESSAGE_STATUSES.map((status) => (
           <>
             <dt>
               <a href={href("/dashboard/messages", props.scope, { status })}>{status}</a>

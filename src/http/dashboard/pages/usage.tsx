@@ -1,5 +1,5 @@
 import { dailyMessages, type DailyMessages, type UsagePeriod } from "../../../domain/usage"
-import type { MessageStatus } from "../../../store/messages"
+import type { MessageStatus } from "../../../lib/vocabulary"
 import type { DashboardApp } from "../base"
 import { page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse } from "../respond"

@@ -1,12 +1,5 @@
-import {
-  changeEndpoint,
-  endpointDeliveryLog,
-  getEndpoint,
-  removeEndpoint,
-  resendDelivery,
-  rotateSecret,
-  type DeliveryCursor,
-} from "../../../domain/webhook-endpoints"
+import { endpointDeliveryLog, type DeliveryCursor } from "../../../domain/endpoint-deliveries"
+import { changeEndpoint, getEndpoint, removeEndpoint, resendDelivery, rotateSecret } from "../../../domain/webhook-endpoints"
 import { AppError } from "../../../lib/errors"
 import { statusOf } from "../../errors"
 import type { EndpointRow } from "../../../store/webhooks"

@@ -1,4 +1,5 @@
-import { createEndpoint, endpointsWithLatestDelivery } from "../../../domain/webhook-endpoints"
+import { endpointsWithLatestDelivery } from "../../../domain/endpoint-deliveries"
+import { createEndpoint } from "../../../domain/webhook-endpoints"
 import { AppError } from "../../../lib/errors"
 import { statusOf } from "../../errors"
 import type { DashboardApp } from "../base"

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from "preact"
+import { ENVIRONMENTS } from "../../../lib/vocabulary"
 import { ASSET_PATHS } from "../assets"
 import { href, type Scope } from "../scope"
 import { CSRF_FIELD } from "../session"
@@ -75,7 +76,7 @@ function ScopeBar(props: { scope: Scope; path: string; envScoped: boolean }) {
       ) : null}
       {props.envScoped ? (
         <nav aria-label="Environment" class="envswitch">
-          {(["test", "live"] as const).map((env) => (
+          {ENVIRONMENTS.map((env) => (
             <a href={href(path, { account: scope.account, env })} aria-current={env === scope.env ? "page" : undefined} class={`env env-${env}`}>
               {env === "test" ? "Test data" : "Live data"}
             </a>

@@ -1,6 +1,7 @@
 import type { MessageTrail, TrailDelivery } from "../../../domain/message-log"
 import type { InboundRow } from "../../../store/inbound"
-import type { MessageRow, MessageStatus } from "../../../store/messages"
+import type { MessageStatus } from "../../../lib/vocabulary"
+import type { MessageRow } from "../../../store/messages"
 import { href, type Scope } from "../scope"
 import { excerpt, Time } from "./parts"
 import { DeliveryOutcome } from "./webhooks"

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact"
-import type { ConnectionStatus } from "../../../store/phones"
+import type { ConnectionStatus } from "../../../lib/vocabulary"
 import { CsrfField } from "./layout"
 
 /** A phone's connection status in words, as the operator reads it. */
