@@ -84,6 +84,29 @@ describe("dashboard: entry and sign-in", () => {
     expect(res.headers.get("set-cookie")).toEndWith("; Secure")
   })
 
+  test.each([
+    ["a trusted proxy says the client used HTTPS", "127.0.0.1", "https", true],
+    ["an untrusted peer claims HTTPS", "", "https", false],
+  ] as const)("over a real socket, when %s, the cookie's Secure follows clientInfo", async (_name, trusted, proto, secure) => {
+    const served = await createHarness(trusted ? { env: { WAGATE_TRUSTED_PROXIES: trusted } } : {})
+    try {
+      const token = await served.adminToken()
+      served.app.listen({ port: 0, hostname: "127.0.0.1" })
+      const base = `http://127.0.0.1:${served.app.server!.port}`
+      const res = await fetch(`${base}/dashboard/sign-in`, {
+        method: "POST",
+        headers: { origin: base, "x-forwarded-proto": proto },
+        body: new URLSearchParams({ token }),
+        redirect: "manual",
+      })
+      expect(res.status).toBe(303)
+      expect(res.headers.get("set-cookie")!.endsWith("; Secure")).toBe(secure)
+    } finally {
+      await served.app.stop(true)
+      await served.close()
+    }
+  })
+
   test("a wrong token is refused with the reason on the page and sets no cookie", async () => {
     await h.adminToken()
     const res = await postSignIn(h, "adm_wrong")
