@@ -168,7 +168,8 @@ export function listEndpointDeliveries(
   }
 }
 
-function withAttempts(ctx: DomainContext, delivery: DeliveryRow): DeliveryWithAttempts {
+/** A delivery with its event type and attempts. */
+export function withAttempts(ctx: DomainContext, delivery: DeliveryRow): DeliveryWithAttempts {
   return { delivery, eventType: findEvent(ctx.db, delivery.eventId)?.type ?? "unknown", attempts: listAttempts(ctx.db, delivery.id) }
 }
 
