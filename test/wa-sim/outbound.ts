@@ -150,28 +150,55 @@ async function downloadAttachment(message: proto.IMessage, media: MediaHost): Pr
 }
 
 /**
- * Every outbound message in arrival order, and the queue tests read with `next`: each call returns
- * the oldest message to that recipient not returned before, waiting for one if needed.
+ * Outbound messages in arrival order, and the queue tests read with `next`: each call returns
+ * the oldest message to that recipient not returned before, waiting for one if needed. Lookups by
+ * id go through a map, and only the newest `capacity` messages are kept (older ones are forgotten
+ * by `byId`, `all` and `next`), so a long run with many phones stays flat in memory.
  */
 export class Outbox {
-  readonly all: OutboundMessage[] = []
-  private readonly taken = new Set<OutboundMessage>()
+  private readonly byIdIndex = new Map<string, OutboundMessage>()
+  /** Messages no `next` call has returned yet, in arrival order (a Set keeps insertion order). */
+  private readonly untaken = new Set<OutboundMessage>()
   private readonly changed = new ChangeSignal()
+  private added = 0
+
+  constructor(readonly capacity = 10_000) {}
 
   add(message: OutboundMessage): void {
-    this.all.push(message)
+    this.byIdIndex.delete(message.id)
+    this.byIdIndex.set(message.id, message)
+    this.untaken.add(message)
+    this.added++
+    while (this.byIdIndex.size > this.capacity) {
+      const oldest = this.byIdIndex.values().next().value!
+      this.byIdIndex.delete(oldest.id)
+      this.untaken.delete(oldest)
+    }
     this.changed.notify()
   }
 
+  /** The kept messages in arrival order. */
+  get all(): OutboundMessage[] {
+    return [...this.byIdIndex.values()]
+  }
+
+  /** Messages added since the outbox was created, including forgotten ones. */
+  get total(): number {
+    return this.added
+  }
+
   byId(id: string): OutboundMessage | undefined {
-    return this.all.find((message) => message.id === id)
+    return this.byIdIndex.get(id)
   }
 
   next(matches: (message: OutboundMessage) => boolean, options: { timeoutMs: number; what: string }): Promise<OutboundMessage> {
     return this.changed.waitFor(() => {
-      const found = this.all.find((message) => !this.taken.has(message) && matches(message))
-      if (found) this.taken.add(found)
-      return found
+      for (const message of this.untaken) {
+        if (!matches(message)) continue
+        this.untaken.delete(message)
+        return message
+      }
+      return undefined
     }, options)
   }
 }
