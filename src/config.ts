@@ -2,6 +2,7 @@ import { resolve } from "node:path"
 import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
+import { DEFAULT_CONNECT_CONCURRENCY } from "./domain/connect-gate"
 import { DEFAULT_CONNECT_TIMEOUT_MS } from "./whatsapp/gateway"
 
 /** Defaults of every setting (docs/decisions.md § "Configuration and operations"). */
@@ -44,6 +45,8 @@ export interface Config {
   waWsUrl: string
   /** How long opening the WhatsApp socket and its handshake may take before the attempt fails. */
   waConnectTimeoutMs: number
+  /** How many phones may be opening their WhatsApp socket (pairing or reconnecting) at once. */
+  waConnectConcurrency: number
   /**
    * The WhatsApp Web version to announce, as [major, minor, patch]; `auto` looks the current one
    * up when a phone connects and falls back to the version built into Baileys.
@@ -168,6 +171,7 @@ export const SETTINGS = [
   { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
+  { key: "waConnectConcurrency", flag: "wa-connect-concurrency", env: "WAGATE_WA_CONNECT_CONCURRENCY", parse: integer(1, 1_000) },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
   { key: "trustedProxies", flag: "trusted-proxies", env: "WAGATE_TRUSTED_PROXIES", parse: proxies },
@@ -196,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     waWsUrl: DEFAULT_WA_WS_URL,
     waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
+    waConnectConcurrency: DEFAULT_CONNECT_CONCURRENCY,
     waVersion: "auto",
     metricsPublic: false,
     trustedProxies: [],

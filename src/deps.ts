@@ -146,7 +146,16 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     random: overrides.random,
   })
   const receipts = createMessageReceipts({ ctx, settled: live.settled })
-  const sessions = createSessionManager({ ctx, gateway, scheduler, lookups, links, receipts, random: overrides.random })
+  const sessions = createSessionManager({
+    ctx,
+    gateway,
+    scheduler,
+    lookups,
+    links,
+    receipts,
+    random: overrides.random,
+    connectConcurrency: config.waConnectConcurrency,
+  })
   let started = false
   let stopped = false
   return {

@@ -1,7 +1,9 @@
 import type { Scheduler } from "../lib/scheduler"
+import type { Release } from "../lib/semaphore"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import { findPhone, listAllPhones, listPhonesStayingOffline } from "../store/phones"
 import type { WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
+import { bootStaggerWindowMs, createConnectGate, DEFAULT_CONNECT_CONCURRENCY } from "./connect-gate"
 import type { DomainContext } from "./context"
 import type { LiveLookups } from "./live-lookups"
 import type { MessageReceipts } from "./message-receipts"
@@ -14,6 +16,9 @@ import { sessionEventsFor } from "./session-events"
 export const RECONNECT_MIN_MS = 1_000
 export const RECONNECT_MAX_MS = 60_000
 const RECONNECT_KIND = "reconnect"
+const BOOT_CONNECT_KIND = "boot-connect"
+/** A phone the previous process left `connected` is reconnecting at boot: its event says so. */
+const BOOT_CHANGE: StatusChange = { reason: "server_restarted", willReconnect: true }
 
 /** What the lifecycle keeps of one phone between events. */
 export interface Runtime {
@@ -27,6 +32,8 @@ export interface Runtime {
   /** The counters of a pairing in progress (docs/live-whatsapp.md § "Pairing give-up rules"); null when paired. */
   pairing: PairingAttempts | null
   waVersion: string | null
+  /** Gives back the connect slot the current session holds while its socket opens; null when it holds none. */
+  releaseSlot: Release | null
 }
 
 export interface LifecycleDeps {
@@ -39,6 +46,8 @@ export interface LifecycleDeps {
   /** Called after every pairing-state change of a phone. */
   notify: (phoneId: string) => void
   random?: () => number
+  /** How many sockets may be opening (pairing or reconnecting) at once (connect-gate.ts). */
+  connectConcurrency?: number
 }
 
 /**
@@ -52,20 +61,24 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
   const { ctx, gateway, scheduler, links } = deps
   const random = deps.random ?? Math.random
   const runtimes = new Map<string, Runtime>()
+  const concurrency = deps.connectConcurrency ?? DEFAULT_CONNECT_CONCURRENCY
+  const gate = createConnectGate(concurrency)
   let stopped = false
 
-  scheduler.on(RECONNECT_KIND, (phoneIds) => {
+  const reopenDue = (change: StatusChange) => (phoneIds: string[]) => {
     for (const phoneId of phoneIds) {
       const rt = runtimes.get(phoneId)
       // A socket opened meanwhile (the operator's connect) is not doubled.
-      if (rt?.wanted && !links.sessionOf(phoneId) && !rt.session && !stopped) open(phoneId, rt, null)
+      if (rt?.wanted && !links.sessionOf(phoneId) && !rt.session && !stopped) open(phoneId, rt, null, change)
     }
-  })
+  }
+  scheduler.on(RECONNECT_KIND, reopenDue({}))
+  scheduler.on(BOOT_CONNECT_KIND, reopenDue(BOOT_CHANGE))
 
   function runtime(phoneId: string): Runtime {
     let rt = runtimes.get(phoneId)
     if (!rt) {
-      rt = { session: null, wanted: false, attempts: 0, qr: null, pairingCode: null, method: null, pairing: null, waVersion: null }
+      rt = { session: null, wanted: false, attempts: 0, qr: null, pairingCode: null, method: null, pairing: null, waVersion: null, releaseSlot: null }
       runtimes.set(phoneId, rt)
     }
     return rt
@@ -100,22 +113,25 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
     if (session.paired) {
       rt.pairing = null
       void setStatus(phoneId, "connecting", change)
-      session.connect()
+      gate.whenFree(rt, () => rt.session === session && !stopped, () => session.connect())
     } else {
       const method = pairing?.method ?? rt.method ?? "qr"
       rt.method = method
       rt.pairing ??= new PairingAttempts()
       void setStatus(phoneId, "pairing", change)
-      session.connect(method === "code" ? { method: "code", phoneNumber: phone.phoneNumber } : { method: "qr" })
+      gate.whenFree(rt, () => rt.session === session && !stopped, () => session.connect(method === "code" ? { method: "code", phoneNumber: phone.phoneNumber } : { method: "qr" }))
     }
   }
 
   /** Forgets the phone's socket and what it showed; returns the session that was open. */
   function detach(phoneId: string, rt: Runtime | undefined): WhatsAppSession | null {
     scheduler.cancel(RECONNECT_KIND, phoneId)
+    scheduler.cancel(BOOT_CONNECT_KIND, phoneId)
     links.attach(phoneId, null)
     if (!rt) return null
     const session = rt.session
+    // The slot is held until a QR, code, connect or close (session-events.ts), or this detach.
+    gate.release(rt)
     rt.wanted = false
     rt.session = null
     rt.qr = null
@@ -141,19 +157,23 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
     deps.lookups.forget(phoneId)
   }
 
-  /** Connects every phone that was online before, and marks pairings a restart cut short as unpaired. */
+  /** Connects every phone that was online before (spread over the boot stagger), and marks pairings a restart cut short as unpaired. */
   function boot(): void {
     const stayingOffline = listPhonesStayingOffline(ctx.db)
+    const paired: string[] = []
     for (const phone of listAllPhones(ctx.db)) {
       if (stayingOffline.has(phone.id)) continue
       if (gateway.hasCredentials(phone.id)) {
-        // A phone the previous process left `connected` is reconnecting: say so in its event.
-        open(phone.id, runtime(phone.id), null, { reason: "server_restarted", willReconnect: true })
+        paired.push(phone.id)
       } else if (phone.connectionStatus !== "unpaired" && phone.connectionStatus !== "logged_out") {
         // A pairing cut short by a restart left no credentials: the phone is unpaired again.
         void setStatus(phone.id, "unpaired")
       }
     }
+    const windowMs = bootStaggerWindowMs(paired.length, concurrency)
+    for (const phoneId of paired) runtime(phoneId).wanted = true
+    if (windowMs === 0) return reopenDue(BOOT_CHANGE)(paired)
+    for (const phoneId of paired) scheduler.schedule(BOOT_CONNECT_KIND, phoneId, ctx.clock.nowMs() + Math.round(random() * windowMs))
   }
 
   const handlers = {
@@ -167,6 +187,7 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
     open,
     offline,
     scheduleReconnect,
+    releaseSlot: (rt: Runtime) => gate.release(rt),
     stopped: () => stopped,
   }
 
@@ -181,22 +202,12 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
     unlink,
     boot,
     /** Cancels the backoff of a phone about to be connected by hand. */
-    cancelReconnect: (phoneId: string) => scheduler.cancel(RECONNECT_KIND, phoneId),
+    cancelReconnect: (phoneId: string) => {
+      scheduler.cancel(RECONNECT_KIND, phoneId)
+      scheduler.cancel(BOOT_CONNECT_KIND, phoneId)
+    },
+    /** Sockets opening now and phones waiting for a connect slot. */
+    connectSlots: () => ({ opening: gate.opening, waiting: gate.waiting }),
     markStopped: () => void (stopped = true),
   }
-}
-
-/** What session-events.ts may do to the lifecycle. */
-export type LifecycleHandlers = {
-  ctx: DomainContext
-  gateway: WhatsAppGateway
-  links: PhoneLinks
-  receipts: MessageReceipts
-  lookups: LiveLookups
-  notify: (phoneId: string) => void
-  setStatus(phoneId: string, status: ConnectionStatus, change?: StatusChange): Promise<void>
-  open(phoneId: string, rt: Runtime, pairing: { method: PairingMethod } | null, change?: StatusChange): void
-  offline(phoneId: string): ConnectionStatus
-  scheduleReconnect(phoneId: string, rt: Runtime): number
-  stopped(): boolean
 }

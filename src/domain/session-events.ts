@@ -1,11 +1,16 @@
+import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import type { PhoneRow } from "../store/phones"
 import { findPhone } from "../store/phones"
 import type { ConnectionFailure } from "../whatsapp/failures"
-import type { DisconnectReason, SessionEvents, WhatsAppSession } from "../whatsapp/gateway"
-import type { LifecycleHandlers, Runtime } from "./connection-lifecycle"
+import type { DisconnectReason, SessionEvents, WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
+import type { Runtime } from "./connection-lifecycle"
+import type { DomainContext } from "./context"
+import type { LiveLookups } from "./live-lookups"
+import type { MessageReceipts } from "./message-receipts"
+import type { PhoneLinks } from "./phone-links"
 import { recordInbound } from "./inbound"
 import { PAIRING_MAX_CODES, PAIRING_MAX_QR_CODES } from "./pairing-attempts"
-import { recordFailure } from "./phone-status"
+import { recordFailure, type StatusChange } from "./phone-status"
 
 /**
  * What one session reports, turned into connection changes: pairing codes shown, connected,
@@ -24,18 +29,22 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
     },
     qr(qr) {
       if (!current()) return
+      // The socket is open and waits for a person to scan: it no longer competes for CPU.
+      h.releaseSlot(rt)
       if (rt.pairing?.qrShown() === "give_up") return expirePairing(h, phoneId, rt, `${PAIRING_MAX_QR_CODES} QR codes went unscanned`)
       rt.qr = qr
       void h.setStatus(phoneId, "pairing")
     },
     pairingCode(code) {
       if (!current()) return
+      h.releaseSlot(rt)
       if (rt.pairing?.codeShown() === "give_up") return expirePairing(h, phoneId, rt, `${PAIRING_MAX_CODES} pairing codes went unused`)
       rt.pairingCode = code
       void h.setStatus(phoneId, "pairing")
     },
     connected({ phoneNumber }) {
       if (!current()) return
+      h.releaseSlot(rt)
       const phone = findPhone(ctx.db, phoneId)
       if (!phone) return
       if (phoneNumber !== phone.phoneNumber) return unlinkMismatch(h, phone, rt, session(), phoneNumber)
@@ -50,6 +59,7 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
     },
     disconnected({ reason, final, failure }) {
       if (!current()) return
+      h.releaseSlot(rt)
       const wasConnected = h.links.sessionOf(phoneId) !== null
       h.links.attach(phoneId, null)
       rt.session = null
@@ -134,4 +144,21 @@ function unlinkMismatch(h: LifecycleHandlers, phone: PhoneRow, rt: Runtime, mism
       h.gateway.wipeCredentials(phoneId)
       return h.setStatus(phoneId, "logged_out", { reason: "phone_number_mismatch", willReconnect: false, lastError })
     })
+}
+
+/** What session-events.ts may do to the lifecycle. */
+export type LifecycleHandlers = {
+  ctx: DomainContext
+  gateway: WhatsAppGateway
+  links: PhoneLinks
+  receipts: MessageReceipts
+  lookups: LiveLookups
+  notify: (phoneId: string) => void
+  setStatus(phoneId: string, status: ConnectionStatus, change?: StatusChange): Promise<void>
+  open(phoneId: string, rt: Runtime, pairing: { method: PairingMethod } | null, change?: StatusChange): void
+  offline(phoneId: string): ConnectionStatus
+  scheduleReconnect(phoneId: string, rt: Runtime): number
+  /** Gives back the connect slot of the phone's current session (it showed a code, connected or closed). */
+  releaseSlot(rt: Runtime): void
+  stopped(): boolean
 }

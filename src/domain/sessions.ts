@@ -71,6 +71,7 @@ export function createSessionManager(deps: {
   links: PhoneLinks
   receipts: MessageReceipts
   random?: () => number
+  connectConcurrency?: number
 }): SessionManager {
   const { ctx, gateway, links } = deps
   const perPhone = new Map<string, Set<(state: PairingState) => void>>()

@@ -73,6 +73,8 @@ export async function createHarness(
     logger?: Logger
     gateway?: FakeGateway
     fetchMedia?: FetchMedia
+    /** Jitter source; default 0.5, so every jittered delay is exactly its midpoint. */
+    random?: () => number
   } = {},
 ): Promise<Harness> {
   const config = loadConfig(options.env ?? {})
@@ -85,7 +87,7 @@ export async function createHarness(
     gateway,
     fetchMedia: options.fetchMedia ?? (async (url) => ({ ok: false, errorCode: "media_fetch_failed", message: `no media fixture for ${url}` })),
     // Deterministic jitter: exactly the configured intervals.
-    random: () => 0.5,
+    random: options.random ?? (() => 0.5),
   })
   services.start()
   const app = createApp(services)

@@ -33,6 +33,7 @@ describe("defaults", () => {
       webhookRetentionDays: 30,
       waVersion: "auto",
       waConnectTimeoutMs: 15_000,
+      waConnectConcurrency: 8,
     })
   })
 
@@ -80,6 +81,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
   waConnectTimeoutMs: { raw: "5000", expected: { waConnectTimeoutMs: 5_000 } },
+  waConnectConcurrency: { raw: "32", expected: { waConnectConcurrency: 32 } },
   metricsPublic: { raw: "1", expected: { metricsPublic: true } },
   trustedProxies: { raw: "10.0.0.0/8", expected: { trustedProxies: [ipaddr.parseCIDR("10.0.0.0/8")] } },
 }
