@@ -4,6 +4,7 @@ import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { hasTaskset, hasWrk, runLoad, type LoadResult } from "./loadgen"
 import { DASHBOARD_PAGE_TARGET_MS, timeDashboardPages } from "./dashboard"
+import { benchPhones } from "./phones"
 import { seedMessages } from "./seed"
 
 /*
@@ -361,6 +362,26 @@ function row(name: string, value: string, target: string, met: boolean | null): 
   return `| ${name} | ${value} | ${target} | ${met === null ? "" : met ? "met" : "NOT met"} |`
 }
 
+function printPhones(p: Awaited<ReturnType<typeof benchPhones>>): void {
+  const f = (n: number, d = 1) => n.toFixed(d)
+  const probe = (q: { p99Ms: number; maxMs: number; samples: number }) => `p99 ${f(q.p99Ms)} ms, max ${f(q.maxMs)} ms (${q.samples})`
+  console.log(
+    [
+      "",
+      `| phones case (${p.phones} simulated phones, paired ${p.pairParallel} at a time) | result | target | |`,
+      "| --- | --- | --- | --- |",
+      row("settled RSS per phone", `${f(p.rssPerPhoneMiB, 2)} MiB (${f(p.idleRssMiB)} → ${f(p.settledRssMiB)} MiB)`, "< 0.5 MiB", p.rssPerPhoneMiB < 0.5),
+      row("settled RSS per phone after a restart", `${f(p.rssPerPhoneAfterRestartMiB, 2)} MiB (${f(p.settledRssAfterRestartMiB)} MiB)`, "< 0.5 MiB", p.rssPerPhoneAfterRestartMiB < 0.5),
+      row("pairing all phones", `${f(p.pairSeconds)} s`, "", null),
+      row("/healthz while pairing", probe(p.healthzWhilePairing), "p99 < 50 ms", p.healthzWhilePairing.p99Ms < 50),
+      row("sandbox GET /v1/messages/{id} while pairing", probe(p.messageWhilePairing), "p99 < 50 ms", p.messageWhilePairing.p99Ms < 50),
+      row("all reconnected after a restart", `${f(p.reconnectSeconds)} s`, "≤ 60 s", p.reconnectSeconds <= 60),
+      row("/healthz while reconnecting", probe(p.healthzWhileReconnecting), "p99 < 50 ms", p.healthzWhileReconnecting.p99Ms < 50),
+      row("sandbox GET /v1/messages/{id} while reconnecting", probe(p.messageWhileReconnecting), "p99 < 50 ms", p.messageWhileReconnecting.p99Ms < 50),
+    ].join("\n"),
+  )
+}
+
 async function main() {
   if (process.argv.includes("--no-build") === false) {
     const build = spawnSync("bun", ["run", "build"], { cwd: REPO, encoding: "utf8" })
@@ -384,6 +405,8 @@ async function main() {
   const list = await step("list", benchList)
   const webhooks = await step("webhooks", benchWebhooks)
   const floors = await step("floors", benchFloors)
+  const phones = await step("phones", () => benchPhones({ startWagate, stopProc, rssMiB, tempDir, cli, progress }))
+  if (phones) printPhones(phones)
   if (!coldStart || !send || !list || !webhooks || !floors) return
   // What the send/bare ratio could be if a send cost the bare route plus the store floor, nothing more.
   const bareUs = 1e6 / send.bare.requestsPerSecond

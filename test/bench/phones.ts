@@ -1,0 +1,184 @@
+import { startWaSim } from "../wa-sim"
+
+/*
+ * `bun run bench --only=phones`: how many phones one wagate holds (issue 14, "Phones per box").
+ * It starts the WhatsApp simulator in this process and one wagate pointed at it, pairs
+ * BENCH_PHONES simulated phones by QR (BENCH_PAIR_PARALLEL at a time, as people would scan), and
+ * measures settled RSS per phone, `/healthz` and sandbox `GET /v1/messages/{id}` latency while
+ * the phones pair and while they reconnect after a restart, and how long that reconnect takes.
+ */
+
+export const BENCH_PHONES = Number(process.env.BENCH_PHONES ?? 100)
+const PAIR_PARALLEL = Number(process.env.BENCH_PAIR_PARALLEL ?? 10)
+const SETTLE_MS = Number(process.env.BENCH_PHONES_SETTLE_S ?? 10) * 1_000
+/** Gap between two probes of each kind: 20 per second, light next to the pairing work. */
+const PROBE_GAP_MS = 50
+
+interface Wagate {
+  proc: ReturnType<typeof Bun.spawn>
+  base: string
+  out: string
+}
+
+/** What run.ts lends this case, so both start and stop wagate the same way. */
+export interface PhonesBenchTools {
+  startWagate(dir: string, env: Record<string, string>, firstRun?: boolean): Promise<Wagate>
+  stopProc(proc: ReturnType<typeof Bun.spawn>): Promise<number>
+  rssMiB(pid: number): number
+  tempDir(): string
+  cli(dir: string, args: string[]): string
+  progress(text: string): void
+}
+
+export interface ProbeFigures {
+  samples: number
+  p50Ms: number
+  p99Ms: number
+  maxMs: number
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  if (sorted.length === 0) return 0
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!
+}
+
+function figures(latenciesMs: number[]): ProbeFigures {
+  const sorted = [...latenciesMs].sort((a, b) => a - b)
+  return { samples: sorted.length, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), maxMs: sorted.at(-1) ?? 0 }
+}
+
+/** Times `url` every PROBE_GAP_MS until `stop()`; the figures come from the returned promise. */
+function probe(url: string, headers: Record<string, string>): { stop: () => Promise<ProbeFigures> } {
+  const latenciesMs: number[] = []
+  let running = true
+  const loop = (async () => {
+    // The first request of a fresh process pays for connection setup and route compilation; not counted.
+    await (await fetch(url, { headers })).arrayBuffer()
+    while (running) {
+      const startedAt = performance.now()
+      const res = await fetch(url, { headers })
+      await res.arrayBuffer()
+      if (res.status !== 200) throw new Error(`${url}: ${res.status}`)
+      latenciesMs.push(performance.now() - startedAt)
+      await Bun.sleep(PROBE_GAP_MS)
+    }
+  })()
+  return {
+    async stop() {
+      running = false
+      await loop
+      return figures(latenciesMs)
+    },
+  }
+}
+
+async function poll<T>(probeOnce: () => Promise<T | undefined>, what: string, timeoutMs: number, gapMs = 200): Promise<T> {
+  const deadline = performance.now() + timeoutMs
+  while (performance.now() < deadline) {
+    const value = await probeOnce()
+    if (value !== undefined) return value
+    await Bun.sleep(gapMs)
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+}
+
+export async function benchPhones(tools: PhonesBenchTools) {
+  const sim = await startWaSim()
+  try {
+    const dir = tools.tempDir()
+    const env = { WAGATE_WA_WS_URL: sim.wsUrl, WAGATE_WA_VERSION: "2.3000.1027934701", WAGATE_LOG_LEVEL: "error" }
+    tools.progress(`phones: starting wagate for ${BENCH_PHONES} phones`)
+    let wagate = await tools.startWagate(dir, env)
+    const adminToken = /Admin token: +(adm_\w+)/.exec(wagate.out)![1]!
+    const sandboxKey = /Sandbox key: +(sk_test_\w+)/.exec(wagate.out)![1]!
+    const accountId = /Account: +(acc_\w+)/.exec(wagate.out)![1]!
+    const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
+      const res = await fetch(`${wagate.base}/admin/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      const json = (await res.json()) as { data: any }
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+      return json.data
+    }
+
+    // One sandbox message to read back while the phones pair and reconnect.
+    const sandboxPhone = "+14155550123"
+    tools.cli(dir, ["phones", "add", sandboxPhone])
+    const sandboxHeaders = { authorization: `Bearer ${sandboxKey}`, "content-type": "application/json" }
+    const sent = await fetch(`${wagate.base}/v1/messages/send`, {
+      method: "POST",
+      headers: sandboxHeaders,
+      body: JSON.stringify({ fromPhoneId: sandboxPhone, to: "+14155550199", content: "bench", idempotencyKey: "phones-bench" }),
+    })
+    const messageId = ((await sent.json()) as { data: { id: string } }).data.id
+    await Bun.sleep(2_000)
+    const idleRssMiB = tools.rssMiB(wagate.proc.pid)
+
+    const numbers = Array.from({ length: BENCH_PHONES }, (_, index) => `+1555${String(2_000_000 + index).padStart(7, "0")}`)
+    const phoneIds: string[] = []
+    for (const phoneNumber of numbers) phoneIds.push((await admin("POST", `/accounts/${accountId}/phones`, { phoneNumber })).id)
+
+    const startProbes = () => ({
+      healthz: probe(`${wagate.base}/healthz`, {}),
+      message: probe(`${wagate.base}/v1/messages/${messageId}`, { authorization: `Bearer ${sandboxKey}` }),
+    })
+    const stopProbes = (running: ReturnType<typeof startProbes>) => Promise.all([running.healthz.stop(), running.message.stop()])
+    tools.progress(`phones: pairing ${BENCH_PHONES}, ${PAIR_PARALLEL} at a time`)
+    let probes = startProbes()
+    const pairStartedAt = performance.now()
+    const cpuBefore = process.cpuUsage()
+    let next = 0
+    const worker = async () => {
+      while (next < phoneIds.length) {
+        const index = next++
+        const phoneId = phoneIds[index]!
+        await admin("POST", `/phones/${phoneId}/connect`, { method: "qr" })
+        const qr = await poll(async () => (await admin("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, `a QR for phone ${index}`, 60_000)
+        await sim.primary(numbers[index]!).scanQr(qr)
+        await poll(async () => ((await admin("GET", `/phones/${phoneId}/pairing`)).connectionStatus === "connected" ? true : undefined), `phone ${index} connected`, 60_000)
+      }
+    }
+    await Promise.all(Array.from({ length: PAIR_PARALLEL }, worker))
+    const pairSeconds = (performance.now() - pairStartedAt) / 1_000
+    const simCpu = process.cpuUsage(cpuBefore)
+    const [healthzWhilePairing, messageWhilePairing] = await stopProbes(probes)
+
+    tools.progress(`phones: ${BENCH_PHONES} paired in ${pairSeconds.toFixed(1)} s; settling ${SETTLE_MS / 1_000} s`)
+    await Bun.sleep(SETTLE_MS)
+    const settledRssMiB = tools.rssMiB(wagate.proc.pid)
+
+    tools.progress("phones: restarting wagate")
+    await tools.stopProc(wagate.proc)
+    await poll(async () => (sim.loggedInConnections().length === 0 ? true : undefined), "the old connections to close", 20_000, 50)
+    const restartedAt = performance.now()
+    wagate = await tools.startWagate(dir, env, false)
+    probes = startProbes()
+    await poll(async () => (sim.loggedInConnections().length >= BENCH_PHONES ? true : undefined), `${BENCH_PHONES} phones to log in again`, 120_000, 50)
+    const reconnectSeconds = (performance.now() - restartedAt) / 1_000
+    const [healthzWhileReconnecting, messageWhileReconnecting] = await stopProbes(probes)
+    await Bun.sleep(SETTLE_MS)
+    const settledRssAfterRestartMiB = tools.rssMiB(wagate.proc.pid)
+    await tools.stopProc(wagate.proc)
+
+    return {
+      phones: BENCH_PHONES,
+      pairParallel: PAIR_PARALLEL,
+      idleRssMiB,
+      settledRssMiB,
+      rssPerPhoneMiB: (settledRssMiB - idleRssMiB) / BENCH_PHONES,
+      settledRssAfterRestartMiB,
+      rssPerPhoneAfterRestartMiB: (settledRssAfterRestartMiB - idleRssMiB) / BENCH_PHONES,
+      pairSeconds,
+      simulatorCpuSecondsWhilePairing: (simCpu.user + simCpu.system) / 1e6,
+      healthzWhilePairing,
+      messageWhilePairing,
+      reconnectSeconds,
+      healthzWhileReconnecting,
+      messageWhileReconnecting,
+    }
+  } finally {
+    await sim.stop()
+  }
+}
