@@ -22,7 +22,7 @@ const TRANSPORT_MAX_BODY_BYTES = 1024 * 1024
 export const SERVE_USAGE = `wagate serve [--port N] [--host ADDR] [--data DIR] [--log-level debug|info|warn|error]
              [--admin-token TOKEN] [--rate-limit-per-minute N] [--sandbox-delivered-ms N] [--sandbox-read-ms N]
              [--outbound-allow-cidrs CIDR,…] [--webhook-retry-offsets-ms MS,…] [--webhook-timeout-ms N]
-             [--webhook-retention-days N] [--send-interval-ms N] [--send-timeout-ms N] [--wa-ws-url URL] [--wa-version X.Y.Z] [--metrics-public 1|0]`
+             [--webhook-retention-days N] [--send-interval-ms N] [--send-timeout-ms N] [--wa-ws-url URL] [--wa-connect-timeout-ms N] [--wa-version auto|X.Y.Z] [--metrics-public 1|0]`
 
 /**
  * `wagate serve`: takes the data directory's lock, migrates, runs first-run setup, serves until
