@@ -228,6 +228,29 @@ describe("the compiled dist/wagate", () => {
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000)
   })
 
+  test("the executable serves the dashboard: sign-in with the admin token, its pages, and its assets embedded, from its own origin", async () => {
+    const server = await serve()
+    const signIn = await fetch(`${server.base}/dashboard/sign-in`, {
+      method: "POST",
+      headers: { Origin: server.base },
+      body: new URLSearchParams({ token: server.admin }),
+      redirect: "manual",
+    })
+    expect(signIn.status).toBe(303)
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!
+    const page = await fetch(`${server.base}/dashboard/phones`, { headers: { cookie } })
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-security-policy")).toStartWith("default-src 'self'")
+    const html = await page.text()
+    const assets = [...html.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!.replaceAll("&amp;", "&"))
+    expect(assets.length).toBe(3)
+    for (const asset of assets) {
+      const res = await fetch(`${server.base}${asset}`)
+      expect(res.status).toBe(200)
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1_000)
+    }
+  })
+
   test("a phone added by `wagate phones add` beside the running server can send a sandbox message at once (201, sent)", async () => {
     const server = await serve()
     const before = await send(server)
