@@ -1,5 +1,7 @@
 #!/usr/bin/env bun
 import { runCli } from "./cli/index"
+import { invocationOf } from "./cli/invocation"
+import { writeAll } from "./cli/output"
 
 /*
  * The process entry point: the only place that reads process.argv/env, installs signal
@@ -20,9 +22,14 @@ const code = await runCli(
   process.argv.slice(2),
   {
     env: process.env,
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
-    isTty: Boolean(process.stdout.isTTY),
+    stdout: (text) => writeAll(1, text),
+    stderr: (text) => writeAll(2, text),
+    // A getter: asking loads Node's tty streams, which `wagate version` and `help` never need.
+    get isTty() {
+      return Boolean(process.stdout.isTTY)
+    },
+    invocation: invocationOf({ argv0: process.argv0, scriptPath: process.argv[1], cwd: process.cwd() }),
+    bunVersion: Bun.version,
   },
   stopSignal,
 )

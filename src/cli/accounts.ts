@@ -1,11 +1,8 @@
 import { accountProfile, createAccount, listAccounts, updateAccount, type AccountPatch } from "../domain/accounts"
-import { toIso } from "../lib/time"
+import { adminAccountView } from "../domain/api-views"
 import { parseArgs, UsageError } from "./args"
+import { commandUsage } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
-
-export const ACCOUNTS_USAGE = `wagate accounts [list] [--json]
-wagate accounts create --name NAME --email EMAIL
-wagate accounts update ACCOUNT_ID [--name NAME] [--email EMAIL] [--subscription active|inactive] [--rate-limit N|default]`
 
 /** `wagate accounts …`: list, create and update accounts. */
 export async function accountsCommand(argv: string[], io: CliIo): Promise<number> {
@@ -16,7 +13,7 @@ export async function accountsCommand(argv: string[], io: CliIo): Promise<number
     if (sub === "list") {
       const profiles = listAccounts(ctx).map((a) => accountProfile(ctx, a.id))
       if (args.switches.has("json")) {
-        printJson(io, profiles.map((p) => ({ ...p.account, createdAt: toIso(p.account.createdAtMs), stats: p.stats })))
+        printJson(io, profiles.map(adminAccountView))
         return 0
       }
       io.stdout(
@@ -65,6 +62,6 @@ export async function accountsCommand(argv: string[], io: CliIo): Promise<number
       io.stdout(`Updated account ${account.id}: subscription ${account.subscriptionStatus}, rate limit ${account.rateLimitPerMinute ?? "default"}.\n`)
       return 0
     }
-    throw new UsageError(`Unknown accounts command "${sub}"\n${ACCOUNTS_USAGE}`)
+    throw new UsageError(`Unknown accounts command "${sub}"\n${commandUsage("accounts")}`)
   })
 }

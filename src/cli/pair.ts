@@ -3,10 +3,11 @@ import { loadConfig } from "../config"
 import type { PairingState } from "../domain/sessions"
 import { findPhoneAnywhere } from "../domain/phones"
 import { parseArgs, UsageError } from "./args"
+import { subcommandUsage } from "./commands"
 import { withServices, type CliIo } from "./io"
 import { adminCall, runningServer, type RunningServer } from "./server-client"
 
-export const PAIR_USAGE = "wagate phones pair PHONE_ID|+E164 [--code]"
+export const PAIR_USAGE = subcommandUsage("phones", "pair")
 
 /** Renders a QR string as terminal blocks. */
 export function renderQr(qr: string): Promise<string> {

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox"
 import type { AccountProfile } from "../../domain/accounts"
 import { ALL_SCOPES } from "../../domain/scopes"
 import { E164_PATTERN } from "../../lib/formats"
-import { toIso, toIsoOrNull } from "../../lib/time"
+import { adminAccountView, apiKeyView } from "../../domain/api-views"
 import type { ApiKeyRow } from "../../store/api-keys"
 import { Account } from "./account"
 import { NullableTimestamp, Timestamp } from "./common"
@@ -21,17 +21,7 @@ export const AdminAccount = Type.Composite([
 
 /** The operator's view of an account: stats count messages of both environments. */
 export function toAdminAccount(profile: AccountProfile): typeof AdminAccount.static {
-  const a = profile.account
-  return {
-    accountId: a.id,
-    name: a.name,
-    email: a.email,
-    subscriptionStatus: a.subscriptionStatus,
-    stats: profile.stats,
-    rateLimitPerMinute: a.rateLimitPerMinute,
-    createdAt: toIso(a.createdAtMs),
-    updatedAt: toIso(a.updatedAtMs),
-  }
+  return adminAccountView(profile)
 }
 
 export const CreateAccountBody = Type.Object(
@@ -80,19 +70,7 @@ export const ApiKeyRecord = Type.Object({
 
 /** The operator's view of a key record; never the key or its hash. */
 export function toApiKeyRecord(row: ApiKeyRow): typeof ApiKeyRecord.static {
-  return {
-    id: row.id,
-    accountId: row.accountId,
-    name: row.name,
-    environment: row.env,
-    scopes: row.scopes,
-    prefix: row.prefix,
-    last4: row.last4,
-    createdAt: toIso(row.createdAtMs),
-    lastUsedAt: toIsoOrNull(row.lastUsedAtMs),
-    expiresAt: toIsoOrNull(row.expiresAtMs),
-    revokedAt: toIsoOrNull(row.revokedAtMs),
-  }
+  return apiKeyView(row)
 }
 
 export const CreatedApiKey = Type.Composite([

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox"
-import { toIso, toIsoOrNull } from "../../lib/time"
+import { phoneView } from "../../domain/api-views"
 import type { PhoneRow } from "../../store/phones"
 import { NullableTimestamp, Timestamp } from "./common"
 
@@ -30,16 +30,7 @@ export const PhoneStatus = Type.Object({
 
 /** The API's view of a phone. */
 export function toPhoneNumber(row: PhoneRow): PhoneNumber {
-  return {
-    id: row.id,
-    phoneNumber: row.phoneNumber,
-    displayName: row.displayName,
-    connectionStatus: row.connectionStatus,
-    lastConnectedAt: toIsoOrNull(row.lastConnectedAtMs),
-    lastDisconnectedAt: toIsoOrNull(row.lastDisconnectedAtMs),
-    createdAt: toIso(row.createdAtMs),
-    updatedAt: toIso(row.updatedAtMs),
-  }
+  return phoneView(row)
 }
 
 /** The status subset of a phone (spec: no displayName, no createdAt). */

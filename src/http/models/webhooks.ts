@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox"
 import { EVENT_TYPES, type DeliveryWithAttempts } from "../../domain/webhook-endpoints"
-import { toIso, toIsoOrNull } from "../../lib/time"
+import { webhookDeliveryView, webhookEndpointView } from "../../domain/api-views"
 import type { EndpointRow } from "../../store/webhooks"
 import { Environment } from "./admin"
 import { NullableTimestamp, PageQueryFields, Timestamp } from "./common"
@@ -40,17 +40,7 @@ export const WebhookEndpointWithSecret = Type.Composite([
 
 /** The operator's view of an endpoint, without its secret. */
 export function toWebhookEndpoint(row: EndpointRow): typeof WebhookEndpoint.static {
-  return {
-    id: row.id,
-    accountId: row.accountId,
-    environment: row.env,
-    url: row.url,
-    events: row.events,
-    enabled: row.enabled,
-    previousSecretExpiresAt: toIsoOrNull(row.previousSecretExpiresAtMs),
-    createdAt: toIso(row.createdAtMs),
-    updatedAt: toIso(row.updatedAtMs),
-  }
+  return webhookEndpointView(row)
 }
 
 export const CreateWebhookBody = Type.Object(
@@ -102,25 +92,5 @@ export const WebhookDelivery = Type.Object({
 
 /** The operator's view of a delivery and its attempts. */
 export function toWebhookDelivery(d: DeliveryWithAttempts): typeof WebhookDelivery.static {
-  return {
-    id: d.delivery.id,
-    eventId: d.delivery.eventId,
-    event: d.eventType,
-    endpointId: d.delivery.endpointId,
-    status: d.delivery.status,
-    attemptCount: d.delivery.attemptCount,
-    nextAttemptAt: d.delivery.status === "pending" ? toIsoOrNull(d.delivery.nextAttemptAtMs) : null,
-    lastStatusCode: d.delivery.lastStatusCode,
-    lastError: d.delivery.lastError,
-    resentFrom: d.delivery.resentFrom,
-    createdAt: toIso(d.delivery.createdAtMs),
-    attempts: d.attempts.map((a) => ({
-      attempt: a.attemptNumber,
-      attemptedAt: toIso(a.attemptedAtMs),
-      statusCode: a.statusCode,
-      error: a.error,
-      latencyMs: a.latencyMs,
-      responseBody: a.responseBody,
-    })),
-  }
+  return webhookDeliveryView(d)
 }
