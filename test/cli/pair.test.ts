@@ -14,6 +14,7 @@ import { FakeGateway } from "../fakes/fake-gateway"
 import { TestClock } from "../helpers/test-clock"
 import { waitUntil } from "../helpers/webhook-receiver"
 import { makeDataDir, NEVER, removeDataDir } from "./run-cli"
+import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
  * API-DECISIONS §12: `wagate phones pair|logout|remove` talk to the running server that owns the
@@ -50,7 +51,7 @@ beforeEach(async () => {
   phone = await addPhone(services.ctx, account.id, "+14155550123")
   owner = Bun.spawn(["sleep", "60"])
   lock = acquireLock(join(dir, LOCK_FILE), { pid: owner.pid, port: server.port ?? null, startedAt: new Date().toISOString(), localToken: LOCAL_TOKEN })
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 afterEach(async () => {
   lock.release()
   owner.kill()
@@ -58,7 +59,7 @@ afterEach(async () => {
   await server.stop(true)
   await services.stop()
   removeDataDir(dir)
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 /** Runs a CLI command in-process, with its output readable while it runs. */
 function run(argv: string[]) {

@@ -11,6 +11,7 @@ import { TestClock } from "../helpers/test-clock"
 import { verifySignature } from "../helpers/verify-signature"
 import { WebhookReceiver, waitUntil } from "../helpers/webhook-receiver"
 import { cli, makeDataDir, printedAccountId, printedKey, removeDataDir } from "./run-cli"
+import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
  * `wagate webhooks …` (API-DECISIONS §12). The commands work on the data directory directly; the
@@ -23,7 +24,7 @@ let accountId: string
 beforeEach(async () => {
   dir = makeDataDir()
   accountId = printedAccountId((await cli(dir, ["accounts", "create", "--name", "Acme", "--email", "ops@acme.example"])).stdout)
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 afterEach(() => removeDataDir(dir))
 
 const SECRET = /^ {2}(whsec_[A-Za-z0-9+/]{43}=)$/m
@@ -258,11 +259,11 @@ describe("wagate webhooks deliveries and resend, beside a running server", () =>
     endpoint = printedWebhook((await run(["webhooks", "add", "--url", receiver.url(), "--events", "message.sent"])).stdout)
     // One retry, one second after the first attempt.
     server = startServer(clock, { WAGATE_WEBHOOK_RETRY_OFFSETS_MS: "1000" })
-  })
+  }, SLOW_HOOK_TIMEOUT_MS)
   afterEach(async () => {
     await server.close()
     await receiver.stop()
-  })
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   /** Sends once with the receiver answering 500 twice: a delivery that has failed after its retry. */
   async function failedDelivery(): Promise<string> {

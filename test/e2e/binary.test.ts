@@ -29,12 +29,25 @@ function newestMtimeMs(dir: string): number {
   return newest
 }
 
-beforeAll(() => {
-  // Building takes a few seconds; skip it when the binary is newer than every source file.
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs > newestMtimeMs(join(REPO, "src"))) return
-  const build = Bun.spawnSync([process.execPath, "run", "build"], { cwd: REPO, stdout: "pipe", stderr: "pipe" })
-  if (build.exitCode !== 0) throw new Error(`bun run build failed (${build.exitCode}):\n${build.stdout.toString()}\n${build.stderr.toString()}`)
-})
+/** Longest a build may take on a busy 2-core machine (about 4 s on an idle one). */
+const BUILD_TIMEOUT_MS = 240_000
+/** Longest killing this file's processes may take after a test. */
+const CLEANUP_TIMEOUT_MS = 30_000
+
+beforeAll(async () => {
+  // Building takes a few seconds; skip it when the binary is newer than every source file and
+  // than package.json, which holds the build command.
+  const newestInput = Math.max(newestMtimeMs(join(REPO, "src")), statSync(join(REPO, "package.json")).mtimeMs)
+  if (existsSync(BINARY) && statSync(BINARY).mtimeMs > newestInput) return
+  // A build that fails or overruns throws with its output, so that every test of this file fails
+  // saying why; the hook's own timeout is longer, so it never cuts the build off unexplained.
+  const build = Bun.spawn([process.execPath, "run", "build"], { cwd: REPO, stdout: "pipe", stderr: "pipe", timeout: BUILD_TIMEOUT_MS })
+  const [code, out, err] = await Promise.all([build.exited, new Response(build.stdout).text(), new Response(build.stderr).text()])
+  if (code !== 0) {
+    const why = build.signalCode ? `was stopped after ${BUILD_TIMEOUT_MS / 1000} s (${build.signalCode})` : `failed (exit ${code})`
+    throw new Error(`bun run build ${why}; no test of the compiled executable can run:\n${out}\n${err}`)
+  }
+}, BUILD_TIMEOUT_MS + 30_000)
 
 interface BinServer {
   p: Proc
@@ -57,7 +70,7 @@ afterEach(async () => {
   await receiver?.stop()
   receiver = undefined
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+}, CLEANUP_TIMEOUT_MS)
 
 function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), "wagate-bin-"))
@@ -192,7 +205,8 @@ describe("the compiled dist/wagate", () => {
     expect(server.admin).toMatch(/^adm_[0-9A-Za-z]{43}$/)
     expect(server.p.out).toContain("First run: wagate set itself up. These secrets are shown only now; store them.")
     expect(server.p.out).toContain("Next step: add a phone (test keys can send from it at once, no pairing needed):")
-    expect(server.p.out).toContain("  wagate phones add +14155550123 --name 'Support'")
+    // The banner shows the command as it was run: here, the executable's absolute path.
+    expect(server.p.out).toContain(`  ${BINARY} phones add +14155550123 --name 'Support'`)
     expect(server.p.out).toContain(`curl -X POST ${server.base}/v1/messages/send -H 'Authorization: Bearer ${server.key}'`)
     // The secrets are printed once on stdout, never logged.
     await server.p.waitFor(/"msg":"server started"/, 15_000, "err")
@@ -373,15 +387,8 @@ describe("the compiled dist/wagate", () => {
     expect(existsSync(join(cwd, "PRELOADED"))).toBe(true)
     rmSync(join(cwd, "PRELOADED"))
 
-    // Without --port the default applies, unless .env were read (port 1). Use it when it is free.
-    let defaultPortFree = true
-    try {
-      Bun.serve({ port: 3000, hostname: "127.0.0.1", fetch: () => new Response() }).stop(true)
-    } catch {
-      defaultPortFree = false
-    }
-    const server = await serve({ cwd, args: defaultPortFree ? [] : ["--port", "0"] })
-    if (defaultPortFree) expect(server.port).toBe(3000)
+    // An ephemeral port (no test binds a fixed one): the settings below show that .env was not read.
+    const server = await serve({ cwd })
     expect(server.port).not.toBe(1)
     expect(LISTENING.exec(server.p.out)![2]).toBe("127.0.0.1")
     // WAGATE_ADMIN_TOKEN was not read: a token was generated, and the .env one is refused.
@@ -401,5 +408,28 @@ describe("the compiled dist/wagate", () => {
     expect(version.code).toBe(0)
     expect(version.out).toStartWith(`wagate ${VERSION} `)
     expect(existsSync(join(cwd, "PRELOADED"))).toBe(false)
+  })
+
+  test("the first-run banner shows the executable as it was typed: ./dist/wagate from the checkout", async () => {
+    const p = new Proc(["serve", "--data", tempDir(), "--host", "127.0.0.1", "--port", "0"], envWithoutWagate(), { command: ["./dist/wagate"], cwd: REPO })
+    spawned.push(p)
+    await p.waitFor(/^API reference: .*\n/m)
+    expect(p.out).toContain("\n  ./dist/wagate phones add +14155550123 --name 'Support'\n")
+  })
+
+  test("help, --help on a subcommand and version answer from the executable without a data directory", async () => {
+    const cwd = tempDir()
+    const help = await runToEnd(["help"], cwd)
+    expect(help.code).toBe(0)
+    expect(help.out).toContain("wagate phones pair PHONE_ID|+E164 [--code]")
+    const pair = await runToEnd(["phones", "pair", "--help"], cwd)
+    expect(pair.code).toBe(0)
+    expect(pair.out).toContain("--code")
+    const serveHelp = await runToEnd(["serve", "--help"], cwd)
+    expect(serveHelp.code).toBe(0)
+    expect(serveHelp.out).toContain("[WAGATE_PORT]")
+    const version = await runToEnd(["version"], cwd)
+    expect(version.out).toStartWith(`wagate ${VERSION} (schema `)
+    expect(readdirSync(cwd)).toEqual([])
   })
 })

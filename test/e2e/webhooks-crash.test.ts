@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { verifySignature } from "../helpers/verify-signature"
 import { adminTokenIn, call, cleanupProcesses, dataDir, sandboxKeyIn, start, stop, type Server } from "../helpers/wagate-process"
 import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
+import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
  * Durability of webhook deliveries across a crash: the server is killed with SIGKILL (no
@@ -12,7 +13,7 @@ let receiver: WebhookReceiver
 afterEach(async () => {
   await cleanupProcesses()
   await receiver?.stop()
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 async function setUp(server: Server) {
   // The first-run block follows the "listening" line; wait for all of it.

@@ -10,6 +10,7 @@ import { fetchMedia, type MediaFetchOptions, type MediaFetchResult } from "../..
 import { chooseFileName, contentDispositionFileName, sanitizeFileName, sniffMedia } from "../../src/lib/media-sniff"
 import { type CidrList, parseCidrList } from "../../src/lib/net-policy"
 import { TestClock } from "../helpers/test-clock"
+import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 
 // ---------------------------------------------------------------------------------------------
 // Sample files: just enough structure for magic-number sniffing, padded past the early-sniff size.
@@ -229,13 +230,13 @@ beforeAll(async () => {
   await server.start(cert, readFileSync(join(certDir, "key.pem"), "utf8"))
   silent = new SilentTcpServer()
   await silent.start()
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 afterAll(async () => {
   await server?.stop()
   await silent?.stop()
   rmSync(certDir, { recursive: true, force: true })
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 /** A resolver from a fixed table that records every name it was asked for. */
 function tableResolver(table: Record<string, string[]>) {

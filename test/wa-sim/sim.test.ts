@@ -4,6 +4,7 @@ import { downloadMediaMessage, getBinaryNodeChild, INITIAL_PREKEY_COUNT, type Us
 import { MemoryAuth, pairWithQr, simSocketConfig, TestClient } from "./baileys-client"
 import { trustMediaHostInFetch } from "./media-trust"
 import { startWaSim, type WaSim } from "./sim"
+import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 
 /**
  * The simulator against real, unmodified Baileys 7 (no wagate involved): each test starts its own
@@ -56,7 +57,7 @@ beforeEach(() => {
 })
 afterEach(async () => {
   await scope.close()
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 describe("wa-sim: pairing and connection", () => {
   test("pairs by QR: qr → phone scans → close 515 → new socket opens as the linked device and uploads its pre-keys", async () => {
