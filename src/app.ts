@@ -1,5 +1,5 @@
-import { swagger } from "@elysiajs/swagger"
 import { Elysia } from "elysia"
+import { apiReference } from "./http/api-reference"
 import type { HttpDeps } from "./http/deps"
 import { errorHandler } from "./http/errors"
 import { adminBase } from "./http/plugins/admin-auth"
@@ -52,7 +52,7 @@ export function createApp(deps: HttpDeps) {
     })
     .use(opsRoutes(deps))
     .use(
-      swagger({
+      apiReference({
         path: "/swagger",
         exclude: ["/swagger", "/swagger/json"],
         documentation: {
