@@ -15,7 +15,7 @@ const stopSignal = new Promise<string>((resolve) => {
 // A stray rejection deep inside a dependency (a WhatsApp socket callback, say) must not take
 // the whole server down with every other phone and request: report it and keep serving.
 process.on("unhandledRejection", (reason) => {
-  process.stderr.write(`${JSON.stringify({ level: "error", msg: "unhandled promise rejection", err: String((reason as Error)?.stack ?? reason) })}\n`)
+  writeAll(2, `${JSON.stringify({ level: "error", msg: "unhandled promise rejection", err: String((reason as Error)?.stack ?? reason) })}\n`)
 })
 
 const code = await runCli(

@@ -45,7 +45,7 @@ export async function backupCommand(argv: string[], io: CliIo): Promise<number> 
  * being replaced: left in place, SQLite could replay that old write-ahead log onto the restored
  * copy at the next start.
  */
-export function restoreHint(backupPath: string, databasePath: string): string {
+function restoreHint(backupPath: string, databasePath: string): string {
   return (
     `To restore it: stop wagate, delete ${databasePath}-wal and ${databasePath}-shm if they exist, ` +
     `then copy ${backupPath} to ${databasePath}.\n`
