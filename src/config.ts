@@ -1,6 +1,7 @@
 import { resolve } from "node:path"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
+import { DEFAULT_CONNECT_TIMEOUT_MS } from "./whatsapp/gateway"
 
 /** Defaults of every setting (API-DECISIONS §13). */
 export const DEFAULT_PORT = 3000
@@ -40,8 +41,13 @@ export interface Config {
   sendTimeoutMs: number
   /** The WhatsApp Web socket (a simulator in tests). */
   waWsUrl: string
-  /** Overrides the WhatsApp Web version Baileys announces, as [major, minor, patch]. */
-  waVersion: readonly [number, number, number] | null
+  /** How long opening the WhatsApp socket and its handshake may take before the attempt fails. */
+  waConnectTimeoutMs: number
+  /**
+   * The WhatsApp Web version to announce, as [major, minor, patch]; `auto` looks the current one
+   * up when a phone connects and falls back to the version built into Baileys.
+   */
+  waVersion: readonly [number, number, number] | "auto"
   /** Serve /metrics without the admin token (for a scraper on a private network). */
   metricsPublic: boolean
 }
@@ -73,9 +79,10 @@ function integer(min: number, max: number) {
 
 const text = (value: string) => value
 
-function waVersion(value: string, name: string): readonly [number, number, number] {
+function waVersion(value: string, name: string): readonly [number, number, number] | "auto" {
+  if (value.trim().toLowerCase() === "auto") return "auto"
   const m = /^(\d+)[.,](\d+)[.,](\d+)$/.exec(value.trim())
-  if (!m) throw new ConfigError(`${name} must look like 2.3000.1023456789 (major.minor.patch), got "${value}"`)
+  if (!m) throw new ConfigError(`${name} must be auto or a version like 2.3000.1023456789 (major.minor.patch), got "${value}"`)
   return [Number(m[1]), Number(m[2]), Number(m[3])]
 }
 
@@ -140,6 +147,7 @@ export const SETTINGS = [
   { key: "sendIntervalMs", flag: "send-interval-ms", env: "WAGATE_SEND_INTERVAL_MS", parse: integer(0, 3_600_000) },
   { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
+  { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
 ] as const satisfies readonly Setting<keyof Config>[]
@@ -166,7 +174,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     sendIntervalMs: DEFAULT_SEND_INTERVAL_MS,
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     waWsUrl: DEFAULT_WA_WS_URL,
-    waVersion: null,
+    waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
+    waVersion: "auto",
     metricsPublic: false,
   }
   for (const s of SETTINGS) {

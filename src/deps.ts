@@ -114,7 +114,15 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
   const sandbox = createSandboxScheduler(ctx, scheduler)
   const gateway =
     overrides.gateway ??
-    createBaileysGateway({ db, writer, clock, logger, wsUrl: config.waWsUrl, version: config.waVersion ? [...config.waVersion] : undefined })
+    createBaileysGateway({
+      db,
+      writer,
+      clock,
+      logger,
+      wsUrl: config.waWsUrl,
+      waVersion: config.waVersion,
+      connectTimeoutMs: config.waConnectTimeoutMs,
+    })
   const lookups = createLiveLookups(clock)
   const sessions = createSessionManager({ ctx, gateway, scheduler, lookups, sender: () => live, random: overrides.random })
   const live = createLiveSender({

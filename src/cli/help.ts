@@ -20,7 +20,8 @@ const SETTING_HELP: Record<string, { value: string; text: string }> = {
   "send-interval-ms": { value: "MS", text: "pause between two live sends of one phone, ±30 % (default 1000)" },
   "send-timeout-ms": { value: "MS", text: "how long live sends wait for a disconnected phone (default 600000)" },
   "wa-ws-url": { value: "URL", text: "the WhatsApp Web socket (default wss://web.whatsapp.com/ws/chat)" },
-  "wa-version": { value: "X.Y.Z", text: "the WhatsApp Web version to announce" },
+  "wa-connect-timeout-ms": { value: "MS", text: "how long opening the WhatsApp connection may take (default 15000)" },
+  "wa-version": { value: "auto|X.Y.Z", text: "the WhatsApp Web version to announce; auto looks it up (default auto)" },
   "metrics-public": { value: "1|0", text: "serve /metrics without the admin token (default 0)" },
 }
 

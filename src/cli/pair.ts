@@ -2,8 +2,12 @@ import qrcode from "qrcode-terminal"
 import { loadConfig } from "../config"
 import type { PairingState } from "../domain/sessions"
 import { findPhoneAnywhere } from "../domain/phones"
+import { holdEventLoop } from "../lib/event-loop"
+import { toIso } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
 import { subcommandUsage } from "./commands"
+import type { Services } from "../deps"
+import type { PhoneRow } from "../store/phones"
 import { withServices, type CliIo } from "./io"
 import { adminCall, runningServer, type RunningServer } from "./server-client"
 
@@ -14,8 +18,50 @@ export function renderQr(qr: string): Promise<string> {
   return new Promise((resolve) => qrcode.generate(qr, { small: true }, resolve))
 }
 
+/** A pairing state as the admin API shows it, which both ways of pairing print from. */
+interface ShownState {
+  connectionStatus: string
+  qr: string | null
+  pairingCode: string | null
+  lastError: { code: string; message: string; at: string } | null
+  waVersion: string | null
+}
+
+/** What the loop printed last, so each QR, code and failure is printed once. */
+interface Printed {
+  waVersion: string | null
+  qr: string | null
+  code: string | null
+  failure: string | null
+}
+
+/** The statuses that end the wait: paired, or given up (docs/live-whatsapp.md, give-up rules). */
+const FINAL_STATUSES: ReadonlySet<string> = new Set(["connected", "unpaired", "logged_out"])
+
+/** The domain's pairing state in the admin API's shape. */
+function shown(state: PairingState): ShownState {
+  const { connectionStatus, qr, pairingCode, lastError, waVersion } = state
+  return {
+    connectionStatus,
+    qr,
+    pairingCode,
+    lastError: lastError && { code: lastError.code, message: lastError.message, at: toIso(lastError.atMs) },
+    waVersion,
+  }
+}
+
 /** What the pairing loop prints, whichever way it talks to the session manager. */
-async function showState(io: CliIo, state: { connectionStatus: string; qr: string | null; pairingCode: string | null }, last: { qr: string | null; code: string | null }, phoneNumber: string) {
+async function showState(io: CliIo, state: ShownState, last: Printed, phoneNumber: string) {
+  if (state.waVersion && state.waVersion !== last.waVersion) {
+    last.waVersion = state.waVersion
+    io.stdout(`Connecting to WhatsApp as WhatsApp Web ${state.waVersion}…\n`)
+  }
+  const failure = state.lastError && `${state.lastError.at} ${state.lastError.code}`
+  // A failure that ends the pairing is printed once, by finish(), as the reason it stopped.
+  if (state.lastError && failure !== last.failure && !FINAL_STATUSES.has(state.connectionStatus)) {
+    last.failure = failure
+    io.stderr(`Attempt failed (${state.lastError.code}): ${state.lastError.message} Trying again.\n`)
+  }
   if (state.qr && state.qr !== last.qr) {
     last.qr = state.qr
     io.stdout(`\nScan this with WhatsApp on ${phoneNumber}: Settings › Linked devices › Link a device\n\n${await renderQr(state.qr)}\n`)
@@ -40,24 +86,43 @@ export async function pairCommand(argv: string[], io: CliIo, stopSignal: Promise
   const method = args.switches.has("code") ? "code" : "qr"
   const config = loadConfig(io.env, args.flags)
   const server = runningServer(config.dataDir)
-  return withServices(io, args.flags, async (services) => {
-    const phone = findPhoneAnywhere(services.ctx, ref)
-    if (server) return pairThroughServer(io, server, phone.id, phone.phoneNumber, method, stopSignal)
-    // Only this phone connects: no other phone, queued send or webhook runs in a short CLI command.
-    const last = { qr: null as string | null, code: null as string | null }
-    const outcome = await new Promise<PairingState | null>((resolve) => {
-      const unsubscribe = services.sessions.subscribe(phone.id, (state) => {
-        void showState(io, state, last, phone.phoneNumber)
-        if (state.connectionStatus === "connected" || state.connectionStatus === "unpaired" || state.connectionStatus === "logged_out") {
-          unsubscribe()
-          resolve(state)
-        }
-      })
-      void stopSignal.then(() => resolve(null))
-      void services.sessions.connect(phone.id, method).then((state) => showState(io, state, last, phone.phoneNumber))
+  // The command prints each failure itself: its log says only errors unless asked for more.
+  const flags = args.flags["log-level"] === undefined && !io.env.WAGATE_LOG_LEVEL ? { ...args.flags, "log-level": "error" } : args.flags
+  // Between connect attempts, and while the socket closes at the end, only wagate's unref'd
+  // timers are pending: the command holds the event loop open until it is done.
+  const release = holdEventLoop()
+  try {
+    return await withServices(io, flags, (services) => {
+      const phone = findPhoneAnywhere(services.ctx, ref)
+      if (server) return pairThroughServer(io, server, phone.id, phone.phoneNumber, method, stopSignal)
+      return pairInProcess(io, services, phone, method, stopSignal)
     })
-    return finish(io, outcome?.connectionStatus ?? "stopped", phone.phoneNumber, false)
+  } finally {
+    release()
+  }
+}
+
+/** Pairs in this process; only this phone connects (no other phone, queued send or webhook runs here). */
+async function pairInProcess(
+  io: CliIo,
+  services: Services,
+  phone: PhoneRow,
+  method: "qr" | "code",
+  stopSignal: Promise<string>,
+): Promise<number> {
+  const last: Printed = { waVersion: null, qr: null, code: null, failure: null }
+  const outcome = await new Promise<ShownState | null>((resolve) => {
+    const unsubscribe = services.sessions.subscribe(phone.id, (state) => {
+      void showState(io, shown(state), last, phone.phoneNumber)
+      if (FINAL_STATUSES.has(state.connectionStatus)) {
+        unsubscribe()
+        resolve(shown(state))
+      }
+    })
+    void stopSignal.then(() => resolve(null))
+    void services.sessions.connect(phone.id, method).then((state) => showState(io, shown(state), last, phone.phoneNumber))
   })
+  return finish(io, outcome, phone.phoneNumber, false)
 }
 
 async function pairThroughServer(
@@ -75,13 +140,17 @@ async function pairThroughServer(
     return 1
   }
   const abort = new AbortController()
-  void stopSignal.then(() => abort.abort())
+  let stopped = false
+  void stopSignal.then(() => {
+    stopped = true
+    abort.abort()
+  })
   const events = await fetch(`${server.baseUrl}/admin/v1/phones/${phoneId}/pairing/events`, {
     headers: { authorization: `Bearer ${server.token}` },
     signal: abort.signal,
   })
-  const last = { qr: null as string | null, code: null as string | null }
-  let status = "stopped"
+  const last: Printed = { waVersion: null, qr: null, code: null, failure: null }
+  let outcome: ShownState | null = null
   let buffer = ""
   try {
     for await (const chunk of events.body!) {
@@ -92,20 +161,21 @@ async function pairThroughServer(
         buffer = buffer.slice(end + 2)
         const data = frame.split("\n").find((l) => l.startsWith("data: "))
         if (!data) continue
-        const state = JSON.parse(data.slice(6)) as { connectionStatus: string; qr: string | null; pairingCode: string | null }
+        const state = JSON.parse(data.slice(6)) as ShownState
         await showState(io, state, last, phoneNumber)
-        status = state.connectionStatus
-        if (status === "connected" || status === "unpaired" || status === "logged_out") abort.abort()
+        outcome = state
+        if (FINAL_STATUSES.has(state.connectionStatus)) abort.abort()
       }
     }
   } catch (err) {
     if (!abort.signal.aborted) throw err
   }
-  return finish(io, status, phoneNumber, true)
+  // Stopped by a signal, the last state seen is not the outcome.
+  return finish(io, stopped ? null : outcome, phoneNumber, true)
 }
 
-function finish(io: CliIo, status: string, phoneNumber: string, throughServer: boolean): number {
-  if (status === "connected") {
+function finish(io: CliIo, outcome: ShownState | null, phoneNumber: string, throughServer: boolean): number {
+  if (outcome?.connectionStatus === "connected") {
     io.stdout(
       throughServer
         ? `Paired: ${phoneNumber} is connected and the server keeps it online.\n`
@@ -113,6 +183,8 @@ function finish(io: CliIo, status: string, phoneNumber: string, throughServer: b
     )
     return 0
   }
-  io.stderr(status === "stopped" ? "Pairing interrupted.\n" : `error: pairing did not complete (status: ${status}); run the command again for a fresh code.\n`)
+  if (!outcome) io.stderr("Pairing interrupted.\n")
+  else if (outcome.lastError) io.stderr(`error: pairing stopped (${outcome.lastError.code}): ${outcome.lastError.message}\n`)
+  else io.stderr(`error: pairing did not complete (status: ${outcome.connectionStatus}); run the command again for a fresh code.\n`)
   return 1
 }

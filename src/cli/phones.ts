@@ -1,5 +1,5 @@
 import { getAccount } from "../domain/accounts"
-import { phoneView } from "../domain/api-views"
+import { adminPhoneView } from "../domain/api-views"
 import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../domain/phones"
 import { loadConfig } from "../config"
 import { pairCommand } from "./pair"
@@ -26,7 +26,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
       // getAccount: a mistyped --account is an error, not an empty list.
       const phones = listPhones(ctx, getAccount(ctx, selectAccount(services, args.flags.account)).id)
       if (args.switches.has("json")) {
-        printJson(io, phones.map(phoneView))
+        printJson(io, phones.map(adminPhoneView))
         return 0
       }
       io.stdout(

@@ -3,6 +3,7 @@ import type { ApiKeyRow } from "../store/api-keys"
 import type { EndpointRow } from "../store/webhooks"
 import type { PhoneRow } from "../store/phones"
 import type { AccountProfile } from "./accounts"
+import { lastErrorOf, type LastError } from "./connection-errors"
 import type { DeliveryWithAttempts } from "./webhook-endpoints"
 
 /*
@@ -56,6 +57,16 @@ export function phoneView(row: PhoneRow) {
     createdAt: toIso(row.createdAtMs),
     updatedAt: toIso(row.updatedAtMs),
   }
+}
+
+/** Why a phone's last connect or pairing attempt failed, or null. */
+export function lastErrorView(error: LastError | null) {
+  return error ? { code: error.code, message: error.message, at: toIso(error.atMs) } : null
+}
+
+/** A sender phone as the operator sees it: with the reason its last attempt failed. */
+export function adminPhoneView(row: PhoneRow) {
+  return { ...phoneView(row), lastError: lastErrorView(lastErrorOf(row)) }
 }
 
 /** A webhook endpoint without its secrets. */

@@ -44,6 +44,9 @@ export async function addPhone(
     lastDisconnectedAtMs: null,
     createdAtMs: nowMs,
     updatedAtMs: nowMs,
+    lastErrorCode: null,
+    lastErrorMessage: null,
+    lastErrorAtMs: null,
   }
   await ctx.writer.write((db) => {
     // Checked inside the transaction so two concurrent adds cannot both pass.

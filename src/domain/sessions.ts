@@ -1,13 +1,16 @@
 import type { Scheduler } from "../lib/scheduler"
 import { errors } from "../lib/errors"
 import { toIsoOrNull } from "../lib/time"
-import { findPhone, listAllPhones, listPhonesStayingOffline, updatePhoneConnection, type ConnectionStatus, type PhoneRow } from "../store/phones"
+import { findPhone, listAllPhones, listPhonesStayingOffline, updatePhoneConnection, updatePhoneLastError, type ConnectionStatus, type PhoneRow } from "../store/phones"
+import type { ConnectionFailure } from "../whatsapp/failures"
 import type { DisconnectReason, SessionEvents, WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
+import { lastErrorOf, logFailure, toLastError, type LastError } from "./connection-errors"
 import type { DomainContext } from "./context"
 import type { Group } from "./groups"
 import { recordInbound } from "./inbound"
 import { canPost, type LiveLookups } from "./live-lookups"
 import type { LiveSender } from "./live-sender"
+import { PAIRING_MAX_CODES, PAIRING_MAX_QR_CODES, PairingAttempts } from "./pairing-attempts"
 
 /** What the admin API shows of a phone's pairing (API-DECISIONS §12). */
 export interface PairingState {
@@ -16,6 +19,10 @@ export interface PairingState {
   qr: string | null
   /** The code to type on the phone, while a code pairing waits. */
   pairingCode: string | null
+  /** Why the last connect or pairing attempt failed; null once connected or asked to connect again. */
+  lastError: LastError | null
+  /** The WhatsApp Web version the phone's last connect announced (x.y.z); null before one. */
+  waVersion: string | null
   updatedAtMs: number
 }
 
@@ -68,7 +75,18 @@ interface Runtime {
   qr: string | null
   pairingCode: string | null
   method: "qr" | "code" | null
+  /** The counters of a pairing in progress (docs/live-whatsapp.md, give-up rules); null when paired. */
+  pairing: PairingAttempts | null
+  waVersion: string | null
   listeners: Set<(state: PairingState) => void>
+}
+
+/** What a connection change writes besides the status. */
+interface StatusChange {
+  reason?: string
+  willReconnect?: boolean
+  /** Replaces the phone's last error (null clears it); left as it is when absent. */
+  lastError?: LastError | null
 }
 
 export function createSessionManager(deps: {
@@ -96,14 +114,32 @@ export function createSessionManager(deps: {
   function runtime(phoneId: string): Runtime {
     let rt = runtimes.get(phoneId)
     if (!rt) {
-      rt = { session: null, connected: false, wanted: false, attempts: 0, qr: null, pairingCode: null, method: null, listeners: new Set() }
+      rt = {
+        session: null,
+        connected: false,
+        wanted: false,
+        attempts: 0,
+        qr: null,
+        pairingCode: null,
+        method: null,
+        pairing: null,
+        waVersion: null,
+        listeners: new Set(),
+      }
       runtimes.set(phoneId, rt)
     }
     return rt
   }
 
   function stateOf(phone: PhoneRow, rt: Runtime | undefined): PairingState {
-    return { connectionStatus: phone.connectionStatus, qr: rt?.qr ?? null, pairingCode: rt?.pairingCode ?? null, updatedAtMs: phone.updatedAtMs }
+    return {
+      connectionStatus: phone.connectionStatus,
+      qr: rt?.qr ?? null,
+      pairingCode: rt?.pairingCode ?? null,
+      lastError: lastErrorOf(phone),
+      waVersion: rt?.waVersion ?? null,
+      updatedAtMs: phone.updatedAtMs,
+    }
   }
 
   function notify(phoneId: string): void {
@@ -119,11 +155,7 @@ export function createSessionManager(deps: {
    * Writes a connection change; emits `phone.connected` when entering `connected`, and
    * `phone.disconnected` when leaving it or when the phone must be paired again.
    */
-  async function setStatus(
-    phoneId: string,
-    status: ConnectionStatus,
-    change: { reason?: string; willReconnect?: boolean } = {},
-  ): Promise<void> {
+  async function setStatus(phoneId: string, status: ConnectionStatus, change: StatusChange = {}): Promise<void> {
     // After stop the database is being closed: late socket events change nothing.
     if (stopped) return
     await ctx.writer.write((db, tx) => {
@@ -142,6 +174,7 @@ export function createSessionManager(deps: {
       }
       // Offline with no reconnect coming: the next start must not connect it either.
       updatePhoneConnection(db, next, status === "disconnected" && change.willReconnect === false)
+      if (change.lastError !== undefined) updatePhoneLastError(db, phone.id, change.lastError)
       if (!enteringConnected && !leavingConnected && !lostPairing) return
       ctx.events.record(db, tx, {
         accountId: phone.accountId,
@@ -171,13 +204,20 @@ export function createSessionManager(deps: {
   function eventsFor(phoneId: string, rt: Runtime, session: () => WhatsAppSession): SessionEvents {
     const current = () => rt.session === session()
     return {
+      connecting({ waVersion }) {
+        if (!current()) return
+        rt.waVersion = waVersion
+        notify(phoneId)
+      },
       qr(qr) {
         if (!current()) return
+        if (rt.pairing?.qrShown() === "give_up") return expirePairing(phoneId, rt, `${PAIRING_MAX_QR_CODES} QR codes went unscanned`)
         rt.qr = qr
         void setStatus(phoneId, "pairing")
       },
       pairingCode(code) {
         if (!current()) return
+        if (rt.pairing?.codeShown() === "give_up") return expirePairing(phoneId, rt, `${PAIRING_MAX_CODES} pairing codes went unused`)
         rt.pairingCode = code
         void setStatus(phoneId, "pairing")
       },
@@ -185,34 +225,23 @@ export function createSessionManager(deps: {
         if (!current()) return
         const phone = findPhone(ctx.db, phoneId)
         if (!phone) return
-        if (phoneNumber !== phone.phoneNumber) {
-          // Someone scanned with another WhatsApp account: sending as it would lie about `from`.
-          ctx.logger.warn("paired account does not match the phone number; unlinking", { phoneId, expected: phone.phoneNumber, got: phoneNumber })
-          rt.wanted = false
-          // Detached first: the close the unlink causes (logged_out) must not replace this reason.
-          const mismatched = session()
-          rt.session = null
-          void mismatched
-            .logout()
-            .catch((err) => ctx.logger.warn("unlinking the mismatched account failed; credentials wiped anyway", { phoneId, err }))
-            .finally(() => {
-              gateway.wipeCredentials(phoneId)
-              return setStatus(phoneId, "logged_out", { reason: "phone_number_mismatch", willReconnect: false })
-            })
-          return
-        }
+        if (phoneNumber !== phone.phoneNumber) return unlinkMismatch(phone, rt, session(), phoneNumber)
         rt.connected = true
         rt.attempts = 0
         rt.qr = null
         rt.pairingCode = null
         rt.method = null
-        void setStatus(phoneId, "connected").then(() => (stopped ? undefined : deps.sender().phoneConnected(phoneId)))
+        rt.pairing = null
+        ctx.logger.info(`${phone.phoneNumber} is connected to WhatsApp`, { phoneId, waVersion: rt.waVersion })
+        void setStatus(phoneId, "connected", { lastError: null }).then(() => (stopped ? undefined : deps.sender().phoneConnected(phoneId)))
       },
-      disconnected({ reason }) {
+      disconnected({ reason, failure }) {
         if (!current()) return
         const wasConnected = rt.connected
         rt.connected = false
         rt.session = null
+        rt.qr = null
+        rt.pairingCode = null
         if (reason === "closed_by_us") return
         if (wasConnected) deps.sender().phoneDisconnected(phoneId)
         if (reason === "restart_required" && rt.wanted && !stopped) {
@@ -220,28 +249,7 @@ export function createSessionManager(deps: {
           openSession(phoneId, rt, null, { reason: "restart_required", willReconnect: true })
           return
         }
-        if (reason === "logged_out") {
-          rt.wanted = false
-          gateway.wipeCredentials(phoneId)
-          deps.lookups.forget(phoneId)
-          void setStatus(phoneId, "logged_out", { reason, willReconnect: false }).then(() => (stopped ? undefined : deps.sender().phoneGone(phoneId)))
-          return
-        }
-        if (reason === "pairing_expired") {
-          rt.wanted = false
-          rt.qr = null
-          rt.pairingCode = null
-          void setStatus(phoneId, gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired")
-          return
-        }
-        if (TERMINAL.has(reason)) {
-          rt.wanted = false
-          void setStatus(phoneId, "disconnected", { reason, willReconnect: false })
-          return
-        }
-        const delayMs = reconnectDelayMs(rt.attempts++)
-        void setStatus(phoneId, "disconnected", { reason, willReconnect: true })
-        if (rt.wanted && !stopped) scheduler.schedule(RECONNECT_KIND, phoneId, ctx.clock.nowMs() + delayMs)
+        onFailure(phoneId, rt, reason, failure)
       },
       partAcked: (id, atMs) => void deps.sender().partAcked(id, atMs),
       partRejected: (id, code, atMs) => void deps.sender().partRejected(id, code, atMs),
@@ -251,12 +259,85 @@ export function createSessionManager(deps: {
     }
   }
 
-  function openSession(
-    phoneId: string,
-    rt: Runtime,
-    pairing: { method: "qr" | "code" } | null,
-    change: { reason?: string; willReconnect?: boolean } = {},
-  ): void {
+  /** Records and logs a failed attempt; returns its last error (null when the adapter named no failure). */
+  function recordFailure(phoneId: string, failure: ConnectionFailure | null, nextAttemptAtMs: number | null): LastError | null {
+    const phone = findPhone(ctx.db, phoneId)
+    if (!failure || !phone) return null
+    const lastError = toLastError(failure, ctx.clock.nowMs())
+    logFailure(ctx.logger, phone, failure, lastError, nextAttemptAtMs)
+    return lastError
+  }
+
+  /** The status of a phone that stays offline: it needs pairing unless it has credentials. */
+  const offline = (phoneId: string): ConnectionStatus => (gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired")
+
+  /**
+   * After a close that was not ours: the terminal reasons stop (docs/decisions.md, Phones,
+   * groups, account and usage), a pairing retries while it stays `pairing` until its give-up
+   * rules say stop, and a paired phone goes `disconnected` and reconnects with backoff.
+   */
+  function onFailure(phoneId: string, rt: Runtime, reason: DisconnectReason, failure: ConnectionFailure | null): void {
+    if (reason === "logged_out") {
+      rt.wanted = false
+      rt.pairing = null
+      gateway.wipeCredentials(phoneId)
+      deps.lookups.forget(phoneId)
+      const lastError = recordFailure(phoneId, failure, null)
+      void setStatus(phoneId, "logged_out", { reason, willReconnect: false, lastError }).then(() =>
+        stopped ? undefined : deps.sender().phoneGone(phoneId),
+      )
+      return
+    }
+    const pairing = rt.pairing !== null && !gateway.hasCredentials(phoneId)
+    const givesUp = TERMINAL.has(reason) || !rt.wanted || stopped || (pairing && rt.pairing!.connectFailed() === "give_up")
+    if (givesUp) {
+      rt.wanted = false
+      rt.pairing = null
+      const lastError = recordFailure(phoneId, failure, null)
+      // An unpaired phone that stops pairing is not a disconnection: no event, no stays-offline mark.
+      const status = offline(phoneId)
+      void setStatus(phoneId, status, status === "disconnected" ? { reason, willReconnect: false, lastError } : { lastError })
+      return
+    }
+    const dueMs = ctx.clock.nowMs() + reconnectDelayMs(rt.attempts++)
+    const lastError = recordFailure(phoneId, failure, dueMs)
+    // A pairing that retries is still pairing: flipping to `disconnected` between attempts would say the phone was once connected.
+    void setStatus(phoneId, pairing ? "pairing" : "disconnected", pairing ? { lastError } : { reason, willReconnect: true, lastError })
+    scheduler.schedule(RECONNECT_KIND, phoneId, dueMs)
+  }
+
+  /** Ends a pairing whose QR codes or pairing codes ran out: closes its socket and waits for an operator. */
+  function expirePairing(phoneId: string, rt: Runtime, cause: string): void {
+    const open = rt.session
+    rt.session = null
+    rt.wanted = false
+    rt.pairing = null
+    rt.qr = null
+    rt.pairingCode = null
+    void open?.close()
+    const failure: ConnectionFailure = { code: "pairing_expired", cause, host: "", httpStatus: null, waVersion: rt.waVersion }
+    void setStatus(phoneId, offline(phoneId), { lastError: recordFailure(phoneId, failure, null) })
+  }
+
+  /** Someone scanned with another WhatsApp account: sending as it would lie about `from`. */
+  function unlinkMismatch(phone: PhoneRow, rt: Runtime, mismatched: WhatsAppSession, got: string): void {
+    const phoneId = phone.id
+    rt.wanted = false
+    rt.pairing = null
+    // Detached first: the close the unlink causes (logged_out) must not replace this reason.
+    rt.session = null
+    const failure: ConnectionFailure = { code: "account_mismatch", cause: got, host: "", httpStatus: null, waVersion: rt.waVersion }
+    const lastError = recordFailure(phoneId, failure, null)
+    void mismatched
+      .logout()
+      .catch((err) => ctx.logger.warn("unlinking the mismatched account failed; credentials wiped anyway", { phoneId, err }))
+      .finally(() => {
+        gateway.wipeCredentials(phoneId)
+        return setStatus(phoneId, "logged_out", { reason: "phone_number_mismatch", willReconnect: false, lastError })
+      })
+  }
+
+  function openSession(phoneId: string, rt: Runtime, pairing: { method: "qr" | "code" } | null, change: StatusChange = {}): void {
     const phone = findPhone(ctx.db, phoneId)
     if (!phone) return
     let session: WhatsAppSession
@@ -265,12 +346,14 @@ export function createSessionManager(deps: {
     rt.session = session
     rt.wanted = true
     if (session.paired) {
+      rt.pairing = null
       void setStatus(phoneId, "connecting", change)
       session.connect()
     } else {
       const method = pairing?.method ?? rt.method ?? "qr"
       rt.method = method
-      void setStatus(phoneId, "pairing")
+      rt.pairing ??= new PairingAttempts()
+      void setStatus(phoneId, "pairing", change)
       session.connect(method === "code" ? { method: "code", phoneNumber: phone.phoneNumber } : { method: "qr" })
     }
   }
@@ -339,7 +422,9 @@ export function createSessionManager(deps: {
       scheduler.cancel(RECONNECT_KIND, phoneId)
       rt.method = method
       rt.attempts = 0
-      openSession(phone.id, rt, { method })
+      // A new request starts a new series of attempts: its give-up counters and its last error.
+      rt.pairing = null
+      openSession(phone.id, rt, { method }, { lastError: null })
       await Promise.resolve()
       return stateOf(findPhone(ctx.db, phoneId) ?? phone, rt)
     },

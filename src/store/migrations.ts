@@ -281,6 +281,14 @@ const PHONES_STAY_OFFLINE = `
 ALTER TABLE phones ADD COLUMN stays_offline INTEGER NOT NULL DEFAULT 0 CHECK (stays_offline IN (0, 1));
 `
 
+const PHONES_LAST_ERROR = `
+-- Why the phone's last connect or pairing attempt failed (docs/live-whatsapp.md lists the codes);
+-- all three are NULL once it connects.
+ALTER TABLE phones ADD COLUMN last_error_code TEXT;
+ALTER TABLE phones ADD COLUMN last_error_message TEXT;
+ALTER TABLE phones ADD COLUMN last_error_at_ms INTEGER;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -312,5 +320,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     name: "phones stay offline",
     up: (db) => db.exec(PHONES_STAY_OFFLINE),
+  },
+  {
+    version: 7,
+    name: "phones last error",
+    up: (db) => db.exec(PHONES_LAST_ERROR),
   },
 ]

@@ -14,11 +14,23 @@ export interface PhoneRow {
   lastDisconnectedAtMs: number | null
   createdAtMs: number
   updatedAtMs: number
+  /** Why the last connect or pairing attempt failed: a code of the closed set, or null. */
+  lastErrorCode: string | null
+  lastErrorMessage: string | null
+  lastErrorAtMs: number | null
+}
+
+/** A failed attempt as stored on the phone. */
+export interface StoredPhoneError {
+  code: string
+  message: string
+  atMs: number
 }
 
 const COLUMNS = `id, account_id AS accountId, phone_number AS phoneNumber, display_name AS displayName,
   connection_status AS connectionStatus, last_connected_at_ms AS lastConnectedAtMs,
-  last_disconnected_at_ms AS lastDisconnectedAtMs, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`
+  last_disconnected_at_ms AS lastDisconnectedAtMs, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs,
+  last_error_code AS lastErrorCode, last_error_message AS lastErrorMessage, last_error_at_ms AS lastErrorAtMs`
 
 const INSERT_PHONE = `INSERT INTO phones (id, account_id, phone_number, display_name, connection_status, created_at_ms, updated_at_ms)
   VALUES ($id, $accountId, $phoneNumber, $displayName, $connectionStatus, $createdAtMs, $updatedAtMs)`
@@ -73,6 +85,13 @@ export function deletePhone(db: Database, id: string): void {
 
 const UPDATE_CONNECTION = `UPDATE phones SET connection_status = $connectionStatus, last_connected_at_ms = $lastConnectedAtMs,
   last_disconnected_at_ms = $lastDisconnectedAtMs, updated_at_ms = $updatedAtMs, stays_offline = $staysOffline WHERE id = $id`
+
+const UPDATE_LAST_ERROR = `UPDATE phones SET last_error_code = $code, last_error_message = $message, last_error_at_ms = $atMs WHERE id = $id`
+
+/** Records why the phone's last attempt failed, or clears it (null). */
+export function updatePhoneLastError(db: Database, id: string, error: StoredPhoneError | null): void {
+  db.query(UPDATE_LAST_ERROR).run({ id, code: error?.code ?? null, message: error?.message ?? null, atMs: error?.atMs ?? null })
+}
 
 /** Records a phone's connection state, and whether it is to stay offline across restarts. */
 export function updatePhoneConnection(

@@ -4,6 +4,15 @@
  * outside src/whatsapp/baileys/ knows Baileys exists, and tests plug in a fake.
  */
 
+import type { ConnectionFailure } from "./failures"
+
+/**
+ * How long opening a connection and WhatsApp's handshake may take unless configured
+ * (WAGATE_WA_CONNECT_TIMEOUT_MS). Under Baileys' 20 s, so that with the version lookup (3 s) a
+ * host with no route to WhatsApp reports why within 20 s.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000
+
 /** Why a connection ended, decided by the adapter from WhatsApp's close code. */
 export type DisconnectReason =
   /** The device was unlinked (from the phone, or by us): credentials are void. */
@@ -64,13 +73,19 @@ export interface InboundMessage {
 
 /** What a session reports. Every callback is synchronous from the adapter's point of view. */
 export interface SessionEvents {
+  /** The socket is being opened, announcing this WhatsApp Web version (x.y.z). */
+  connecting(info: { waVersion: string }): void
   /** A QR code to show (the raw string to render). */
   qr(qr: string): void
   /** The 8-character code to type on the phone. */
   pairingCode(code: string): void
   /** Logged in: `phoneNumber` is the E.164 of the WhatsApp account the device belongs to. */
   connected(info: { phoneNumber: string }): void
-  disconnected(info: { reason: DisconnectReason; statusCode: number | null }): void
+  /**
+   * The session ended (once). `failure` says why in the operator's vocabulary; null when nothing
+   * failed (we closed it, or WhatsApp asked for a fresh socket).
+   */
+  disconnected(info: { reason: DisconnectReason; statusCode: number | null; failure: ConnectionFailure | null }): void
   /** WhatsApp's server accepted a part (the success ack). */
   partAcked(waMessageId: string, atMs: number): void
   /** WhatsApp refused a part (an error ack, e.g. "463" or "479"). */

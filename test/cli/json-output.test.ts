@@ -4,8 +4,7 @@ import { join } from "node:path"
 import { createApp } from "../../src/app"
 import { loadConfig } from "../../src/config"
 import { createServices, type Services } from "../../src/deps"
-import { AdminAccount, ApiKeyRecord } from "../../src/http/models/admin"
-import { PhoneNumber } from "../../src/http/models/phones"
+import { AdminAccount, AdminPhone, ApiKeyRecord } from "../../src/http/models/admin"
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../../src/http/models/webhooks"
 import { silentLogger } from "../../src/lib/logger"
 import { DATABASE_FILE } from "../../src/store/db"
@@ -77,7 +76,7 @@ afterAll(async () => {
 const CASES: { name: string; argv: () => string[]; route: () => string; schema: TObject; items: (data: any) => any[] }[] = [
   { name: "accounts list", argv: () => ["accounts", "list", "--json"], route: () => "/admin/v1/accounts", schema: AdminAccount, items: (d) => d },
   { name: "keys list", argv: () => ["keys", "list", "--json"], route: () => `/admin/v1/accounts/${accountId}/keys`, schema: ApiKeyRecord, items: (d) => d },
-  { name: "phones list", argv: () => ["phones", "list", "--json"], route: () => `/admin/v1/accounts/${accountId}/phones`, schema: PhoneNumber, items: (d) => d },
+  { name: "phones list", argv: () => ["phones", "list", "--json"], route: () => `/admin/v1/accounts/${accountId}/phones`, schema: AdminPhone, items: (d) => d },
   { name: "webhooks list", argv: () => ["webhooks", "list", "--json"], route: () => `/admin/v1/accounts/${accountId}/webhooks`, schema: WebhookEndpoint, items: (d) => d },
   {
     name: "webhooks deliveries",
@@ -121,7 +120,7 @@ describe("--json output uses the admin API's field names and values", () => {
     const [key] = JSON.parse((await cli(dir, ["keys", "list", "--json"])).stdout)
     expect(key).toMatchObject({ environment: "test", createdAt: "2026-11-23T10:00:00.000Z", expiresAt: "2099-01-01T00:00:00.000Z", revokedAt: null })
     const [phone] = JSON.parse((await cli(dir, ["phones", "list", "--json"])).stdout)
-    expect(phone).toMatchObject({ phoneNumber: PHONE, displayName: "Support", createdAt: "2026-11-23T10:00:00.000Z" })
+    expect(phone).toMatchObject({ phoneNumber: PHONE, displayName: "Support", createdAt: "2026-11-23T10:00:00.000Z", lastError: null })
     const [account] = JSON.parse((await cli(dir, ["accounts", "list", "--json"])).stdout)
     expect(account).toMatchObject({ accountId, stats: { apiKeys: 1, phoneNumbers: 1, messages: 1 } })
   })

@@ -5,6 +5,7 @@ import { runCli } from "../../src/cli/index"
 import { loadConfig } from "../../src/config"
 import { createServices, type Services } from "../../src/deps"
 import { createAccount } from "../../src/domain/accounts"
+import { PAIRING_MAX_FAILED_CONNECTS } from "../../src/domain/pairing-attempts"
 import { addPhone } from "../../src/domain/phones"
 import { acquireLock, LOCK_FILE } from "../../src/lib/lockfile"
 import { silentLogger } from "../../src/lib/logger"
@@ -115,7 +116,29 @@ describe("wagate phones pair through the running server", () => {
     await waitUntil(() => out.stdout.includes("Linked devices"), 5_000, "the QR on stdout")
     sessionsOf()[0]!.drop("pairing_expired")
     expect(await done).toBe(1)
-    expect(out.stderr).toContain("pairing did not complete (status: unpaired)")
+    expect(out.stderr).toBe(
+      "error: pairing stopped (pairing_expired): The QR code or pairing code expired without being used: start the pairing again and complete it on the phone within a minute.\n",
+    )
+  })
+
+  test("each failed attempt is printed as it happens, and a pairing that gives up exits 1 with the reason", async () => {
+    const { out, done } = run(["phones", "pair", phone.phoneNumber])
+    await waitUntil(() => sessionsOf().length === 1, 5_000, "the server to open a pairing socket")
+    const refused = { code: "connection_refused", host: "web.whatsapp.com" } as const
+    for (let attempt = 1; attempt < PAIRING_MAX_FAILED_CONNECTS; attempt++) {
+      sessionsOf().at(-1)!.drop("connection_lost", 408, refused)
+      await waitUntil(() => out.stderr.split("\n").length > attempt, 5_000, `failed attempt ${attempt} on stderr`)
+      ;(services.ctx.clock as TestClock).advance(60_000)
+      await waitUntil(() => sessionsOf().length === attempt + 1, 5_000, "the next attempt")
+    }
+    sessionsOf().at(-1)!.drop("connection_lost", 408, { code: "dns_failed", host: "web.whatsapp.com" })
+    expect(await done).toBe(1)
+    const lines = out.stderr.trimEnd().split("\n")
+    expect(lines).toHaveLength(PAIRING_MAX_FAILED_CONNECTS)
+    expect(lines[0]).toBe(
+      "Attempt failed (connection_refused): web.whatsapp.com refused the connection: check the firewall or proxy between this host and WhatsApp, and WAGATE_WA_WS_URL. Trying again.",
+    )
+    expect(lines.at(-1)).toBe("error: pairing stopped (dns_failed): Could not resolve web.whatsapp.com: check DNS on this host.")
   })
 
   test("phones logout goes through the server: the device is unlinked and the credentials wiped", async () => {

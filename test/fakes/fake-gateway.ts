@@ -1,3 +1,4 @@
+import type { ConnectionFailure, ConnectionFailureCode } from "../../src/whatsapp/failures"
 import type {
   DisconnectReason,
   GroupInfo,
@@ -52,6 +53,20 @@ export class FakeGateway implements WhatsAppGateway {
   }
 }
 
+/** The failure code a real adapter names for each reason when the error says nothing finer. */
+const FAILURE_OF_REASON: Record<DisconnectReason, ConnectionFailureCode | null> = {
+  logged_out: "logged_out",
+  replaced: "replaced",
+  forbidden: "forbidden",
+  outdated_version: "outdated_version",
+  multidevice_mismatch: "multidevice_mismatch",
+  restart_required: null,
+  pairing_expired: "pairing_expired",
+  connection_lost: "connection_lost",
+  bad_session: "stream_error",
+  closed_by_us: null,
+}
+
 /** One fake socket; the test drives its events. */
 export class FakeSession implements WhatsAppSession {
   readonly connects: ({ method: "qr" } | { method: "code"; phoneNumber: string } | undefined)[] = []
@@ -75,7 +90,7 @@ export class FakeSession implements WhatsAppSession {
   async close(): Promise<void> {
     this.closed = true
     this.connected = false
-    this.events.disconnected({ reason: "closed_by_us", statusCode: null })
+    this.events.disconnected({ reason: "closed_by_us", statusCode: null, failure: null })
   }
 
   async logout(): Promise<void> {
@@ -117,9 +132,24 @@ export class FakeSession implements WhatsAppSession {
     this.events.connected({ phoneNumber })
   }
 
-  drop(reason: DisconnectReason, statusCode: number | null = null): void {
+  /** WhatsApp's version this fake socket announces. */
+  announce(waVersion = "2.3000.1"): void {
+    this.events.connecting({ waVersion })
+  }
+
+  /**
+   * The socket ends for `reason`; the failure is the one a real adapter would name for it, or
+   * `failure` (a code, or the whole failure) when the test says what went wrong.
+   */
+  drop(reason: DisconnectReason, statusCode: number | null = null, failure?: ConnectionFailureCode | Partial<ConnectionFailure>): void {
     this.connected = false
-    this.events.disconnected({ reason, statusCode })
+    const given = typeof failure === "string" ? { code: failure } : failure
+    const code = given?.code ?? FAILURE_OF_REASON[reason]
+    this.events.disconnected({
+      reason,
+      statusCode,
+      failure: code ? { cause: `fake ${reason}`, host: "web.whatsapp.com", httpStatus: null, waVersion: "2.3000.1", ...given, code } : null,
+    })
   }
 
   ack(waMessageId: string, atMs: number): void {

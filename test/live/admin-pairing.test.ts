@@ -58,7 +58,7 @@ describe("connect and pairing state", () => {
     const res = await post(`/phones/${phone.id}/connect`)
     expect(res.status).toBe(200)
     expectSchema(Envelope(PairingState), res.body)
-    expect(res.body.data).toEqual({ connectionStatus: "pairing", qr: null, pairingCode: null, updatedAt: iso(h.clock.nowMs()) })
+    expect(res.body.data).toEqual({ connectionStatus: "pairing", qr: null, pairingCode: null, lastError: null, waVersion: null, updatedAt: iso(h.clock.nowMs()) })
     expect(h.gateway.current(phone.id).connects).toEqual([{ method: "qr" }])
 
     h.gateway.current(phone.id).showQr("2@AbC+/=,xyz,123,456,1")
@@ -120,7 +120,10 @@ describe("GET /phones/{phoneId}/pairing/events", () => {
     const sse = sseReader(res.body!)
 
     const first = await sse.next()
-    expect(first).toEqual({ event: "pairing", data: { connectionStatus: "pairing", qr: null, pairingCode: null, updatedAt: iso(h.clock.nowMs()) } })
+    expect(first).toEqual({
+      event: "pairing",
+      data: { connectionStatus: "pairing", qr: null, pairingCode: null, lastError: null, waVersion: null, updatedAt: iso(h.clock.nowMs()) },
+    })
 
     h.gateway.current(phone.id).showQr("2@streamed")
     expect(await sse.next()).toMatchObject({ event: "pairing", data: { connectionStatus: "pairing", qr: "2@streamed" } })
@@ -129,7 +132,7 @@ describe("GET /phones/{phoneId}/pairing/events", () => {
     h.gateway.current(phone.id).open(phone.phoneNumber)
     expect(await sse.next()).toEqual({
       event: "pairing",
-      data: { connectionStatus: "connected", qr: null, pairingCode: null, updatedAt: iso(h.clock.nowMs()) },
+      data: { connectionStatus: "connected", qr: null, pairingCode: null, lastError: null, waVersion: null, updatedAt: iso(h.clock.nowMs()) },
     })
     expect(await sse.next()).toBe("end")
   })

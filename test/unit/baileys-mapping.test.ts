@@ -461,6 +461,20 @@ describe("adapter helpers", () => {
     expect(logger.level).toBe("warn")
   })
 
+  test("bridgeLogger demotes Baileys' errors about a connection ending to debug: the session manager logs that failure once, with its code", () => {
+    const lines: [string, string][] = []
+    const rec = (level: string) => (msg: string) => void lines.push([level, msg])
+    const logger = bridgeLogger({ debug: rec("debug"), info: rec("info"), warn: rec("warn"), error: rec("error") }, { phoneId: "ph_1" })
+    logger.error({ err: new Error("Timed Out") }, "error in validating connection")
+    logger.error({ reasonNode: {} }, "stream errored out")
+    logger.error({ err: "x" }, "unexpected error in 'handling notification'")
+    expect(lines).toEqual([
+      ["debug", "baileys: error in validating connection"],
+      ["debug", "baileys: stream errored out"],
+      ["error", "baileys: unexpected error in 'handling notification'"],
+    ])
+  })
+
   test("boundedCache forgets the oldest entry past its size", () => {
     const cache = boundedCache(2)
     cache.set("a", 1)

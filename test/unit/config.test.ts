@@ -30,7 +30,15 @@ describe("defaults", () => {
       webhookRetryOffsetsMs: [60_000, 300_000, 900_000],
       webhookTimeoutMs: 15_000,
       webhookRetentionDays: 30,
+      waVersion: "auto",
+      waConnectTimeoutMs: 15_000,
     })
+  })
+
+  test("WAGATE_WA_VERSION takes auto (any case) or major.minor.patch; an explicit version wins over auto", () => {
+    expect(loadConfig({ WAGATE_WA_VERSION: "AUTO" }).waVersion).toBe("auto")
+    expect(loadConfig({ WAGATE_WA_VERSION: "2.3000.1" }).waVersion).toEqual([2, 3000, 1])
+    expect(loadConfig({ WAGATE_WA_VERSION: "auto" }, { "wa-version": "2.3000.7" }).waVersion).toEqual([2, 3000, 7])
   })
 
   test("an empty variable counts as unset", () => {
@@ -70,6 +78,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   sendTimeoutMs: { raw: "120000", expected: { sendTimeoutMs: 120_000 } },
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
+  waConnectTimeoutMs: { raw: "5000", expected: { waConnectTimeoutMs: 5_000 } },
   metricsPublic: { raw: "1", expected: { metricsPublic: true } },
 }
 
@@ -133,6 +142,9 @@ describe("invalid values", () => {
     { name: "a webhook timeout under 100 ms", env: "WAGATE_WEBHOOK_TIMEOUT_MS", raw: "99" },
     { name: "a negative webhook retention", env: "WAGATE_WEBHOOK_RETENTION_DAYS", raw: "-1" },
     { name: "a webhook retention in weeks", env: "WAGATE_WEBHOOK_RETENTION_DAYS", raw: "4w" },
+    { name: "a WhatsApp Web version with two parts", env: "WAGATE_WA_VERSION", raw: "2.3000" },
+    { name: "a WhatsApp Web version that is a word", env: "WAGATE_WA_VERSION", raw: "latest" },
+    { name: "a connect timeout under a second", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", raw: "999" },
   ])("$name is a ConfigError naming $env", ({ env, raw }) => {
     expect(configError(() => loadConfig({ [env]: raw }))).toContain(env)
   })

@@ -15,7 +15,7 @@ import { silentLogger } from "../../src/lib/logger"
 import { migrate, openDatabase, type Database } from "../../src/store/db"
 import { countKeys, hasCreds, readCreds, setKeys, upsertCreds } from "../../src/store/wa-auth"
 import { createWriter, type Writer } from "../../src/store/writer"
-import type { DisconnectReason, InboundMessage, SessionEvents } from "../../src/whatsapp/gateway"
+import { DEFAULT_CONNECT_TIMEOUT_MS, type InboundMessage, type SessionEvents } from "../../src/whatsapp/gateway"
 import type { BaileysModule } from "../../src/whatsapp/baileys/auth-state"
 import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
 import { CLOSE_TIMEOUT_MS, SessionNotConnectedError } from "../../src/whatsapp/baileys/session"
@@ -35,10 +35,11 @@ beforeEach(() => {
 const pairedCreds = () => JSON.stringify({ ...initAuthCreds(), me: { id: "15550001111:1@s.whatsapp.net" }, account: { details: Buffer.from("d") } }, BufferJSON.replacer)
 
 function recorder() {
-  const disconnects: { reason: DisconnectReason; statusCode: number | null }[] = []
+  const disconnects: Parameters<SessionEvents["disconnected"]>[0][] = []
   let onDisconnect: () => void = () => {}
   const disconnected = new Promise<void>((resolve) => (onDisconnect = resolve))
   const events: SessionEvents = {
+    connecting() {},
     qr() {},
     pairingCode() {},
     connected() {},
@@ -108,7 +109,7 @@ describe("Baileys gateway", () => {
     await expect(session.checkNumbers(["+15550002222"])).rejects.toBeInstanceOf(SessionNotConnectedError)
     await expect(session.fetchGroups()).rejects.toBeInstanceOf(SessionNotConnectedError)
     await session.close()
-    expect(rec.disconnects).toEqual([{ reason: "closed_by_us", statusCode: null }])
+    expect(rec.disconnects).toEqual([{ reason: "closed_by_us", statusCode: null, failure: null }])
     expect(imports).toBe(0)
   })
 
@@ -237,6 +238,8 @@ function journal() {
     waiters.splice(0).forEach((w) => w())
   }
   const events: SessionEvents = {
+    // The version a connect announces has tests of its own (test/whatsapp/wa-version.test.ts).
+    connecting: () => {},
     qr: (qr) => push("qr", qr),
     pairingCode: (code) => push("pairingCode", code),
     connected: (info) => push("connected", info.phoneNumber),
@@ -263,7 +266,7 @@ describe("Baileys session over a scripted socket", () => {
 
   test("socket config, login, acks, receipts folded or not, inbound, credentials saved", async () => {
     const { sockets, loadBaileys } = scripted()
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, version: [2, 3000, 1], loadBaileys })
+    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, waVersion: [2, 3000, 1], loadBaileys })
     upsertCreds(db, "ph_1", pairedCreds(), TEST_EPOCH_MS)
     const j = journal()
     const session = gateway.session("ph_1", j.events)
@@ -273,6 +276,7 @@ describe("Baileys session over a scripted socket", () => {
     const config = sock.config
     expect(config.waWebSocketUrl).toBe(WS_URL)
     expect(config.version).toEqual([2, 3000, 1])
+    expect(config.connectTimeoutMs).toBe(DEFAULT_CONNECT_TIMEOUT_MS)
     expect(config.markOnlineOnConnect).toBe(false)
     expect(config.syncFullHistory).toBe(false)
     expect(config.logger?.level).toBe("warn")

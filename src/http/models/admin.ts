@@ -2,10 +2,13 @@ import { Type } from "@sinclair/typebox"
 import type { AccountProfile } from "../../domain/accounts"
 import { ALL_SCOPES } from "../../domain/scopes"
 import { E164_PATTERN } from "../../lib/formats"
-import { adminAccountView, apiKeyView } from "../../domain/api-views"
+import { adminAccountView, adminPhoneView, apiKeyView } from "../../domain/api-views"
 import type { ApiKeyRow } from "../../store/api-keys"
+import type { PhoneRow } from "../../store/phones"
 import { Account } from "./account"
 import { NullableTimestamp, Timestamp } from "./common"
+import { LastError } from "./pairing"
+import { PhoneNumber } from "./phones"
 
 const EMAIL_PATTERN = "^[^@\\s]+@[^@\\s]+$"
 const RateLimit = Type.Integer({ minimum: 1, maximum: 1_000_000 })
@@ -92,6 +95,13 @@ export const CreateKeyBody = Type.Object(
   },
   { additionalProperties: false },
 )
+
+/** The operator's view of a phone: the /v1 phone plus why its last connect failed. */
+export const AdminPhone = Type.Composite([PhoneNumber, Type.Object({ lastError: LastError })])
+
+export function toAdminPhone(row: PhoneRow): typeof AdminPhone.static {
+  return adminPhoneView(row)
+}
 
 export const AddPhoneBody = Type.Object(
   {

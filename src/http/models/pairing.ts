@@ -1,5 +1,7 @@
 import { Type } from "@sinclair/typebox"
+import { ConnectionFailureCode, type LastError as DomainLastError } from "../../domain/connection-errors"
 import type { PairingState as DomainPairingState } from "../../domain/sessions"
+import { lastErrorView } from "../../domain/api-views"
 import { toIso } from "../../lib/time"
 import { Timestamp } from "./common"
 import { ConnectionStatus } from "./phones"
@@ -16,14 +18,43 @@ export const ConnectBody = Type.Object(
   { additionalProperties: false },
 )
 
+export const LastError = Type.Union(
+  [
+    Type.Object({
+      code: ConnectionFailureCode,
+      message: Type.String({ description: "One sentence: what failed and what to do about it." }),
+      at: Timestamp,
+    }),
+    Type.Null(),
+  ],
+  { description: "Why the last connect or pairing attempt failed; null once the phone connects or is asked to connect again." },
+)
+
+/** The API's view of a last error. */
+export function toLastError(error: DomainLastError | null): typeof LastError.static {
+  return lastErrorView(error)
+}
+
 export const PairingState = Type.Object({
   connectionStatus: ConnectionStatus,
   qr: Type.Union([Type.String(), Type.Null()], { description: "The raw QR string to render, while waiting for a scan." }),
   pairingCode: Type.Union([Type.String(), Type.Null()], { description: "The code to type on the phone, while waiting." }),
+  lastError: LastError,
+  waVersion: Type.Union([Type.String(), Type.Null()], {
+    description: "The WhatsApp Web version the last connect announced (WAGATE_WA_VERSION); null before the first connect of this process.",
+    examples: ["2.3000.1023456789"],
+  }),
   updatedAt: Timestamp,
 })
 
 /** The API's view of a pairing state. */
 export function toPairingState(state: DomainPairingState): typeof PairingState.static {
-  return { connectionStatus: state.connectionStatus, qr: state.qr, pairingCode: state.pairingCode, updatedAt: toIso(state.updatedAtMs) }
+  return {
+    connectionStatus: state.connectionStatus,
+    qr: state.qr,
+    pairingCode: state.pairingCode,
+    lastError: toLastError(state.lastError),
+    waVersion: state.waVersion,
+    updatedAt: toIso(state.updatedAtMs),
+  }
 }

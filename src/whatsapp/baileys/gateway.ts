@@ -3,11 +3,14 @@ import { wipeAuth } from "../../store/wa-auth"
 import type { SessionEvents, WhatsAppGateway, WhatsAppSession } from "../gateway"
 import { storedCredsArePaired, type BaileysModule } from "./auth-state"
 import { BaileysSession, type SessionSettings } from "./session"
+import { baileysVersionLookup, createWaVersionChooser, type WaVersion, type WaVersionLookup } from "./wa-version"
 
 /** What the Baileys gateway is built from. */
 export interface BaileysGatewayOptions extends SessionSettings {
   /** Loads Baileys; defaults to the dynamic import (tests may count or replace it). */
   loadBaileys?: () => Promise<BaileysModule>
+  /** Looks up the current WhatsApp Web version for `auto`; Baileys' lookup by default (tests inject one). */
+  waVersionLookup?: WaVersionLookup | null
 }
 
 /** Retry counters kept per phone; more message ids than this and the oldest are forgotten. */
@@ -43,21 +46,32 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
   const retryCaches = new Map<string, CacheStore>()
   const live = new Map<string, Set<BaileysSession>>()
 
+  const loadOnce = () => {
+    baileys ??= load().catch((err) => {
+      // A failed import may succeed later (e.g. a file briefly unreadable): do not cache it.
+      baileys = null
+      throw err
+    })
+    return baileys
+  }
+  const chooseWaVersion = createWaVersionChooser({
+    setting: options.waVersion ?? "auto",
+    lookup: options.waVersionLookup !== undefined ? options.waVersionLookup : baileysVersionLookup(options.wsUrl, loadOnce),
+    builtIn: async () => (await loadOnce()).DEFAULT_CONNECTION_CONFIG.version as unknown as WaVersion,
+    clock: options.clock,
+    logger,
+  })
+
   const context = {
     db,
     writer,
     clock: options.clock,
     logger,
     wsUrl: options.wsUrl,
-    version: options.version,
-    baileys() {
-      baileys ??= load().catch((err) => {
-        // A failed import may succeed later (e.g. a file briefly unreadable): do not cache it.
-        baileys = null
-        throw err
-      })
-      return baileys
-    },
+    waVersion: options.waVersion,
+    connectTimeoutMs: options.connectTimeoutMs,
+    baileys: loadOnce,
+    chooseWaVersion,
     retryCache(phoneId: string) {
       let cache = retryCaches.get(phoneId)
       if (!cache) {

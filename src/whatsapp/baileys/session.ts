@@ -4,8 +4,10 @@ import type { Clock } from "../../lib/clock"
 import type { Logger } from "../../lib/logger"
 import { hasCreds, wipeAuth } from "../../store/wa-auth"
 import type { Writer } from "../../store/writer"
-import type { DisconnectReason, GroupInfo, OutboundPart, SessionEvents, WhatsAppSession } from "../gateway"
+import type { ConnectionFailure } from "../failures"
+import { DEFAULT_CONNECT_TIMEOUT_MS, type DisconnectReason, type GroupInfo, type OutboundPart, type SessionEvents, type WhatsAppSession } from "../gateway"
 import { loadAuthState, storedCredsArePaired, type BaileysModule, type SqliteAuthState } from "./auth-state"
+import { failureCause, failureOf, upgradeRefusedError } from "./close-errors"
 import {
   closeMessage,
   closeStatusCode,
@@ -21,6 +23,7 @@ import {
   type AckNode,
   type OutboundSignal,
 } from "./mapping"
+import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-version"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
@@ -44,14 +47,21 @@ export interface SessionSettings {
   logger: Logger
   /** WhatsApp's WebSocket endpoint; tests point it at a local simulator. */
   wsUrl: string
-  /** The WhatsApp Web version to announce; Baileys' built-in one when absent (a stale one closes with 405). */
-  version?: [number, number, number]
+  /**
+   * The WhatsApp Web version to announce (a stale one closes with 405): `auto` (the default)
+   * looks the current one up when the WebSocket is WhatsApp's, else uses Baileys' built-in one.
+   */
+  waVersion?: WaVersion | "auto"
+  /** How long opening the socket and the handshake may take; DEFAULT_CONNECT_TIMEOUT_MS by default. */
+  connectTimeoutMs?: number
 }
 
 /** What every session of one gateway shares. */
 export interface SessionContext extends SessionSettings {
   /** Loads Baileys once per gateway (the first connect pays for the import). */
   baileys(): Promise<BaileysModule>
+  /** The WhatsApp Web version the next connect announces. */
+  chooseWaVersion(): Promise<ChosenWaVersion>
   /** The phone's retry counter cache, kept across reconnects (Baileys counts resends per message id). */
   retryCache(phoneId: string): CacheStore
   /** Called when a session's socket is gone, so the gateway stops tracking it. */
@@ -60,14 +70,20 @@ export interface SessionContext extends SessionSettings {
 
 type BaileysLogger = SocketConfig["logger"]
 
+/** What Baileys logs at error when a connection ends; the close that follows carries the same error. */
+const CONNECTION_END_LOGS: ReadonlySet<string> = new Set(["error in validating connection", "stream errored out"])
+
 /**
  * A pino-compatible logger for Baileys that forwards warnings and errors to ours. Baileys is
  * chatty at info and below (every stanza at trace), and our logger redacts whatever it is given.
  */
 export function bridgeLogger(logger: Logger, bindings: Record<string, unknown>): BaileysLogger {
   const forward = (level: "warn" | "error") => (obj: unknown, msg?: string) => {
-    if (typeof obj === "string") logger[level](`baileys: ${obj}`, bindings)
-    else logger[level](`baileys: ${msg ?? "event"}`, { ...bindings, detail: obj })
+    const text = typeof obj === "string" ? obj : (msg ?? "event")
+    // The end of a connection is logged once, by the session manager, with its failure code.
+    const to = CONNECTION_END_LOGS.has(text) ? "debug" : level
+    if (typeof obj === "string") logger[to](`baileys: ${obj}`, bindings)
+    else logger[to](`baileys: ${text}`, { ...bindings, detail: obj })
   }
   return {
     level: "warn",
@@ -115,6 +131,8 @@ export class BaileysSession implements WhatsAppSession {
   private pairing = false
   private closedByUs = false
   private ended = false
+  /** The version this socket announces, once chosen (x.y.z). */
+  private waVersion: string | null = null
   /** The digits to request a pairing code for, when pairing by code. */
   private codeFor: string | null = null
   private codeRequested = false
@@ -148,9 +166,11 @@ export class BaileysSession implements WhatsAppSession {
       return
     }
     this.starting = this.start(pairing).catch((err) => {
-      this.log.error("opening the WhatsApp socket failed", { err })
+      // The domain logs the failure once, with its code, when it hears of it.
+      this.log.debug("opening the WhatsApp socket failed", { err })
       void this.sock?.end(undefined)
-      this.finish(this.closedByUs ? "closed_by_us" : "connection_lost", null)
+      const reason: DisconnectReason = this.closedByUs ? "closed_by_us" : "connection_lost"
+      this.finish(reason, null, reason === "closed_by_us" ? null : { ...this.failureBase(), code: "connection_lost", cause: failureCause(err) })
     })
   }
 
@@ -226,14 +246,18 @@ export class BaileysSession implements WhatsAppSession {
       if (hasCreds(ctx.db, phoneId)) await ctx.writer.write((db) => wipeAuth(db, phoneId))
       this.pairing = true
     }
+    const { version } = await ctx.chooseWaVersion()
     if (this.closedByUs) return
+    this.waVersion = formatWaVersion(version)
+    this.call(() => this.events.connecting({ waVersion: this.waVersion! }))
     const auth = loadAuthState(baileys, ctx, phoneId)
     this.auth = auth
     const logger = bridgeLogger(ctx.logger, { phoneId })
     const sock = baileys.makeWASocket({
       auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger) },
       waWebSocketUrl: ctx.wsUrl,
-      ...(ctx.version ? { version: ctx.version } : {}),
+      version: [...version],
+      connectTimeoutMs: ctx.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       logger,
       // Online would silence the phone's notifications and send read receipts as "active".
       markOnlineOnConnect: false,
@@ -248,6 +272,11 @@ export class BaileysSession implements WhatsAppSession {
     // A code is asked for only on an unpaired socket; a paired one logs in whatever was asked.
     this.codeFor = this.pairing && pairing?.method === "code" ? pairing.phoneNumber.replace(/\D/g, "") : null
 
+    // Baileys listens to `unexpected-response` (to re-emit it), which tells `ws` that someone
+    // handles a refused upgrade: without this the socket would wait for the connect timeout.
+    sock.ws.on("unexpected-response", (_request: unknown, response: { statusCode?: number }) => {
+      if (this.sock === sock) void sock.end(upgradeRefusedError(response.statusCode ?? 0))
+    })
     sock.ws.on("CB:ack,class:message", (node: AckNode) => {
       const signal = mapServerAck(node, ctx.clock.nowMs())
       if (signal) this.report(signal)
@@ -311,7 +340,7 @@ export class BaileysSession implements WhatsAppSession {
       const error = update.lastDisconnect?.error
       const statusCode = closeStatusCode(error)
       const decision = decideDisconnect({ statusCode, message: closeMessage(error), pairing: this.pairing, closedByUs: this.closedByUs })
-      this.finish(decision.reason, statusCode)
+      this.finish(decision.reason, statusCode, failureOf(error, { reason: decision.reason, host: this.failureBase().host, waVersion: this.waVersion }))
     }
   }
 
@@ -353,12 +382,17 @@ export class BaileysSession implements WhatsAppSession {
   }
 
   /** Reports the end of the session once, whatever ended it. */
-  private finish(reason: DisconnectReason, statusCode: number | null): void {
+  private finish(reason: DisconnectReason, statusCode: number | null, failure: ConnectionFailure | null = null): void {
     if (this.ended) return
     this.ended = true
     this.open = false
     this.ctx.ended(this.phoneId, this)
-    this.call(() => this.events.disconnected({ reason, statusCode }))
+    this.call(() => this.events.disconnected({ reason, statusCode, failure }))
+  }
+
+  /** What every failure of this session names: the host it tried and the version it announced. */
+  private failureBase(): Pick<ConnectionFailure, "host" | "httpStatus" | "waVersion"> {
+    return { host: new URL(this.ctx.wsUrl).host, httpStatus: null, waVersion: this.waVersion }
   }
 
   private async endSocket(): Promise<void> {

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox"
 import type { PairingState as DomainPairingState } from "../../../domain/sessions"
 import type { HttpDeps } from "../../deps"
+import { AdminPhone, toAdminPhone } from "../../models/admin"
 import { Envelope, ok } from "../../models/common"
 import { ConnectBody, PairingState, toPairingState } from "../../models/pairing"
-import { PhoneNumber, toPhoneNumber } from "../../models/phones"
 import { documented } from "../../openapi"
 import type { AdminApp } from "../../plugins/admin-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
@@ -94,23 +94,23 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         },
       },
     )
-    .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toPhoneNumber(await deps.sessions.disconnect(params.phoneId))), {
+    .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toAdminPhone(await deps.sessions.disconnect(params.phoneId))), {
       ...documented({
         tag: TAG,
         summary: "Close the phone's socket and keep its credentials; it stays offline, restarts included, until connected again (no QR needed)",
         security: "adminToken",
         path: PhoneIdParams,
-        success: { status: 200, schema: Envelope(PhoneNumber), description: "The phone" },
+        success: { status: 200, schema: Envelope(AdminPhone), description: "The phone" },
         errors: [401, 404, 429],
       }),
     })
-    .post("/phones/:phoneId/logout", async ({ params }) => ok(toPhoneNumber(await deps.sessions.logout(params.phoneId))), {
+    .post("/phones/:phoneId/logout", async ({ params }) => ok(toAdminPhone(await deps.sessions.logout(params.phoneId))), {
       ...documented({
         tag: TAG,
         summary: "Unlink the device and wipe its credentials; queued live sends fail with phone_disconnected",
         security: "adminToken",
         path: PhoneIdParams,
-        success: { status: 200, schema: Envelope(PhoneNumber), description: "The phone" },
+        success: { status: 200, schema: Envelope(AdminPhone), description: "The phone" },
         errors: [401, 404, 429],
       }),
     })

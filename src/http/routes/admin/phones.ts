@@ -2,9 +2,8 @@ import { Type } from "@sinclair/typebox"
 import { getAccount } from "../../../domain/accounts"
 import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../../../domain/phones"
 import type { HttpDeps } from "../../deps"
-import { AddPhoneBody } from "../../models/admin"
+import { AddPhoneBody, AdminPhone, toAdminPhone } from "../../models/admin"
 import { Envelope, ok } from "../../models/common"
-import { PhoneNumber, toPhoneNumber } from "../../models/phones"
 import { documented } from "../../openapi"
 import type { AdminApp } from "../../plugins/admin-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
@@ -19,7 +18,7 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
       "/accounts/:accountId/phones",
       ({ params }) => {
         getAccount(deps.ctx, params.accountId)
-        return ok(listPhones(deps.ctx, params.accountId).map(toPhoneNumber))
+        return ok(listPhones(deps.ctx, params.accountId).map(toAdminPhone))
       },
       {
         ...documented({
@@ -27,7 +26,7 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
           summary: "List an account's phones",
           security: "adminToken",
           path: AccountIdParams,
-          success: { status: 200, schema: Envelope(Type.Array(PhoneNumber)), description: "Phones" },
+          success: { status: 200, schema: Envelope(Type.Array(AdminPhone)), description: "Phones" },
           errors: [401, 404, 429],
         }),
       },
@@ -38,7 +37,7 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
         const input = parseJsonBody(AddPhoneBody, body as RawBody)
         const phone = await addPhone(deps.ctx, params.accountId, input.phoneNumber, input.displayName)
         set.status = 201
-        return ok(toPhoneNumber(phone))
+        return ok(toAdminPhone(phone))
       },
       {
         ...documented({
@@ -47,7 +46,7 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
           security: "adminToken",
           path: AccountIdParams,
           body: AddPhoneBody,
-          success: { status: 201, schema: Envelope(PhoneNumber), description: "The phone" },
+          success: { status: 201, schema: Envelope(AdminPhone), description: "The phone" },
           errors: [400, 401, 404, 409, 429],
         }),
       },
@@ -57,7 +56,7 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
       async ({ params }) => {
         // Unlink a paired device and fail its queued sends before the phone disappears.
         await deps.sessions.forget(findPhoneAnywhere(deps.ctx, params.phoneId).id)
-        return ok(toPhoneNumber(await removePhone(deps.ctx, params.phoneId)))
+        return ok(toAdminPhone(await removePhone(deps.ctx, params.phoneId)))
       },
       {
       ...documented({
@@ -65,7 +64,7 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
         summary: "Remove a phone: unlink it if paired, fail its queued sends; its messages are kept",
         security: "adminToken",
         path: PhoneIdParams,
-        success: { status: 200, schema: Envelope(PhoneNumber), description: "The removed phone" },
+        success: { status: 200, schema: Envelope(AdminPhone), description: "The removed phone" },
         errors: [401, 404, 429],
       }),
       },

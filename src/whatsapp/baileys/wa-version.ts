@@ -1,0 +1,126 @@
+import type { Clock } from "../../lib/clock"
+import type { Logger } from "../../lib/logger"
+import type { BaileysModule } from "./auth-state"
+
+/** A WhatsApp Web version as [major, minor, patch]. */
+export type WaVersion = readonly [number, number, number]
+
+/** Asks for the current WhatsApp Web version; rejects when it cannot tell. Aborted on timeout. */
+export type WaVersionLookup = (signal: AbortSignal) => Promise<WaVersion>
+
+/** How long a connect waits for the version lookup before it falls back to Baileys' version. */
+export const WA_VERSION_LOOKUP_TIMEOUT_MS = 3_000
+/** A looked-up version is reused this long: WhatsApp Web ships a few times a week. */
+export const LOOKED_UP_VERSION_TTL_MS = 60 * 60_000
+/** After a failed lookup, connects use the fallback this long before asking again. */
+export const FALLBACK_VERSION_TTL_MS = 5 * 60_000
+
+/** The version a connect announces, and where it came from. */
+export interface ChosenWaVersion {
+  version: WaVersion
+  source: "configured" | "looked_up" | "built_in"
+}
+
+/** `2.3000.1023456789`. */
+export function formatWaVersion(version: WaVersion): string {
+  return version.join(".")
+}
+
+/** The host Baileys' lookup asks; only a socket to the same host gets a looked-up version. */
+const WHATSAPP_WEB_HOST = "web.whatsapp.com"
+
+/**
+ * The lookup Baileys ships (it reads the version from web.whatsapp.com), or null when the
+ * WebSocket points elsewhere: a simulator or a test server must not make wagate reach out to
+ * WhatsApp, and WhatsApp's current version says nothing about what another server accepts.
+ */
+export function baileysVersionLookup(wsUrl: string, baileys: () => Promise<BaileysModule>): WaVersionLookup | null {
+  if (new URL(wsUrl).hostname !== WHATSAPP_WEB_HOST) return null
+  return async (signal) => {
+    const result = await (await baileys()).fetchLatestWaWebVersion({ signal })
+    if (!result.isLatest) throw result.error instanceof Error ? result.error : new Error(String(result.error ?? "no version in the answer"))
+    return result.version as unknown as WaVersion
+  }
+}
+
+/**
+ * Chooses the version each connect announces (docs/live-whatsapp.md, WhatsApp Web version): an
+ * explicit setting always wins; `auto` looks the current version up (at most
+ * WA_VERSION_LOOKUP_TIMEOUT_MS, shared by concurrent connects, cached) and falls back to the
+ * version built into Baileys. Each new choice is logged at info.
+ */
+export function createWaVersionChooser(options: {
+  setting: WaVersion | "auto"
+  lookup: WaVersionLookup | null
+  builtIn: () => Promise<WaVersion>
+  clock: Clock
+  logger: Logger
+  timeoutMs?: number
+}): () => Promise<ChosenWaVersion> {
+  const { setting, lookup, clock, logger } = options
+  const timeoutMs = options.timeoutMs ?? WA_VERSION_LOOKUP_TIMEOUT_MS
+  let cached: { chosen: ChosenWaVersion; untilMs: number } | null = null
+  let inFlight: Promise<ChosenWaVersion> | null = null
+
+  async function choose(): Promise<ChosenWaVersion> {
+    if (setting !== "auto") return { version: setting, source: "configured" }
+    if (!lookup) {
+      const chosen: ChosenWaVersion = { version: await options.builtIn(), source: "built_in" }
+      logger.info("using the WhatsApp Web version built into Baileys (the WebSocket URL is not WhatsApp's, so none is looked up)", {
+        waVersion: formatWaVersion(chosen.version),
+      })
+      return chosen
+    }
+    try {
+      const version = await withTimeout(lookup, timeoutMs, clock)
+      logger.info("using the current WhatsApp Web version", { waVersion: formatWaVersion(version) })
+      return { version, source: "looked_up" }
+    } catch (err) {
+      const chosen: ChosenWaVersion = { version: await options.builtIn(), source: "built_in" }
+      logger.info("looking up the current WhatsApp Web version failed; using the version built into Baileys", {
+        waVersion: formatWaVersion(chosen.version),
+        err,
+      })
+      return chosen
+    }
+  }
+
+  return async () => {
+    if (setting !== "auto") return choose()
+    if (cached && clock.nowMs() < cached.untilMs) return cached.chosen
+    inFlight ??= choose().then((chosen) => {
+      const ttlMs = chosen.source === "looked_up" ? LOOKED_UP_VERSION_TTL_MS : FALLBACK_VERSION_TTL_MS
+      // Without a lookup there is nothing to ask again: the choice stands for good.
+      cached = { chosen, untilMs: lookup ? clock.nowMs() + ttlMs : Number.POSITIVE_INFINITY }
+      inFlight = null
+      return chosen
+    })
+    return inFlight
+  }
+}
+
+/** Runs the lookup, aborting it and rejecting once `timeoutMs` has passed. */
+function withTimeout(lookup: WaVersionLookup, timeoutMs: number, clock: Clock): Promise<WaVersion> {
+  const abort = new AbortController()
+  return new Promise<WaVersion>((resolve, reject) => {
+    const timer = clock.setTimer(timeoutMs, () => {
+      abort.abort()
+      reject(new Error(`no answer within ${timeoutMs} ms`))
+    })
+    lookup(abort.signal).then(
+      (version) => {
+        timer.cancel()
+        if (isVersion(version)) resolve(version)
+        else reject(new Error(`the lookup answered ${JSON.stringify(version)}, not a version`))
+      },
+      (err) => {
+        timer.cancel()
+        reject(err)
+      },
+    )
+  })
+}
+
+function isVersion(value: unknown): value is WaVersion {
+  return Array.isArray(value) && value.length === 3 && value.every((n) => Number.isInteger(n) && n >= 0)
+}
