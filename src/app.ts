@@ -1,6 +1,7 @@
 import { Elysia } from "elysia"
 import { apiReference } from "./http/api-reference"
 import type { HttpDeps } from "./http/deps"
+import { allowedMethodsLookup, type RegisteredRoute } from "./http/allowed-methods"
 import { errorHandler } from "./http/errors"
 import { adminBase } from "./http/plugins/admin-auth"
 import { apiBase } from "./http/plugins/api-auth"
@@ -40,8 +41,8 @@ export function createApp(deps: HttpDeps) {
     .use(accountGet(deps))
     .use(accountUsage(deps))
   const admin = adminBase(deps).use(adminAccounts(deps)).use(adminKeys(deps)).use(adminPhones(deps)).use(adminPairing(deps)).use(adminWebhooks(deps))
-  return new Elysia({ normalize: false })
-    .use(errorHandler(deps))
+  const app = new Elysia({ normalize: false })
+    .use(errorHandler(deps, allowedMethodsLookup((): readonly RegisteredRoute[] => app.routes)))
     .onAfterResponse({ as: "global" }, (context) => {
       // The route template (not the raw path) keeps the series bounded: ids never become labels.
       const route = (context as { route?: string }).route ?? "unmatched"
@@ -74,6 +75,7 @@ export function createApp(deps: HttpDeps) {
     )
     .use(v1)
     .use(admin)
+  return app
 }
 
 export type App = ReturnType<typeof createApp>

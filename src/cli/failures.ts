@@ -1,4 +1,5 @@
 import { ConfigError } from "../config"
+import { DataDirError } from "../lib/data-dir"
 import { AppError } from "../lib/errors"
 import { LockHeldError } from "../lib/lockfile"
 import { SchemaTooNewError } from "../store/db"
@@ -9,6 +10,6 @@ import { SchemaTooNewError } from "../store/db"
  */
 export function expectedFailureMessage(err: unknown): string | null {
   if (err instanceof AppError) return err.publicMessages.join("; ")
-  if (err instanceof ConfigError || err instanceof LockHeldError || err instanceof SchemaTooNewError) return err.message
+  if (err instanceof ConfigError || err instanceof LockHeldError || err instanceof SchemaTooNewError || err instanceof DataDirError) return err.message
   return null
 }

@@ -23,6 +23,7 @@ const SETTING_HELP: Record<string, { value: string; text: string }> = {
   "wa-connect-timeout-ms": { value: "MS", text: "how long opening the WhatsApp connection may take (default 15000)" },
   "wa-version": { value: "auto|X.Y.Z", text: "the WhatsApp Web version to announce; auto looks it up (default auto)" },
   "metrics-public": { value: "1|0", text: "serve /metrics without the admin token (default 0)" },
+  "trusted-proxies": { value: "CIDR,…", text: "proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (default none)" },
 }
 
 /** The options of `serve`: one per server setting, each with its environment variable. */

@@ -432,4 +432,66 @@ describe("the compiled dist/wagate", () => {
     expect(version.out).toStartWith(`wagate ${VERSION} (schema `)
     expect(readdirSync(cwd)).toEqual([])
   })
+
+  test("error envelopes carry their path (401, 404, 400, 405), and authenticated requests log no Elysia Sucrose warning", async () => {
+    const server = await serve()
+    const raw = async (method: string, path: string, bearer?: string) => {
+      const res = await fetch(`${server.base}${path}`, { method, headers: bearer ? { authorization: `Bearer ${bearer}` } : {} })
+      return { status: res.status, allow: res.headers.get("allow"), body: (await res.json()) as { path?: string; statusCode: number } }
+    }
+    for (const [method, path, bearer, status, envelopePath] of [
+      ["GET", "/v1/account", undefined, 401, "/v1/account"],
+      ["GET", "/admin/v1/accounts", undefined, 401, "/admin/v1/accounts"],
+      ["GET", "/nope", undefined, 404, "/nope"],
+      ["GET", "/v1/messages?limit=abc", server.key, 400, "/v1/messages"],
+      ["GET", "/v1/account?environment=test", server.key, 400, "/v1/account"],
+      ["GET", "/v1/messages/msg_missing", server.key, 404, "/v1/messages/msg_missing"],
+      ["DELETE", "/v1/messages/send", undefined, 405, "/v1/messages/send"],
+    ] as const) {
+      const res = await raw(method, path, bearer)
+      expect({ method, path, status: res.status, envelope: res.body.statusCode, envelopePath: res.body.path }).toEqual({ method, path, status, envelope: status, envelopePath })
+    }
+    expect((await raw("DELETE", "/v1/messages/send")).allow).toBe("GET, POST")
+    // Every documented operation once, authenticated: Elysia compiles each route's hooks on its
+    // first request, and that is when it would warn.
+    const documentedPaths = ((await (await fetch(`${server.base}/swagger/json`)).json()) as { paths: Record<string, Record<string, unknown>> }).paths
+    let called = 0
+    for (const [template, operations] of Object.entries(documentedPaths)) {
+      const path = template.replace(/\{[^}]+\}/g, "x_missing")
+      for (const method of Object.keys(operations)) {
+        const bearer = path.startsWith("/admin/") || path === "/metrics" ? server.admin : server.key
+        const res = await fetch(`${server.base}${path}`, { method: method.toUpperCase(), headers: { authorization: `Bearer ${bearer}` } })
+        await res.body?.cancel()
+        expect({ method, path, status: res.status < 500 }).toEqual({ method, path, status: true })
+        called++
+      }
+    }
+    expect(called).toBeGreaterThan(30)
+    expect((await send(server)).status).toBe(404)
+    expect((await fetch(`${server.base}/healthz`)).status).toBe(200)
+    expect(server.p.out + server.p.err).not.toContain("Sucrose")
+  })
+
+  test("the data directory is 0700 and the database, its -wal and -shm files and backups are 0600", async () => {
+    const server = await serve()
+    expect(statSync(server.dir).mode & 0o777).toBe(0o700)
+    for (const file of ["wagate.db", "wagate.db-wal", "wagate.db-shm", "wagate.lock"]) {
+      expect({ file, mode: statSync(join(server.dir, file)).mode & 0o777 }).toEqual({ file, mode: 0o600 })
+    }
+    const target = join(tempDir(), "backup.db")
+    expect((await runToEnd(["backup", target, "--data", server.dir])).code).toBe(0)
+    expect(statSync(target).mode & 0o777).toBe(0o600)
+  })
+
+  test("an unusable data directory ends serve with exit 1 and one sentence, not a stack trace", async () => {
+    const parent = join(tempDir(), "a-file")
+    writeFileSync(parent, "")
+    const dir = join(parent, "data")
+    const res = await runToEnd(["serve", "--data", dir, "--port", "0", "--host", "127.0.0.1"])
+    expect(res.code).toBe(1)
+    expect(res.err).toBe(
+      `error: cannot create data directory ${dir} (it or a parent is a file, not a directory): remove that file or choose another directory with --data (WAGATE_DATA_DIR)\n`,
+    )
+    expect(res.out).toBe("")
+  })
 })

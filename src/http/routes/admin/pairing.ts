@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox"
+import { findPhoneAnywhere } from "../../../domain/phones"
 import type { PairingState as DomainPairingState } from "../../../domain/sessions"
 import type { HttpDeps } from "../../deps"
 import { AdminPhone, toAdminPhone } from "../../models/admin"
@@ -13,6 +14,9 @@ const TAG = "Admin: pairing"
 /** A comment line keeps idle proxies from closing the stream. */
 const SSE_KEEPALIVE_MS = 15_000
 
+/** A phone's `ph_` id from what the path names: the id or the URL-encoded E.164 number (404 when neither). */
+const phoneIdOf = (deps: HttpDeps, ref: string) => findPhoneAnywhere(deps.ctx, ref).id
+
 /** Pairing and connection control of a phone (API-DECISIONS §12). */
 export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
   app
@@ -20,7 +24,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
       "/phones/:phoneId/connect",
       async ({ body, params }) => {
         const input = body === undefined || (body as RawBody).text.trim() === "" ? {} : parseJsonBody(ConnectBody, body as RawBody)
-        return ok(toPairingState(await deps.sessions.connect(params.phoneId, input.method === "code" ? "code" : "qr")))
+        return ok(toPairingState(await deps.sessions.connect(phoneIdOf(deps, params.phoneId), input.method === "code" ? "code" : "qr")))
       },
       {
         ...documented({
@@ -34,7 +38,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         }),
       },
     )
-    .get("/phones/:phoneId/pairing", ({ params }) => ok(toPairingState(deps.sessions.pairingState(params.phoneId))), {
+    .get("/phones/:phoneId/pairing", ({ params }) => ok(toPairingState(deps.sessions.pairingState(phoneIdOf(deps, params.phoneId)))), {
       ...documented({
         tag: TAG,
         summary: "The phone's pairing state, with the raw QR string while it waits for a scan",
@@ -47,7 +51,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
     .get(
       "/phones/:phoneId/pairing/events",
       ({ params, request }) => {
-        const phoneId = params.phoneId
+        const phoneId = phoneIdOf(deps, params.phoneId)
         // Resolves the phone first, so an unknown phone is a 404 envelope, not an empty stream.
         const first = deps.sessions.pairingState(phoneId)
         const encoder = new TextEncoder()
@@ -94,7 +98,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         },
       },
     )
-    .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toAdminPhone(await deps.sessions.disconnect(params.phoneId))), {
+    .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toAdminPhone(await deps.sessions.disconnect(phoneIdOf(deps, params.phoneId)))), {
       ...documented({
         tag: TAG,
         summary: "Close the phone's socket and keep its credentials; it stays offline, restarts included, until connected again (no QR needed)",
@@ -104,7 +108,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         errors: [401, 404, 429],
       }),
     })
-    .post("/phones/:phoneId/logout", async ({ params }) => ok(toAdminPhone(await deps.sessions.logout(params.phoneId))), {
+    .post("/phones/:phoneId/logout", async ({ params }) => ok(toAdminPhone(await deps.sessions.logout(phoneIdOf(deps, params.phoneId)))), {
       ...documented({
         tag: TAG,
         summary: "Unlink the device and wipe its credentials; queued live sends fail with phone_disconnected",

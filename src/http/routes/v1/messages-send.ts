@@ -11,8 +11,10 @@ import { parseJsonBody, type RawBody } from "../../validation"
 export const messagesSend = (deps: HttpDeps) => (app: ApiApp) =>
   app.post(
     "/messages/send",
-    async ({ body, principal, set }) => {
-      const input = parseJsonBody(SendMessageBody, body as RawBody)
+    async ({ body, principal, set, request }) => {
+      // Stripe's convention: the key may come as a header instead of a body field.
+      const fromHeader = { field: "idempotencyKey", header: "Idempotency-Key", value: request.headers.get("idempotency-key") }
+      const input = parseJsonBody(SendMessageBody, body as RawBody, fromHeader)
       const { message, replayed } = await sendMessage(deps.ctx, { sandbox: deps.sandbox, live: deps.live }, principal, input)
       set.status = 201
       set.headers["Idempotent-Replayed"] = String(replayed)
@@ -25,7 +27,8 @@ export const messagesSend = (deps: HttpDeps) => (app: ApiApp) =>
         summary: "Send a text or media message",
         description:
           "Test keys: born `sent` and simulated (see the sandbox table in the README). Live keys: born `pending`. " +
-          "Reusing an idempotencyKey with the same parameters returns 201 with `Idempotent-Replayed: true` and the message's current data.",
+          "Reusing an idempotencyKey with the same parameters returns 201 with `Idempotent-Replayed: true` and the message's current data. " +
+          "The key may be sent as the `Idempotency-Key` header instead; sent in both places, the two must be equal.",
         body: SendMessageBody,
         success: { status: 201, schema: Envelope(Message), description: "The message" },
         errors: [400, 401, 403, 404, 413, 429],
