@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { join } from "node:path"
 import { createApp } from "../../src/app"
 import { runCli } from "../../src/cli/index"
@@ -15,7 +15,10 @@ import { FakeGateway } from "../fakes/fake-gateway"
 import { TestClock } from "../helpers/test-clock"
 import { waitUntil } from "../helpers/webhook-receiver"
 import { makeDataDir, NEVER, removeDataDir } from "./run-cli"
-import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * API-DECISIONS §12: `wagate phones pair|logout|remove` talk to the running server that owns the

@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { Database } from "bun:sqlite"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -7,6 +7,10 @@ import { VERSION } from "../../src/version"
 import { verifySignature } from "../helpers/verify-signature"
 import { adminTokenIn, call, envWithoutWagate, LISTENING, Proc, sandboxKeyIn } from "../helpers/wagate-process"
 import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * End-to-end tests of the COMPILED executable (`bun run build` → dist/wagate), the artefact an

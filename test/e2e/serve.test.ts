@@ -1,10 +1,13 @@
-import { afterEach, describe, expect, test } from "bun:test"
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { Database } from "bun:sqlite"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { VERSION } from "../../src/version"
 import { adminTokenIn, call, cleanupProcesses, dataDir, freePort, LISTENING, sandboxKeyIn, spawn, start, stop } from "../helpers/wagate-process"
-import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 afterEach(cleanupProcesses, SLOW_HOOK_TIMEOUT_MS)
 

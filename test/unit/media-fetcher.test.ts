@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import https from "node:https"
@@ -10,7 +10,10 @@ import { fetchMedia, type MediaFetchOptions, type MediaFetchResult } from "../..
 import { chooseFileName, contentDispositionFileName, sanitizeFileName, sniffMedia } from "../../src/lib/media-sniff"
 import { type CidrList, parseCidrList } from "../../src/lib/net-policy"
 import { TestClock } from "../helpers/test-clock"
-import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 // ---------------------------------------------------------------------------------------------
 // Sample files: just enough structure for magic-number sniffing, padded past the early-sniff size.

@@ -1,10 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { randomBytes } from "node:crypto"
 import { downloadMediaMessage, getBinaryNodeChild, INITIAL_PREKEY_COUNT, type UserFacingSocketConfig } from "@whiskeysockets/baileys"
 import { MemoryAuth, pairWithQr, simSocketConfig, TestClient } from "./baileys-client"
 import { trustMediaHostInFetch } from "./media-trust"
 import { startWaSim, type WaSim } from "./sim"
-import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /**
  * The simulator against real, unmodified Baileys 7 (no wagate involved): each test starts its own
