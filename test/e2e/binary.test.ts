@@ -228,6 +228,22 @@ describe("the compiled dist/wagate", () => {
     expect((await call(server.base, "GET", "/admin/v1/accounts", server.admin)).status).toBe(200)
   })
 
+  test("the executable serves the OpenAPI document and its reference page with the UI files embedded, from its own origin", async () => {
+    const server = await serve()
+    const doc = await fetch(`${server.base}/openapi.json`)
+    expect(doc.status).toBe(200)
+    expect(((await doc.json()) as { openapi: string }).openapi).toBe("3.1.0")
+    const page = await (await fetch(`${server.base}/swagger`)).text()
+    const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
+    expect(assets.length).toBe(2)
+    for (const asset of assets) {
+      expect(asset.startsWith("/swagger/assets/")).toBe(true)
+      const res = await fetch(`${server.base}${asset}`)
+      expect(res.status).toBe(200)
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
+    }
+  })
+
   test("a phone added by `wagate phones add` beside the running server can send a sandbox message at once (201, sent)", async () => {
     const server = await serve()
     const before = await send(server)

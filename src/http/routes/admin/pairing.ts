@@ -5,7 +5,7 @@ import type { HttpDeps } from "../../deps"
 import { AdminPhone, toAdminPhone } from "../../models/admin"
 import { Envelope, ok } from "../../models/common"
 import { ConnectBody, PairingState, toPairingState } from "../../models/pairing"
-import { documented } from "../../openapi"
+import { adminOperation } from "../../openapi/operation"
 import type { AdminApp } from "../../plugins/admin-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
 
@@ -27,10 +27,10 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(toPairingState(await deps.sessions.connect(phoneIdOf(deps, params.phoneId), input.method === "code" ? "code" : "qr")))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "connectPhone",
           tag: TAG,
           summary: "Connect a phone: log in when paired, else start pairing by QR or code",
-          security: "adminToken",
           path: PhoneIdParams,
           body: ConnectBody,
           success: { status: 200, schema: Envelope(PairingState), description: "The pairing state" },
@@ -39,10 +39,10 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
       },
     )
     .get("/phones/:phoneId/pairing", ({ params }) => ok(toPairingState(deps.sessions.pairingState(phoneIdOf(deps, params.phoneId)))), {
-      ...documented({
+      ...adminOperation({
+        operationId: "getPairingState",
         tag: TAG,
         summary: "The phone's pairing state, with the raw QR string while it waits for a scan",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(PairingState), description: "The pairing state" },
         errors: [401, 404, 429],
@@ -88,31 +88,35 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         })
         return new Response(stream, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" } })
       },
-      {
-        detail: {
-          summary: "A server-sent-events stream of the pairing state (event: pairing), until the phone is connected",
-          tags: [TAG],
-          security: [{ adminToken: [] }],
-          parameters: [{ name: "phoneId", in: "path", required: true, schema: { type: "string" } }],
-          responses: { 200: { description: "text/event-stream of PairingState objects", content: { "text/event-stream": { schema: { type: "string" } } } } },
+      adminOperation({
+        operationId: "streamPairingState",
+        tag: TAG,
+        summary: "A server-sent-events stream of the pairing state (event: pairing), until the phone is connected",
+        path: PhoneIdParams,
+        success: {
+          status: 200,
+          contentType: "text/event-stream",
+          schema: Type.String({ description: "`event: pairing` messages whose data is a PairingState object, and `: keepalive` comments." }),
+          description: "The stream; it ends when the phone is connected",
         },
-      },
+        errors: [401, 404, 429],
+      }),
     )
     .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toAdminPhone(await deps.sessions.disconnect(phoneIdOf(deps, params.phoneId)))), {
-      ...documented({
+      ...adminOperation({
+        operationId: "disconnectPhone",
         tag: TAG,
         summary: "Close the phone's socket and keep its credentials; it stays offline, restarts included, until connected again (no QR needed)",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(AdminPhone), description: "The phone" },
         errors: [401, 404, 429],
       }),
     })
     .post("/phones/:phoneId/logout", async ({ params }) => ok(toAdminPhone(await deps.sessions.logout(phoneIdOf(deps, params.phoneId)))), {
-      ...documented({
+      ...adminOperation({
+        operationId: "logoutPhone",
         tag: TAG,
         summary: "Unlink the device and wipe its credentials; queued live sends fail with phone_disconnected",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(AdminPhone), description: "The phone" },
         errors: [401, 404, 429],
