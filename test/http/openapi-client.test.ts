@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -24,6 +24,10 @@ const SPEC_MESSAGE_FIELDS = [
 
 const PROGRAM = `import createClient from "openapi-fetch"
 import type { components, paths } from "./schema"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 type Message = components["schemas"]["Message"]
 
