@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { VERSION } from "../../src/version"
+import { BINARY, BUILD_TIMEOUT_MS, ensureBinary } from "../helpers/binary"
 import { verifySignature } from "../helpers/verify-signature"
 import { adminTokenIn, call, envWithoutWagate, LISTENING, Proc, sandboxKeyIn } from "../helpers/wagate-process"
 import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
@@ -21,37 +22,14 @@ setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
  */
 
 const REPO = join(import.meta.dir, "..", "..")
-const BINARY = join(REPO, "dist", "wagate")
-
-/** The newest modification time of any file under `dir`. */
-function newestMtimeMs(dir: string): number {
-  let newest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(path) : statSync(path).mtimeMs)
-  }
-  return newest
-}
-
-/** Longest a build may take on a busy 2-core machine (about 4 s on an idle one). */
-const BUILD_TIMEOUT_MS = 240_000
 /** Longest killing this file's processes may take after a test. */
 const CLEANUP_TIMEOUT_MS = 30_000
 
+// A build that fails or overruns throws with its output, so every test of this file fails saying
+// why; the hook's timeout is longer than the build's own limit, so it never cuts it off unexplained.
 beforeAll(async () => {
-  // Building takes a few seconds; skip it when the binary is newer than every source file and
-  // than package.json, which holds the build command.
-  const newestInput = Math.max(newestMtimeMs(join(REPO, "src")), statSync(join(REPO, "package.json")).mtimeMs)
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs > newestInput) return
-  // A build that fails or overruns throws with its output, so that every test of this file fails
-  // saying why; the hook's own timeout is longer, so it never cuts the build off unexplained.
-  const build = Bun.spawn([process.execPath, "run", "build"], { cwd: REPO, stdout: "pipe", stderr: "pipe", timeout: BUILD_TIMEOUT_MS })
-  const [code, out, err] = await Promise.all([build.exited, new Response(build.stdout).text(), new Response(build.stderr).text()])
-  if (code !== 0) {
-    const why = build.signalCode ? `was stopped after ${BUILD_TIMEOUT_MS / 1000} s (${build.signalCode})` : `failed (exit ${code})`
-    throw new Error(`bun run build ${why}; no test of the compiled executable can run:\n${out}\n${err}`)
-  }
-}, BUILD_TIMEOUT_MS + 30_000)
+  await ensureBinary()
+}, BUILD_TIMEOUT_MS)
 
 interface BinServer {
   p: Proc
