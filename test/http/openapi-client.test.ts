@@ -4,6 +4,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import openapiTS, { astToString } from "openapi-typescript"
 import { createHarness, type Harness } from "../helpers/harness"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * A client generated from the served document type-checks: openapi-typescript turns the document
@@ -24,10 +28,6 @@ const SPEC_MESSAGE_FIELDS = [
 
 const PROGRAM = `import createClient from "openapi-fetch"
 import type { components, paths } from "./schema"
-import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-
-// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
-setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 type Message = components["schemas"]["Message"]
 
