@@ -1,13 +1,14 @@
 import { accountProfile, createAccount, listAccounts, updateAccount, type AccountPatch } from "../domain/accounts"
 import { adminAccountView } from "../domain/api-views"
 import { parseArgs, UsageError } from "./args"
-import { commandUsage } from "./commands"
+import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
 
 /** `wagate accounts …`: list, create and update accounts. */
 export async function accountsCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(["json"]))
   const [sub = "list", ...rest] = args.positionals
+  requireSubcommand("accounts", sub)
   return withServices(io, args.flags, async (services) => {
     const ctx = services.ctx
     if (sub === "list") {

@@ -1,3 +1,4 @@
+import { UsageError } from "./args"
 import type { CliIo } from "./io"
 
 /*
@@ -213,6 +214,15 @@ export function usageLines(command: CommandSpec): string[] {
 export function commandUsage(name: string): string {
   const command = findCommand(name)
   return command ? usageLines(command).join("\n") : `wagate ${name}`
+}
+
+/**
+ * Refuses a subcommand that `command` does not have, with that command's usage, before anything
+ * is opened: a mistyped `wagate keys lsit` creates no data directory.
+ */
+export function requireSubcommand(command: string, subcommand: string): void {
+  if (findCommand(command)?.subcommands?.some((s) => s.name === subcommand)) return
+  throw new UsageError(`Unknown ${command} command "${subcommand}"\n${commandUsage(command)}`)
 }
 
 /** One subcommand's usage line. */

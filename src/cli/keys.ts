@@ -3,7 +3,7 @@ import { apiKeyView } from "../domain/api-views"
 import { CANONICAL_SCOPES } from "../domain/scopes"
 import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
-import { commandUsage } from "./commands"
+import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
 import { selectAccount } from "./select-account"
 
@@ -11,6 +11,7 @@ import { selectAccount } from "./select-account"
 export async function keysCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(["json"]))
   const [sub = "list", ...rest] = args.positionals
+  requireSubcommand("keys", sub)
   return withServices(io, args.flags, async (services) => {
     const ctx = services.ctx
     if (sub === "list") {

@@ -6,7 +6,7 @@ import { pairCommand } from "./pair"
 import { adminCall, runningServer } from "./server-client"
 import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
-import { commandUsage } from "./commands"
+import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
 import { selectAccount } from "./select-account"
 
@@ -19,6 +19,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
   if (argv[0] === "pair") return pairCommand(argv.slice(1), io, stopSignal)
   const args = parseArgs(argv, new Set(["json"]))
   const [sub = "list", ...rest] = args.positionals
+  requireSubcommand("phones", sub)
   const server = runningServer(loadConfig(io.env, args.flags).dataDir)
   return withServices(io, args.flags, async (services) => {
     const ctx = services.ctx

@@ -12,7 +12,7 @@ import { webhookDeliveryView, webhookEndpointView } from "../domain/api-views"
 import { EVENT_NAMES } from "../domain/event-catalogue"
 import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
-import { commandUsage } from "./commands"
+import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
 import { selectAccount } from "./select-account"
 
@@ -33,6 +33,7 @@ function positiveInt(text: string | undefined, name: string, fallback: number, m
 export async function webhooksCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(["json", "enable", "disable"]))
   const [sub = "list", ...rest] = args.positionals
+  requireSubcommand("webhooks", sub)
   const needId = (what: string) => {
     const id = rest[0]
     if (!id) throw new UsageError(`webhooks ${sub} needs a ${what}`)

@@ -88,3 +88,16 @@ describe("--help on every command and subcommand", () => {
     expect(existsSync(neverCreated)).toBe(false)
   })
 })
+
+describe("a mistyped subcommand", () => {
+  test.each(COMMANDS.filter((c) => c.subcommands && c.name !== "admin-token").map((c) => [c.name]))(
+    "wagate %s frobnicate exits 2 with the command's usage and creates no data directory",
+    async (name) => {
+      const res = await cli(neverCreated, [name, "frobnicate"])
+      expect(res.code).toBe(2)
+      expect(res.stderr).toStartWith(`error: Unknown ${name} command "frobnicate"\n`)
+      for (const line of usageLines(COMMANDS.find((c) => c.name === name)!)) expect(res.stderr).toContain(line)
+      expect(existsSync(neverCreated)).toBe(false)
+    },
+  )
+})
