@@ -10,6 +10,7 @@ import type { Services } from "../deps"
 import type { PhoneRow } from "../store/phones"
 import { withServices, type CliIo } from "./io"
 import { adminCall, runningServer, type RunningServer } from "./server-client"
+import type { PairingMethod } from "../lib/vocabulary"
 
 export const PAIR_USAGE = subcommandUsage("phones", "pair")
 
@@ -107,7 +108,7 @@ async function pairInProcess(
   io: CliIo,
   services: Services,
   phone: PhoneRow,
-  method: "qr" | "code",
+  method: PairingMethod,
   stopSignal: Promise<string>,
 ): Promise<number> {
   const last: Printed = { waVersion: null, qr: null, code: null, failure: null }
@@ -130,7 +131,7 @@ async function pairThroughServer(
   server: RunningServer,
   phoneId: string,
   phoneNumber: string,
-  method: "qr" | "code",
+  method: PairingMethod,
   stopSignal: Promise<string>,
 ): Promise<number> {
   io.stdout(`A wagate server (pid ${server.pid}) owns this data directory: pairing through it.\n`)

@@ -62,7 +62,7 @@ export function newApiKey(ctx: DomainContext, cmd: CreateKeyCommand): { row: Api
 export async function createApiKey(ctx: DomainContext, cmd: CreateKeyCommand): Promise<{ row: ApiKeyRow; key: string }> {
   if (!findAccount(ctx.db, cmd.accountId)) throw errors.accountNotFound(cmd.accountId)
   const created = newApiKey(ctx, cmd)
-  await ctx.writer.write((db) => insertApiKey(db, created.row))
+  await ctx.writer.write((db) => insertApiKey(db, created.row), { changed: ["api_keys"] })
   return created
 }
 
@@ -75,8 +75,7 @@ export function listApiKeys(ctx: DomainContext, accountId: string): ApiKeyRow[] 
 /** Revokes a key; it is refused from its next request on. */
 export async function revokeApiKey(ctx: DomainContext, keyId: string): Promise<ApiKeyRow> {
   if (!findApiKey(ctx.db, keyId)) throw errors.apiKeyNotFound(keyId)
-  await ctx.writer.write((db) => revokeApiKeyRow(db, keyId, ctx.clock.nowMs()))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => revokeApiKeyRow(db, keyId, ctx.clock.nowMs()), { changed: ["api_keys"] })
   return findApiKey(ctx.db, keyId)!
 }
 

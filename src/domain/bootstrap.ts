@@ -36,6 +36,6 @@ export async function bootstrap(ctx: DomainContext): Promise<BootstrapResult> {
     if (account) insertAccount(db, account)
     if (key) insertApiKey(db, key.row)
     if (adminToken) setSetting(db, "admin_token_hash", sha256Hex(adminToken))
-  })
+  }, { changed: ["accounts", "api_keys"] })
   return { account, sandboxKey: key?.key ?? null, adminToken }
 }

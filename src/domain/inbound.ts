@@ -4,8 +4,8 @@ import { findPhone, findPhoneByRef } from "../store/phones"
 import type { InboundMessage } from "../whatsapp/gateway"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
+import type { Page } from "../lib/vocabulary"
 import { buildMessageReceivedData } from "./event-catalogue"
-import type { Page } from "./messages"
 
 /**
  * Lists inbound messages. Test keys always get an empty list: the sandbox receives nothing

@@ -8,8 +8,8 @@ import {
   insertMessage,
   listMessages as listMessageRows,
   type MessageRow,
-  type MessageStatus,
 } from "../store/messages"
+import type { MessageStatus, Page } from "../lib/vocabulary"
 import { findPhoneByRef, type PhoneRow } from "../store/phones"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
@@ -152,14 +152,6 @@ export function getMessage(ctx: DomainContext, principal: Principal, messageId: 
 export interface ListQuery {
   phoneNumberId?: string
   status?: MessageStatus
-  page: number
-  limit: number
-}
-
-/** A page of rows and the total they are a page of. */
-export interface Page<T> {
-  rows: T[]
-  total: number
   page: number
   limit: number
 }

@@ -1,6 +1,6 @@
 import { errors } from "../lib/errors"
 import { findAccount } from "../store/accounts"
-import type { Environment } from "../store/api-keys"
+import type { Environment, Page } from "../lib/vocabulary"
 import {
   deleteEndpoint,
   findDelivery,
@@ -19,7 +19,6 @@ import {
 import { newSigningSecret } from "../webhooks/signer"
 import type { DomainContext } from "./context"
 import { EVENT_NAMES } from "./event-catalogue"
-import type { Page } from "./messages"
 
 /** How long a rotated-out secret keeps signing beside the new one (API-DECISIONS §11). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
@@ -98,8 +97,7 @@ export async function createEndpoint(
     createdAtMs: nowMs,
     updatedAtMs: nowMs,
   }
-  await ctx.writer.write((db) => insertEndpoint(db, row))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => insertEndpoint(db, row), { changed: ["webhook_endpoints"] })
   return row
 }
 
@@ -118,16 +116,14 @@ export async function changeEndpoint(
     enabled: patch.enabled ?? current.enabled,
     updatedAtMs: ctx.clock.nowMs(),
   }
-  await ctx.writer.write((db) => updateEndpoint(db, next))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => updateEndpoint(db, next), { changed: ["webhook_endpoints"] })
   return next
 }
 
 /** Removes an endpoint with its delivery history. */
 export async function removeEndpoint(ctx: DomainContext, id: string): Promise<EndpointRow> {
   const current = getEndpoint(ctx, id)
-  await ctx.writer.write((db) => deleteEndpoint(db, id))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => deleteEndpoint(db, id), { changed: ["webhook_endpoints"] })
   return current
 }
 
@@ -145,8 +141,7 @@ export async function rotateSecret(ctx: DomainContext, id: string): Promise<Endp
     previousSecretExpiresAtMs: nowMs + SECRET_ROTATION_OVERLAP_MS,
     updatedAtMs: nowMs,
   }
-  await ctx.writer.write((db) => updateEndpoint(db, next))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => updateEndpoint(db, next), { changed: ["webhook_endpoints"] })
   return next
 }
 

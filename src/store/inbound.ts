@@ -1,9 +1,8 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
-import type { Environment } from "./api-keys"
+import type { Environment, InboundType } from "../lib/vocabulary"
 import { nextSequence } from "./messages"
 
-export type InboundType = "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contact" | "other"
 
 /** An inbound message row. */
 export interface InboundRow {

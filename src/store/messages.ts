@@ -1,9 +1,8 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
 import { utcDayStartMs } from "../lib/time"
-import type { Environment } from "./api-keys"
+import type { Environment, MessageStatus } from "../lib/vocabulary"
 
-export type MessageStatus = "pending" | "sent" | "delivered" | "read" | "failed"
 
 /** An outbound message row. */
 export interface MessageRow {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import Ajv2020 from "ajv/dist/2020"
 import { EVENT_NAMES } from "../../src/domain/event-catalogue"
-import { ERROR_CODES } from "../../src/domain/message-status"
+import { MESSAGE_ERROR_CODES } from "../../src/lib/vocabulary"
 import { REQUIRED_SCOPES } from "../../src/domain/scopes"
 import { createHarness, type Harness } from "../helpers/harness"
 
@@ -211,7 +211,7 @@ describe("OpenAPI document: /v1", () => {
 
   test("a message's errorCode is the closed set, or null", () => {
     const errorCode = doc.components.schemas.Message.properties.errorCode
-    expect(resolve(errorCode.anyOf[0]).enum).toEqual([...ERROR_CODES])
+    expect(resolve(errorCode.anyOf[0]).enum).toEqual([...MESSAGE_ERROR_CODES])
     expect(errorCode.anyOf[1]).toEqual({ type: "null" })
   })
 

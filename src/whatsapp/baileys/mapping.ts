@@ -1,4 +1,5 @@
-import type { DisconnectReason, GroupInfo, InboundMessage } from "../gateway"
+import type { DisconnectReason, GroupInfo, InboundMessage, PartRejection } from "../gateway"
+import type { ReceiptKind } from "../../lib/vocabulary"
 
 /*
  * Pure translations from Baileys payloads to wagate's vocabulary: no socket, no clock, no I/O
@@ -163,8 +164,16 @@ export function decideDisconnect(input: { statusCode: number | null; message?: s
 /** What WhatsApp said about one of our parts. */
 export type OutboundSignal =
   | { kind: "acked"; waMessageId: string; atMs: number }
-  | { kind: "rejected"; waMessageId: string; errorCode: string; atMs: number }
-  | { kind: "receipt"; waMessageId: string; receipt: "delivered" | "read"; atMs: number }
+  | { kind: "rejected"; waMessageId: string; rejection: PartRejection; atMs: number }
+  | { kind: "receipt"; waMessageId: string; receipt: ReceiptKind; atMs: number }
+
+/** WhatsApp's error codes that mean more than "rejected": 463 is its restriction on messaging new contacts. */
+const REJECTION_CODES: ReadonlyMap<string, PartRejection["code"]> = new Map([["463", "account_restricted"]])
+
+/** WhatsApp's error code of a refused part ("463", "479", …) in wagate's vocabulary. */
+export function partRejectionOf(waErrorCode: string): PartRejection {
+  return { code: REJECTION_CODES.get(waErrorCode) ?? "whatsapp_rejected", detail: waErrorCode }
+}
 
 /** A raw stanza as `sock.ws.on('CB:ack,class:message')` delivers it. */
 export interface AckNode {
@@ -182,7 +191,7 @@ export function mapServerAck(node: AckNode, nowMs: number): OutboundSignal | nul
   const waMessageId = node.attrs.id
   if (!waMessageId) return null
   const error = node.attrs.error
-  if (error) return { kind: "rejected", waMessageId, errorCode: error, atMs: nowMs }
+  if (error) return { kind: "rejected", waMessageId, rejection: partRejectionOf(error), atMs: nowMs }
   return { kind: "acked", waMessageId, atMs: nowMs }
 }
 
@@ -214,7 +223,7 @@ function statusSignal(
 ): OutboundSignal | null {
   switch (status) {
     case WA_STATUS.ERROR:
-      return { kind: "rejected", waMessageId, errorCode: stubParameters?.[0] || "unknown", atMs }
+      return { kind: "rejected", waMessageId, rejection: partRejectionOf(stubParameters?.[0] || "unknown"), atMs }
     case WA_STATUS.DELIVERY_ACK:
       return { kind: "receipt", waMessageId, receipt: "delivered", atMs }
     // Played (voice notes) implies read.

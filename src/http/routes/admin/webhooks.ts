@@ -48,7 +48,7 @@ export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
         const input = parseJsonBody(CreateWebhookBody, body as RawBody)
         const row = await createEndpoint(deps.ctx, {
           accountId: params.accountId,
-          env: input.environment as "test" | "live",
+          env: input.environment,
           url: input.url,
           events: input.events,
         })
