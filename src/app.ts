@@ -1,6 +1,7 @@
 import { Elysia } from "elysia"
 import type { HttpDeps } from "./http/deps"
 import { allowedMethodsLookup, type RegisteredRoute } from "./http/allowed-methods"
+import { dashboardRoutes } from "./http/dashboard"
 import { errorHandler } from "./http/errors"
 import { adminRoutes } from "./http/routes/admin"
 import { docsRoutes } from "./http/routes/docs"
@@ -9,7 +10,8 @@ import { v1Routes } from "./http/routes/v1"
 
 /**
  * Builds the HTTP application: the public `/v1` API, the operator's `/admin/v1` API, the
- * operations endpoints, and the OpenAPI document with its reference page. It never listens; `serve` does, and tests call `app.handle(request)`.
+ * operations endpoints, the OpenAPI document with its reference page, and the operator's
+ * dashboard. It never listens; `serve` does, and tests call `app.handle(request)`.
  */
 export function createApp(deps: HttpDeps) {
   const app = new Elysia({ normalize: false })
@@ -25,6 +27,7 @@ export function createApp(deps: HttpDeps) {
     .use(opsRoutes(deps))
     .use(v1Routes(deps))
     .use(adminRoutes(deps))
+    .use(dashboardRoutes(deps))
   // The document describes every route above; it is built from their own documentation.
   return app.use(docsRoutes({ version: deps.version, routes: () => app.routes }))
 }

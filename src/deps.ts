@@ -61,7 +61,7 @@ export interface ServiceOverrides {
   random?: () => number
 }
 
-/** Webhook attempts in flight at once, in total and per endpoint (reference/performance.md §4b). */
+/** Webhook attempts in flight at once, in total and per endpoint (docs/webhooks.md § "Retries"). */
 export const WEBHOOK_MAX_IN_FLIGHT = 256
 export const WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 64
 

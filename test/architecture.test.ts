@@ -7,7 +7,7 @@ const SRC = join(import.meta.dir, "..", "src")
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
-    return statSync(path).isDirectory() ? files(path) : path.endsWith(".ts") ? [path] : []
+    return statSync(path).isDirectory() ? files(path) : /\.tsx?$/.test(path) ? [path] : []
   })
 }
 
@@ -26,7 +26,7 @@ function imports(text: string): string[] {
 function layerOf(path: string): string {
   if (path.startsWith("whatsapp/baileys/")) return "whatsapp/baileys"
   const top = path.split("/")[0]!
-  return top.endsWith(".ts") ? "root" : top
+  return /\.tsx?$/.test(top) ? "root" : top
 }
 
 /** Which layers each layer may import (http → domain → store → lib; the root wires everything). */
@@ -46,7 +46,7 @@ function resolveLayer(fromPath: string, specifier: string): string | null {
   if (!specifier.startsWith(".")) return null
   const target = join(fromPath, "..", specifier).replace(/\\/g, "/")
   if (target.startsWith("..")) return "outside"
-  return layerOf(target.endsWith(".ts") ? target : `${target}.ts`)
+  return layerOf(/\.tsx?$/.test(target) ? target : `${target}.ts`)
 }
 
 describe("architecture", () => {

@@ -36,7 +36,7 @@ interface Printed {
   failure: string | null
 }
 
-/** The statuses that end the wait: paired, or given up (docs/live-whatsapp.md, give-up rules). */
+/** The statuses that end the wait: paired, or given up (docs/live-whatsapp.md § "Pairing give-up rules"). */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(["connected", "unpaired", "logged_out"])
 
 /** The domain's pairing state in the admin API's shape. */

@@ -79,6 +79,11 @@ export async function revokeApiKey(ctx: DomainContext, keyId: string): Promise<A
   return findApiKey(ctx.db, keyId)!
 }
 
+/** True while a key works: not revoked and not past its expiry. */
+export function isActiveKey(row: Pick<ApiKeyRow, "revokedAtMs" | "expiresAtMs">, nowMs: number): boolean {
+  return row.revokedAtMs === null && (row.expiresAtMs === null || row.expiresAtMs > nowMs)
+}
+
 /** Keys remembered by hash; bounded so a flood of distinct valid keys cannot grow it without end. */
 const PRINCIPAL_CACHE_ENTRIES = 10_000
 
@@ -107,12 +112,27 @@ export function authenticateApiKey(ctx: DomainContext, presented: string): Princ
     return cached.expiresAtMs !== null && cached.expiresAtMs <= nowMs ? null : cached.principal
   }
   const row = findApiKeyByHash(ctx.db, hash)
-  if (!row || row.revokedAtMs !== null) return null
-  if (row.expiresAtMs !== null && row.expiresAtMs <= nowMs) return null
+  if (!row || !isActiveKey(row, nowMs)) return null
   const account = findAccount(ctx.db, row.accountId)
   if (!account) return null
   const principal = { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
   if (cache.size >= PRINCIPAL_CACHE_ENTRIES) cache.clear()
   cache.set(hash, { version, principal, expiresAtMs: row.expiresAtMs })
   return principal
+}
+
+/**
+ * The principal of a stored key, for the operator acting as that key (the dashboard's sandbox
+ * sends as one of the account's test keys, so the message is recorded under it). Refused, like
+ * the key itself would be, when it is revoked or expired.
+ */
+export function principalOfKey(ctx: DomainContext, keyId: string): Principal {
+  const row = findApiKey(ctx.db, keyId)
+  if (!row) throw errors.apiKeyNotFound(keyId)
+  if (!isActiveKey(row, ctx.clock.nowMs())) {
+    throw errors.validation([`API key ${keyId} is revoked or expired`])
+  }
+  const account = findAccount(ctx.db, row.accountId)
+  if (!account) throw errors.accountNotFound(row.accountId)
+  return { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
 }

@@ -265,7 +265,7 @@ export class FileHost {
         this.requests.push(path)
         await this.holds.get(path)?.released
         const file = this.files.get(path)
-        return file ? new Response(file.bytes, { headers: { "content-type": file.type } }) : new Response("not found", { status: 404 })
+        return file ? new Response(new Uint8Array(file.bytes), { headers: { "content-type": file.type } }) : new Response("not found", { status: 404 })
       },
     })
   }
