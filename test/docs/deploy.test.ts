@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test"
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -9,6 +9,7 @@ import { parse as parseYaml } from "yaml"
 import { loadConfig, SETTINGS } from "../../src/config"
 import { openDatabase } from "../../src/store/db"
 import { cleanupProcesses, dataDir, freePort, start } from "../helpers/wagate-process"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
  * The files in deploy/ and the Docker build files are run by operators, not by the test suite:
@@ -16,6 +17,8 @@ import { cleanupProcesses, dataDir, freePort, start } from "../helpers/wagate-pr
  * or validated by a real tool where one is installed, and its key settings are held against
  * what wagate does.
  */
+
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 const REPO = join(import.meta.dir, "..", "..")
 const read = (path: string) => readFileSync(join(REPO, path), "utf8")

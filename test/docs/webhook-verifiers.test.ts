@@ -1,14 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { signatureHeader } from "../../src/webhooks/signer"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
  * The receiver snippets of docs/webhooks.md are code people copy: each one is extracted from the
  * page and run against requests signed by wagate's own signer. TypeScript always; Python and Go
  * where their toolchain is installed (the test name says when one is not).
  */
+
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 const DOC = join(import.meta.dir, "..", "..", "docs", "webhooks.md")
 
