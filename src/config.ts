@@ -2,8 +2,7 @@ import { resolve } from "node:path"
 import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
-import { DEFAULT_CONNECT_CONCURRENCY } from "./domain/connect-gate"
-import { DEFAULT_CONNECT_TIMEOUT_MS } from "./whatsapp/gateway"
+import { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS } from "./whatsapp/gateway"
 
 /** Defaults of every setting (docs/decisions.md § "Configuration and operations"). */
 export const DEFAULT_PORT = 3000

@@ -1,4 +1,5 @@
 import { createSemaphore, type Release } from "../lib/semaphore"
+import { DEFAULT_CONNECT_CONCURRENCY } from "../whatsapp/gateway"
 
 /**
  * Bounds how many phones open their WhatsApp socket at once and spreads boot's first connects
@@ -7,8 +8,7 @@ import { createSemaphore, type Release } from "../lib/semaphore"
  * event loop would stop answering HTTP.
  */
 
-/** Sockets that may be opening at once unless configured. */
-export const DEFAULT_CONNECT_CONCURRENCY = 8
+export { DEFAULT_CONNECT_CONCURRENCY }
 /** Boot spreads first connects over this much time per paired phone, up to the cap. */
 export const BOOT_STAGGER_PER_PHONE_MS = 10
 export const BOOT_STAGGER_MAX_MS = 10_000

@@ -14,6 +14,12 @@ import type { ConnectionFailure } from "./failures"
  */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000
 
+/**
+ * How many phones may be opening a connection at once unless configured
+ * (WAGATE_WA_CONNECT_CONCURRENCY); see docs/live-whatsapp.md § "Connect concurrency and boot stagger".
+ */
+export const DEFAULT_CONNECT_CONCURRENCY = 8
+
 /** Why a connection ended, decided by the adapter from WhatsApp's close code. */
 export type DisconnectReason =
   /** The device was unlinked (from the phone, or by us): credentials are void. */

@@ -1,6 +1,9 @@
-import { describe, expect, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { BoundedLog } from "./bounded-log"
 import { Outbox, type OutboundMessage } from "./outbound"
+
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 describe("BoundedLog", () => {
   const cases: Array<{ capacity: number; appended: number; keptFirst: number; kept: number }> = [
