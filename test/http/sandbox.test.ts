@@ -108,7 +108,9 @@ describe("scheduled transitions survive a restart", () => {
           deliveredAt: new Date(createdMs + 1_000).toISOString(),
           readAt: new Date(createdMs + 3_000).toISOString(),
         })
-        const left = second.services.db.query("SELECT COUNT(*) AS n FROM sandbox_transitions").get() as { n: number }
+        const left = second.services.db
+          .query("SELECT COUNT(*) AS n FROM messages WHERE sandbox_delivered_due_ms IS NOT NULL OR sandbox_read_due_ms IS NOT NULL")
+          .get() as { n: number }
         expect(left.n).toBe(0)
       } finally {
         await second.close()
