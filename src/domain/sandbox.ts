@@ -105,7 +105,7 @@ export interface SandboxScheduler {
   record(plan: SandboxPlan): void
 }
 
-export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler): SandboxScheduler {
+export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler, sweepLimit = SANDBOX_SWEEP_LIMIT): SandboxScheduler {
   // When the armed sweep runs; null when none is armed. Due times only ever need an earlier
   // sweep, never a later one, so with fixed delays a send almost never touches the wheel.
   let armedAtMs: number | null = null
@@ -119,7 +119,7 @@ export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler)
     const nowMs = ctx.clock.nowMs()
     ctx.writer
       .write((db, tx) => {
-        applyDueSandboxTransitions(ctx, db, tx, nowMs)
+        applyDueSandboxTransitions(ctx, db, tx, nowMs, sweepLimit)
         // Armed inside the write, synchronously: the sweep for the next due time must exist
         // before the clock moves on (a backlog past the limit is due now: the next tick).
         const next = nextSandboxDueMs(db)
@@ -153,8 +153,8 @@ export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler)
  * clears their due times in the same row write: one statement per message, the events in due
  * order across messages, delivered before read.
  */
-function applyDueSandboxTransitions(ctx: DomainContext, db: Database, tx: WriteTx, nowMs: number): void {
-  const rows = listSandboxDueMessages(db, nowMs, SANDBOX_SWEEP_LIMIT)
+function applyDueSandboxTransitions(ctx: DomainContext, db: Database, tx: WriteTx, nowMs: number, limit: number): void {
+  const rows = listSandboxDueMessages(db, nowMs, limit)
   if (rows.length === 0) return
   const messages = new Map<string, MessageRow>()
   const signals: { messageId: string; signal: StatusSignal; step: number }[] = []
