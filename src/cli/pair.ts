@@ -5,13 +5,14 @@ import { findPhoneAnywhere } from "../domain/phones"
 import { holdEventLoop } from "../lib/event-loop"
 import { toIso } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
+import { subcommandUsage } from "./commands"
 import type { Services } from "../deps"
 import type { PhoneRow } from "../store/phones"
 import { withServices, type CliIo } from "./io"
 import { adminCall, runningServer, type RunningServer } from "./server-client"
 import type { PairingMethod } from "../lib/vocabulary"
 
-export const PAIR_USAGE = "wagate phones pair PHONE_ID|+E164 [--code]"
+export const PAIR_USAGE = subcommandUsage("phones", "pair")
 
 /** Renders a QR string as terminal blocks. */
 export function renderQr(qr: string): Promise<string> {
@@ -35,7 +36,7 @@ interface Printed {
   failure: string | null
 }
 
-/** The statuses that end the wait: paired, or given up (docs/live-whatsapp.md, give-up rules). */
+/** The statuses that end the wait: paired, or given up (docs/live-whatsapp.md § "Pairing give-up rules"). */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(["connected", "unpaired", "logged_out"])
 
 /** The domain's pairing state in the admin API's shape. */

@@ -93,7 +93,7 @@ export function getAccount(ctx: DomainContext, accountId: string): AccountRow {
 }
 
 /**
- * The account with its stats (API-DECISIONS §9): active keys, phones, and outbound messages in
+ * The account with its stats (docs/decisions.md § "Phones, groups, account and usage"): active keys, phones, and outbound messages in
  * `env`, or in both environments when `env` is omitted (the operator's view).
  */
 export function accountProfile(ctx: DomainContext, accountId: string, env?: Environment): AccountProfile {

@@ -10,7 +10,7 @@ import type { PhoneLinks } from "./phone-links"
 import { writePhoneStatus, type StatusChange } from "./phone-status"
 import { sessionEventsFor } from "./session-events"
 
-/** Reconnect backoff bounds (docs/decisions.md, Phones, groups, account and usage). */
+/** Reconnect backoff bounds (docs/decisions.md § "Phones, groups, account and usage"). */
 export const RECONNECT_MIN_MS = 1_000
 export const RECONNECT_MAX_MS = 60_000
 const RECONNECT_KIND = "reconnect"
@@ -24,7 +24,7 @@ export interface Runtime {
   qr: string | null
   pairingCode: string | null
   method: PairingMethod | null
-  /** The counters of a pairing in progress (docs/live-whatsapp.md, give-up rules); null when paired. */
+  /** The counters of a pairing in progress (docs/live-whatsapp.md § "Pairing give-up rules"); null when paired. */
   pairing: PairingAttempts | null
   waVersion: string | null
 }
@@ -42,8 +42,8 @@ export interface LifecycleDeps {
 }
 
 /**
- * Opens, closes and reconnects the phones' WhatsApp sessions (docs/decisions.md, Phones, groups,
- * account and usage): starts paired phones at boot, reconnects with capped jittered backoff and
+ * Opens, closes and reconnects the phones' WhatsApp sessions (docs/decisions.md §
+ * "Phones, groups, account and usage"): starts paired phones at boot, reconnects with capped jittered backoff and
  * runs pairing attempts. What a session reports is handled in session-events.ts.
  */
 export type ConnectionLifecycle = ReturnType<typeof createConnectionLifecycle>

@@ -10,7 +10,7 @@ import {
 import { adminTokenFingerprint } from "./admin"
 import type { DomainContext } from "./context"
 
-/** A session ends after this long without a request (docs/dashboard.md, "Sign-in"). */
+/** A session ends after this long without a request (docs/dashboard.md § "Signing in"). */
 export const DASHBOARD_SESSION_IDLE_MS = 12 * 60 * 60 * 1000
 /**
  * Activity is written at most this often per session: a page view must not cost a write, and

@@ -14,7 +14,7 @@ import { downloadMedia, insertNewParts, planParts, type FetchMedia } from "./out
 import type { PhoneLinkListener, PhoneLinks } from "./phone-links"
 import { resolveRecipient } from "./recipients"
 
-/** Jitter around WAGATE_SEND_INTERVAL_MS (docs/decisions.md, Live sends): ±30%. */
+/** Jitter around WAGATE_SEND_INTERVAL_MS (docs/decisions.md § "Live sends"): ±30%. */
 export const SEND_INTERVAL_JITTER = 0.3
 const PACE_KIND = "send-pace"
 /** Hand-offs that may fail on a connected socket before the message fails with internal_error. */
@@ -22,7 +22,7 @@ export const MAX_HANDOFF_ATTEMPTS = 5
 const TIMEOUT_KIND = "send-timeout"
 
 /**
- * The per-phone send queue of live messages (docs/decisions.md, Live sends): jobs are rows
+ * The per-phone send queue of live messages (docs/decisions.md § "Live sends"): jobs are rows
  * written with their message; one serial, paced sender per phone hands them to WhatsApp once the
  * recipient checks pass and the media is downloaded (outbound-parts.ts). A job lives until its
  * message leaves `pending` (message-receipts.ts), so a crash or a reconnect re-sends whatever was

@@ -38,7 +38,7 @@ export function createMessageReceipts(deps: {
       const aggregate = aggregateParts(parts)
       if (aggregate === null) return
       let updated = applyMessageSignal(ctx, db, tx, message, aggregate)
-      // A delivery receipt after the read receipt only fills deliveredAt (docs/decisions.md, Outbound messages);
+      // A delivery receipt after the read receipt only fills deliveredAt (docs/decisions.md § "Outbound messages");
       // the aggregate says "read" again, so the late delivery is applied on its own.
       if (updated.status === "read" && updated.deliveredAtMs === null && parts.every((p) => p.deliveredAtMs !== null)) {
         updated = applyMessageSignal(ctx, db, tx, updated, { kind: "delivered", atMs: Math.max(...parts.map((p) => p.deliveredAtMs!)) })
@@ -69,7 +69,7 @@ const RANK = { pending: 0, sent: 1, delivered: 2, read: 3 } as const
 
 /**
  * The status of a message from its parts: failed as soon as one part failed, otherwise the
- * least advanced part (docs/decisions.md, Live sends), at the time the slowest part got
+ * least advanced part (docs/decisions.md § "Live sends"), at the time the slowest part got
  * there. Null while every part is still pending.
  */
 export function aggregateParts(parts: readonly MessageState[]): StatusSignal | null {

@@ -50,7 +50,7 @@ export function bornFailed(atMs: number, errorCode: MessageErrorCode, errorMessa
 }
 
 /**
- * The status machine of API-DECISIONS §7: pending → sent → delivered → read, sent → read,
+ * The status machine of docs/decisions.md § "Outbound messages": pending → sent → delivered → read, sent → read,
  * pending → failed. Updates are monotonic: nothing moves backwards or out of `failed`; a late
  * signal for a step already passed only fills its missing timestamp, silently. A receipt that
  * arrives before the server ack implies the ack, so it emits `message.sent` first. Every

@@ -44,7 +44,7 @@ export interface SendDeps {
   live: LiveSender
 }
 
-/** Rules that span fields or need more than a schema (API-DECISIONS §4). */
+/** Rules that span fields or need more than a schema (docs/decisions.md § "Errors and validation"). */
 function validateSend(ctx: DomainContext, cmd: SendCommand): { content: string; mediaUrls: string[] } {
   const content = cmd.content ?? ""
   const mediaUrls = cmd.mediaUrls ?? []
@@ -67,7 +67,7 @@ function validateSend(ctx: DomainContext, cmd: SendCommand): { content: string; 
  * Accepts a send (spec POST /v1/messages/send). Sandbox sends are born `sent` (or `failed` for
  * the failure recipients) with the due times of their delivered/read transitions on the row; live sends are born `pending`. The idempotency check and the insert run in one
  * synchronous transaction guarded by a unique index, so concurrent requests with one key
- * create exactly one message (API-DECISIONS §5).
+ * create exactly one message (docs/decisions.md § "Idempotency").
  */
 export async function sendMessage(
   ctx: DomainContext,

@@ -47,7 +47,7 @@ export async function downloadMedia(
 
 /**
  * Turns stored parts into WhatsApp messages: the text rides as the caption of the first image,
- * video or document; with no such media it is a text part of its own (docs/decisions.md, Live sends). The
+ * video or document; with no such media it is a text part of its own (docs/decisions.md § "Live sends"). The
  * kinds are recorded, so a re-send of the unacknowledged parts after a reconnect decides the
  * same way and never repeats the caption or adds a text message.
  */

@@ -19,7 +19,7 @@ export interface SandboxGroup {
   isCommunityAnnounce: boolean
 }
 
-/** The groups `GET /v1/groups` lists for any phone with a test key (API-DECISIONS §7). */
+/** The groups `GET /v1/groups` lists for any phone with a test key (docs/decisions.md § "Sandbox"). */
 export const SANDBOX_GROUPS: readonly SandboxGroup[] = [
   { id: "120363000000000001@g.us", name: "Sandbox Team", isCommunityAnnounce: false },
   { id: "120363000000000002@g.us", name: "Sandbox Announcements", isCommunityAnnounce: true },

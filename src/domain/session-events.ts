@@ -73,8 +73,8 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
 }
 
 /**
- * After a close that was not ours: a final close stops (docs/decisions.md, Phones, groups,
- * account and usage), a pairing retries while it stays `pairing` until its give-up rules say
+ * After a close that was not ours: a final close stops (docs/decisions.md §
+ * "Phones, groups, account and usage"), a pairing retries while it stays `pairing` until its give-up rules say
  * stop, and a paired phone goes `disconnected` and reconnects with backoff.
  */
 function onFailure(h: LifecycleHandlers, phoneId: string, rt: Runtime, reason: DisconnectReason, final: boolean, failure: ConnectionFailure | null): void {

@@ -13,7 +13,7 @@ import type { PhoneLinks } from "./phone-links"
 
 export { RECONNECT_MAX_MS, RECONNECT_MIN_MS } from "./connection-lifecycle"
 
-/** What the admin API shows of a phone's pairing (docs/admin.md, Pair a phone). */
+/** What the admin API shows of a phone's pairing (docs/admin.md § "Pair a phone"). */
 export interface PairingState {
   connectionStatus: ConnectionStatus
   /** The raw QR string to render, while a QR pairing waits for a scan. */
@@ -28,8 +28,8 @@ export interface PairingState {
 }
 
 /**
- * Keeps every paired phone connected and its `connectionStatus` true (docs/decisions.md, Phones,
- * groups, account and usage): the operator's face of the connection lifecycle
+ * Keeps every paired phone connected and its `connectionStatus` true (docs/decisions.md §
+ * "Phones, groups, account and usage"): the operator's face of the connection lifecycle
  * (connection-lifecycle.ts), whose status writes (phone-status.ts) carry their
  * `phone.connected` / `phone.disconnected` events.
  */

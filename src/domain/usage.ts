@@ -101,7 +101,7 @@ export function createUsageRecorder(ctx: DomainContext): UsageRecorder {
         messages: {
           total: m.pending + m.sent + m.delivered + m.read + m.failed,
           pending: m.pending,
-          // "sent" counts every message that reached WhatsApp (API-DECISIONS §9).
+          // "sent" counts every message that reached WhatsApp (docs/decisions.md § "Phones, groups, account and usage").
           sent: m.sent + m.delivered + m.read,
           failed: m.failed,
         },
@@ -123,7 +123,7 @@ function mergeCounts(into: Map<string, ApiRequestCounts>, key: string, add: ApiR
   }
 }
 
-/** Start of the calendar period (UTC) that contains `nowMs` (API-DECISIONS §9). */
+/** Start of the calendar period (UTC) that contains `nowMs` (docs/decisions.md § "Phones, groups, account and usage"). */
 export function periodStartMs(period: UsagePeriod, nowMs: number): number {
   if (period === "day") return utcDayStartMs(nowMs)
   if (period === "week") return utcWeekStartMs(nowMs)

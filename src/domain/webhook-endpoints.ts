@@ -20,13 +20,13 @@ import { newSigningSecret } from "../webhooks/signer"
 import type { DomainContext } from "./context"
 import { EVENT_NAMES } from "./event-catalogue"
 
-/** How long a rotated-out secret keeps signing beside the new one (API-DECISIONS §11). */
+/** How long a rotated-out secret keeps signing beside the new one (docs/decisions.md § "Webhooks"). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
 export const WEBHOOK_URL_MAX_LENGTH = 2048
 
 /**
  * Checks an operator's webhook URL. Unlike media URLs, http and private addresses are allowed
- * (a local n8n is a common receiver, API-DECISIONS §10); credentials are not, because fetch
+ * (a local n8n is a common receiver, docs/decisions.md § "Outbound HTTP"); credentials are not, because fetch
  * refuses them and the signature is the authentication. Returns the problem, or null.
  */
 function urlProblem(url: string): string | null {
@@ -52,7 +52,7 @@ function eventsProblem(events: readonly string[]): string | null {
   return null
 }
 
-/** Checks a URL and an event list together, so every problem is reported at once (API-DECISIONS §4). */
+/** Checks a URL and an event list together, so every problem is reported at once (docs/decisions.md § "Errors and validation"). */
 function checkInput(input: { url?: string; events?: readonly string[] }): { events?: string[] } {
   const problems = [
     input.url === undefined ? null : urlProblem(input.url),

@@ -57,7 +57,7 @@ CREATE TABLE phones (
 CREATE INDEX phones_account ON phones (account_id, created_at_ms);
 
 -- seq numbers an account's messages per environment densely from 1, so that a page of the
--- unfiltered list is an index seek on seq instead of an OFFSET walk (reference/performance.md §3).
+-- unfiltered list is an index seek on seq instead of an OFFSET walk (docs/performance.md § "What the numbers say").
 CREATE TABLE messages (
   id TEXT PRIMARY KEY,
   account_id TEXT NOT NULL,

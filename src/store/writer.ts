@@ -4,8 +4,8 @@ import type { CachedTable } from "./change-tracker"
 /**
  * Runs write transactions on the single writer connection with group commit: every write
  * issued in one event-loop turn runs in its own SAVEPOINT of one shared transaction, and all of
- * them are answered after the single COMMIT (one fsync for the batch, reference/performance.md
- * §2b). A write that throws rolls back only its own savepoint. Nobody is answered before the
+ * them are answered after the single COMMIT (one fsync for the batch; docs/performance.md §
+ * "What the numbers say"). A write that throws rolls back only its own savepoint. Nobody is answered before the
  * commit, so durability is the same as one transaction per write.
  */
 export interface Writer {

@@ -17,7 +17,7 @@ export interface OutboxEvent {
 }
 
 /**
- * The transactional outbox (API-DECISIONS §11): `record` writes the event and one delivery per
+ * The transactional outbox (docs/decisions.md § "Webhooks"): `record` writes the event and one delivery per
  * subscribed, enabled endpoint inside the caller's transaction, so a state change and its
  * webhooks are committed together or not at all. The deliveries are handed to the dispatcher
  * only after the commit.

@@ -10,7 +10,7 @@ export function signatureHeader(secrets: readonly string[], timestampSeconds: nu
   return [`t=${timestampSeconds}`, ...parts].join(",")
 }
 
-/** A new signing secret: `whsec_` + base64 of 32 random bytes (API-DECISIONS §11). */
+/** A new signing secret: `whsec_` + base64 of 32 random bytes (docs/decisions.md § "Webhooks"). */
 export function newSigningSecret(): string {
   return `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`
 }

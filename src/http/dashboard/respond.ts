@@ -2,7 +2,7 @@ import type { VNode } from "preact"
 import { renderToString } from "preact-render-to-string"
 
 /**
- * The headers every dashboard response carries (docs/dashboard.md, "Safety"): scripts, styles
+ * The headers every dashboard response carries (docs/dashboard.md § "Safety"): scripts, styles
  * and images only from this origin, no inline script, never framed, no referrer to elsewhere.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {

@@ -25,7 +25,7 @@ type SwaggerOptions = NonNullable<Parameters<typeof import("@elysiajs/swagger").
 
 /**
  * The OpenAPI document at /swagger/json (and /openapi.json), and its reference page at /swagger,
- * served by `@elysiajs/swagger` (docs/api.md, "OpenAPI"). The plugin's own document generator is
+ * served by `@elysiajs/swagger` (docs/api.md § "OpenAPI"). The plugin's own document generator is
  * switched off (`exclude` matches every path); its content is our 3.1 document, built from the
  * routes' documentation.
  *

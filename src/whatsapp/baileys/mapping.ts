@@ -118,7 +118,7 @@ export function closeStatusCode(error: unknown): number | null {
   return typeof code === "number" ? code : null
 }
 
-/** The close status codes that never loop (API-DECISIONS §9), with their reason. */
+/** The close status codes that never loop (docs/decisions.md § "Phones, groups, account and usage"), with their reason. */
 export const TERMINAL_CLOSE_CODES: ReadonlyMap<number, DisconnectReason> = new Map<number, DisconnectReason>([
   [401, "logged_out"],
   [403, "forbidden"],
@@ -279,7 +279,7 @@ export interface ReceiptUpdateLike {
 
 /**
  * Maps group receipts: `receiptTimestamp` → delivered, `readTimestamp` (or played) → read. The
- * status machine keeps the first of each, which is the rule for groups (API-DECISIONS §7).
+ * status machine keeps the first of each, which is the rule for groups (docs/decisions.md § "Outbound messages").
  */
 export function mapReceiptUpdates(updates: readonly ReceiptUpdateLike[], nowMs: number): OutboundSignal[] {
   const out: OutboundSignal[] = []
@@ -441,7 +441,7 @@ export type PnForLid = (lidJid: string) => Promise<string | null>
 /**
  * The sender as E.164. A phone-number JID among the author and its alternate (`remoteJidAlt`,
  * `participantAlt`) wins; else the LID is looked up; else the raw LID JID is the answer, because
- * WhatsApp hides the number (API-DECISIONS §8).
+ * WhatsApp hides the number (docs/decisions.md § "Inbound messages").
  */
 export async function senderAddress(key: KeyLike, pnForLid: PnForLid): Promise<string | null> {
   const group = isGroupJid(key.remoteJid)

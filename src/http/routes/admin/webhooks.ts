@@ -29,7 +29,7 @@ const WebhookIdParams = Type.Object({ webhookId: Type.String() })
 const DeliveryIdParams = Type.Object({ deliveryId: Type.String() })
 const TAG = "Admin: webhooks"
 
-/** Webhook endpoints, their secrets, deliveries and resends (API-DECISIONS §12). */
+/** Webhook endpoints, their secrets, deliveries and resends (docs/decisions.md § "Operator surface"). */
 export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
   app
     .get("/accounts/:accountId/webhooks", ({ params }) => ok(listAccountEndpoints(deps.ctx, params.accountId).map(toWebhookEndpoint)), {
