@@ -130,8 +130,7 @@ export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler,
         // sweep is tried again later, or sooner if another transition falls due before then.
         ctx.logger.error("applying sandbox transitions failed", { err, retryInMs: SANDBOX_RETRY_MS })
         const retryAtMs = ctx.clock.nowMs() + SANDBOX_RETRY_MS
-        const sooner = nextSandboxDueAfterMs(ctx.db, ctx.clock.nowMs())
-        arm(sooner === null ? retryAtMs : Math.min(retryAtMs, sooner))
+        arm(Math.min(retryAtMs, soonerDueMs(ctx) ?? retryAtMs))
       })
   })
   return {
@@ -145,6 +144,16 @@ export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler,
       const first = plan.deliveredDueMs ?? plan.readDueMs
       if (first !== null) arm(first)
     },
+  }
+}
+
+/** The next due time after now, or null when there is none or the database cannot be read (it may be closing). */
+function soonerDueMs(ctx: DomainContext): number | null {
+  try {
+    return nextSandboxDueAfterMs(ctx.db, ctx.clock.nowMs())
+  } catch (err) {
+    ctx.logger.debug("looking up the next sandbox due time failed", { err })
+    return null
   }
 }
 
