@@ -169,6 +169,41 @@ export function findPendingDeliveryEndpoint(db: Database, id: string): string | 
   return db.query<{ endpointId: string }, [string]>(SELECT_PENDING_ENDPOINT).get(id)?.endpointId ?? null
 }
 
+const SELECT_PENDING_ENDPOINTS = `SELECT id, endpoint_id AS endpointId FROM webhook_deliveries
+  WHERE id IN (SELECT value FROM json_each(?1)) AND status = 'pending'`
+
+/**
+ * The endpoint of each delivery in `ids` that is still pending, in one statement (a backlog falls
+ * due in one tick: tens of thousands of ids, one statement instead of one per delivery).
+ */
+export function findPendingDeliveryEndpoints(db: Database, ids: readonly string[]): { id: string; endpointId: string }[] {
+  return db.query<{ id: string; endpointId: string }, [string]>(SELECT_PENDING_ENDPOINTS).all(JSON.stringify(ids))
+}
+
+/** A pending delivery with what an attempt of it posts: its event's type and stored body. */
+export interface PendingDelivery {
+  delivery: DeliveryRow
+  eventType: string
+  body: string
+}
+
+type RawPendingDelivery = DeliveryRow & { eventType: string; body: string }
+
+const SELECT_PENDING_WITH_EVENTS = `SELECT d.id, d.event_id AS eventId, d.endpoint_id AS endpointId, d.status,
+  d.attempt_count AS attemptCount, d.first_attempt_at_ms AS firstAttemptAtMs, d.next_attempt_at_ms AS nextAttemptAtMs,
+  d.last_status_code AS lastStatusCode, d.last_error AS lastError, d.resent_from AS resentFrom, d.created_at_ms AS createdAtMs,
+  d.updated_at_ms AS updatedAtMs, e.type AS eventType, e.body
+  FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+  WHERE d.id IN (SELECT value FROM json_each(?1)) AND d.status = 'pending'`
+
+/** The deliveries in `ids` that are still pending, each with its event, in one statement. */
+export function findPendingDeliveries(db: Database, ids: readonly string[]): PendingDelivery[] {
+  return db
+    .query<RawPendingDelivery, [string]>(SELECT_PENDING_WITH_EVENTS)
+    .all(JSON.stringify(ids))
+    .map(({ eventType, body, ...delivery }) => ({ delivery, eventType, body }))
+}
+
 const SELECT_PENDING = `SELECT id, next_attempt_at_ms AS nextAttemptAtMs FROM webhook_deliveries
   WHERE status = 'pending' ORDER BY next_attempt_at_ms`
 
@@ -210,6 +245,59 @@ const INSERT_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt_numbe
 /** Records one attempt. */
 export function insertAttempt(db: Database, row: AttemptRow): void {
   db.query(INSERT_ATTEMPT).run(row.deliveryId, row.attemptNumber, row.attemptedAtMs, row.statusCode, row.error, row.latencyMs, row.responseBody)
+}
+
+/** A delivery's progress after an attempt: the fields an attempt changes. */
+export type DeliveryProgress = Pick<
+  DeliveryRow,
+  "id" | "status" | "attemptCount" | "firstAttemptAtMs" | "nextAttemptAtMs" | "lastStatusCode" | "lastError" | "updatedAtMs"
+>
+
+/** Rows per set-based statement: 7 or 8 parameters a row stays far below SQLite's limit. */
+const SET_CHUNK_ROWS = 128
+
+/** `(?, ?, …), (…)` for `rows` rows of `columns` positional parameters. */
+function valuesList(rows: number, columns: number): string {
+  const row = `(${Array.from({ length: columns }, () => "?").join(", ")})`
+  return Array.from({ length: rows }, () => row).join(", ")
+}
+
+/** The statement text for each row count, built once: a wave's statements differ only in how many rows they carry. */
+function perRowCount(build: (rows: number) => string): (rows: number) => string {
+  const texts = new Map<number, string>()
+  return (rows) => {
+    let text = texts.get(rows)
+    if (text === undefined) texts.set(rows, (text = build(rows)))
+    return text
+  }
+}
+
+// An attempt whose delivery went with its endpoint (removed while the attempt was in flight) has
+// no row to belong to: the join leaves it out instead of failing the whole set on the foreign key.
+const insertAttemptsSql = perRowCount((rows) => `INSERT INTO webhook_attempts (delivery_id, attempt_number, attempted_at_ms, status_code,
+  error, latency_ms, response_body) SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7
+  FROM (VALUES ${valuesList(rows, 7)}) AS v JOIN webhook_deliveries d ON d.id = v.column1`)
+
+const updateDeliveriesSql = perRowCount((rows) => `UPDATE webhook_deliveries SET status = v.column2, attempt_count = v.column3,
+  first_attempt_at_ms = v.column4, next_attempt_at_ms = v.column5, last_status_code = v.column6, last_error = v.column7,
+  updated_at_ms = v.column8 FROM (VALUES ${valuesList(rows, 8)}) AS v WHERE webhook_deliveries.id = v.column1`)
+
+/**
+ * Records a wave of attempts and the progress of their deliveries with set-based statements
+ * (one multi-row INSERT and one UPDATE joined to a VALUES list per 128 rows) instead of two
+ * statements per attempt. Run it inside one write transaction.
+ */
+export function recordAttempts(db: Database, attempts: readonly AttemptRow[], progress: readonly DeliveryProgress[]): void {
+  for (let i = 0; i < attempts.length; i += SET_CHUNK_ROWS) {
+    const chunk = attempts.slice(i, i + SET_CHUNK_ROWS)
+    const params = chunk.flatMap((a) => [a.deliveryId, a.attemptNumber, a.attemptedAtMs, a.statusCode, a.error, a.latencyMs, a.responseBody])
+    db.query(insertAttemptsSql(chunk.length)).run(...params)
+  }
+  for (let i = 0; i < progress.length; i += SET_CHUNK_ROWS) {
+    const chunk = progress.slice(i, i + SET_CHUNK_ROWS)
+    const params = chunk.flatMap((p) => [p.id, p.status, p.attemptCount, p.firstAttemptAtMs, p.nextAttemptAtMs, p.lastStatusCode, p.lastError, p.updatedAtMs])
+    db.query(updateDeliveriesSql(chunk.length)).run(...params)
+  }
 }
 
 const SELECT_ATTEMPTS = `SELECT delivery_id AS deliveryId, attempt_number AS attemptNumber, attempted_at_ms AS attemptedAtMs,

@@ -1,0 +1,122 @@
+import type { AppMetrics } from "../lib/app-metrics"
+import type { Clock } from "../lib/clock"
+import type { Logger } from "../lib/logger"
+import type { Writer } from "../store/writer"
+import { recordAttempts, type AttemptRow, type DeliveryProgress, type DeliveryRow } from "../store/webhooks"
+import { nextAttemptAtMs } from "./retry-policy"
+import type { AttemptOutcome } from "./sender"
+
+/** What became of one delivery's turn: an attempt's outcome, or null when its endpoint was found disabled. */
+export interface AttemptResult {
+  /** The delivery as it was before this attempt. */
+  delivery: DeliveryRow
+  attemptedAtMs: number
+  outcome: AttemptOutcome | null
+}
+
+/**
+ * Writes attempts to the delivery log. The results that arrive in one event-loop turn are
+ * written together, in one write transaction, as set-based statements (one multi-row INSERT of
+ * attempts, one UPDATE of their deliveries): per attempt, two statements and a savepoint cost
+ * more than the HTTP request itself. Nothing is scheduled or answered before the commit, so a
+ * crash before it leaves the deliveries pending, to be attempted again (at least once).
+ */
+export interface AttemptRecorder {
+  add(result: AttemptResult): void
+  /** Writes what has arrived now instead of at the end of the turn (at shutdown). */
+  flush(): Promise<void>
+}
+
+export const ENDPOINT_DISABLED_ERROR = "endpoint disabled"
+export const GONE_ERROR = "HTTP 410 Gone: the receiver asked to stop; no more retries"
+
+export function createAttemptRecorder(deps: {
+  writer: Writer
+  clock: Clock
+  logger: Logger
+  metrics: AppMetrics
+  retryOffsetsMs: readonly number[]
+  /** A retry is due: called after the commit. */
+  scheduleRetry: (deliveryId: string, dueMs: number) => void
+  /** These results are committed (or their write failed and was logged): their slots are free. */
+  onRecorded: (results: readonly AttemptResult[]) => void
+  nextTurn?: (fn: () => void) => void
+}): AttemptRecorder {
+  const nextTurn = deps.nextTurn ?? setImmediate
+  let waiting: AttemptResult[] = []
+  let flushQueued = false
+
+  function flush(): Promise<void> {
+    flushQueued = false
+    const results = waiting
+    waiting = []
+    if (results.length === 0) return Promise.resolve()
+    const nowMs = deps.clock.nowMs()
+    const progress = results.map((r) => progressOf(r, nowMs, deps.retryOffsetsMs))
+    const attempts = results.flatMap((r, i) => (r.outcome ? [attemptRow(r, r.outcome, progress[i]!.attemptCount)] : []))
+    return deps.writer
+      .write((db) => recordAttempts(db, attempts, progress))
+      .then(
+        () => afterCommit(results, progress),
+        (err) => deps.logger.error("recording webhook attempts failed; they stay pending", { count: results.length, err }),
+      )
+      .finally(() => deps.onRecorded(results))
+  }
+
+  function afterCommit(results: readonly AttemptResult[], progress: readonly DeliveryProgress[]): void {
+    results.forEach((result, i) => {
+      const { id, nextAttemptAtMs: next, attemptCount } = progress[i]!
+      if (next !== null) deps.scheduleRetry(id, next)
+      const outcome = result.outcome
+      if (!outcome) return
+      deps.metrics.webhookAttempts.inc({ result: outcome.delivered ? "succeeded" : next === null ? "exhausted" : "failed" })
+      if (!outcome.delivered) {
+        const { endpointId } = result.delivery
+        deps.logger.info("webhook attempt failed", { deliveryId: id, endpointId, attemptNumber: attemptCount, error: outcome.error, willRetry: next !== null })
+      }
+    })
+  }
+
+  return {
+    add(result) {
+      waiting.push(result)
+      if (!flushQueued) {
+        flushQueued = true
+        nextTurn(flush)
+      }
+    },
+    flush,
+  }
+}
+
+/** The delivery after this attempt: succeeded, failed for good (410, no retry left, disabled), or pending until its next retry. */
+function progressOf({ delivery, attemptedAtMs, outcome }: AttemptResult, nowMs: number, retryOffsetsMs: readonly number[]): DeliveryProgress {
+  if (!outcome) {
+    return { ...delivery, status: "failed", nextAttemptAtMs: null, lastError: ENDPOINT_DISABLED_ERROR, updatedAtMs: nowMs }
+  }
+  const attemptNumber = delivery.attemptCount + 1
+  const firstAttemptAtMs = delivery.firstAttemptAtMs ?? attemptedAtMs
+  const next = outcome.delivered || outcome.gone ? null : nextAttemptAtMs(firstAttemptAtMs, attemptNumber, retryOffsetsMs, nowMs)
+  return {
+    id: delivery.id,
+    status: outcome.delivered ? "succeeded" : next === null ? "failed" : "pending",
+    attemptCount: attemptNumber,
+    firstAttemptAtMs,
+    nextAttemptAtMs: next,
+    lastStatusCode: outcome.statusCode,
+    lastError: outcome.gone ? GONE_ERROR : outcome.error,
+    updatedAtMs: nowMs,
+  }
+}
+
+function attemptRow({ delivery, attemptedAtMs }: AttemptResult, outcome: AttemptOutcome, attemptNumber: number): AttemptRow {
+  return {
+    deliveryId: delivery.id,
+    attemptNumber,
+    attemptedAtMs,
+    statusCode: outcome.statusCode,
+    error: outcome.error,
+    latencyMs: outcome.latencyMs,
+    responseBody: outcome.responseBody,
+  }
+}
