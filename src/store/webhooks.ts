@@ -177,7 +177,7 @@ const SELECT_PENDING_ENDPOINTS = `SELECT id, endpoint_id AS endpointId FROM webh
  * due in one tick: tens of thousands of ids, one statement instead of one per delivery).
  */
 export function findPendingDeliveryEndpoints(db: Database, ids: readonly string[]): { id: string; endpointId: string }[] {
-  return db.query<{ id: string; endpointId: string }, [string]>(SELECT_PENDING_ENDPOINTS).all(JSON.stringify(ids))
+  return statement(db, SELECT_PENDING_ENDPOINTS).all(JSON.stringify(ids)) as { id: string; endpointId: string }[]
 }
 
 /** A pending delivery with what an attempt of it posts: its event's type and stored body. */
@@ -198,10 +198,7 @@ const SELECT_PENDING_WITH_EVENTS = `SELECT d.id, d.event_id AS eventId, d.endpoi
 
 /** The deliveries in `ids` that are still pending, each with its event, in one statement. */
 export function findPendingDeliveries(db: Database, ids: readonly string[]): PendingDelivery[] {
-  return db
-    .query<RawPendingDelivery, [string]>(SELECT_PENDING_WITH_EVENTS)
-    .all(JSON.stringify(ids))
-    .map(({ eventType, body, ...delivery }) => ({ delivery, eventType, body }))
+  return (statement(db, SELECT_PENDING_WITH_EVENTS).all(JSON.stringify(ids)) as RawPendingDelivery[]).map(({ eventType, body, ...delivery }) => ({ delivery, eventType, body }))
 }
 
 const SELECT_PENDING = `SELECT id, next_attempt_at_ms AS nextAttemptAtMs FROM webhook_deliveries
@@ -253,16 +250,46 @@ export type DeliveryProgress = Pick<
   "id" | "status" | "attemptCount" | "firstAttemptAtMs" | "nextAttemptAtMs" | "lastStatusCode" | "lastError" | "updatedAtMs"
 >
 
-/** Rows per set-based statement: 7 or 8 parameters a row stays far below SQLite's limit. */
-const SET_CHUNK_ROWS = 128
-
 /** `(?, ?, …), (…)` for `rows` rows of `columns` positional parameters. */
 function valuesList(rows: number, columns: number): string {
   const row = `(${Array.from({ length: columns }, () => "?").join(", ")})`
   return Array.from({ length: rows }, () => row).join(", ")
 }
 
-/** The statement text for each row count, built once: a wave's statements differ only in how many rows they carry. */
+/**
+ * Row counts a set-based statement is prepared for. A set is cut into chunks of these sizes
+ * (largest first), so a handful of statements serve every wave: preparing a statement for each
+ * wave's exact size cost more than the statements saved (bun:sqlite keeps only a few
+ * `query()` statements cached).
+ */
+const CHUNK_ROWS = [64, 16, 4, 1] as const
+
+type Statement = ReturnType<Database["prepare"]>
+
+/** Statements prepared once per database and text (the writer's connection lives as long as the process). */
+const prepared = new WeakMap<Database, Map<string, Statement>>()
+
+function statement(db: Database, sql: string): Statement {
+  let byText = prepared.get(db)
+  if (!byText) prepared.set(db, (byText = new Map()))
+  let stmt = byText.get(sql)
+  if (!stmt) byText.set(sql, (stmt = db.prepare(sql)))
+  return stmt
+}
+
+/** Runs `sqlFor(rows)` over `items` in chunks of CHUNK_ROWS sizes, binding each item's `columns` parameters in order. */
+function runInChunks<T>(db: Database, items: readonly T[], sqlFor: (rows: number) => string, params: (item: T) => unknown[]): void {
+  let at = 0
+  while (at < items.length) {
+    const rows = CHUNK_ROWS.find((n) => n <= items.length - at)!
+    const values: unknown[] = []
+    for (let i = at; i < at + rows; i++) values.push(...params(items[i]!))
+    statement(db, sqlFor(rows)).run(...(values as never[]))
+    at += rows
+  }
+}
+
+/** The statement text for each row count, built once. */
 function perRowCount(build: (rows: number) => string): (rows: number) => string {
   const texts = new Map<number, string>()
   return (rows) => {
@@ -284,20 +311,12 @@ const updateDeliveriesSql = perRowCount((rows) => `UPDATE webhook_deliveries SET
 
 /**
  * Records a wave of attempts and the progress of their deliveries with set-based statements
- * (one multi-row INSERT and one UPDATE joined to a VALUES list per 128 rows) instead of two
+ * (multi-row INSERTs, and UPDATEs joined to a VALUES list, up to 64 rows each) instead of two
  * statements per attempt. Run it inside one write transaction.
  */
 export function recordAttempts(db: Database, attempts: readonly AttemptRow[], progress: readonly DeliveryProgress[]): void {
-  for (let i = 0; i < attempts.length; i += SET_CHUNK_ROWS) {
-    const chunk = attempts.slice(i, i + SET_CHUNK_ROWS)
-    const params = chunk.flatMap((a) => [a.deliveryId, a.attemptNumber, a.attemptedAtMs, a.statusCode, a.error, a.latencyMs, a.responseBody])
-    db.query(insertAttemptsSql(chunk.length)).run(...params)
-  }
-  for (let i = 0; i < progress.length; i += SET_CHUNK_ROWS) {
-    const chunk = progress.slice(i, i + SET_CHUNK_ROWS)
-    const params = chunk.flatMap((p) => [p.id, p.status, p.attemptCount, p.firstAttemptAtMs, p.nextAttemptAtMs, p.lastStatusCode, p.lastError, p.updatedAtMs])
-    db.query(updateDeliveriesSql(chunk.length)).run(...params)
-  }
+  runInChunks(db, attempts, insertAttemptsSql, (a) => [a.deliveryId, a.attemptNumber, a.attemptedAtMs, a.statusCode, a.error, a.latencyMs, a.responseBody])
+  runInChunks(db, progress, updateDeliveriesSql, (p) => [p.id, p.status, p.attemptCount, p.firstAttemptAtMs, p.nextAttemptAtMs, p.lastStatusCode, p.lastError, p.updatedAtMs])
 }
 
 const SELECT_ATTEMPTS = `SELECT delivery_id AS deliveryId, attempt_number AS attemptNumber, attempted_at_ms AS attemptedAtMs,
