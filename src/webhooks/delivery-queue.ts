@@ -22,6 +22,8 @@ export interface DeliveryQueue {
   release(delivery: QueuedDelivery): void
   /** Attempts in flight now. */
   readonly inFlight: number
+  /** Attempts in flight to one endpoint. */
+  inFlightTo(endpointId: string): number
 }
 
 export function createDeliveryQueue(limits: { maxInFlight: number; maxInFlightPerEndpoint: number }): DeliveryQueue {
@@ -75,5 +77,6 @@ export function createDeliveryQueue(limits: { maxInFlight: number; maxInFlightPe
     get inFlight() {
       return inFlight
     },
+    inFlightTo: (endpointId) => inFlightByEndpoint.get(endpointId) ?? 0,
   }
 }

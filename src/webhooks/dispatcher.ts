@@ -80,13 +80,18 @@ export function createDispatcher(deps: {
     metrics: deps.metrics,
     retryOffsetsMs: config.retryOffsetsMs,
     scheduleRetry: (id, dueMs) => scheduler.schedule(SCHEDULER_KIND, id, dueMs),
-    // The slots come back once the outcomes are committed, so the attempts they free start
-    // together in one wave.
+    inFlightTo: (endpointId) => queue.inFlightTo(endpointId),
     onRecorded: (results) => {
-      for (const { delivery } of results) queue.release({ deliveryId: delivery.id, endpointId: delivery.endpointId })
-      pump()
+      for (const { delivery } of results) recording.delete(delivery.id)
     },
   })
+  /**
+   * Deliveries whose attempt is over but not yet committed. Their slot is free already (the
+   * receiver is done with them), but they must not be queued again meanwhile: the database
+   * still shows them pending, as before the attempt.
+   */
+  const recording = new Set<string>()
+  let pumpQueued = false
   let started = false
   let stopped = false
   let pollTimer: TimerHandle | null = null
@@ -95,7 +100,7 @@ export function createDispatcher(deps: {
   scheduler.on(SCHEDULER_KIND, (ids) => {
     if (stopped) return
     // A backlog falls due in one tick: one statement finds which are still pending, and where to.
-    const due = ids.filter((id) => !queue.has(id))
+    const due = ids.filter((id) => !queue.has(id) && !recording.has(id))
     for (const { id, endpointId } of findPendingDeliveryEndpoints(db, due)) queue.add(id, endpointId)
     pump()
   })
@@ -122,7 +127,7 @@ export function createDispatcher(deps: {
       return
     }
     if (!endpoint.enabled) {
-      recorder.add({ delivery: pending.delivery, attemptedAtMs: clock.nowMs(), outcome: null })
+      finish(queued, { delivery: pending.delivery, attemptedAtMs: clock.nowMs(), outcome: null })
       return
     }
     const attempt = attemptDelivery(pending, endpoint).catch((err) => {
@@ -143,8 +148,21 @@ export function createDispatcher(deps: {
     )
     // Abandoned at shutdown: the row is untouched, so the next start attempts it again.
     if (shutdown.signal.aborted) return
-    const result: AttemptResult = { delivery, attemptedAtMs, outcome }
+    finish({ deliveryId: delivery.id, endpointId: delivery.endpointId }, { delivery, attemptedAtMs, outcome })
+  }
+
+  /** The attempt is over: its slot is free for the next wave (started at the end of this turn) while its result is recorded. */
+  function finish(queued: QueuedDelivery, result: AttemptResult): void {
+    recording.add(queued.deliveryId)
+    queue.release(queued)
     recorder.add(result)
+    if (!pumpQueued) {
+      pumpQueued = true
+      setImmediate(() => {
+        pumpQueued = false
+        pump()
+      })
+    }
   }
 
   /** Signs afresh for every attempt; during a rotation the previous secret signs too (newest first). */
@@ -163,7 +181,7 @@ export function createDispatcher(deps: {
 
   function loadPending(): void {
     for (const { id, nextAttemptAtMs: dueMs } of listPendingDeliveries(db)) {
-      if (!queue.has(id)) scheduler.schedule(SCHEDULER_KIND, id, dueMs)
+      if (!queue.has(id) && !recording.has(id)) scheduler.schedule(SCHEDULER_KIND, id, dueMs)
     }
   }
 
