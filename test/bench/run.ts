@@ -445,7 +445,7 @@ async function benchWebhookCpu() {
  */
 async function benchFloors() {
   const { receiver, receiverBase } = await startReceiver()
-  const runs: { storeUsPerSend: number; fetchesPerSecond: number }[] = []
+  const runs: { storeUsPerSend: number; fetchesPerSecond: number; fetchCpuUs: number }[] = []
   for (let round = 0; round < ROUNDS; round++) {
     const [cmd, ...args] = pinned(["bun", join(import.meta.dir, "floor.ts"), receiverBase])
     const floor = spawnSync(cmd!, args, { encoding: "utf8" })
@@ -453,7 +453,12 @@ async function benchFloors() {
     runs.push(JSON.parse(floor.stdout.trim().split("\n").at(-1)!))
   }
   receiver.kill("SIGTERM")
-  return { storeUsPerSend: median(runs.map((r) => r.storeUsPerSend)), fetchesPerSecond: median(runs.map((r) => r.fetchesPerSecond)), runs }
+  return {
+    storeUsPerSend: median(runs.map((r) => r.storeUsPerSend)),
+    fetchesPerSecond: median(runs.map((r) => r.fetchesPerSecond)),
+    fetchCpuUs: median(runs.map((r) => r.fetchCpuUs)),
+    runs,
+  }
 }
 
 function row(name: string, value: string, target: string, met: boolean | null): string {
@@ -518,7 +523,7 @@ async function main() {
       row("webhook deliveries", `${f(webhooks.deliveriesPerSecond, 0)} /s, median of ${webhooks.rounds.length} (${webhooks.rounds.map((r) => r.perSecond).join(", ")}); about ${f(webhooks.events, 0)} due at once; server CPU ${f(webhooks.serverCpuUsPerDelivery, 0)} µs each`, "≥ 20,000/s", webhooks.deliveriesPerSecond >= 20_000),
       row("webhook CPU per sandbox message, one endpoint on \"*\" / none", `${f(webhookCpu.oneEndpointUsPerMessage, 0)} / ${f(webhookCpu.noEndpointUsPerMessage, 0)} µs = ${f(webhookCpu.ratio, 2)} ×`, "≤ 2.2 ×", webhookCpu.ratio <= 2.2),
       row("last event's arrival after it fell due", `${f(webhookCpu.worstLastEventLagMs, 0)} ms (worst of ${webhookCpu.rounds.length})`, "≤ 1 s", webhookCpu.worstLastEventLagMs <= 1000),
-      row("fetch floor (Bun fetch alone, no database)", `${f(floors.fetchesPerSecond, 0)} /s`, "", null),
+      row("fetch floor (Bun fetch alone, no database)", `${f(floors.fetchesPerSecond, 0)} /s, ${f(floors.fetchCpuUs)} µs of CPU each`, "", null),
       row("cold start to first 200", `${f(coldStart.medianMs)} ms`, "≤ 150 ms", coldStart.medianMs <= 150),
       row("idle RSS", `${f(send.idleRssMiB)} MiB`, "≤ 80 MiB", send.idleRssMiB <= 80),
       row(`RSS after ${send.sendsBeforeRss} sends`, `${f(send.rssAfterSendsMiB)} MiB`, "≤ 160 MiB", send.rssAfterSendsMiB <= 160),
