@@ -13,7 +13,7 @@ import type { AttemptOutcome } from "../../src/webhooks/sender"
 import { TestClock } from "../helpers/test-clock"
 
 describe("the delivery queue", () => {
-  const cases = [
+  const cases: { name: string; total: number; perEndpoint: number; queued: Record<string, number>; wave: Record<string, number> }[] = [
     { name: "a wave fills the free slots, never more than the per-endpoint cap", total: 10, perEndpoint: 2, queued: { a: 5, b: 1 }, wave: { a: 2, b: 1 } },
     { name: "a wave never exceeds the total cap", total: 3, perEndpoint: 5, queued: { a: 5, b: 5 }, wave: { a: 3 } },
     { name: "an empty queue gives an empty wave", total: 3, perEndpoint: 3, queued: {}, wave: {} },
