@@ -1,6 +1,6 @@
-import { swagger } from "@elysiajs/swagger"
 import { Elysia } from "elysia"
 import type { HttpDeps } from "./http/deps"
+import { allowedMethodsLookup, type RegisteredRoute } from "./http/allowed-methods"
 import { errorHandler } from "./http/errors"
 import { adminBase } from "./http/plugins/admin-auth"
 import { apiBase } from "./http/plugins/api-auth"
@@ -8,6 +8,7 @@ import { adminAccounts } from "./http/routes/admin/accounts"
 import { adminKeys } from "./http/routes/admin/keys"
 import { adminPairing } from "./http/routes/admin/pairing"
 import { adminPhones } from "./http/routes/admin/phones"
+import { docsRoutes } from "./http/routes/docs"
 import { opsRoutes } from "./http/routes/ops"
 import { adminWebhooks } from "./http/routes/admin/webhooks"
 import { accountGet } from "./http/routes/v1/account-get"
@@ -23,8 +24,8 @@ import { phoneNumbersList } from "./http/routes/v1/phone-numbers-list"
 import { phoneNumbersStatus } from "./http/routes/v1/phone-numbers-status"
 
 /**
- * Builds the HTTP application: the public `/v1` API, the operator's `/admin/v1` API and the
- * OpenAPI document. It never listens; `serve` does, and tests call `app.handle(request)`.
+ * Builds the HTTP application: the public `/v1` API, the operator's `/admin/v1` API, the
+ * operations endpoints, and the OpenAPI document with its reference page. It never listens; `serve` does, and tests call `app.handle(request)`.
  */
 export function createApp(deps: HttpDeps) {
   const v1 = apiBase(deps)
@@ -40,8 +41,8 @@ export function createApp(deps: HttpDeps) {
     .use(accountGet(deps))
     .use(accountUsage(deps))
   const admin = adminBase(deps).use(adminAccounts(deps)).use(adminKeys(deps)).use(adminPhones(deps)).use(adminPairing(deps)).use(adminWebhooks(deps))
-  return new Elysia({ normalize: false })
-    .use(errorHandler(deps))
+  const app = new Elysia({ normalize: false })
+    .use(errorHandler(deps, allowedMethodsLookup((): readonly RegisteredRoute[] => app.routes)))
     .onAfterResponse({ as: "global" }, (context) => {
       // The route template (not the raw path) keeps the series bounded: ids never become labels.
       const route = (context as { route?: string }).route ?? "unmatched"
@@ -51,29 +52,10 @@ export function createApp(deps: HttpDeps) {
       deps.ctx.logger.debug("request", { method: context.request.method, route, status })
     })
     .use(opsRoutes(deps))
-    .use(
-      swagger({
-        path: "/swagger",
-        exclude: ["/swagger", "/swagger/json"],
-        documentation: {
-          info: {
-            title: "wagate",
-            version: deps.version,
-            description:
-              "Self-hosted WhatsApp HTTP API. `/v1` is the public API (Bearer API key: `sk_test_…` sandbox, `sk_live_…` production); " +
-              "`/admin/v1` is the operator's API (Bearer admin token).",
-          },
-          components: {
-            securitySchemes: {
-              apiKey: { type: "http", scheme: "bearer", description: "sk_test_… or sk_live_…" },
-              adminToken: { type: "http", scheme: "bearer", description: "The admin token (adm_… or WAGATE_ADMIN_TOKEN)" },
-            },
-          },
-        },
-      }),
-    )
     .use(v1)
     .use(admin)
+  // The document describes every route above; it is built from their own documentation.
+  return app.use(docsRoutes({ version: deps.version, routes: () => app.routes }))
 }
 
 export type App = ReturnType<typeof createApp>

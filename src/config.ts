@@ -1,4 +1,5 @@
 import { resolve } from "node:path"
+import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
 import { DEFAULT_CONNECT_TIMEOUT_MS } from "./whatsapp/gateway"
@@ -50,6 +51,8 @@ export interface Config {
   waVersion: readonly [number, number, number] | "auto"
   /** Serve /metrics without the admin token (for a scraper on a private network). */
   metricsPublic: boolean
+  /** Reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; empty believes none. */
+  trustedProxies: CidrList
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -103,6 +106,23 @@ function boolean(value: string, name: string): boolean {
   throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${value}"`)
 }
 
+/** A list of proxies: CIDR ranges, or single addresses (a /32 or /128). */
+function proxies(value: string, name: string): CidrList {
+  const out: [ipaddr.IPv4 | ipaddr.IPv6, number][] = []
+  for (const entry of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+    if (ipaddr.isValidCIDR(entry)) out.push(ipaddr.parseCIDR(entry))
+    else if (ipaddr.isValid(entry)) {
+      const address = ipaddr.parse(entry)
+      out.push([address, address.kind() === "ipv4" ? 32 : 128])
+    } else {
+      throw new ConfigError(
+        `${name} must be a comma-separated list of the reverse proxies' addresses or CIDR ranges (for example 127.0.0.1,10.0.0.0/8); "${entry}" is neither`,
+      )
+    }
+  }
+  return out
+}
+
 function offsets(value: string, name: string): number[] {
   const parts = value.split(",").map((p) => p.trim())
   if (parts.some((p) => !/^\d+$/.test(p))) {
@@ -150,6 +170,7 @@ export const SETTINGS = [
   { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
+  { key: "trustedProxies", flag: "trusted-proxies", env: "WAGATE_TRUSTED_PROXIES", parse: proxies },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -177,6 +198,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
     waVersion: "auto",
     metricsPublic: false,
+    trustedProxies: [],
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

@@ -153,6 +153,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     liveGroups: (phone) => sessions.liveGroups(phone),
     metrics,
     metricsPublic: config.metricsPublic,
+    trustedProxies: config.trustedProxies,
     version: VERSION,
     start() {
       started = true

@@ -1,4 +1,5 @@
 import { ConfigError } from "../config"
+import { DataDirError } from "../lib/data-dir"
 import { AppError } from "../lib/errors"
 import { LockHeldError } from "../lib/lockfile"
 import { SchemaTooNewError } from "../store/db"
@@ -73,7 +74,7 @@ export async function runCli(argv: string[], io: CliIo, stopSignal: Promise<stri
       io.stderr(`error: ${err.publicMessages.join("; ")}\n`)
       return 1
     }
-    if (err instanceof ConfigError || err instanceof LockHeldError || err instanceof SchemaTooNewError) {
+    if (err instanceof ConfigError || err instanceof LockHeldError || err instanceof SchemaTooNewError || err instanceof DataDirError) {
       io.stderr(`error: ${err.message}\n`)
       return 1
     }

@@ -2,6 +2,7 @@ import { join } from "node:path"
 import { loadConfig, type Config } from "../config"
 import { createServices, type Services } from "../deps"
 import { systemClock, type Clock } from "../lib/clock"
+import { prepareDataDir } from "../lib/data-dir"
 import { createLogger, type Logger } from "../lib/logger"
 import { toIso } from "../lib/time"
 import { DATABASE_FILE } from "../store/db"
@@ -36,9 +37,11 @@ export async function withServices<T>(
 ): Promise<T> {
   const config = loadConfig(io.env, flags)
   const clock = io.clock ?? systemClock()
+  const logger = cliLogger(io, config, clock)
+  prepareDataDir(config.dataDir, logger)
   const services = createServices(config, {
     clock,
-    logger: cliLogger(io, config, clock),
+    logger,
     databasePath: join(config.dataDir, DATABASE_FILE),
   })
   try {

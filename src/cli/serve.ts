@@ -1,10 +1,10 @@
-import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { createApp } from "../app"
 import { loadConfig } from "../config"
 import { createServices, type Services } from "../deps"
 import { bootstrap, type BootstrapResult } from "../domain/bootstrap"
 import { systemClock } from "../lib/clock"
+import { prepareDataDir } from "../lib/data-dir"
 import { acquireLock, LOCK_FILE } from "../lib/lockfile"
 import { randomBase62 } from "../lib/secrets"
 import { toIso } from "../lib/time"
@@ -16,13 +16,19 @@ import { renderQr } from "./pair"
 
 /** Longest a shutdown waits for in-flight requests (API-DECISIONS §13). */
 export const SHUTDOWN_GRACE_MS = 6_000
-/** Bun's own body cap, above ours so that our handler answers 413 with the error envelope. */
-const TRANSPORT_MAX_BODY_BYTES = 1024 * 1024
+/**
+ * Bun's own body cap, set out of reach on purpose. Bun answers a body over its cap with a bare
+ * 413 before our handler runs, so any finite cap leaves some sizes without the error envelope.
+ * Our own cap (MAX_BODY_BYTES, 64 KiB) is enforced where bodies are read, from Content-Length
+ * before reading and byte by byte for chunked bodies; a body no route reads is never buffered.
+ */
+export const TRANSPORT_MAX_BODY_BYTES = Number.MAX_SAFE_INTEGER
 
 export const SERVE_USAGE = `wagate serve [--port N] [--host ADDR] [--data DIR] [--log-level debug|info|warn|error]
              [--admin-token TOKEN] [--rate-limit-per-minute N] [--sandbox-delivered-ms N] [--sandbox-read-ms N]
              [--outbound-allow-cidrs CIDR,…] [--webhook-retry-offsets-ms MS,…] [--webhook-timeout-ms N]
-             [--webhook-retention-days N] [--send-interval-ms N] [--send-timeout-ms N] [--wa-ws-url URL] [--wa-connect-timeout-ms N] [--wa-version auto|X.Y.Z] [--metrics-public 1|0]`
+             [--webhook-retention-days N] [--send-interval-ms N] [--send-timeout-ms N] [--wa-ws-url URL] [--wa-connect-timeout-ms N] [--wa-version auto|X.Y.Z] [--metrics-public 1|0]
+             [--trusted-proxies CIDR,…]`
 
 /**
  * `wagate serve`: takes the data directory's lock, migrates, runs first-run setup, serves until
@@ -34,7 +40,7 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
   const config = loadConfig(io.env, args.flags)
   const clock = io.clock ?? systemClock()
   const logger = cliLogger(io, config, clock)
-  mkdirSync(config.dataDir, { recursive: true })
+  prepareDataDir(config.dataDir, logger)
   const localToken = `loc_${randomBase62(32)}`
   const lock = acquireLock(join(config.dataDir, LOCK_FILE), { pid: process.pid, port: null, startedAt: toIso(clock.nowMs()), localToken })
   const services = createServices(config, { clock, logger, databasePath: join(config.dataDir, DATABASE_FILE), checkpointOnStop: true })

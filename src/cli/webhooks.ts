@@ -1,7 +1,6 @@
 import {
   changeEndpoint,
   createEndpoint,
-  EVENT_TYPES,
   getEndpoint,
   listAccountEndpoints,
   listEndpointDeliveries,
@@ -9,6 +8,7 @@ import {
   resendDelivery,
   rotateSecret,
 } from "../domain/webhook-endpoints"
+import { EVENT_NAMES } from "../domain/event-catalogue"
 import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
 import { printJson, table, withServices, type CliIo } from "./io"
@@ -73,7 +73,7 @@ export async function webhooksCommand(argv: string[], io: CliIo): Promise<number
       io.stdout(
         `Added ${endpoint.env} webhook ${endpoint.id} → ${endpoint.url} (events: ${endpoint.events.join(", ")}).\n` +
           `\nSigning secret (shown only now):\n\n  ${endpoint.secret}\n\n` +
-          `Verify X-Service-Signature with it: HMAC-SHA256 of "<t>.<raw body>", hex. Events: ${EVENT_TYPES.join(", ")}.\n`,
+          `Verify X-Service-Signature with it: HMAC-SHA256 of "<t>.<raw body>", hex. Events: ${EVENT_NAMES.join(", ")}.\n`,
       )
       return 0
     }

@@ -1,10 +1,10 @@
 import { errors } from "../lib/errors"
 import { findScopedInbound, insertInbound, listInbound as listInboundRows, type InboundRow } from "../store/inbound"
 import { findPhone, findPhoneByRef } from "../store/phones"
-import { toIso } from "../lib/time"
 import type { InboundMessage } from "../whatsapp/gateway"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
+import { buildMessageReceivedData } from "./event-catalogue"
 import type { Page } from "./messages"
 
 /**
@@ -71,16 +71,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
       env: "live",
       type: "message.received",
       occurredAtMs: row.createdAtMs,
-      data: {
-        messageId: row.id,
-        from: row.fromAddress,
-        to: row.toNumber,
-        content: row.content,
-        type: row.type,
-        isGroup: row.isGroup,
-        groupId: row.groupId,
-        receivedAt: toIso(row.receivedAtMs),
-      },
+      data: buildMessageReceivedData(row),
     })
     return row
   })

@@ -1,11 +1,11 @@
 import type { Scheduler } from "../lib/scheduler"
 import { errors } from "../lib/errors"
-import { toIsoOrNull } from "../lib/time"
 import { findPhone, listAllPhones, listPhonesStayingOffline, updatePhoneConnection, updatePhoneLastError, type ConnectionStatus, type PhoneRow } from "../store/phones"
 import type { ConnectionFailure } from "../whatsapp/failures"
 import type { DisconnectReason, SessionEvents, WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
 import { lastErrorOf, logFailure, toLastError, type LastError } from "./connection-errors"
 import type { DomainContext } from "./context"
+import { buildPhoneEventData } from "./event-catalogue"
 import type { Group } from "./groups"
 import { recordInbound } from "./inbound"
 import { canPost, type LiveLookups } from "./live-lookups"
@@ -181,15 +181,7 @@ export function createSessionManager(deps: {
         env: "live",
         type: enteringConnected ? "phone.connected" : "phone.disconnected",
         occurredAtMs: nowMs,
-        data: {
-          phoneId: phone.id,
-          phoneNumber: phone.phoneNumber,
-          connectionStatus: status,
-          lastConnectedAt: toIsoOrNull(next.lastConnectedAtMs),
-          lastDisconnectedAt: toIsoOrNull(next.lastDisconnectedAtMs),
-          reason: enteringConnected ? null : (change.reason ?? null),
-          willReconnect: enteringConnected ? false : (change.willReconnect ?? false),
-        },
+        data: buildPhoneEventData({ ...phone, ...next }, change),
       })
     })
     if (!stopped) notify(phoneId)

@@ -16,11 +16,9 @@ import {
   type DeliveryStatus,
   type EndpointRow,
 } from "../store/webhooks"
-import { EVENT_TYPES, isEventType } from "../webhooks/events"
-
-export { EVENT_TYPES }
 import { newSigningSecret } from "../webhooks/signer"
 import type { DomainContext } from "./context"
+import { EVENT_NAMES } from "./event-catalogue"
 import type { Page } from "./messages"
 
 /** How long a rotated-out secret keeps signing beside the new one (API-DECISIONS §11). */
@@ -49,8 +47,8 @@ function urlProblem(url: string): string | null {
 
 function eventsProblem(events: readonly string[]): string | null {
   if (events.length === 1 && events[0] === "*") return null
-  if (events.length === 0 || events.some((e) => !isEventType(e))) {
-    return `events must be ["*"] or a non-empty list of: ${EVENT_TYPES.join(", ")}`
+  if (events.length === 0 || events.some((e) => !(EVENT_NAMES as readonly string[]).includes(e))) {
+    return `events must be ["*"] or a non-empty list of: ${EVENT_NAMES.join(", ")}`
   }
   return null
 }

@@ -5,6 +5,7 @@ import type { LiveSender } from "../domain/live-sender"
 import type { SandboxScheduler } from "../domain/sandbox"
 import type { SessionManager } from "../domain/sessions"
 import type { AppMetrics } from "../lib/app-metrics"
+import type { CidrList } from "../lib/net-policy"
 import type { UsageRecorder } from "../domain/usage"
 
 /** What the HTTP layer needs, built by the composition root. */
@@ -18,6 +19,8 @@ export interface HttpDeps {
   /** Fetches a connected phone's postable groups from WhatsApp. */
   liveGroups: LiveGroupSource
   metrics: AppMetrics
+  /** Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (WAGATE_TRUSTED_PROXIES). */
+  trustedProxies: CidrList
   /** Serve /metrics without the admin token (WAGATE_METRICS_PUBLIC=1). */
   metricsPublic: boolean
   version: string

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia"
 import { AppError, errors, type ErrorKind } from "../lib/errors"
 import { toIso } from "../lib/time"
+import { clientInfo } from "./client-info"
 import type { HttpDeps } from "./deps"
 import type { ErrorEnvelope } from "./models/common"
 
@@ -9,6 +10,7 @@ const STATUS: Record<ErrorKind, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
@@ -22,6 +24,7 @@ const TITLE: Record<ErrorKind, string> = {
   unauthorized: "Unauthorized",
   forbidden: "Forbidden",
   not_found: "Not Found",
+  method_not_allowed: "Method Not Allowed",
   conflict: "Conflict",
   payload_too_large: "Payload Too Large",
   rate_limited: "Rate limit exceeded",
@@ -54,9 +57,21 @@ export function errorResponse(err: AppError, path: string, nowMs: number, header
 }
 
 /** Turns whatever a route threw into an AppError; unknown errors become a generic 500. */
-export function toAppError(code: string | number, error: unknown, method: string, path: string): AppError {
+export function toAppError(
+  code: string | number,
+  error: unknown,
+  method: string,
+  path: string,
+  allowedMethods: (path: string) => readonly string[] = () => [],
+): AppError {
   if (error instanceof AppError) return error
-  if (code === "NOT_FOUND") return errors.routeNotFound(method, path)
+  if (code === "NOT_FOUND") {
+    // A path that exists under other methods is a 405 (RFC 9110 §15.5.6), not a missing route.
+    // The router is the judge: when it found nothing even though a pattern here says this method
+    // matches (an encoding the router reads differently), the honest answer stays 404.
+    const allowed = allowedMethods(path)
+    return allowed.length > 0 && !allowed.includes(method) ? errors.methodNotAllowed(method, path, allowed) : errors.routeNotFound(method, path)
+  }
   // Elysia wraps whatever a parse hook throws (our 413, for one) in a ParseError.
   if (code === "PARSE") {
     const cause = (error as { cause?: unknown }).cause
@@ -68,17 +83,31 @@ export function toAppError(code: string | number, error: unknown, method: string
   return errors.internal(error)
 }
 
+/** The path of a request, without its query string. */
+export function requestPath(request: Request): string {
+  const url = request.url
+  const start = url.indexOf("/", url.indexOf("//") + 2)
+  if (start === -1) return "/"
+  const query = url.indexOf("?", start)
+  return query === -1 ? url.slice(start) : url.slice(start, query)
+}
+
 /**
  * The one global error handler: every failure, from any route or plugin, leaves as the spec's
  * envelope. Expected failures keep their public messages; anything else is logged with its
  * cause and answered with a fixed 500 that reveals no stack, SQL or path.
+ *
+ * The path is read from the request, not from Elysia's context `path`: Elysia fills `path` only
+ * when it infers, from the handler's source text, that the handler reads it, and that inference
+ * misreads minified code (the compiled executable's envelopes had no `path`).
  */
-export function errorHandler(deps: HttpDeps) {
-  return new Elysia({ name: "wagate.errors" }).onError({ as: "global" }, (context) => {
-    const { code, error, set, request, path } = context
-    const err = toAppError(code, error, request.method, path)
+export function errorHandler(deps: HttpDeps, allowedMethods: (path: string) => readonly string[] = () => []) {
+  return new Elysia({ name: "wagate.errors" }).onError({ as: "global" }, ({ code, error, set, request, server }) => {
+    const path = requestPath(request)
+    const err = toAppError(code, error, request.method, path, allowedMethods)
     if (err.kind === "internal") {
-      deps.ctx.logger.error("request failed", { method: request.method, path, err: err.cause ?? error })
+      const { ip } = clientInfo(server, request, deps.trustedProxies)
+      deps.ctx.logger.error("request failed", { method: request.method, path, ip, err: err.cause ?? error })
     }
     const status = STATUS[err.kind]
     // Elysia reports this status to onAfterResponse, which counts the request for usage.

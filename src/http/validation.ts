@@ -35,6 +35,21 @@ export function explainUnknownFields<T extends TObject>(schema: T, messages: Rea
 /** The /v1 explanation: the environment is the API key's. */
 export const ENVIRONMENT_FROM_KEY = { environment: "environment must not be sent: it is inferred from the API key" } as const
 
+/**
+ * A record's own entry, never one inherited from Object.prototype: a client may name a field
+ * `constructor`, `toString` or `__proto__`, and `record[field]` would answer with a function or
+ * the prototype itself.
+ */
+function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined
+}
+
+/** True when a request URL's query string has an `environment` parameter, however encoded. */
+export function queryNamesEnvironment(url: string): boolean {
+  const start = url.indexOf("?")
+  return start !== -1 && new URLSearchParams(url.slice(start + 1)).has("environment")
+}
+
 /** Readable messages for every problem of `value` against an object schema, in field order. */
 export function validationMessages(schema: TObject, value: unknown): string[] {
   const byField = new Map<string, string>()
@@ -45,9 +60,9 @@ export function validationMessages(schema: TObject, value: unknown): string[] {
       byField.set(field, "must be a JSON object")
       continue
     }
-    const fieldSchema = schema.properties[field] as (TSchema & { errorMessage?: string }) | undefined
+    const fieldSchema = own(schema.properties, field) as (TSchema & { errorMessage?: string }) | undefined
     if (error.type === ValueErrorType.ObjectAdditionalProperties || fieldSchema === undefined) {
-      byField.set(field, unknownFieldMessages.get(schema)?.[field] ?? `${field} is not a recognised field`)
+      byField.set(field, own(unknownFieldMessages.get(schema), field) ?? `${field} is not a recognised field`)
     } else if (error.type === ValueErrorType.ObjectRequiredProperty) {
       byField.set(field, `${field} is required`)
     } else {
@@ -65,8 +80,35 @@ function rank(order: string[], field: string): number {
   return i === -1 ? order.length : i
 }
 
-/** Parses and validates a raw JSON body; throws a 400 AppError listing every problem. */
-export function parseJsonBody<T extends TObject>(schema: T, raw: RawBody | undefined): Static<T> {
+/** A body field a request may also send as a header (`Idempotency-Key` for `idempotencyKey`). */
+export interface HeaderField {
+  field: string
+  header: string
+  /** The header's value, or null when the request did not send it. */
+  value: string | null
+}
+
+/**
+ * Parses and validates a raw JSON body; throws a 400 AppError listing every problem. A
+ * `fromHeader` field's header value is validated as if it were in the body; sent in both places
+ * it must be the same.
+ */
+export function parseJsonBody<T extends TObject>(schema: T, raw: RawBody | undefined, fromHeader?: HeaderField): Static<T> {
+  const value = readJsonObject(raw)
+  if (!fromHeader || fromHeader.value === null) return check(schema, value)
+  const { field, header } = fromHeader
+  if (Object.hasOwn(value, field)) {
+    if (value[field] !== fromHeader.value) throw errors.validation([`${header} header and ${field} differ`])
+    return check(schema, value)
+  }
+  Object.defineProperty(value, field, { value: fromHeader.value, enumerable: true, writable: true, configurable: true })
+  if (checker(schema).Check(value)) return value as Static<T>
+  // Name the header the client actually sent in the field's message.
+  const messages = validationMessages(schema, value).map((m) => (m.startsWith(`${field} `) ? `${header} header ${m.slice(field.length + 1)}` : m))
+  throw errors.validation(messages)
+}
+
+function readJsonObject(raw: RawBody | undefined): Record<string, unknown> {
   if (!raw || raw.text.trim() === "") {
     throw errors.validation(["Request body is required (a JSON object)"])
   }
@@ -78,7 +120,7 @@ export function parseJsonBody<T extends TObject>(schema: T, raw: RawBody | undef
     throw errors.invalidJson()
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw errors.bodyNotObject()
-  return check(schema, value)
+  return value as Record<string, unknown>
 }
 
 /**
@@ -87,13 +129,30 @@ export function parseJsonBody<T extends TObject>(schema: T, raw: RawBody | undef
  */
 export function parseQuery<T extends TObject>(schema: T, query: Record<string, string | string[] | undefined>): Static<T> {
   const value: Record<string, unknown> = {}
+  const unencodedPlus: string[] = []
   for (const [key, raw] of Object.entries(query)) {
     const text = Array.isArray(raw) ? raw.at(-1) : raw
-    const fieldSchema = schema.properties[key] as TSchema | undefined
-    value[key] = fieldSchema?.[Kind] === "Integer" && text !== undefined && /^-?\d{1,15}$/.test(text) ? Number(text) : text
+    const fieldSchema = own(schema.properties, key) as TSchema | undefined
+    if (text !== undefined && UNENCODED_PLUS_NUMBER.test(text)) unencodedPlus.push(key)
+    // defineProperty keeps a parameter named `__proto__` an ordinary field (assignment would set the prototype).
+    Object.defineProperty(value, key, {
+      value: fieldSchema?.[Kind] === "Integer" && text !== undefined && /^-?\d{1,15}$/.test(text) ? Number(text) : text,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
+  if (unencodedPlus.length > 0) {
+    throw errors.validation(unencodedPlus.map((key) => `${key}: a + in a query string must be sent encoded as %2B (it arrived as a space)`))
   }
   return check(schema, value)
 }
+
+/**
+ * An E.164 number whose `+` was sent unencoded: in a query string `+` means a space, so
+ * `?phoneNumberId=+14155550123` arrives as " 14155550123" and would silently match nothing.
+ */
+const UNENCODED_PLUS_NUMBER = /^ \d{6,15}$/
 
 function check<T extends TObject>(schema: T, value: unknown): Static<T> {
   if (checker(schema).Check(value)) return value as Static<T>

@@ -7,6 +7,7 @@ export type ErrorKind =
   | "unauthorized"
   | "forbidden"
   | "not_found"
+  | "method_not_allowed"
   | "conflict"
   | "payload_too_large"
   | "rate_limited"
@@ -67,6 +68,10 @@ export const errors = {
   authRateLimited: (retryAfterSeconds: number) =>
     new AppError("rate_limited", ["Too many failed authentication attempts"], { retryAfterSeconds }),
   routeNotFound: (method: string, path: string) => new AppError("not_found", [`Route ${method} ${path} not found`]),
+  methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
+    new AppError("method_not_allowed", [`Method ${method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`], {
+      headers: { Allow: allowed.join(", ") },
+    }),
   messageNotFound: (id: string) => new AppError("not_found", [`Message ${id} not found`]),
   inboundNotFound: (id: string) => new AppError("not_found", [`Inbound message ${id} not found`]),
   phoneNotFound: (ref: string) => new AppError("not_found", [`Phone number ${ref} not found`]),

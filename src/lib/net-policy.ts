@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js"
+import { codePointLength } from "./formats"
 
 /** A parsed list of CIDR ranges an operator allows despite being non-public. */
 export type CidrList = ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>
@@ -40,7 +41,7 @@ export const MEDIA_URL_MAX_LENGTH = 2048
  * checks the dialled address again.
  */
 export function mediaUrlProblem(raw: string, allow: CidrList): string | null {
-  if (raw.length > MEDIA_URL_MAX_LENGTH) return `must be at most ${MEDIA_URL_MAX_LENGTH} characters`
+  if (codePointLength(raw) > MEDIA_URL_MAX_LENGTH) return `must be at most ${MEDIA_URL_MAX_LENGTH} characters`
   let url: URL
   try {
     url = new URL(raw)

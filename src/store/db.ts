@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite"
-import { mkdirSync, renameSync, rmSync } from "node:fs"
+import { closeSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs"
 import { dirname } from "node:path"
+import { DATA_DIR_MODE, DATA_FILE_MODE } from "../lib/data-dir"
 import { MIGRATIONS, type Migration } from "./migrations"
 
 export type { Database }
@@ -15,7 +16,12 @@ export const DATABASE_FILE = "wagate.db"
  * these, so they are set at every open.
  */
 export function openDatabase(path: string): Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true })
+  if (path !== ":memory:") {
+    mkdirSync(dirname(path), { recursive: true, mode: DATA_DIR_MODE })
+    // Created 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database
+    // file's mode, and all three hold WhatsApp credentials and webhook secrets.
+    closeSync(openSync(path, "a", DATA_FILE_MODE))
+  }
   const db = new Database(path, { create: true, strict: true })
   db.run("PRAGMA busy_timeout = 5000")
   if (path !== ":memory:") db.run("PRAGMA journal_mode = WAL")
@@ -101,11 +107,13 @@ export type SqlParams = Record<string, string | number | bigint | boolean | null
 /**
  * Writes a consistent, compacted copy of the database to `path` (SQLite `VACUUM INTO`), safe
  * while a server writes: it reads one snapshot. The copy is written beside the target and
- * renamed into place, so `path` is either absent or complete.
+ * renamed into place, so `path` is either absent or complete. It is created 0600.
  */
 export function backupDatabase(db: Database, path: string): void {
   const partial = `${path}.partial`
   rmSync(partial, { force: true })
+  // VACUUM INTO fills an existing empty file and keeps its mode: a backup is as secret as the database.
+  closeSync(openSync(partial, "wx", DATA_FILE_MODE))
   db.query("VACUUM INTO ?").run(partial)
   renameSync(partial, path)
 }

@@ -1,4 +1,7 @@
-/** Every event wagate emits (spec, Events). */
+/**
+ * Every event wagate emits (spec, Events): the outbox's vocabulary. Each one's data schema and
+ * builder are in the event catalogue (src/domain/event-catalogue.ts).
+ */
 export const EVENT_TYPES = [
   "message.sent",
   "message.delivered",
@@ -9,7 +12,3 @@ export const EVENT_TYPES = [
   "phone.disconnected",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
-
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value)
-}

@@ -34,7 +34,7 @@ beforeAll(() => {
   if (existsSync(BINARY) && statSync(BINARY).mtimeMs > newestMtimeMs(join(REPO, "src"))) return
   const build = Bun.spawnSync([process.execPath, "run", "build"], { cwd: REPO, stdout: "pipe", stderr: "pipe" })
   if (build.exitCode !== 0) throw new Error(`bun run build failed (${build.exitCode}):\n${build.stdout.toString()}\n${build.stderr.toString()}`)
-})
+}, 180_000)
 
 interface BinServer {
   p: Proc
@@ -208,6 +208,22 @@ describe("the compiled dist/wagate", () => {
 
     expect((await call(server.base, "GET", "/v1/account", server.key)).status).toBe(200)
     expect((await call(server.base, "GET", "/admin/v1/accounts", server.admin)).status).toBe(200)
+  })
+
+  test("the executable serves the OpenAPI document and its reference page with the UI files embedded, from its own origin", async () => {
+    const server = await serve()
+    const doc = await fetch(`${server.base}/openapi.json`)
+    expect(doc.status).toBe(200)
+    expect(((await doc.json()) as { openapi: string }).openapi).toBe("3.1.0")
+    const page = await (await fetch(`${server.base}/swagger`)).text()
+    const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
+    expect(assets.length).toBe(2)
+    for (const asset of assets) {
+      expect(asset.startsWith("/swagger/assets/")).toBe(true)
+      const res = await fetch(`${server.base}${asset}`)
+      expect(res.status).toBe(200)
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
+    }
   })
 
   test("a phone added by `wagate phones add` beside the running server can send a sandbox message at once (201, sent)", async () => {
@@ -401,5 +417,67 @@ describe("the compiled dist/wagate", () => {
     expect(version.code).toBe(0)
     expect(version.out).toStartWith(`wagate ${VERSION} `)
     expect(existsSync(join(cwd, "PRELOADED"))).toBe(false)
+  })
+
+  test("error envelopes carry their path (401, 404, 400, 405), and authenticated requests log no Elysia Sucrose warning", async () => {
+    const server = await serve()
+    const raw = async (method: string, path: string, bearer?: string) => {
+      const res = await fetch(`${server.base}${path}`, { method, headers: bearer ? { authorization: `Bearer ${bearer}` } : {} })
+      return { status: res.status, allow: res.headers.get("allow"), body: (await res.json()) as { path?: string; statusCode: number } }
+    }
+    for (const [method, path, bearer, status, envelopePath] of [
+      ["GET", "/v1/account", undefined, 401, "/v1/account"],
+      ["GET", "/admin/v1/accounts", undefined, 401, "/admin/v1/accounts"],
+      ["GET", "/nope", undefined, 404, "/nope"],
+      ["GET", "/v1/messages?limit=abc", server.key, 400, "/v1/messages"],
+      ["GET", "/v1/account?environment=test", server.key, 400, "/v1/account"],
+      ["GET", "/v1/messages/msg_missing", server.key, 404, "/v1/messages/msg_missing"],
+      ["DELETE", "/v1/messages/send", undefined, 405, "/v1/messages/send"],
+    ] as const) {
+      const res = await raw(method, path, bearer)
+      expect({ method, path, status: res.status, envelope: res.body.statusCode, envelopePath: res.body.path }).toEqual({ method, path, status, envelope: status, envelopePath })
+    }
+    expect((await raw("DELETE", "/v1/messages/send")).allow).toBe("GET, POST")
+    // Every documented operation once, authenticated: Elysia compiles each route's hooks on its
+    // first request, and that is when it would warn.
+    const documentedPaths = ((await (await fetch(`${server.base}/swagger/json`)).json()) as { paths: Record<string, Record<string, unknown>> }).paths
+    let called = 0
+    for (const [template, operations] of Object.entries(documentedPaths)) {
+      const path = template.replace(/\{[^}]+\}/g, "x_missing")
+      for (const method of Object.keys(operations)) {
+        const bearer = path.startsWith("/admin/") || path === "/metrics" ? server.admin : server.key
+        const res = await fetch(`${server.base}${path}`, { method: method.toUpperCase(), headers: { authorization: `Bearer ${bearer}` } })
+        await res.body?.cancel()
+        expect({ method, path, status: res.status < 500 }).toEqual({ method, path, status: true })
+        called++
+      }
+    }
+    expect(called).toBeGreaterThan(30)
+    expect((await send(server)).status).toBe(404)
+    expect((await fetch(`${server.base}/healthz`)).status).toBe(200)
+    expect(server.p.out + server.p.err).not.toContain("Sucrose")
+  })
+
+  test("the data directory is 0700 and the database, its -wal and -shm files and backups are 0600", async () => {
+    const server = await serve()
+    expect(statSync(server.dir).mode & 0o777).toBe(0o700)
+    for (const file of ["wagate.db", "wagate.db-wal", "wagate.db-shm", "wagate.lock"]) {
+      expect({ file, mode: statSync(join(server.dir, file)).mode & 0o777 }).toEqual({ file, mode: 0o600 })
+    }
+    const target = join(tempDir(), "backup.db")
+    expect((await runToEnd(["backup", target, "--data", server.dir])).code).toBe(0)
+    expect(statSync(target).mode & 0o777).toBe(0o600)
+  })
+
+  test("an unusable data directory ends serve with exit 1 and one sentence, not a stack trace", async () => {
+    const parent = join(tempDir(), "a-file")
+    writeFileSync(parent, "")
+    const dir = join(parent, "data")
+    const res = await runToEnd(["serve", "--data", dir, "--port", "0", "--host", "127.0.0.1"])
+    expect(res.code).toBe(1)
+    expect(res.err).toBe(
+      `error: cannot create data directory ${dir} (it or a parent is a file, not a directory): remove that file or choose another directory with --data (WAGATE_DATA_DIR)\n`,
+    )
+    expect(res.out).toBe("")
   })
 })

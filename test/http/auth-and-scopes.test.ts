@@ -173,12 +173,15 @@ describe("unknown routes", () => {
     for (const [method, path] of [
       ["GET", "/v1/nope"],
       ["POST", "/v1/api-keys"],
-      ["POST", "/v1/phone-numbers"],
       ["POST", "/v1/webhooks"],
       ["GET", "/nope"],
     ] as const) {
       const res = await h.request(method, path, { key })
       expectErrorEnvelope(res, 404, "Not Found", path)
     }
+    // Phones are only listed under /v1: adding one is the operator's, so POST is not allowed there.
+    const addPhone = await h.request("POST", "/v1/phone-numbers", { key })
+    expectErrorEnvelope(addPhone, 405, "Method Not Allowed", "/v1/phone-numbers")
+    expect(addPhone.headers.get("allow")).toBe("GET")
   })
 })

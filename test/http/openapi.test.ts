@@ -1,29 +1,165 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import Ajv2020 from "ajv/dist/2020"
+import { EVENT_NAMES } from "../../src/domain/event-catalogue"
+import { ERROR_CODES } from "../../src/domain/message-status"
+import { REQUIRED_SCOPES } from "../../src/domain/scopes"
 import { createHarness, type Harness } from "../helpers/harness"
 
 let h: Harness
 let doc: any
+let raw: string
 beforeAll(async () => {
   h = await createHarness()
-  doc = (await h.request("GET", "/swagger/json")).body
+  const res = await h.app.handle(new Request("http://localhost/swagger/json"))
+  raw = await res.text()
+  doc = JSON.parse(raw)
 })
 afterAll(() => h.close())
 
-const V1_OPERATIONS: [string, string, number][] = [
-  ["post", "/v1/messages/send", 201],
-  ["get", "/v1/messages", 200],
-  ["get", "/v1/messages/{messageId}", 200],
-  ["get", "/v1/messages/inbound", 200],
-  ["get", "/v1/messages/inbound/{messageId}", 200],
-  ["get", "/v1/groups", 200],
-  ["get", "/v1/phone-numbers", 200],
-  ["get", "/v1/phone-numbers/{id}", 200],
-  ["get", "/v1/phone-numbers/{id}/status", 200],
-  ["get", "/v1/account", 200],
-  ["get", "/v1/account/usage", 200],
+/** Follows a local `$ref` (any depth) to the object it names. */
+function resolve(node: any): any {
+  while (node && typeof node.$ref === "string") {
+    node = node.$ref
+      .slice(2)
+      .split("/")
+      .reduce((at: any, part: string) => at[part.replace(/~1/g, "/").replace(/~0/g, "~")], doc)
+  }
+  return node
+}
+
+/** Every operation of the document: paths and webhooks. */
+function operations(): { where: string; op: any }[] {
+  const out: { where: string; op: any }[] = []
+  for (const [section, items] of [["paths", doc.paths], ["webhooks", doc.webhooks]] as const) {
+    for (const [path, item] of Object.entries(items as Record<string, any>)) {
+      for (const [method, op] of Object.entries(item)) out.push({ where: `${section} ${method} ${path}`, op })
+    }
+  }
+  return out
+}
+
+const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
+  ["post", "/v1/messages/send", 201, "sendMessage", REQUIRED_SCOPES.send],
+  ["get", "/v1/messages", 200, "listMessages", REQUIRED_SCOPES.messagesRead],
+  ["get", "/v1/messages/{messageId}", 200, "getMessage", REQUIRED_SCOPES.messagesRead],
+  ["get", "/v1/messages/inbound", 200, "listInboundMessages", REQUIRED_SCOPES.messagesRead],
+  ["get", "/v1/messages/inbound/{messageId}", 200, "getInboundMessage", REQUIRED_SCOPES.messagesRead],
+  ["get", "/v1/groups", 200, "listGroups", REQUIRED_SCOPES.groupsRead],
+  ["get", "/v1/phone-numbers", 200, "listPhoneNumbers", REQUIRED_SCOPES.phoneNumbersRead],
+  ["get", "/v1/phone-numbers/{id}", 200, "getPhoneNumber", REQUIRED_SCOPES.phoneNumbersRead],
+  ["get", "/v1/phone-numbers/{id}/status", 200, "getPhoneNumberStatus", REQUIRED_SCOPES.phoneNumbersRead],
+  ["get", "/v1/account", 200, "getAccount", REQUIRED_SCOPES.accountRead],
+  ["get", "/v1/account/usage", 200, "getAccountUsage", REQUIRED_SCOPES.accountRead],
 ]
 
-describe("OpenAPI at /swagger/json", () => {
+const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
+
+describe("OpenAPI document: the whole", () => {
+  test("is OpenAPI 3.1 and the same at /swagger/json and /openapi.json", async () => {
+    expect(doc.openapi).toBe("3.1.0")
+    const alias = await h.app.handle(new Request("http://localhost/openapi.json"))
+    expect(alias.headers.get("content-type")).toContain("application/json")
+    expect(await alias.text()).toBe(raw)
+  })
+
+  test("documents every route the server has, except the document and its page", () => {
+    const documented = new Set(operations().filter((o) => o.where.startsWith("paths")).map((o) => o.where.slice("paths ".length)))
+    const served = h.app.routes
+      .filter((r) => !r.path.startsWith("/swagger") && r.path !== "/openapi.json")
+      .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, "{$1}")}`)
+    expect([...documented].sort()).toEqual(served.sort())
+  })
+
+  test("carries no keyword of ours: the validation messages stay on the server", async () => {
+    const keywords: string[] = []
+    const walk = (node: unknown, path: string): void => {
+      if (typeof node !== "object" || node === null) return
+      for (const [key, value] of Object.entries(node)) {
+        // A property *named* errorMessage (Message has one) holds a schema; the keyword holds a sentence.
+        if (key === "errorMessage" && typeof value === "string") keywords.push(path)
+        walk(value, `${path}/${key}`)
+      }
+    }
+    walk(doc, "#")
+    expect(keywords).toEqual([])
+    // The server still explains a bad field with its own sentence.
+    const { key, phone } = await h.seedTenant()
+    const res = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "nope", content: "x" } })
+    expect(res.body.message).toEqual(["to must be an E.164 number (+ and 8–15 digits) or a group JID"])
+  })
+
+  test("names the spec's shapes in components.schemas", () => {
+    const names = Object.keys(doc.components.schemas)
+    for (const name of ["Message", "InboundMessage", "PhoneNumber", "PhoneNumberStatus", "Group", "Account", "Usage", "Pagination", "Error"]) {
+      expect(names).toContain(name)
+    }
+    for (const name of ["AdminAccount", "ApiKey", "CreatedApiKey", "WebhookEndpoint", "WebhookDelivery", "PairingState", "SendMessageRequest"]) {
+      expect(names).toContain(name)
+    }
+  })
+
+  test("every $ref resolves, and every component is used", () => {
+    const refs = [...raw.matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!)
+    for (const ref of new Set(refs)) expect(resolve({ $ref: ref })).toBeDefined()
+    for (const [kind, items] of Object.entries(doc.components) as [string, object][]) {
+      if (kind === "securitySchemes") continue
+      for (const name of Object.keys(items)) expect(refs).toContain(`#/components/${kind}/${name}`)
+    }
+  })
+
+  test("every operation has a camelCase operationId, a summary, security, a 500 and a description on each response", () => {
+    const ids = new Set<string>()
+    for (const { where, op } of operations()) {
+      expect({ where, id: /^[a-z][A-Za-z0-9]*$/.test(op.operationId) }).toEqual({ where, id: true })
+      ids.add(op.operationId)
+      expect(op.summary.length).toBeGreaterThan(5)
+      expect(Array.isArray(op.security)).toBe(true)
+      if (where.startsWith("paths")) expect({ where, has500: "500" in op.responses }).toEqual({ where, has500: true })
+      for (const response of Object.values(op.responses)) expect(resolve(response).description.length).toBeGreaterThan(3)
+    }
+    expect(ids.size).toBe(operations().length)
+  })
+
+  test("every example is valid against the schema it illustrates", () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false })
+    const invalid: string[] = []
+    let checked = 0
+    const walk = (node: unknown, path: string): void => {
+      if (typeof node !== "object" || node === null) return
+      const schema = node as Record<string, unknown>
+      if (Array.isArray(schema.examples) && !JSON.stringify(schema).includes('"$ref"')) {
+        const { examples, ...rest } = schema
+        const check = ajv.compile(rest)
+        for (const example of examples) {
+          checked += 1
+          if (!check(example)) invalid.push(`${path}: ${JSON.stringify(example)}`)
+        }
+      }
+      for (const [key, value] of Object.entries(schema)) walk(value, `${path}/${key}`)
+    }
+    walk(doc.components.schemas, "#/components/schemas")
+    walk(doc.paths, "#/paths")
+    expect(invalid).toEqual([])
+    expect(checked).toBeGreaterThan(30)
+  })
+
+  test("answers are JSON, except the metrics text and the pairing event stream", () => {
+    const types = new Map<string, Set<string>>()
+    for (const { where, op } of operations().filter((o) => o.where.startsWith("paths"))) {
+      for (const response of Object.values(op.responses)) {
+        for (const type of Object.keys(resolve(response).content ?? {})) {
+          if (!types.has(type)) types.set(type, new Set())
+          types.get(type)!.add(where)
+        }
+      }
+    }
+    expect([...types.keys()].sort()).toEqual(["application/json", "text/event-stream", "text/plain"])
+    expect([...types.get("text/plain")!]).toEqual(["paths get /metrics"])
+    expect([...types.get("text/event-stream")!]).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events"])
+  })
+})
+
+describe("OpenAPI document: /v1", () => {
   test("documents exactly the spec's /v1 operations", () => {
     const documented = Object.entries(doc.paths)
       .filter(([path]) => path.startsWith("/v1"))
@@ -32,37 +168,139 @@ describe("OpenAPI at /swagger/json", () => {
     expect(documented).toEqual(V1_OPERATIONS.map(([m, p]) => `${m} ${p}`).sort())
   })
 
-  test.each(V1_OPERATIONS)("%s %s has its success schema, error envelopes, examples and bearer security", (method, path, ok) => {
+  test.each(V1_OPERATIONS)("%s %s: its operationId, success envelope, rate-limit headers and one security requirement per accepted scope", (method, path, ok, id, scopes) => {
     const op = doc.paths[path][method]
-    const success = op.responses[String(ok)].content["application/json"].schema
-    expect(success.properties.success).toBeDefined()
-    expect(success.properties.data).toBeDefined()
-    for (const status of ["401", "403", "429"]) {
-      const schema = op.responses[status].content["application/json"].schema
-      expect(Object.keys(schema.properties)).toEqual(["success", "error", "message", "statusCode", "timestamp", "path", "retryAfter"])
+    expect(op.operationId).toBe(id)
+    const success = op.responses[String(ok)]
+    const schema = success.content["application/json"].schema
+    expect(schema.properties.success).toEqual({ const: true, type: "boolean" })
+    expect(schema.properties.data).toBeDefined()
+    expect(Object.keys(success.headers)).toEqual(expect.arrayContaining(RATE_LIMIT_HEADERS))
+    expect(op.security).toEqual(scopes.map((scope) => ({ apiKey: [scope] })))
+    for (const status of ["401", "403", "429", "500"]) {
+      const response = resolve(op.responses[status])
+      const envelope = response.content["application/json"].schema
+      expect(resolve(envelope.allOf?.[0] ?? envelope)).toBe(doc.components.schemas.Error)
     }
-    expect(JSON.stringify(success)).toContain('"examples"')
-    expect(op.security).toEqual([{ apiKey: [] }])
-    expect(op.summary.length).toBeGreaterThan(5)
   })
 
-  test("the send operation documents its request body with every field", () => {
-    const body = doc.paths["/v1/messages/send"].post.requestBody.content["application/json"].schema
+  test("a 401 declares WWW-Authenticate; a 429 declares Retry-After and requires retryAfter in the body", () => {
+    const op = doc.paths["/v1/messages"].get
+    expect(Object.keys(resolve(op.responses["401"]).headers)).toEqual(["WWW-Authenticate"])
+    const tooMany = resolve(op.responses["429"])
+    expect(Object.keys(tooMany.headers)).toContain("Retry-After")
+    expect(resolve(tooMany.headers["Retry-After"]).required).toBe(true)
+    expect(tooMany.content["application/json"].schema.allOf[1]).toEqual({ required: ["retryAfter"] })
+  })
+
+  test("the send operation's body carries every rule the server enforces", () => {
+    const op = doc.paths["/v1/messages/send"].post
+    expect(op.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/SendMessageRequest" })
+    const body = doc.components.schemas.SendMessageRequest
     expect(Object.keys(body.properties)).toEqual(["fromPhoneId", "to", "content", "mediaUrls", "idempotencyKey"])
     expect(body.required).toEqual(["fromPhoneId", "to"])
     expect(body.additionalProperties).toBe(false)
+    expect(body.properties.content.maxLength).toBe(4096)
+    expect(body.properties.mediaUrls).toMatchObject({ maxItems: 10, items: { type: "string", maxLength: 2048 } })
+    expect(body.allOf[0].anyOf.map((b: any) => b.required)).toEqual([["content"], ["mediaUrls"]])
+    expect(Object.keys(op.responses["201"].headers)).toContain("Idempotent-Replayed")
+    expect(op.parameters).toEqual([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })])
+    expect(op.parameters[0].schema.pattern).toBe(body.properties.idempotencyKey.pattern)
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["400", "413"]))
   })
 
-  test("list operations document their query parameters", () => {
-    const params = doc.paths["/v1/messages"].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)
-    expect(params).toEqual(["query:phoneNumberId", "query:status", "query:page", "query:limit"])
+  test("a message's errorCode is the closed set, or null", () => {
+    const errorCode = doc.components.schemas.Message.properties.errorCode
+    expect(resolve(errorCode.anyOf[0]).enum).toEqual([...ERROR_CODES])
+    expect(errorCode.anyOf[1]).toEqual({ type: "null" })
+  })
+
+  test("list parameters document their bounds and defaults; usage's period defaults to month", () => {
+    const params = Object.fromEntries(doc.paths["/v1/messages"].get.parameters.map((p: any) => [p.name, p]))
+    expect(Object.keys(params)).toEqual(["phoneNumberId", "status", "page", "limit"])
+    expect(params.page.schema).toMatchObject({ type: "integer", minimum: 1, default: 1 })
+    expect(params.limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 })
+    const period = doc.paths["/v1/account/usage"].get.parameters[0]
+    expect(period.schema).toMatchObject({ type: "string", enum: ["day", "week", "month"], default: "month" })
     const phone = doc.paths["/v1/phone-numbers/{id}"].get.parameters
     expect(phone).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })])
   })
+})
 
-  test("the Swagger UI is served at /swagger", async () => {
+describe("OpenAPI document: a validating proxy refuses what the server refuses", () => {
+  const cases: [string, Record<string, unknown>][] = [
+    ["a valid text", { content: "hello" }],
+    ["4096 emoji (code points, not UTF-16 units)", { content: "😀".repeat(4096) }],
+    ["4097 emoji", { content: "😀".repeat(4097) }],
+    ["media only", { mediaUrls: ["https://files.example.com/a.pdf"] }],
+    ["an upper-case HTTPS scheme", { mediaUrls: ["HTTPS://files.example.com/a.pdf"] }],
+    ["neither content nor media", {}],
+    ["white space only", { content: "  \n " }],
+    ["an http media URL", { mediaUrls: ["http://files.example.com/a.pdf"] }],
+    ["a media URL of 2049 characters", { mediaUrls: [`https://files.example.com/${"a".repeat(2049 - 26)}`] }],
+    ["eleven media URLs", { content: "x", mediaUrls: Array(11).fill("https://files.example.com/a.pdf") }],
+    ["a recipient that is neither E.164 nor a group", { to: "14155550199", content: "x" }],
+    ["environment in the body", { content: "x", environment: "test" }],
+    ["an idempotencyKey with a space", { content: "x", idempotencyKey: "a b" }],
+  ]
+
+  test.each(cases)("%s", async (_name, partial) => {
+    const { key, phone } = await h.seedTenant()
+    const body = { fromPhoneId: phone.phoneNumber, to: "+14155550199", ...partial }
+    const res = await h.request("POST", "/v1/messages/send", { key, body })
+    const ajv = new Ajv2020({ strict: false })
+    const check = ajv.compile(doc.components.schemas.SendMessageRequest)
+    expect({ schemaAccepts: check(body) }).toEqual({ schemaAccepts: res.status === 201 })
+  })
+})
+
+describe("OpenAPI document: webhooks", () => {
+  test("lists the seven events, each with the envelope, its data schema and the delivery headers", () => {
+    expect(Object.keys(doc.webhooks)).toEqual([...EVENT_NAMES])
+    for (const event of EVENT_NAMES) {
+      const op = doc.webhooks[event].post
+      const envelope = resolve(op.requestBody.content["application/json"].schema)
+      expect(Object.keys(envelope.properties)).toEqual(["event", "timestamp", "data"])
+      expect(envelope.properties.event.const).toBe(event)
+      expect(envelope.properties.data.$ref).toMatch(/EventData$/)
+      expect(op.parameters.map((p: any) => p.name)).toEqual(["X-Service-Event", "X-Service-Event-Id", "X-Service-Delivery-Attempt", "X-Service-Signature"])
+      expect(op.parameters.find((p: any) => p.name === "X-Service-Signature").description).toContain("HMAC-SHA256")
+    }
+  })
+
+  test("the admin API's event list is the catalogue's", () => {
+    const events = doc.components.schemas.CreateWebhookEndpointRequest.properties.events
+    expect(resolve(events.anyOf[1].items).enum).toEqual([...EVENT_NAMES])
+  })
+})
+
+describe("the reference page at /swagger", () => {
+  test("references only files of its own origin, and they are served", async () => {
     const res = await h.app.handle(new Request("http://localhost/swagger"))
     expect(res.status).toBe(200)
     expect(res.headers.get("content-type")).toContain("text/html")
+    const html = await res.text()
+    expect(html).not.toMatch(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
+    expect(assets.sort()).toEqual(["/swagger/assets/swagger-ui-bundle.js", "/swagger/assets/swagger-ui.css"])
+    for (const asset of assets) {
+      const file = await h.app.handle(new Request(`http://localhost${asset}`))
+      expect(file.status).toBe(200)
+      expect((await file.text()).length).toBeGreaterThan(10_000)
+    }
+  })
+
+  test("the script is JavaScript and the style sheet CSS", async () => {
+    const js = await h.app.handle(new Request("http://localhost/swagger/assets/swagger-ui-bundle.js"))
+    expect(js.headers.get("content-type")).toContain("text/javascript")
+    expect(await js.text()).toContain("SwaggerUIBundle")
+    const css = await h.app.handle(new Request("http://localhost/swagger/assets/swagger-ui.css"))
+    expect(css.headers.get("content-type")).toContain("text/css")
+  })
+
+  test("an unknown asset is a 404 envelope", async () => {
+    const res = await h.request("GET", "/swagger/assets/nope.js")
+    expect(res.status).toBe(404)
+    expect(res.body.success).toBe(false)
   })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { resolve } from "node:path"
+import ipaddr from "ipaddr.js"
 import { ConfigError, loadConfig, SETTINGS, type Config } from "../../src/config"
 
 /** Runs `fn`, expecting a ConfigError, and returns its message. */
@@ -80,6 +81,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
   waConnectTimeoutMs: { raw: "5000", expected: { waConnectTimeoutMs: 5_000 } },
   metricsPublic: { raw: "1", expected: { metricsPublic: true } },
+  trustedProxies: { raw: "10.0.0.0/8", expected: { trustedProxies: [ipaddr.parseCIDR("10.0.0.0/8")] } },
 }
 
 describe("environment variables and flags", () => {

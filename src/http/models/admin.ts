@@ -5,8 +5,9 @@ import { E164_PATTERN } from "../../lib/formats"
 import { toIso, toIsoOrNull } from "../../lib/time"
 import { lastErrorOf } from "../../domain/connection-errors"
 import type { ApiKeyRow } from "../../store/api-keys"
+import { named } from "../../lib/schema"
 import type { PhoneRow } from "../../store/phones"
-import { Account } from "./account"
+import { AccountFields } from "./account"
 import { NullableTimestamp, Timestamp } from "./common"
 import { LastError, toLastError } from "./pairing"
 import { PhoneNumber, toPhoneNumber } from "./phones"
@@ -14,14 +15,15 @@ import { PhoneNumber, toPhoneNumber } from "./phones"
 const EMAIL_PATTERN = "^[^@\\s]+@[^@\\s]+$"
 const RateLimit = Type.Integer({ minimum: 1, maximum: 1_000_000 })
 
-export const AdminAccount = Type.Composite([
-  Account,
+export const AdminAccount = named(
+  "AdminAccount",
   Type.Object({
-    rateLimitPerMinute: Type.Union([RateLimit, Type.Null()], { description: "null = the server default" }),
+    ...AccountFields,
+    rateLimitPerMinute: Type.Union([RateLimit, Type.Null()], { description: "Requests per minute per key; null = the server default." }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   }),
-])
+)
 
 /** The operator's view of an account: stats count messages of both environments. */
 export function toAdminAccount(profile: AccountProfile): typeof AdminAccount.static {
@@ -38,15 +40,18 @@ export function toAdminAccount(profile: AccountProfile): typeof AdminAccount.sta
   }
 }
 
-export const CreateAccountBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200, errorMessage: "name must be 1–200 characters" }),
-    email: Type.String({ pattern: EMAIL_PATTERN, maxLength: 320, errorMessage: "email must be an e-mail address" }),
-  },
-  { additionalProperties: false },
+export const CreateAccountBody = named(
+  "CreateAccountRequest",
+  Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 200, errorMessage: "name must be 1–200 characters" }),
+      email: Type.String({ pattern: EMAIL_PATTERN, maxLength: 320, errorMessage: "email must be an e-mail address" }),
+    },
+    { additionalProperties: false },
+  ),
 )
 
-export const UpdateAccountBody = Type.Object(
+export const UpdateAccountBody = named("UpdateAccountRequest", Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, errorMessage: "name must be 1–200 characters" })),
     email: Type.Optional(Type.String({ pattern: EMAIL_PATTERN, maxLength: 320, errorMessage: "email must be an e-mail address" })),
@@ -62,13 +67,17 @@ export const UpdateAccountBody = Type.Object(
     ),
   },
   { additionalProperties: false },
+))
+
+export const Environment = named(
+  "Environment",
+  Type.Union([Type.Literal("test"), Type.Literal("live")], {
+    description: "test: the sandbox (sk_test_ keys); live: WhatsApp (sk_live_ keys).",
+    errorMessage: "environment must be test or live",
+  }),
 )
 
-export const Environment = Type.Union([Type.Literal("test"), Type.Literal("live")], {
-  errorMessage: "environment must be test or live",
-})
-
-export const ApiKeyRecord = Type.Object({
+export const ApiKeyRecord = named("ApiKey", Type.Object({
   id: Type.String({ examples: ["key_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
   accountId: Type.String(),
   name: Type.String(),
@@ -80,7 +89,7 @@ export const ApiKeyRecord = Type.Object({
   lastUsedAt: NullableTimestamp,
   expiresAt: NullableTimestamp,
   revokedAt: NullableTimestamp,
-})
+}))
 
 /** The operator's view of a key record; never the key or its hash. */
 export function toApiKeyRecord(row: ApiKeyRow): typeof ApiKeyRecord.static {
@@ -99,12 +108,12 @@ export function toApiKeyRecord(row: ApiKeyRow): typeof ApiKeyRecord.static {
   }
 }
 
-export const CreatedApiKey = Type.Composite([
-  ApiKeyRecord,
-  Type.Object({ key: Type.String({ description: "The key itself. Shown only in this response." }) }),
-])
+export const CreatedApiKey = named(
+  "CreatedApiKey",
+  Type.Composite([ApiKeyRecord, Type.Object({ key: Type.String({ description: "The key itself. Shown only in this response." }) })]),
+)
 
-export const CreateKeyBody = Type.Object(
+export const CreateKeyBody = named("CreateApiKeyRequest", Type.Object(
   {
     environment: Environment,
     scopes: Type.Array(Type.Union(ALL_SCOPES.map((s) => Type.Literal(s))), {
@@ -117,19 +126,19 @@ export const CreateKeyBody = Type.Object(
     ),
   },
   { additionalProperties: false },
-)
+))
 
 /** The operator's view of a phone: the /v1 phone plus why its last connect failed. */
-export const AdminPhone = Type.Composite([PhoneNumber, Type.Object({ lastError: LastError })])
+export const AdminPhone = named("AdminPhone", Type.Composite([PhoneNumber, Type.Object({ lastError: LastError })]))
 
 export function toAdminPhone(row: PhoneRow): typeof AdminPhone.static {
   return { ...toPhoneNumber(row), lastError: toLastError(lastErrorOf(row)) }
 }
 
-export const AddPhoneBody = Type.Object(
+export const AddPhoneBody = named("AddPhoneNumberRequest", Type.Object(
   {
     phoneNumber: Type.String({ pattern: E164_PATTERN, errorMessage: "phoneNumber must be an E.164 number (+ and 8–15 digits)" }),
     displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, errorMessage: "displayName must be 1–200 characters" })),
   },
   { additionalProperties: false },
-)
+))

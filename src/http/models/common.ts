@@ -1,21 +1,27 @@
 import { Type, type TSchema } from "@sinclair/typebox"
+import { named, NullableTimestamp, Timestamp } from "../../lib/schema"
 
-/** ISO 8601 UTC timestamp with milliseconds. */
-export const Timestamp = Type.String({ format: "date-time", examples: ["2026-11-22T10:15:30.123Z"] })
-export const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+export { NullableTimestamp, Timestamp }
 
 /** The spec's error envelope. */
-export const ErrorEnvelope = Type.Object(
-  {
-    success: Type.Literal(false),
-    error: Type.String({ examples: ["Bad Request"] }),
-    message: Type.Array(Type.String(), { examples: [["to must be an E.164 number (+ and 8–15 digits) or a group JID"]] }),
-    statusCode: Type.Integer({ examples: [400] }),
-    timestamp: Timestamp,
-    path: Type.String({ examples: ["/v1/messages/send"] }),
-    retryAfter: Type.Optional(Type.Integer({ minimum: 1, description: "Only on 429: seconds to wait." })),
-  },
-  { description: "Error envelope" },
+export const ErrorEnvelope = named(
+  "Error",
+  Type.Object(
+    {
+      success: Type.Literal(false),
+      error: Type.String({ description: "The status's short title.", examples: ["Bad Request"] }),
+      message: Type.Array(Type.String(), {
+        minItems: 1,
+        description: "One readable entry per problem, each naming the field.",
+        examples: [["to must be an E.164 number (+ and 8–15 digits) or a group JID"]],
+      }),
+      statusCode: Type.Integer({ examples: [400] }),
+      timestamp: Timestamp,
+      path: Type.String({ examples: ["/v1/messages/send"] }),
+      retryAfter: Type.Optional(Type.Integer({ minimum: 1, description: "Only on 429: seconds to wait." })),
+    },
+    { description: "The error envelope of every failure." },
+  ),
 )
 export type ErrorEnvelope = typeof ErrorEnvelope.static
 
@@ -24,12 +30,15 @@ export function Envelope<T extends TSchema>(data: T) {
   return Type.Object({ success: Type.Literal(true), data })
 }
 
-export const Pagination = Type.Object({
-  page: Type.Integer({ minimum: 1, examples: [1] }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, examples: [20] }),
-  total: Type.Integer({ minimum: 0, examples: [1] }),
-  totalPages: Type.Integer({ minimum: 0, examples: [1] }),
-})
+export const Pagination = named(
+  "Pagination",
+  Type.Object({
+    page: Type.Integer({ minimum: 1, examples: [1] }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, examples: [20] }),
+    total: Type.Integer({ minimum: 0, examples: [1] }),
+    totalPages: Type.Integer({ minimum: 0, description: "ceil(total / limit)", examples: [1] }),
+  }),
+)
 
 /** `{success: true, data: {data: Item[], pagination}}`. */
 export function PageEnvelope<T extends TSchema>(item: T) {

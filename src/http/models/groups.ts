@@ -1,11 +1,15 @@
 import { Type } from "@sinclair/typebox"
+import { named } from "../../lib/schema"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
-export const Group = Type.Object({
-  id: Type.String({ examples: ["120363000000000001@g.us"] }),
-  name: Type.String({ examples: ["Sandbox Team"] }),
-  isCommunityAnnounce: Type.Boolean(),
-})
+export const Group = named(
+  "Group",
+  Type.Object({
+    id: Type.String({ description: "The group JID: send to it as `to`.", examples: ["120363000000000001@g.us"] }),
+    name: Type.String({ examples: ["Sandbox Team"] }),
+    isCommunityAnnounce: Type.Boolean({ description: "True for a community's announcement group." }),
+  }),
+)
 
 export const ListGroupsQuery = explainUnknownFields(
   Type.Object(

@@ -2,80 +2,124 @@ import { Type } from "@sinclair/typebox"
 import { E164_PATTERN, GROUP_JID_PATTERN } from "../../lib/formats"
 import { toIso, toIsoOrNull } from "../../lib/time"
 import type { MessageRow } from "../../store/messages"
+import { CONTENT_MAX_CODE_POINTS, MEDIA_URLS_MAX } from "../../domain/messages"
+import type { ErrorCode } from "../../domain/message-status"
+import { ErrorCodeSchema, MessageStatusSchema } from "../../domain/schemas"
+import { MEDIA_URL_MAX_LENGTH } from "../../lib/net-policy"
+import { named, Nullable, withDomainRules } from "../../lib/schema"
+import { Environment } from "./admin"
 import { NullableTimestamp, PageQueryFields, Timestamp } from "./common"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
+const IDEMPOTENCY_KEY_PATTERN = "^[\\x21-\\x7E]{1,64}$"
+const RECIPIENT_PATTERN = `(${E164_PATTERN})|(${GROUP_JID_PATTERN})`
 const TO_MESSAGE = "to must be an E.164 number (+ and 8–15 digits) or a group JID"
 
-export const MessageStatus = Type.Union(
-  ["pending", "sent", "delivered", "read", "failed"].map((s) => Type.Literal(s)),
-  { errorMessage: "status must be one of pending, sent, delivered, read, failed" },
-)
+/** The message statuses, as the list filter accepts them. */
+export const MessageStatus = MessageStatusSchema
 
-export const SendMessageBody = explainUnknownFields(
-  Type.Object(
-    {
-      fromPhoneId: Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description: "Sender phone as its E.164 number (recommended) or its phone id.",
-        examples: ["+14155550123"],
-        errorMessage: "fromPhoneId must be the sender phone's E.164 number or id",
+const SendMessageFields = {
+  fromPhoneId: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "Sender phone as its E.164 number (recommended) or its phone id.",
+    examples: ["+14155550123"],
+    errorMessage: "fromPhoneId must be the sender phone's E.164 number or id",
+  }),
+  to: Type.String({
+    pattern: RECIPIENT_PATTERN,
+    description: "Recipient E.164 number, or a group JID from GET /v1/groups.",
+    examples: ["+14155550199"],
+    errorMessage: TO_MESSAGE,
+  }),
+  content: Type.Optional(
+    withDomainRules(
+      Type.String({
+        description:
+          "Text, or the caption of the first media. At most 4096 characters, counted as Unicode code points (an emoji counts once). Required when mediaUrls is empty.",
+        examples: ["Your order has shipped"],
+        errorMessage: "content must be a string of at most 4096 characters",
       }),
-      to: Type.String({
-        pattern: `(${E164_PATTERN})|(${GROUP_JID_PATTERN})`,
-        description: "Recipient E.164 number, or a group JID from GET /v1/groups.",
-        examples: ["+14155550199"],
-        errorMessage: TO_MESSAGE,
-      }),
-      content: Type.Optional(
-        Type.String({
-          description: "Text, or the caption of the first media. At most 4096 Unicode characters. Required when mediaUrls is empty.",
-          examples: ["Your order has shipped"],
-          errorMessage: "content must be a string of at most 4096 characters",
-        }),
-      ),
-      mediaUrls: Type.Optional(
-        Type.Array(Type.String(), {
-          maxItems: 10,
-          description: "Public HTTPS URLs, at most 10. Required when content is empty.",
-          examples: [["https://example.com/invoice.pdf"]],
-          errorMessage: "mediaUrls must be an array of at most 10 URL strings",
-        }),
-      ),
-      idempotencyKey: Type.Optional(
-        Type.String({
-          pattern: "^[\\x21-\\x7E]{1,64}$",
-          description: "1–64 printable ASCII characters; reusing it replays the original message.",
-          examples: ["order-1234-shipped"],
-          errorMessage: "idempotencyKey must be 1–64 printable ASCII characters without spaces",
-        }),
-      ),
-    },
-    { additionalProperties: false },
+      { maxLength: CONTENT_MAX_CODE_POINTS },
+    ),
   ),
+  mediaUrls: Type.Optional(
+    Type.Array(withDomainRules(Type.String(), { pattern: "^[Hh][Tt][Tt][Pp][Ss]://", maxLength: MEDIA_URL_MAX_LENGTH }), {
+      maxItems: MEDIA_URLS_MAX,
+      description:
+        "Public https:// URLs (default port, no credentials, a public host), at most 10 of at most 2048 characters each. Required when content is empty.",
+      examples: [["https://example.com/invoice.pdf"]],
+      errorMessage: "mediaUrls must be an array of at most 10 URL strings",
+    }),
+  ),
+  idempotencyKey: Type.Optional(
+    Type.String({
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      description: "1–64 printable ASCII characters; reusing it replays the original message.",
+      examples: ["order-1234-shipped"],
+      errorMessage: "idempotencyKey must be 1–64 printable ASCII characters without spaces",
+    }),
+  ),
+}
+
+/**
+ * Text with something other than white space, or at least one media URL. Wrapped in `allOf` so
+ * that client generators combine it with the fields (an `anyOf` beside them becomes a union).
+ */
+const CONTENT_OR_MEDIA = {
+  allOf: [
+    {
+      anyOf: [
+        { required: ["content"], properties: { content: { type: "string", pattern: "\\S" } } },
+        { required: ["mediaUrls"], properties: { mediaUrls: { type: "array", items: { type: "string" }, minItems: 1 } } },
+      ],
+    },
+  ],
+}
+
+/**
+ * The send request. The shape check covers each field on its own; the domain checks what spans
+ * fields or needs more than a schema, with its own messages (content length in code points,
+ * https media URLs, content or media), and the published schema carries those rules too.
+ */
+export const SendMessageBody = explainUnknownFields(
+  named("SendMessageRequest", withDomainRules(Type.Object(SendMessageFields, { additionalProperties: false }), CONTENT_OR_MEDIA)),
   ENVIRONMENT_FROM_KEY,
 )
 export type SendMessageBody = typeof SendMessageBody.static
 
-export const Message = Type.Object({
-  id: Type.String({ examples: ["msg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
-  from: Type.String({ examples: ["+14155550123"] }),
-  to: Type.String({ examples: ["+14155550199"] }),
-  isGroup: Type.Boolean(),
-  groupId: Type.Union([Type.String(), Type.Null()]),
-  content: Type.String(),
-  mediaUrls: Type.Array(Type.String()),
-  environment: Type.Union([Type.Literal("test"), Type.Literal("live")]),
-  status: MessageStatus,
-  createdAt: Timestamp,
-  sentAt: NullableTimestamp,
-  deliveredAt: NullableTimestamp,
-  readAt: NullableTimestamp,
-  failedAt: NullableTimestamp,
-  errorCode: Type.Union([Type.String(), Type.Null()]),
-  errorMessage: Type.Union([Type.String(), Type.Null()]),
+/** The headers a send reads: the idempotency key may come as a header, as Stripe takes it. */
+export const SendMessageHeaders = Type.Object({
+  "Idempotency-Key": Type.Optional(
+    Type.String({
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      description: "The idempotencyKey, as a header instead of a body field; sent in both places, the two must be equal.",
+      examples: ["order-1234-shipped"],
+    }),
+  ),
 })
+
+export const Message = named(
+  "Message",
+  Type.Object({
+    id: Type.String({ examples: ["msg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
+    from: Type.String({ pattern: E164_PATTERN, description: "The sender phone's E.164 number.", examples: ["+14155550123"] }),
+    to: Type.String({ pattern: RECIPIENT_PATTERN, description: "E.164 number or group JID.", examples: ["+14155550199"] }),
+    isGroup: Type.Boolean(),
+    groupId: Nullable(Type.String({ pattern: GROUP_JID_PATTERN, examples: ["120363000000000001@g.us"] })),
+    content: Type.String(),
+    mediaUrls: Type.Array(Type.String()),
+    environment: Environment,
+    status: MessageStatusSchema,
+    createdAt: Timestamp,
+    sentAt: NullableTimestamp,
+    deliveredAt: NullableTimestamp,
+    readAt: NullableTimestamp,
+    failedAt: NullableTimestamp,
+    errorCode: Type.Union([ErrorCodeSchema, Type.Null()], { description: "Set only when status is failed." }),
+    errorMessage: Type.Union([Type.String(), Type.Null()], { description: "Set only when status is failed." }),
+  }),
+)
 export type Message = typeof Message.static
 
 /** The API's view of a message: every spec field, environment included, times as ISO. */
@@ -95,7 +139,8 @@ export function toMessage(row: MessageRow): Message {
     deliveredAt: toIsoOrNull(row.deliveredAtMs),
     readAt: toIsoOrNull(row.readAtMs),
     failedAt: toIsoOrNull(row.failedAtMs),
-    errorCode: row.errorCode,
+    // Only the status machine writes a code, and only one of the closed set.
+    errorCode: row.errorCode as ErrorCode | null,
     errorMessage: row.errorMessage,
   }
 }

@@ -1,11 +1,12 @@
 import { Type } from "@sinclair/typebox"
 import { ConnectionFailureCode, type LastError as DomainLastError } from "../../domain/connection-errors"
 import type { PairingState as DomainPairingState } from "../../domain/sessions"
+import { named } from "../../lib/schema"
 import { toIso } from "../../lib/time"
 import { Timestamp } from "./common"
 import { ConnectionStatus } from "./phones"
 
-export const ConnectBody = Type.Object(
+export const ConnectBody = named("ConnectPhoneRequest", Type.Object(
   {
     method: Type.Optional(
       Type.Union([Type.Literal("qr"), Type.Literal("code")], {
@@ -15,18 +16,21 @@ export const ConnectBody = Type.Object(
     ),
   },
   { additionalProperties: false },
-)
+))
 
-export const LastError = Type.Union(
-  [
-    Type.Object({
-      code: ConnectionFailureCode,
-      message: Type.String({ description: "One sentence: what failed and what to do about it." }),
-      at: Timestamp,
-    }),
-    Type.Null(),
-  ],
-  { description: "Why the last connect or pairing attempt failed; null once the phone connects or is asked to connect again." },
+export const LastError = named(
+  "PhoneLastError",
+  Type.Union(
+    [
+      Type.Object({
+        code: ConnectionFailureCode,
+        message: Type.String({ description: "One sentence: what failed and what to do about it." }),
+        at: Timestamp,
+      }),
+      Type.Null(),
+    ],
+    { description: "Why the last connect or pairing attempt failed; null once the phone connects or is asked to connect again." },
+  ),
 )
 
 /** The API's view of a last error. */
@@ -34,7 +38,7 @@ export function toLastError(error: DomainLastError | null): typeof LastError.sta
   return error ? { code: error.code, message: error.message, at: toIso(error.atMs) } : null
 }
 
-export const PairingState = Type.Object({
+export const PairingState = named("PairingState", Type.Object({
   connectionStatus: ConnectionStatus,
   qr: Type.Union([Type.String(), Type.Null()], { description: "The raw QR string to render, while waiting for a scan." }),
   pairingCode: Type.Union([Type.String(), Type.Null()], { description: "The code to type on the phone, while waiting." }),
@@ -44,7 +48,7 @@ export const PairingState = Type.Object({
     examples: ["2.3000.1023456789"],
   }),
   updatedAt: Timestamp,
-})
+}))
 
 /** The API's view of a pairing state. */
 export function toPairingState(state: DomainPairingState): typeof PairingState.static {

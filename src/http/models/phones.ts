@@ -1,32 +1,39 @@
 import { Type } from "@sinclair/typebox"
+import { ConnectionStatusSchema } from "../../domain/schemas"
+import { E164_PATTERN } from "../../lib/formats"
+import { named } from "../../lib/schema"
 import { toIso, toIsoOrNull } from "../../lib/time"
 import type { PhoneRow } from "../../store/phones"
 import { NullableTimestamp, Timestamp } from "./common"
 
-export const ConnectionStatus = Type.Union(
-  ["unpaired", "pairing", "connecting", "connected", "disconnected", "logged_out"].map((s) => Type.Literal(s)),
-)
+export const ConnectionStatus = ConnectionStatusSchema
 
-export const PhoneNumber = Type.Object({
-  id: Type.String({ examples: ["ph_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
-  phoneNumber: Type.String({ examples: ["+14155550123"] }),
-  displayName: Type.String({ examples: ["Support line"] }),
-  connectionStatus: ConnectionStatus,
-  lastConnectedAt: NullableTimestamp,
-  lastDisconnectedAt: NullableTimestamp,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-})
+export const PhoneNumber = named(
+  "PhoneNumber",
+  Type.Object({
+    id: Type.String({ examples: ["ph_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
+    phoneNumber: Type.String({ pattern: E164_PATTERN, examples: ["+14155550123"] }),
+    displayName: Type.String({ examples: ["Support line"] }),
+    connectionStatus: ConnectionStatus,
+    lastConnectedAt: NullableTimestamp,
+    lastDisconnectedAt: NullableTimestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  }),
+)
 export type PhoneNumber = typeof PhoneNumber.static
 
-export const PhoneStatus = Type.Object({
-  id: Type.String(),
-  phoneNumber: Type.String(),
-  connectionStatus: ConnectionStatus,
-  lastConnectedAt: NullableTimestamp,
-  lastDisconnectedAt: NullableTimestamp,
-  updatedAt: Timestamp,
-})
+export const PhoneStatus = named(
+  "PhoneNumberStatus",
+  Type.Object({
+    id: Type.String({ examples: ["ph_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
+    phoneNumber: Type.String({ pattern: E164_PATTERN, examples: ["+14155550123"] }),
+    connectionStatus: ConnectionStatus,
+    lastConnectedAt: NullableTimestamp,
+    lastDisconnectedAt: NullableTimestamp,
+    updatedAt: Timestamp,
+  }),
+)
 
 /** The API's view of a phone. */
 export function toPhoneNumber(row: PhoneRow): PhoneNumber {

@@ -2,7 +2,8 @@ import { Elysia } from "elysia"
 import { verifyAdminToken } from "../../domain/admin"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
-import { bearerToken, clientIp } from "./api-auth"
+import { bearerToken } from "./api-auth"
+import { refuseAuthentication } from "./failed-auth"
 import { readRawBody } from "./body"
 
 /**
@@ -10,20 +11,13 @@ import { readRawBody } from "./body"
  * same body handling and envelopes as `/v1`. Failed attempts share the per-IP throttle.
  */
 export function adminBase(deps: HttpDeps) {
-  const { ctx, limiter } = deps
+  const { ctx } = deps
   return new Elysia({ prefix: "/admin/v1" })
     .onParse(readRawBody)
     .onBeforeHandle(({ headers, request, server }) => {
       const token = bearerToken(headers.authorization)
       if (token && verifyAdminToken(ctx, token, deps.localAdminToken)) return
-      const ip = clientIp(server, request)
-      const attempt = limiter.peekFailedAuth(ip)
-      if (!attempt.allowed) {
-        deps.metrics.rateLimitRejections.inc({ limiter: "failed_auth" })
-        throw errors.authRateLimited(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)))
-      }
-      limiter.recordFailedAuth(ip)
-      throw errors.missingAdminToken()
+      throw refuseAuthentication(deps, server, request, errors.missingAdminToken())
     })
 }
 

@@ -5,11 +5,8 @@ import { hasAnyScope } from "../../domain/scopes"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
 import { readRawBody } from "./body"
-
-/** The client address as the socket reports it ("unknown" when handled in-process). */
-export function clientIp(server: { requestIP(r: Request): { address: string } | null } | null, request: Request): string {
-  return server?.requestIP(request)?.address ?? "unknown"
-}
+import { refuseAuthentication } from "./failed-auth"
+import { ENVIRONMENT_FROM_KEY, queryNamesEnvironment } from "../validation"
 
 /** Reads `Authorization: Bearer <token>`; null when absent or not a bearer credential. */
 export function bearerToken(header: string | undefined): string | null {
@@ -33,14 +30,7 @@ export function apiBase(deps: HttpDeps) {
       const principal = token ? authenticateApiKey(ctx, token) : null
       if (!principal) {
         // Only a failed attempt needs the address (asking the socket for it costs every request).
-        const ip = clientIp(server, request)
-        const attempt = limiter.peekFailedAuth(ip)
-        if (!attempt.allowed) {
-          deps.metrics.rateLimitRejections.inc({ limiter: "failed_auth" })
-          throw errors.authRateLimited(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)))
-        }
-        limiter.recordFailedAuth(ip)
-        throw token ? errors.invalidApiKey() : errors.missingApiKey()
+        throw refuseAuthentication(deps, server, request, token ? errors.invalidApiKey() : errors.missingApiKey())
       }
       const limit = effectiveRateLimit(ctx, principal.account)
       const taken = limiter.takeForKey(principal.keyId, limit)
@@ -65,10 +55,17 @@ export function apiBase(deps: HttpDeps) {
       return { principal }
     })
     .macro({
-      /** Admits the request when the key holds any one of these scopes (the spec's scope matrix). */
+      /**
+       * Admits the request when the key holds any one of these scopes (the spec's scope matrix),
+       * then refuses an `environment` query parameter on every route alike: the environment is
+       * the key's. It runs here, after the scope check, to keep the order 401 → 429 → 403 → 400.
+       * The hook is an arrow function, not a method: Elysia reads hooks' source text to learn
+       * what they use, and cannot parse a minified method (it logged a "Sucrose" warning).
+       */
       scopes: (accepted: readonly string[]) => ({
-        beforeHandle(context: { principal?: Principal }) {
+        beforeHandle: (context: { principal?: Principal; request: Request }) => {
           if (!context.principal || !hasAnyScope(context.principal.scopes, accepted)) throw errors.missingScope(accepted)
+          if (queryNamesEnvironment(context.request.url)) throw errors.validation([ENVIRONMENT_FROM_KEY.environment])
         },
       }),
     })

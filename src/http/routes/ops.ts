@@ -1,9 +1,16 @@
+import { Type } from "@sinclair/typebox"
 import { Elysia } from "elysia"
 import { verifyAdminToken } from "../../domain/admin"
 import { renderMetrics } from "../../domain/ops"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
+import { opsOperation } from "../openapi/operation"
 import { bearerToken } from "../plugins/api-auth"
+
+const TAG = "Operations"
+const Health = Type.Object({ status: Type.Literal("ok") })
+const Ready = Type.Object({ status: Type.Literal("ready") })
+const Unavailable = Type.Object({ status: Type.Literal("unavailable"), reason: Type.String() })
 
 /**
  * Operations endpoints outside /v1 (API-DECISIONS §13): liveness, readiness and Prometheus
@@ -11,21 +18,40 @@ import { bearerToken } from "../plugins/api-auth"
  */
 export function opsRoutes(deps: HttpDeps) {
   return new Elysia({ name: "wagate.ops" })
-    .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "The process is up", tags: ["Operations"] } })
+    .get(
+      "/healthz",
+      () => ({ status: "ok" as const }),
+      opsOperation({
+        operationId: "getHealth",
+        auth: "none",
+        tag: TAG,
+        summary: "The process is up",
+        success: { status: 200, schema: Health, description: "The process is up" },
+        errors: [],
+      }),
+    )
     .get(
       "/readyz",
       async ({ set }) => {
         try {
           // An empty write proves the database is open and takes the write lock.
           await deps.ctx.writer.write(() => undefined)
-          return { status: "ready" }
+          return { status: "ready" as const }
         } catch (err) {
           deps.ctx.logger.error("readiness check failed", { err })
           set.status = 503
-          return { status: "unavailable", reason: "the database is not writable" }
+          return { status: "unavailable" as const, reason: "the database is not writable" }
         }
       },
-      { detail: { summary: "The database is writable", tags: ["Operations"] } },
+      opsOperation({
+        operationId: "getReadiness",
+        auth: "none",
+        tag: TAG,
+        summary: "The database is writable",
+        success: { status: 200, schema: Ready, description: "Ready to serve" },
+        others: [{ status: 503, schema: Unavailable, description: "The database is not writable" }],
+        errors: [],
+      }),
     )
     .get(
       "/metrics",
@@ -36,6 +62,18 @@ export function opsRoutes(deps: HttpDeps) {
         }
         return new Response(renderMetrics(deps.ctx, deps.metrics), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } })
       },
-      { detail: { summary: "Prometheus metrics (admin token unless WAGATE_METRICS_PUBLIC=1)", tags: ["Operations"] } },
+      opsOperation({
+        operationId: "getMetrics",
+        auth: "adminTokenUnlessPublic",
+        tag: TAG,
+        summary: "Prometheus metrics (admin token unless WAGATE_METRICS_PUBLIC=1)",
+        success: {
+          status: 200,
+          contentType: "text/plain",
+          schema: Type.String({ description: "The Prometheus text exposition format, version 0.0.4." }),
+          description: "The metrics",
+        },
+        errors: [401],
+      }),
     )
 }

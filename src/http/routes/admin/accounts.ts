@@ -3,7 +3,7 @@ import { accountProfile, createAccount, listAccounts, updateAccount } from "../.
 import type { HttpDeps } from "../../deps"
 import { AdminAccount, CreateAccountBody, toAdminAccount, UpdateAccountBody } from "../../models/admin"
 import { Envelope, ok } from "../../models/common"
-import { documented } from "../../openapi"
+import { adminOperation } from "../../openapi/operation"
 import type { AdminApp } from "../../plugins/admin-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
 
@@ -13,10 +13,10 @@ const AccountIdParams = Type.Object({ accountId: Type.String() })
 export const adminAccounts = (deps: HttpDeps) => (app: AdminApp) =>
   app
     .get("/accounts", () => ok(listAccounts(deps.ctx).map((a) => toAdminAccount(accountProfile(deps.ctx, a.id)))), {
-      ...documented({
+      ...adminOperation({
+        operationId: "listAccounts",
         tag: "Admin: accounts",
         summary: "List accounts",
-        security: "adminToken",
         success: { status: 200, schema: Envelope(Type.Array(AdminAccount)), description: "Accounts" },
         errors: [401, 429],
       }),
@@ -30,10 +30,10 @@ export const adminAccounts = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(toAdminAccount(accountProfile(deps.ctx, account.id)))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "createAccount",
           tag: "Admin: accounts",
           summary: "Create an account (active subscription, default rate limit)",
-          security: "adminToken",
           body: CreateAccountBody,
           success: { status: 201, schema: Envelope(AdminAccount), description: "The account" },
           errors: [400, 401, 429],
@@ -48,10 +48,10 @@ export const adminAccounts = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(toAdminAccount(accountProfile(deps.ctx, params.accountId)))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "updateAccount",
           tag: "Admin: accounts",
           summary: "Change an account's name, e-mail, subscription or rate limit",
-          security: "adminToken",
           path: AccountIdParams,
           body: UpdateAccountBody,
           success: { status: 200, schema: Envelope(AdminAccount), description: "The account" },

@@ -4,7 +4,7 @@ import { errors } from "../../../lib/errors"
 import type { HttpDeps } from "../../deps"
 import { ApiKeyRecord, CreatedApiKey, CreateKeyBody, toApiKeyRecord } from "../../models/admin"
 import { Envelope, ok } from "../../models/common"
-import { documented } from "../../openapi"
+import { adminOperation } from "../../openapi/operation"
 import type { AdminApp } from "../../plugins/admin-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
 
@@ -15,10 +15,10 @@ const KeyIdParams = Type.Object({ keyId: Type.String() })
 export const adminKeys = (deps: HttpDeps) => (app: AdminApp) =>
   app
     .get("/accounts/:accountId/keys", ({ params }) => ok(listApiKeys(deps.ctx, params.accountId).map(toApiKeyRecord)), {
-      ...documented({
+      ...adminOperation({
+        operationId: "listApiKeys",
         tag: "Admin: API keys",
         summary: "List an account's key records (never the keys)",
-        security: "adminToken",
         path: AccountIdParams,
         success: { status: 200, schema: Envelope(Type.Array(ApiKeyRecord)), description: "Key records" },
         errors: [401, 404, 429],
@@ -41,10 +41,10 @@ export const adminKeys = (deps: HttpDeps) => (app: AdminApp) =>
         return ok({ ...toApiKeyRecord(row), key })
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "createApiKey",
           tag: "Admin: API keys",
           summary: "Create an API key; the key is in this response only",
-          security: "adminToken",
           path: AccountIdParams,
           body: CreateKeyBody,
           success: { status: 201, schema: Envelope(CreatedApiKey), description: "The key record and the key" },
@@ -53,10 +53,10 @@ export const adminKeys = (deps: HttpDeps) => (app: AdminApp) =>
       },
     )
     .delete("/keys/:keyId", async ({ params }) => ok(toApiKeyRecord(await revokeApiKey(deps.ctx, params.keyId))), {
-      ...documented({
+      ...adminOperation({
+        operationId: "revokeApiKey",
         tag: "Admin: API keys",
         summary: "Revoke a key; it is refused from its next request on",
-        security: "adminToken",
         path: KeyIdParams,
         success: { status: 200, schema: Envelope(ApiKeyRecord), description: "The revoked key record" },
         errors: [401, 404, 429],

@@ -1,10 +1,11 @@
 import { Type } from "@sinclair/typebox"
+import { findPhoneAnywhere } from "../../../domain/phones"
 import type { PairingState as DomainPairingState } from "../../../domain/sessions"
 import type { HttpDeps } from "../../deps"
 import { AdminPhone, toAdminPhone } from "../../models/admin"
 import { Envelope, ok } from "../../models/common"
 import { ConnectBody, PairingState, toPairingState } from "../../models/pairing"
-import { documented } from "../../openapi"
+import { adminOperation } from "../../openapi/operation"
 import type { AdminApp } from "../../plugins/admin-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
 
@@ -13,6 +14,9 @@ const TAG = "Admin: pairing"
 /** A comment line keeps idle proxies from closing the stream. */
 const SSE_KEEPALIVE_MS = 15_000
 
+/** A phone's `ph_` id from what the path names: the id or the URL-encoded E.164 number (404 when neither). */
+const phoneIdOf = (deps: HttpDeps, ref: string) => findPhoneAnywhere(deps.ctx, ref).id
+
 /** Pairing and connection control of a phone (API-DECISIONS §12). */
 export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
   app
@@ -20,13 +24,13 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
       "/phones/:phoneId/connect",
       async ({ body, params }) => {
         const input = body === undefined || (body as RawBody).text.trim() === "" ? {} : parseJsonBody(ConnectBody, body as RawBody)
-        return ok(toPairingState(await deps.sessions.connect(params.phoneId, input.method === "code" ? "code" : "qr")))
+        return ok(toPairingState(await deps.sessions.connect(phoneIdOf(deps, params.phoneId), input.method === "code" ? "code" : "qr")))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "connectPhone",
           tag: TAG,
           summary: "Connect a phone: log in when paired, else start pairing by QR or code",
-          security: "adminToken",
           path: PhoneIdParams,
           body: ConnectBody,
           success: { status: 200, schema: Envelope(PairingState), description: "The pairing state" },
@@ -34,11 +38,11 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         }),
       },
     )
-    .get("/phones/:phoneId/pairing", ({ params }) => ok(toPairingState(deps.sessions.pairingState(params.phoneId))), {
-      ...documented({
+    .get("/phones/:phoneId/pairing", ({ params }) => ok(toPairingState(deps.sessions.pairingState(phoneIdOf(deps, params.phoneId)))), {
+      ...adminOperation({
+        operationId: "getPairingState",
         tag: TAG,
         summary: "The phone's pairing state, with the raw QR string while it waits for a scan",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(PairingState), description: "The pairing state" },
         errors: [401, 404, 429],
@@ -47,7 +51,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
     .get(
       "/phones/:phoneId/pairing/events",
       ({ params, request }) => {
-        const phoneId = params.phoneId
+        const phoneId = phoneIdOf(deps, params.phoneId)
         // Resolves the phone first, so an unknown phone is a 404 envelope, not an empty stream.
         const first = deps.sessions.pairingState(phoneId)
         const encoder = new TextEncoder()
@@ -84,31 +88,35 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         })
         return new Response(stream, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive" } })
       },
-      {
-        detail: {
-          summary: "A server-sent-events stream of the pairing state (event: pairing), until the phone is connected",
-          tags: [TAG],
-          security: [{ adminToken: [] }],
-          parameters: [{ name: "phoneId", in: "path", required: true, schema: { type: "string" } }],
-          responses: { 200: { description: "text/event-stream of PairingState objects", content: { "text/event-stream": { schema: { type: "string" } } } } },
+      adminOperation({
+        operationId: "streamPairingState",
+        tag: TAG,
+        summary: "A server-sent-events stream of the pairing state (event: pairing), until the phone is connected",
+        path: PhoneIdParams,
+        success: {
+          status: 200,
+          contentType: "text/event-stream",
+          schema: Type.String({ description: "`event: pairing` messages whose data is a PairingState object, and `: keepalive` comments." }),
+          description: "The stream; it ends when the phone is connected",
         },
-      },
+        errors: [401, 404, 429],
+      }),
     )
-    .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toAdminPhone(await deps.sessions.disconnect(params.phoneId))), {
-      ...documented({
+    .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toAdminPhone(await deps.sessions.disconnect(phoneIdOf(deps, params.phoneId)))), {
+      ...adminOperation({
+        operationId: "disconnectPhone",
         tag: TAG,
         summary: "Close the phone's socket and keep its credentials; it stays offline, restarts included, until connected again (no QR needed)",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(AdminPhone), description: "The phone" },
         errors: [401, 404, 429],
       }),
     })
-    .post("/phones/:phoneId/logout", async ({ params }) => ok(toAdminPhone(await deps.sessions.logout(params.phoneId))), {
-      ...documented({
+    .post("/phones/:phoneId/logout", async ({ params }) => ok(toAdminPhone(await deps.sessions.logout(phoneIdOf(deps, params.phoneId)))), {
+      ...adminOperation({
+        operationId: "logoutPhone",
         tag: TAG,
         summary: "Unlink the device and wipe its credentials; queued live sends fail with phone_disconnected",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(AdminPhone), description: "The phone" },
         errors: [401, 404, 429],

@@ -4,7 +4,7 @@ import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../../../d
 import type { HttpDeps } from "../../deps"
 import { AddPhoneBody, AdminPhone, toAdminPhone } from "../../models/admin"
 import { Envelope, ok } from "../../models/common"
-import { documented } from "../../openapi"
+import { adminOperation } from "../../openapi/operation"
 import type { AdminApp } from "../../plugins/admin-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
 
@@ -21,10 +21,10 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(listPhones(deps.ctx, params.accountId).map(toAdminPhone))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "listAccountPhoneNumbers",
           tag: "Admin: phones",
           summary: "List an account's phones",
-          security: "adminToken",
           path: AccountIdParams,
           success: { status: 200, schema: Envelope(Type.Array(AdminPhone)), description: "Phones" },
           errors: [401, 404, 429],
@@ -40,10 +40,10 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(toAdminPhone(phone))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "addPhoneNumber",
           tag: "Admin: phones",
           summary: "Add a phone to an account (status unpaired until paired)",
-          security: "adminToken",
           path: AccountIdParams,
           body: AddPhoneBody,
           success: { status: 201, schema: Envelope(AdminPhone), description: "The phone" },
@@ -59,10 +59,10 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(toAdminPhone(await removePhone(deps.ctx, params.phoneId)))
       },
       {
-      ...documented({
+      ...adminOperation({
+        operationId: "removePhoneNumber",
         tag: "Admin: phones",
         summary: "Remove a phone: unlink it if paired, fail its queued sends; its messages are kept",
-        security: "adminToken",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(AdminPhone), description: "The removed phone" },
         errors: [401, 404, 429],

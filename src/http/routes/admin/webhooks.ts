@@ -20,7 +20,7 @@ import {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from "../../models/webhooks"
-import { documented } from "../../openapi"
+import { adminOperation } from "../../openapi/operation"
 import type { AdminApp } from "../../plugins/admin-auth"
 import { parseJsonBody, parseQuery, type RawBody } from "../../validation"
 
@@ -33,10 +33,10 @@ const TAG = "Admin: webhooks"
 export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
   app
     .get("/accounts/:accountId/webhooks", ({ params }) => ok(listAccountEndpoints(deps.ctx, params.accountId).map(toWebhookEndpoint)), {
-      ...documented({
+      ...adminOperation({
+        operationId: "listWebhookEndpoints",
         tag: TAG,
         summary: "List an account's webhook endpoints (never their secrets)",
-        security: "adminToken",
         path: AccountIdParams,
         success: { status: 200, schema: Envelope(Type.Array(WebhookEndpoint)), description: "Endpoints" },
         errors: [401, 404, 429],
@@ -56,10 +56,10 @@ export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
         return ok({ ...toWebhookEndpoint(row), secret: row.secret })
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "createWebhookEndpoint",
           tag: TAG,
           summary: "Add a webhook endpoint; its signing secret is in this response only",
-          security: "adminToken",
           path: AccountIdParams,
           body: CreateWebhookBody,
           success: { status: 201, schema: Envelope(WebhookEndpointWithSecret), description: "The endpoint and its secret" },
@@ -74,10 +74,10 @@ export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(toWebhookEndpoint(await changeEndpoint(deps.ctx, params.webhookId, input)))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "updateWebhookEndpoint",
           tag: TAG,
           summary: "Change an endpoint's URL, events or enabled flag",
-          security: "adminToken",
           path: WebhookIdParams,
           body: UpdateWebhookBody,
           success: { status: 200, schema: Envelope(WebhookEndpoint), description: "The endpoint" },
@@ -86,10 +86,10 @@ export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
       },
     )
     .delete("/webhooks/:webhookId", async ({ params }) => ok(toWebhookEndpoint(await removeEndpoint(deps.ctx, params.webhookId))), {
-      ...documented({
+      ...adminOperation({
+        operationId: "deleteWebhookEndpoint",
         tag: TAG,
         summary: "Remove an endpoint and its delivery history",
-        security: "adminToken",
         path: WebhookIdParams,
         success: { status: 200, schema: Envelope(WebhookEndpoint), description: "The removed endpoint" },
         errors: [401, 404, 429],
@@ -102,10 +102,10 @@ export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
         return ok({ ...toWebhookEndpoint(row), secret: row.secret })
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "rotateWebhookSecret",
           tag: TAG,
           summary: "Issue a new signing secret; the old one keeps signing beside it for 24 hours",
-          security: "adminToken",
           path: WebhookIdParams,
           success: { status: 200, schema: Envelope(WebhookEndpointWithSecret), description: "The endpoint and its new secret" },
           errors: [401, 404, 429],
@@ -124,10 +124,10 @@ export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
         return paginated(page.rows.map(toWebhookDelivery), page.page, page.limit, page.total)
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "listWebhookDeliveries",
           tag: TAG,
           summary: "An endpoint's deliveries, newest first, with every attempt",
-          security: "adminToken",
           path: WebhookIdParams,
           query: ListDeliveriesQuery,
           success: { status: 200, schema: PageEnvelope(WebhookDelivery), description: "Deliveries" },
@@ -143,10 +143,10 @@ export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
         return ok(toWebhookDelivery(created))
       },
       {
-        ...documented({
+        ...adminOperation({
+          operationId: "resendWebhookDelivery",
           tag: TAG,
           summary: "Deliver an event again, as a new delivery due now",
-          security: "adminToken",
           path: DeliveryIdParams,
           success: { status: 201, schema: Envelope(WebhookDelivery), description: "The new delivery" },
           errors: [401, 404, 409, 429],

@@ -2,7 +2,7 @@ import { REQUIRED_SCOPES } from "../../../domain/scopes"
 import type { HttpDeps } from "../../deps"
 import { Envelope, ok } from "../../models/common"
 import { toUsage, Usage, UsageQuery } from "../../models/account"
-import { documented } from "../../openapi"
+import { apiOperation } from "../../openapi/operation"
 import type { ApiApp } from "../../plugins/api-auth"
 import { parseQuery } from "../../validation"
 
@@ -15,8 +15,9 @@ export const accountUsage = (deps: HttpDeps) => (app: ApiApp) =>
       return ok(toUsage(deps.usage.report(principal, (q.period ?? "month") as "day" | "week" | "month")))
     },
     {
-      scopes: REQUIRED_SCOPES.accountRead,
-      ...documented({
+      ...apiOperation({
+        operationId: "getAccountUsage",
+        scopes: REQUIRED_SCOPES.accountRead,
         tag: "Account",
         summary: "Usage counters for the current calendar day, week or month (UTC)",
         query: UsageQuery,

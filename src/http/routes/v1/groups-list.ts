@@ -4,7 +4,7 @@ import { REQUIRED_SCOPES } from "../../../domain/scopes"
 import type { HttpDeps } from "../../deps"
 import { Envelope, ok } from "../../models/common"
 import { Group, ListGroupsQuery } from "../../models/groups"
-import { documented } from "../../openapi"
+import { apiOperation } from "../../openapi/operation"
 import type { ApiApp } from "../../plugins/api-auth"
 import { parseQuery } from "../../validation"
 
@@ -17,8 +17,9 @@ export const groupsList = (deps: HttpDeps) => (app: ApiApp) =>
       return ok(await listGroups(deps.ctx, deps.liveGroups, principal, q.fromPhoneId))
     },
     {
-      scopes: REQUIRED_SCOPES.groupsRead,
-      ...documented({
+      ...apiOperation({
+        operationId: "listGroups",
+        scopes: REQUIRED_SCOPES.groupsRead,
         tag: "Groups",
         summary: "List the groups a sender phone can post to",
         query: ListGroupsQuery,

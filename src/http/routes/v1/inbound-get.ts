@@ -4,7 +4,7 @@ import { REQUIRED_SCOPES } from "../../../domain/scopes"
 import type { HttpDeps } from "../../deps"
 import { Envelope, ok } from "../../models/common"
 import { InboundMessage, toInboundMessage } from "../../models/inbound"
-import { documented } from "../../openapi"
+import { apiOperation } from "../../openapi/operation"
 import type { ApiApp } from "../../plugins/api-auth"
 
 const InboundIdParams = Type.Object({ messageId: Type.String({ examples: ["inmsg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }) })
@@ -15,8 +15,9 @@ export const inboundGet = (deps: HttpDeps) => (app: ApiApp) =>
     "/messages/inbound/:messageId",
     ({ params, principal }) => ok(toInboundMessage(getInbound(deps.ctx, principal, params.messageId))),
     {
-      scopes: REQUIRED_SCOPES.messagesRead,
-      ...documented({
+      ...apiOperation({
+        operationId: "getInboundMessage",
+        scopes: REQUIRED_SCOPES.messagesRead,
         tag: "Inbound messages",
         summary: "Get one inbound message",
         path: InboundIdParams,

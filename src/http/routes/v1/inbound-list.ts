@@ -3,7 +3,7 @@ import { REQUIRED_SCOPES } from "../../../domain/scopes"
 import type { HttpDeps } from "../../deps"
 import { PageEnvelope, paginated } from "../../models/common"
 import { InboundMessage, ListInboundQuery, toInboundMessage } from "../../models/inbound"
-import { documented } from "../../openapi"
+import { apiOperation } from "../../openapi/operation"
 import type { ApiApp } from "../../plugins/api-auth"
 import { parseQuery } from "../../validation"
 
@@ -17,8 +17,9 @@ export const inboundList = (deps: HttpDeps) => (app: ApiApp) =>
       return paginated(page.rows.map(toInboundMessage), page.page, page.limit, page.total)
     },
     {
-      scopes: REQUIRED_SCOPES.messagesRead,
-      ...documented({
+      ...apiOperation({
+        operationId: "listInboundMessages",
+        scopes: REQUIRED_SCOPES.messagesRead,
         tag: "Inbound messages",
         summary: "List inbound messages, newest first (always empty for test keys)",
         query: ListInboundQuery,

@@ -3,7 +3,7 @@ import { REQUIRED_SCOPES } from "../../../domain/scopes"
 import type { HttpDeps } from "../../deps"
 import { PageEnvelope, paginated } from "../../models/common"
 import { ListMessagesQuery, Message, toMessage } from "../../models/messages"
-import { documented } from "../../openapi"
+import { apiOperation } from "../../openapi/operation"
 import type { ApiApp } from "../../plugins/api-auth"
 import { parseQuery } from "../../validation"
 
@@ -22,8 +22,9 @@ export const messagesList = (deps: HttpDeps) => (app: ApiApp) =>
       return paginated(page.rows.map(toMessage), page.page, page.limit, page.total)
     },
     {
-      scopes: REQUIRED_SCOPES.messagesRead,
-      ...documented({
+      ...apiOperation({
+        operationId: "listMessages",
+        scopes: REQUIRED_SCOPES.messagesRead,
         tag: "Messages",
         summary: "List outbound messages, newest first",
         query: ListMessagesQuery,

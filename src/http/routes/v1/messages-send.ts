@@ -2,8 +2,8 @@ import { sendMessage } from "../../../domain/messages"
 import { REQUIRED_SCOPES } from "../../../domain/scopes"
 import type { HttpDeps } from "../../deps"
 import { Envelope, ok } from "../../models/common"
-import { Message, SendMessageBody, toMessage } from "../../models/messages"
-import { documented } from "../../openapi"
+import { Message, SendMessageBody, SendMessageHeaders, toMessage } from "../../models/messages"
+import { apiOperation } from "../../openapi/operation"
 import type { ApiApp } from "../../plugins/api-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
 
@@ -11,23 +11,28 @@ import { parseJsonBody, type RawBody } from "../../validation"
 export const messagesSend = (deps: HttpDeps) => (app: ApiApp) =>
   app.post(
     "/messages/send",
-    async ({ body, principal, set }) => {
-      const input = parseJsonBody(SendMessageBody, body as RawBody)
+    async ({ body, principal, set, request }) => {
+      // Stripe's convention: the key may come as a header instead of a body field.
+      const fromHeader = { field: "idempotencyKey", header: "Idempotency-Key", value: request.headers.get("idempotency-key") }
+      const input = parseJsonBody(SendMessageBody, body as RawBody, fromHeader)
       const { message, replayed } = await sendMessage(deps.ctx, { sandbox: deps.sandbox, live: deps.live }, principal, input)
       set.status = 201
       set.headers["Idempotent-Replayed"] = String(replayed)
       return ok(toMessage(message))
     },
     {
-      scopes: REQUIRED_SCOPES.send,
-      ...documented({
+      ...apiOperation({
+        operationId: "sendMessage",
+        scopes: REQUIRED_SCOPES.send,
         tag: "Messages",
         summary: "Send a text or media message",
         description:
-          "Test keys: born `sent` and simulated (see the sandbox table in the README). Live keys: born `pending`. " +
-          "Reusing an idempotencyKey with the same parameters returns 201 with `Idempotent-Replayed: true` and the message's current data.",
+          "Test keys: born `sent` and simulated by the sandbox. Live keys: born `pending`. " +
+          "Reusing an idempotencyKey with the same parameters returns 201 with `Idempotent-Replayed: true` and the message's current data. " +
+          "The key may be sent as the `Idempotency-Key` header instead; sent in both places, the two must be equal.",
         body: SendMessageBody,
-        success: { status: 201, schema: Envelope(Message), description: "The message" },
+        headers: SendMessageHeaders,
+        success: { status: 201, schema: Envelope(Message), description: "The message", headers: ["Idempotent-Replayed"] },
         errors: [400, 401, 403, 404, 413, 429],
       }),
     },

@@ -4,14 +4,15 @@ import { REQUIRED_SCOPES } from "../../../domain/scopes"
 import type { HttpDeps } from "../../deps"
 import { Envelope, ok } from "../../models/common"
 import { PhoneNumber, toPhoneNumber } from "../../models/phones"
-import { documented } from "../../openapi"
+import { apiOperation } from "../../openapi/operation"
 import type { ApiApp } from "../../plugins/api-auth"
 
 /** GET /v1/phone-numbers */
 export const phoneNumbersList = (deps: HttpDeps) => (app: ApiApp) =>
   app.get("/phone-numbers", ({ principal }) => ok(listPhones(deps.ctx, principal.accountId).map(toPhoneNumber)), {
-    scopes: REQUIRED_SCOPES.phoneNumbersRead,
-    ...documented({
+    ...apiOperation({
+      operationId: "listPhoneNumbers",
+      scopes: REQUIRED_SCOPES.phoneNumbersRead,
       tag: "Phone numbers",
       summary: "List the account's phones",
       success: { status: 200, schema: Envelope(Type.Array(PhoneNumber)), description: "Phones" },

@@ -3,7 +3,7 @@ import { REQUIRED_SCOPES } from "../../../domain/scopes"
 import type { HttpDeps } from "../../deps"
 import { Envelope, ok } from "../../models/common"
 import { PhoneIdParams, PhoneStatus, toPhoneStatus } from "../../models/phones"
-import { documented } from "../../openapi"
+import { apiOperation } from "../../openapi/operation"
 import type { ApiApp } from "../../plugins/api-auth"
 
 /** GET /v1/phone-numbers/{id}/status */
@@ -12,8 +12,9 @@ export const phoneNumbersStatus = (deps: HttpDeps) => (app: ApiApp) =>
     "/phone-numbers/:id/status",
     ({ params, principal }) => ok(toPhoneStatus(resolvePhone(deps.ctx, principal.accountId, params.id))),
     {
-      scopes: REQUIRED_SCOPES.phoneNumbersRead,
-      ...documented({
+      ...apiOperation({
+        operationId: "getPhoneNumberStatus",
+        scopes: REQUIRED_SCOPES.phoneNumbersRead,
         tag: "Phone numbers",
         summary: "Get a phone's connection state",
         path: PhoneIdParams,

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import openapiTS, { astToString } from "openapi-typescript"
+import { createHarness, type Harness } from "../helpers/harness"
+
+/*
+ * A client generated from the served document type-checks: openapi-typescript turns the document
+ * into types, and a small program using openapi-fetch against them passes `tsc --strict` with no
+ * casts. The program also pins the fields of the spec's Message.
+ */
+
+const REPO = join(import.meta.dir, "..", "..")
+const TSC = join(REPO, "node_modules", ".bin", "tsc")
+const GENERATE_TIMEOUT_MS = 60_000
+const TSC_TIMEOUT_MS = 120_000
+
+/** The fields of a message in the spec, in its order. */
+const SPEC_MESSAGE_FIELDS = [
+  "id", "from", "to", "isGroup", "groupId", "content", "mediaUrls", "environment", "status",
+  "createdAt", "sentAt", "deliveredAt", "readAt", "failedAt", "errorCode", "errorMessage",
+]
+
+const PROGRAM = `import createClient from "openapi-fetch"
+import type { components, paths } from "./schema"
+
+type Message = components["schemas"]["Message"]
+
+/** Fails to compile when the generated Message lacks a field of the spec, or has one more. */
+type SpecField = ${SPEC_MESSAGE_FIELDS.map((f) => JSON.stringify(f)).join(" | ")}
+type Missing = Exclude<SpecField, keyof Message>
+type Extra = Exclude<keyof Message, SpecField>
+const noneMissing: [Missing] extends [never] ? true : false = true
+const noneExtra: [Extra] extends [never] ? true : false = true
+
+const client = createClient<paths>({ baseUrl: "http://127.0.0.1:3000", headers: { Authorization: "Bearer sk_test_x" } })
+
+export async function sendThenGet(): Promise<Message | null> {
+  const sent = await client.POST("/v1/messages/send", {
+    body: { fromPhoneId: "+14155550123", to: "+14155550199", content: "Your order has shipped", idempotencyKey: "order-1" },
+  })
+  if (sent.error) {
+    const problems: string[] = sent.error.message
+    const retryAfter: number | undefined = sent.error.retryAfter
+    console.log(problems, retryAfter, noneMissing, noneExtra)
+    return null
+  }
+  const replayed: string | null = sent.response.headers.get("Idempotent-Replayed")
+  const message: Message = sent.data.data
+  const got = await client.GET("/v1/messages/{messageId}", { params: { path: { messageId: message.id } } })
+  if (got.error) return null
+  const status: "pending" | "sent" | "delivered" | "read" | "failed" = got.data.data.status
+  const code: components["schemas"]["ErrorCode"] | null = got.data.data.errorCode
+  const environment: "test" | "live" = got.data.data.environment
+  console.log(replayed, status, code, environment)
+  return got.data.data
+}
+
+export async function listFailed(): Promise<number> {
+  const { data } = await client.GET("/v1/messages", { params: { query: { status: "failed", page: 1, limit: 100 } } })
+  return data ? data.data.pagination.total : 0
+}
+
+export async function media(): Promise<void> {
+  // Media alone is a valid message: content or media is required, not both.
+  await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", mediaUrls: ["https://example.com/a.pdf"] } })
+}
+
+export async function refusedByTheTypes(): Promise<void> {
+  // @ts-expect-error content is a string
+  await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", content: 5 } })
+  // @ts-expect-error a message needs content or media
+  await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199" } })
+  // @ts-expect-error the status filter is a closed set
+  await client.GET("/v1/messages", { params: { query: { status: "lost" } } })
+}
+`
+
+let h: Harness
+let dir: string
+let generated: string
+beforeAll(async () => {
+  h = await createHarness()
+  const doc = (await h.request("GET", "/openapi.json")).body
+  generated = astToString(await openapiTS(doc))
+  dir = mkdtempSync(join(tmpdir(), "wagate-client-"))
+  writeFileSync(join(dir, "schema.d.ts"), generated)
+  writeFileSync(join(dir, "program.ts"), PROGRAM)
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: "ES2022",
+        module: "Preserve",
+        moduleResolution: "bundler",
+        lib: ["ES2022", "DOM"],
+        types: [],
+        // The temporary directory has no node_modules: the client library comes from ours.
+        paths: { "openapi-fetch": [join(REPO, "node_modules", "openapi-fetch")] },
+      },
+      files: ["program.ts", "schema.d.ts"],
+    }),
+  )
+}, GENERATE_TIMEOUT_MS)
+afterAll(async () => {
+  await h.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe("a typed client generated from the document", () => {
+  test(
+    "a program using openapi-fetch type-checks under --strict with no casts",
+    async () => {
+      expect(PROGRAM).not.toMatch(/\bas\s+[A-Za-z{[]|<[A-Z]\w*>\s*\w/)
+      const proc = Bun.spawn([TSC, "-p", join(dir, "tsconfig.json"), "--strict", "--noEmit"], { stdout: "pipe", stderr: "pipe" })
+      const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+      expect({ exitCode: await proc.exited, out, err }).toEqual({ exitCode: 0, out: "", err: "" })
+    },
+    TSC_TIMEOUT_MS,
+  )
+
+  test("the generated Message has every field of the spec", () => {
+    const message = /^ {8}Message: \{\n([\s\S]*?)^ {8}\};/m.exec(generated)?.[1] ?? ""
+    const fields = [...message.matchAll(/^ {12}(\w+)\??:/gm)].map((m) => m[1])
+    expect(fields).toEqual(SPEC_MESSAGE_FIELDS)
+  })
+})
