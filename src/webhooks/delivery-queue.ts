@@ -16,6 +16,8 @@ export interface DeliveryQueue {
   add(deliveryId: string, endpointId: string): boolean
   /** Whether the delivery is queued or in flight. */
   has(deliveryId: string): boolean
+  /** Up to `count` queued deliveries, next out first, left in the queue. */
+  upcoming(count: number): string[]
   /** Takes as many queued deliveries as there are free slots, and marks them in flight. */
   takeWave(): QueuedDelivery[]
   /** Gives back a delivery's slot once its attempt is over (recorded, skipped or abandoned). */
@@ -59,6 +61,14 @@ export function createDeliveryQueue(limits: { maxInFlight: number; maxInFlightPe
       return true
     },
     has: (deliveryId) => queued.has(deliveryId) || running.has(deliveryId),
+    upcoming(count) {
+      const ids: string[] = []
+      for (const queue of queues.values()) {
+        for (let i = queue.head; i < queue.items.length && ids.length < count; i++) ids.push(queue.items[i]!)
+        if (ids.length >= count) break
+      }
+      return ids
+    },
     takeWave() {
       const wave: QueuedDelivery[] = []
       for (const [endpointId, queue] of queues) {

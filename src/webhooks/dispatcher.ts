@@ -20,6 +20,12 @@ export const EXTERNAL_CHANGE_POLL_MS = 1_000
  * attempt reads nothing; past this many (a receiver far behind) the rest are read back per wave.
  */
 export const MAX_HELD_DELIVERIES = 10_000
+/**
+ * When a wave needs rows from the database (retries, a backlog after a restart), the rows of
+ * up to this many deliveries queued behind it are read in the same statement and held, so a
+ * draining backlog costs one read per this many deliveries rather than one per wave.
+ */
+export const READ_AHEAD = 512
 
 export interface DispatcherConfig {
   retryOffsetsMs: readonly number[]
@@ -111,9 +117,12 @@ export function createDispatcher(deps: {
     const wave = queue.takeWave()
     if (wave.length === 0) return
     const toRead = wave.filter(({ deliveryId }) => !held.has(deliveryId)).map(({ deliveryId }) => deliveryId)
-    const read = new Map(toRead.length === 0 ? [] : inReadTransaction(db, () => findPendingDeliveries(db, toRead)).map((p) => [p.delivery.id, p]))
+    if (toRead.length > 0) {
+      const ahead = held.size < MAX_HELD_DELIVERIES ? queue.upcoming(READ_AHEAD).filter((id) => !held.has(id)) : []
+      for (const pending of inReadTransaction(db, () => findPendingDeliveries(db, [...toRead, ...ahead]))) held.set(pending.delivery.id, pending)
+    }
     for (const queued of wave) {
-      const pending = held.get(queued.deliveryId) ?? read.get(queued.deliveryId)
+      const pending = held.get(queued.deliveryId)
       held.delete(queued.deliveryId)
       start(queued, pending ?? null)
     }
