@@ -79,8 +79,7 @@ const failed: AttemptOutcome = { delivered: false, gone: false, statusCode: 500,
 const gone: AttemptOutcome = { delivered: false, gone: true, statusCode: 410, error: "HTTP 410", latencyMs: 5, responseBody: null }
 
 describe("the attempt recorder", () => {
-  function recorder(db: Database, clock: TestClock, inFlight: () => number) {
-    const writer = createWriter(db)
+  function recorder(db: Database, clock: TestClock, inFlight: () => number, writer = createWriter(db)) {
     const retries: [string, number][] = []
     const recorded: string[] = []
     const r = createAttemptRecorder({
@@ -125,6 +124,17 @@ describe("the attempt recorder", () => {
     await nextTurn()
     await nextTurn()
     expect(recorded).toEqual(["whd_0"])
+  })
+
+  test("results waiting when another write commits are written in that commit", async () => {
+    const { db, deliveries } = seeded()
+    const clock = new TestClock()
+    const writer = createWriter(db)
+    const { r, recorded } = recorder(db, clock, () => 1, writer)
+    r.add({ delivery: deliveries[7]!, attemptedAtMs: clock.nowMs(), outcome: ok })
+    await writer.write((w) => w.run("UPDATE accounts SET name = 'B'"))
+    expect(recorded).toEqual(["whd_7"])
+    expect(listAttempts(db, "whd_7")).toHaveLength(1)
   })
 
   test("a disabled endpoint's delivery fails without an attempt row", async () => {
