@@ -5,7 +5,10 @@ import { createSandboxScheduler, type SandboxScheduler } from "./domain/sandbox"
 import { createScheduler } from "./lib/scheduler"
 import { createAppMetrics } from "./lib/app-metrics"
 import { createLiveLookups } from "./domain/live-lookups"
-import { createLiveSender, type FetchMedia } from "./domain/live-sender"
+import { createLiveSender } from "./domain/live-sender"
+import { createMessageReceipts } from "./domain/message-receipts"
+import type { FetchMedia } from "./domain/outbound-parts"
+import { createPhoneLinks } from "./domain/phone-links"
 import { createSessionManager } from "./domain/sessions"
 import { fetchMedia } from "./lib/media-fetcher"
 import { createBaileysGateway } from "./whatsapp/baileys/gateway"
@@ -59,7 +62,7 @@ export interface ServiceOverrides {
   random?: () => number
 }
 
-/** Webhook attempts in flight at once, in total and per endpoint (reference/performance.md §4b). */
+/** Webhook attempts in flight at once, in total and per endpoint (docs/webhooks.md § "Retries"). */
 export const WEBHOOK_MAX_IN_FLIGHT = 256
 export const WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 64
 
@@ -71,11 +74,14 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
   const { clock, logger } = overrides
   const db = openDatabase(overrides.databasePath)
   migrate(db, clock.nowMs())
-  const writer = createWriter(db, { onCallbackError: (err) => logger.error("post-commit work failed", { err }) })
+  const changes = createChangeTracker(db)
+  const writer = createWriter(db, {
+    onCallbackError: (err) => logger.error("post-commit work failed", { err }),
+    onCachedTablesChanged: () => changes.bump(),
+  })
   const scheduler = createScheduler(clock)
   const metrics = createAppMetrics()
   const ids = overrides.ids ?? ulidGenerator(clock)
-  const changes = createChangeTracker(db)
   const dispatcher = createDispatcher({
     db,
     writer,
@@ -126,17 +132,22 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
       connectTimeoutMs: config.waConnectTimeoutMs,
     })
   const lookups = createLiveLookups(clock)
-  const sessions = createSessionManager({ ctx, gateway, scheduler, lookups, sender: () => live, random: overrides.random })
+  // The sessions and the send queue meet only here: the sessions write which phones are
+  // connected into the links the queue listens to, and the gateway's acks and receipts reach the
+  // message receipts, which tell the queue when a message is settled.
+  const links = createPhoneLinks()
   const live = createLiveSender({
     ctx,
     scheduler,
     lookups,
-    sessionOf: (phoneId) => sessions.sessionOf(phoneId),
+    links,
     fetchMedia: overrides.fetchMedia ?? ((url) => fetchMedia(url, { allowCidrs: config.outboundAllowCidrs, clock })),
     sendIntervalMs: config.sendIntervalMs,
     sendTimeoutMs: config.sendTimeoutMs,
     random: overrides.random,
   })
+  const receipts = createMessageReceipts({ ctx, settled: live.settled })
+  const sessions = createSessionManager({ ctx, gateway, scheduler, lookups, links, receipts, random: overrides.random })
   let started = false
   let stopped = false
   return {
@@ -161,6 +172,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
       dispatcher.start()
       webhookRetention.start()
       sessions.start()
+      live.start()
     },
     async stop() {
       if (stopped) return

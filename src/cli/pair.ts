@@ -9,6 +9,7 @@ import type { Services } from "../deps"
 import type { PhoneRow } from "../store/phones"
 import { withServices, type CliIo } from "./io"
 import { adminCall, runningServer, type RunningServer } from "./server-client"
+import type { PairingMethod } from "../lib/vocabulary"
 
 export const PAIR_USAGE = "wagate phones pair PHONE_ID|+E164 [--code]"
 
@@ -34,7 +35,7 @@ interface Printed {
   failure: string | null
 }
 
-/** The statuses that end the wait: paired, or given up (docs/live-whatsapp.md, give-up rules). */
+/** The statuses that end the wait: paired, or given up (docs/live-whatsapp.md § "Pairing give-up rules"). */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(["connected", "unpaired", "logged_out"])
 
 /** The domain's pairing state in the admin API's shape. */
@@ -106,7 +107,7 @@ async function pairInProcess(
   io: CliIo,
   services: Services,
   phone: PhoneRow,
-  method: "qr" | "code",
+  method: PairingMethod,
   stopSignal: Promise<string>,
 ): Promise<number> {
   const last: Printed = { waVersion: null, qr: null, code: null, failure: null }
@@ -129,7 +130,7 @@ async function pairThroughServer(
   server: RunningServer,
   phoneId: string,
   phoneNumber: string,
-  method: "qr" | "code",
+  method: PairingMethod,
   stopSignal: Promise<string>,
 ): Promise<number> {
   io.stdout(`A wagate server (pid ${server.pid}) owns this data directory: pairing through it.\n`)

@@ -14,7 +14,7 @@ import { parseArgs } from "./args"
 import { cliLogger, type CliIo } from "./io"
 import { renderQr } from "./pair"
 
-/** Longest a shutdown waits for in-flight requests (API-DECISIONS §13). */
+/** Longest a shutdown waits for in-flight requests (docs/decisions.md § "Configuration and operations"). */
 export const SHUTDOWN_GRACE_MS = 6_000
 /**
  * Bun's own body cap, set out of reach on purpose. Bun answers a body over its cap with a bare
@@ -72,7 +72,7 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
   }
 }
 
-/** On a terminal, shows each new pairing QR or code as it appears (API-DECISIONS §12). */
+/** On a terminal, shows each new pairing QR or code as it appears (docs/decisions.md § "Operator surface"). */
 function printPairingPrompts(io: CliIo, services: Services): void {
   const shown = new Map<string, string>()
   services.sessions.subscribeAll((phone, state) => {

@@ -9,7 +9,7 @@ import {
   type AccountRow,
   type SubscriptionStatus,
 } from "../store/accounts"
-import type { Environment } from "../store/api-keys"
+import type { Environment } from "../lib/vocabulary"
 import { countMessages } from "../store/messages"
 import type { DomainContext } from "./context"
 
@@ -60,7 +60,7 @@ export function newAccount(ctx: DomainContext, name: string, email: string): Acc
 /** Creates an account with an active subscription and the default rate limit. */
 export async function createAccount(ctx: DomainContext, name: string, email: string): Promise<AccountRow> {
   const row = newAccount(ctx, name, email)
-  await ctx.writer.write((db) => insertAccount(db, row))
+  await ctx.writer.write((db) => insertAccount(db, row), { changed: ["accounts"] })
   return row
 }
 
@@ -76,8 +76,7 @@ export async function updateAccount(ctx: DomainContext, accountId: string, patch
     rateLimitPerMinute: patch.rateLimitPerMinute === undefined ? current.rateLimitPerMinute : patch.rateLimitPerMinute,
     updatedAtMs: ctx.clock.nowMs(),
   }
-  await ctx.writer.write((db) => updateAccountRow(db, next))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => updateAccountRow(db, next), { changed: ["accounts"] })
   return next
 }
 
@@ -94,7 +93,7 @@ export function getAccount(ctx: DomainContext, accountId: string): AccountRow {
 }
 
 /**
- * The account with its stats (API-DECISIONS §9): active keys, phones, and outbound messages in
+ * The account with its stats (docs/decisions.md § "Phones, groups, account and usage"): active keys, phones, and outbound messages in
  * `env`, or in both environments when `env` is omitted (the operator's view).
  */
 export function accountProfile(ctx: DomainContext, accountId: string, env?: Environment): AccountProfile {

@@ -1,4 +1,5 @@
 import { randomBase62, sha256Hex, constantTimeEqual } from "../lib/secrets"
+import { deleteAllDashboardSessions } from "../store/dashboard-sessions"
 import { getSetting, setSetting } from "../store/settings"
 import type { DomainContext } from "./context"
 
@@ -19,14 +20,31 @@ export function verifyAdminToken(ctx: DomainContext, presented: string, localTok
   return storedHash !== null && constantTimeEqual(sha256Hex(presented), storedHash)
 }
 
+/**
+ * Names the admin token in force without revealing it: the stored token's hash, or a hash of
+ * WAGATE_ADMIN_TOKEN when that is set. A dashboard session remembers it, so a session opened
+ * with one token ends when the operator resets or replaces it (also by restarting with another
+ * WAGATE_ADMIN_TOKEN).
+ */
+export function adminTokenFingerprint(ctx: DomainContext): string {
+  if (ctx.config.adminToken !== null) return sha256Hex(`configured:${ctx.config.adminToken}`)
+  return `stored:${getSetting(ctx.db, "admin_token_hash") ?? "none"}`
+}
+
 /** True when an admin token exists (configured or stored). */
 export function hasAdminToken(ctx: DomainContext): boolean {
   return ctx.config.adminToken !== null || getSetting(ctx.db, "admin_token_hash") !== null
 }
 
-/** Generates and stores a new admin token, replacing the stored one; returns it (shown once). */
+/**
+ * Generates and stores a new admin token, replacing the stored one; returns it (shown once).
+ * Every dashboard session ends with it: they were opened with the old token.
+ */
 export async function resetAdminToken(ctx: DomainContext): Promise<string> {
   const token = newAdminToken()
-  await ctx.writer.write((db) => setSetting(db, "admin_token_hash", sha256Hex(token)))
+  await ctx.writer.write((db) => {
+    setSetting(db, "admin_token_hash", sha256Hex(token))
+    deleteAllDashboardSessions(db)
+  })
   return token
 }

@@ -62,7 +62,7 @@ export function newApiKey(ctx: DomainContext, cmd: CreateKeyCommand): { row: Api
 export async function createApiKey(ctx: DomainContext, cmd: CreateKeyCommand): Promise<{ row: ApiKeyRow; key: string }> {
   if (!findAccount(ctx.db, cmd.accountId)) throw errors.accountNotFound(cmd.accountId)
   const created = newApiKey(ctx, cmd)
-  await ctx.writer.write((db) => insertApiKey(db, created.row))
+  await ctx.writer.write((db) => insertApiKey(db, created.row), { changed: ["api_keys"] })
   return created
 }
 
@@ -75,9 +75,13 @@ export function listApiKeys(ctx: DomainContext, accountId: string): ApiKeyRow[] 
 /** Revokes a key; it is refused from its next request on. */
 export async function revokeApiKey(ctx: DomainContext, keyId: string): Promise<ApiKeyRow> {
   if (!findApiKey(ctx.db, keyId)) throw errors.apiKeyNotFound(keyId)
-  await ctx.writer.write((db) => revokeApiKeyRow(db, keyId, ctx.clock.nowMs()))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => revokeApiKeyRow(db, keyId, ctx.clock.nowMs()), { changed: ["api_keys"] })
   return findApiKey(ctx.db, keyId)!
+}
+
+/** True while a key works: not revoked and not past its expiry. */
+export function isActiveKey(row: Pick<ApiKeyRow, "revokedAtMs" | "expiresAtMs">, nowMs: number): boolean {
+  return row.revokedAtMs === null && (row.expiresAtMs === null || row.expiresAtMs > nowMs)
 }
 
 /** Keys remembered by hash; bounded so a flood of distinct valid keys cannot grow it without end. */
@@ -108,12 +112,27 @@ export function authenticateApiKey(ctx: DomainContext, presented: string): Princ
     return cached.expiresAtMs !== null && cached.expiresAtMs <= nowMs ? null : cached.principal
   }
   const row = findApiKeyByHash(ctx.db, hash)
-  if (!row || row.revokedAtMs !== null) return null
-  if (row.expiresAtMs !== null && row.expiresAtMs <= nowMs) return null
+  if (!row || !isActiveKey(row, nowMs)) return null
   const account = findAccount(ctx.db, row.accountId)
   if (!account) return null
   const principal = { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
   if (cache.size >= PRINCIPAL_CACHE_ENTRIES) cache.clear()
   cache.set(hash, { version, principal, expiresAtMs: row.expiresAtMs })
   return principal
+}
+
+/**
+ * The principal of a stored key, for the operator acting as that key (the dashboard's sandbox
+ * sends as one of the account's test keys, so the message is recorded under it). Refused, like
+ * the key itself would be, when it is revoked or expired.
+ */
+export function principalOfKey(ctx: DomainContext, keyId: string): Principal {
+  const row = findApiKey(ctx.db, keyId)
+  if (!row) throw errors.apiKeyNotFound(keyId)
+  if (!isActiveKey(row, ctx.clock.nowMs())) {
+    throw errors.validation([`API key ${keyId} is revoked or expired`])
+  }
+  const account = findAccount(ctx.db, row.accountId)
+  if (!account) throw errors.accountNotFound(row.accountId)
+  return { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
 }

@@ -19,7 +19,7 @@ export interface BootstrapResult {
 }
 
 /**
- * First-run setup (API-DECISIONS §1): on a data directory without accounts, creates the default
+ * First-run setup (docs/decisions.md § "Product shape"): on a data directory without accounts, creates the default
  * account and a sandbox key with every scope; generates an admin token unless one is configured
  * or stored. Runs in one transaction, so a crash leaves either all of it or none.
  */
@@ -36,6 +36,6 @@ export async function bootstrap(ctx: DomainContext): Promise<BootstrapResult> {
     if (account) insertAccount(db, account)
     if (key) insertApiKey(db, key.row)
     if (adminToken) setSetting(db, "admin_token_hash", sha256Hex(adminToken))
-  })
+  }, { changed: ["accounts", "api_keys"] })
   return { account, sandboxKey: key?.key ?? null, adminToken }
 }

@@ -31,8 +31,11 @@ export interface DomainContext {
   config: DomainConfig
   /** Records webhook events in the transaction of the change that caused them. */
   events: EventOutbox
-  /** Invalidates the hot-path caches (API keys, webhook subscriptions) when their rows change. */
-  changes: ChangeTracker
+  /**
+   * Says when the hot-path caches (API keys, webhook subscriptions) may be stale. The domain only
+   * reads it: a write that changes their rows names its tables to the writer, which bumps it.
+   */
+  changes: Pick<ChangeTracker, "version">
   /** Authenticated keys by SHA-256, so a request costs no key lookup while nothing changed. */
   principalCache: Map<string, CachedPrincipal>
 }

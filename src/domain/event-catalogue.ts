@@ -3,10 +3,10 @@ import { E164_PATTERN, GROUP_JID_PATTERN } from "../lib/formats"
 import { named, Nullable, NullableTimestamp, Timestamp } from "../lib/schema"
 import { toIso, toIsoOrNull } from "../lib/time"
 import type { InboundRow } from "../store/inbound"
-import type { MessageRow, MessageStatus } from "../store/messages"
+import type { MessageRow } from "../store/messages"
 import type { PhoneRow } from "../store/phones"
-import type { EventType } from "../webhooks/events"
-import type { MessageEventName, MessageState } from "./message-status"
+import type { EventType, MessageEventName, MessageStatus } from "../lib/vocabulary"
+import type { MessageState } from "./message-status"
 import { ConnectionStatusSchema, ErrorCodeSchema, InboundTypeSchema } from "./schemas"
 
 /**

@@ -4,8 +4,8 @@ import { findPhone, findPhoneByRef } from "../store/phones"
 import type { InboundMessage } from "../whatsapp/gateway"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
+import type { Page } from "../lib/vocabulary"
 import { buildMessageReceivedData } from "./event-catalogue"
-import type { Page } from "./messages"
 
 /**
  * Lists inbound messages. Test keys always get an empty list: the sandbox receives nothing
@@ -42,7 +42,7 @@ export function getInbound(ctx: DomainContext, principal: Principal, id: string)
 }
 
 /**
- * Records a message a live phone received (API-DECISIONS §8) and its `message.received` event in
+ * Records a message a live phone received (docs/decisions.md § "Inbound messages") and its `message.received` event in
  * one transaction. A WhatsApp id the phone already recorded (redelivered after a reconnect) is
  * ignored, so each inbound message emits its event once.
  */

@@ -1,16 +1,16 @@
 import type { Clock } from "../lib/clock"
 import type { GroupInfo, WhatsAppSession } from "../whatsapp/gateway"
 
-/** How long a number's WhatsApp check is trusted (API-DECISIONS §7). */
+/** How long a number's WhatsApp check is trusted (docs/decisions.md § "Live sends"). */
 export const NUMBER_CHECK_TTL_MS = 24 * 3_600_000
-/** How long a phone's group list is trusted (API-DECISIONS §9). */
+/** How long a phone's group list is trusted (docs/decisions.md § "Phones, groups, account and usage"). */
 export const GROUPS_TTL_MS = 5 * 60_000
 const MAX_CACHED_NUMBERS = 50_000
 
 /**
  * Caches of what WhatsApp told us: which numbers are on WhatsApp (and their JID) per phone,
  * and each phone's groups. Asking WhatsApp less often keeps sends fast and avoids the
- * rate-overlimit errors peers run into (reference/peers.md §4.9).
+ * rate-overlimit errors WhatsApp answers clients that ask too often.
  */
 export interface LiveLookups {
   /** The JID to send to, or null when the number is not on WhatsApp. */

@@ -1,9 +1,10 @@
 import type { Database } from "bun:sqlite"
+import type { MessageEventName } from "../lib/vocabulary"
 import { updateMessageStatuses, type MessageRow } from "../store/messages"
 import type { WriteTx } from "../store/writer"
 import type { DomainContext } from "./context"
 import { buildMessageEventData } from "./event-catalogue"
-import { applySignal, type MessageEventName, type MessageState, type StatusSignal } from "./message-status"
+import { applySignal, type MessageState, type StatusSignal } from "./message-status"
 
 /** When the step an event announces happened. */
 function occurredAtMs(state: MessageState, event: MessageEventName, fallbackMs: number): number {

@@ -1,4 +1,4 @@
-import type { MessageStatus } from "../store/messages"
+import type { MessageErrorCode, MessageEventName, MessageStatus } from "../lib/vocabulary"
 
 /** The lifecycle fields of a message that the status machine owns. */
 export interface MessageState {
@@ -16,25 +16,8 @@ export type StatusSignal =
   | { kind: "sent"; atMs: number }
   | { kind: "delivered"; atMs: number }
   | { kind: "read"; atMs: number }
-  | { kind: "failed"; atMs: number; errorCode: ErrorCode; errorMessage: string }
+  | { kind: "failed"; atMs: number; errorCode: MessageErrorCode; errorMessage: string }
 
-export type MessageEventName = "message.sent" | "message.delivered" | "message.read" | "message.failed"
-
-/** The closed set of failure codes (API-DECISIONS §7). */
-export const ERROR_CODES = [
-  "recipient_not_on_whatsapp",
-  "group_not_allowed",
-  "media_url_blocked",
-  "media_fetch_failed",
-  "media_too_large",
-  "media_unsupported_type",
-  "phone_disconnected",
-  "account_restricted",
-  "whatsapp_rejected",
-  "send_timeout",
-  "internal_error",
-] as const
-export type ErrorCode = (typeof ERROR_CODES)[number]
 
 /** The outcome of applying a signal: the new state and the events it emits, in order. */
 export interface Transition {
@@ -62,12 +45,12 @@ export function bornSent(atMs: number): Transition {
 }
 
 /** A send that can never go out (a group the phone cannot post to, a sandbox failure number). */
-export function bornFailed(atMs: number, errorCode: ErrorCode, errorMessage: string): Transition {
+export function bornFailed(atMs: number, errorCode: MessageErrorCode, errorMessage: string): Transition {
   return { state: { status: "failed", ...EMPTY, failedAtMs: atMs, errorCode, errorMessage }, events: ["message.failed"] }
 }
 
 /**
- * The status machine of API-DECISIONS §7: pending → sent → delivered → read, sent → read,
+ * The status machine of docs/decisions.md § "Outbound messages": pending → sent → delivered → read, sent → read,
  * pending → failed. Updates are monotonic: nothing moves backwards or out of `failed`; a late
  * signal for a step already passed only fills its missing timestamp, silently. A receipt that
  * arrives before the server ack implies the ack, so it emits `message.sent` first. Every

@@ -8,8 +8,8 @@ import {
   insertMessage,
   listMessages as listMessageRows,
   type MessageRow,
-  type MessageStatus,
 } from "../store/messages"
+import type { MessageStatus, Page } from "../lib/vocabulary"
 import { findPhoneByRef, type PhoneRow } from "../store/phones"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
@@ -43,7 +43,7 @@ export interface SendDeps {
   live: LiveSender
 }
 
-/** Rules that span fields or need more than a schema (API-DECISIONS §4). */
+/** Rules that span fields or need more than a schema (docs/decisions.md § "Errors and validation"). */
 function validateSend(ctx: DomainContext, cmd: SendCommand): { content: string; mediaUrls: string[] } {
   const content = cmd.content ?? ""
   const mediaUrls = cmd.mediaUrls ?? []
@@ -67,7 +67,7 @@ function validateSend(ctx: DomainContext, cmd: SendCommand): { content: string; 
  * the failure recipients) and get their delivered/read transitions scheduled in the same
  * transaction; live sends are born `pending`. The idempotency check and the insert run in one
  * synchronous transaction guarded by a unique index, so concurrent requests with one key
- * create exactly one message (API-DECISIONS §5).
+ * create exactly one message (docs/decisions.md § "Idempotency").
  */
 export async function sendMessage(
   ctx: DomainContext,
@@ -152,14 +152,6 @@ export function getMessage(ctx: DomainContext, principal: Principal, messageId: 
 export interface ListQuery {
   phoneNumberId?: string
   status?: MessageStatus
-  page: number
-  limit: number
-}
-
-/** A page of rows and the total they are a page of. */
-export interface Page<T> {
-  rows: T[]
-  total: number
   page: number
   limit: number
 }

@@ -1,6 +1,6 @@
 /*
  * How long a pairing keeps trying before it gives up until an operator asks again
- * (docs/live-whatsapp.md, pairing give-up rules). A paired phone never gives up: it reconnects
+ * (docs/live-whatsapp.md § "Pairing give-up rules"). A paired phone never gives up: it reconnects
  * with backoff for as long as it is wanted online.
  */
 

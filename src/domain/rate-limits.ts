@@ -1,7 +1,7 @@
 import type { Clock } from "../lib/clock"
 import { takeToken, type BucketState, type TakeResult } from "../lib/token-bucket"
 
-/** Failed authentications allowed per client IP and minute (API-DECISIONS §3). */
+/** Failed authentications allowed per client IP and minute (docs/decisions.md § "API keys and scopes"). */
 export const FAILED_AUTH_PER_MINUTE = 30
 const MAX_IP_BUCKETS = 10_000
 

@@ -9,7 +9,8 @@ import {
 import type { Database } from "bun:sqlite"
 import type { WriteTx } from "../store/writer"
 import type { DomainContext } from "./context"
-import { bornFailed, bornSent, type ErrorCode, type Transition } from "./message-status"
+import type { MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
+import { bornFailed, bornSent, type Transition } from "./message-status"
 import { applyMessageSignals } from "./message-events"
 
 /** A group every sandbox phone can post to. */
@@ -19,15 +20,15 @@ export interface SandboxGroup {
   isCommunityAnnounce: boolean
 }
 
-/** The groups `GET /v1/groups` lists for any phone with a test key (API-DECISIONS §7). */
+/** The groups `GET /v1/groups` lists for any phone with a test key (docs/decisions.md § "Sandbox"). */
 export const SANDBOX_GROUPS: readonly SandboxGroup[] = [
   { id: "120363000000000001@g.us", name: "Sandbox Team", isCommunityAnnounce: false },
   { id: "120363000000000002@g.us", name: "Sandbox Announcements", isCommunityAnnounce: true },
 ]
 
 type Outcome =
-  | { kind: "failed"; errorCode: ErrorCode; errorMessage: (to: string, from: string) => string }
-  | { kind: "progress"; steps: ("delivered" | "read")[] }
+  | { kind: "failed"; errorCode: MessageErrorCode; errorMessage: (to: string, from: string) => string }
+  | { kind: "progress"; steps: ReceiptKind[] }
 
 /** The magic recipients (NANP fictional range) and what each simulates. */
 export const SANDBOX_RECIPIENTS: Readonly<Record<string, Outcome>> = {
@@ -51,7 +52,7 @@ const DEFAULT_OUTCOME: Outcome = { kind: "progress", steps: ["delivered", "read"
 /** What a sandbox send becomes: its birth state and the transitions promised for later. */
 export interface SandboxPlan {
   birth: Transition
-  transitions: { status: "delivered" | "read"; dueAtMs: number }[]
+  transitions: { status: ReceiptKind; dueAtMs: number }[]
 }
 
 /** Decides a sandbox send's fate from its recipient alone (pure). */
@@ -101,7 +102,7 @@ export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler)
   const keyOf = (row: SandboxTransitionRow) => `${row.messageId}:${row.status}`
   scheduler.on(SCHEDULER_KIND, (keys) => {
     const due = keys.map((key) => {
-      const [messageId, status] = key.split(":") as [string, "delivered" | "read"]
+      const [messageId, status] = key.split(":") as [string, ReceiptKind]
       return { messageId, status }
     })
     ctx.writer
@@ -132,7 +133,7 @@ export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler)
  * tick's transitions go together: taken, read and written a few statements for the lot rather
  * than several per message (they are half of what a sandbox send costs).
  */
-function applySandboxTransitions(ctx: DomainContext, db: Database, tx: WriteTx, due: readonly { messageId: string; status: "delivered" | "read" }[]): void {
+function applySandboxTransitions(ctx: DomainContext, db: Database, tx: WriteTx, due: readonly { messageId: string; status: ReceiptKind }[]): void {
   // A read also takes its message's delivered if that is still stored (its write failed and
   // waits for a retry), so delivered always comes first. Those already applied are not returned.
   const wanted = [...due, ...due.filter((t) => t.status === "read").map((t) => ({ messageId: t.messageId, status: "delivered" as const }))]

@@ -1,4 +1,4 @@
-/** Every scope a key can carry, aliases included (API-DECISIONS §3). */
+/** Every scope a key can carry, aliases included (docs/decisions.md § "API keys and scopes"). */
 export const ALL_SCOPES = [
   "messages:send",
   "messages:write",

@@ -1,7 +1,9 @@
 import type { TimerHandle } from "../lib/clock"
-import { utcDayStartMs, utcMonthStartMs, utcWeekStartMs } from "../lib/time"
+import { DAY_MS, utcDayStartMs, utcMonthStartMs, utcWeekStartMs } from "../lib/time"
 import { touchApiKey } from "../store/api-keys"
-import { countMessagesSince } from "../store/messages"
+import type { Environment } from "../store/api-keys"
+import type { MessageStatus } from "../lib/vocabulary"
+import { countMessagesSince, dailyMessageCounts } from "../store/messages"
 import { addApiRequestCounts, sumApiRequestsSince, type ApiRequestCounts } from "../store/usage"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
@@ -29,6 +31,8 @@ export interface UsageReport {
 export interface UsageRecorder {
   recordRequest(principal: Principal, statusCode: number): void
   report(principal: Principal, period: UsagePeriod): UsageReport
+  /** The same report for an account and environment (the operator's dashboard). */
+  reportFor(accountId: string, env: Environment, period: UsagePeriod): UsageReport
   /** Writes everything buffered; resolves when committed. */
   flush(): Promise<void>
   stop(): Promise<void>
@@ -75,14 +79,17 @@ export function createUsageRecorder(ctx: DomainContext): UsageRecorder {
       timer ??= ctx.clock.setTimer(USAGE_FLUSH_INTERVAL_MS, () => void flush())
     },
     report(principal, period) {
+      return this.reportFor(principal.accountId, principal.env, period)
+    },
+    reportFor(accountId, env, period) {
       const endMs = ctx.clock.nowMs()
       const startMs = periodStartMs(period, endMs)
-      const m = countMessagesSince(ctx.db, principal.accountId, principal.env, startMs)
-      const stored = sumApiRequestsSince(ctx.db, principal.accountId, principal.env, startMs)
+      const m = countMessagesSince(ctx.db, accountId, env, startMs)
+      const stored = sumApiRequestsSince(ctx.db, accountId, env, startMs)
       let successful = stored.successful
       let failed = stored.failed
       for (const c of counts.values()) {
-        if (c.accountId === principal.accountId && c.env === principal.env && c.dayMs >= startMs) {
+        if (c.accountId === accountId && c.env === env && c.dayMs >= startMs) {
           successful += c.successful
           failed += c.failed
         }
@@ -94,7 +101,7 @@ export function createUsageRecorder(ctx: DomainContext): UsageRecorder {
         messages: {
           total: m.pending + m.sent + m.delivered + m.read + m.failed,
           pending: m.pending,
-          // "sent" counts every message that reached WhatsApp (API-DECISIONS §9).
+          // "sent" counts every message that reached WhatsApp (docs/decisions.md § "Phones, groups, account and usage").
           sent: m.sent + m.delivered + m.read,
           failed: m.failed,
         },
@@ -116,10 +123,31 @@ function mergeCounts(into: Map<string, ApiRequestCounts>, key: string, add: ApiR
   }
 }
 
-/** Start of the calendar period (UTC) that contains `nowMs` (API-DECISIONS §9). */
+/** Start of the calendar period (UTC) that contains `nowMs` (docs/decisions.md § "Phones, groups, account and usage"). */
 export function periodStartMs(period: UsagePeriod, nowMs: number): number {
   if (period === "day") return utcDayStartMs(nowMs)
   if (period === "week") return utcWeekStartMs(nowMs)
   return utcMonthStartMs(nowMs)
 }
 
+
+/** One UTC day of messages, by current status. */
+export interface DailyMessages {
+  dayMs: number
+  counts: Record<MessageStatus, number>
+}
+
+/** Messages per UTC day for the last `days` days (today included, oldest first), from the daily counters. */
+export function dailyMessages(ctx: DomainContext, accountId: string, env: Environment, days: number): DailyMessages[] {
+  const todayMs = utcDayStartMs(ctx.clock.nowMs())
+  const fromDayMs = todayMs - (days - 1) * DAY_MS
+  const out: DailyMessages[] = []
+  for (let dayMs = fromDayMs; dayMs <= todayMs; dayMs += DAY_MS) {
+    out.push({ dayMs, counts: { pending: 0, sent: 0, delivered: 0, read: 0, failed: 0 } })
+  }
+  for (const row of dailyMessageCounts(ctx.db, accountId, env, fromDayMs)) {
+    const day = out[Math.round((row.dayMs - fromDayMs) / DAY_MS)]
+    if (day) day.counts[row.status] += row.n
+  }
+  return out
+}

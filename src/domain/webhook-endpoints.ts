@@ -1,6 +1,6 @@
 import { errors } from "../lib/errors"
 import { findAccount } from "../store/accounts"
-import type { Environment } from "../store/api-keys"
+import type { Environment, Page } from "../lib/vocabulary"
 import {
   deleteEndpoint,
   findDelivery,
@@ -19,15 +19,14 @@ import {
 import { newSigningSecret } from "../webhooks/signer"
 import type { DomainContext } from "./context"
 import { EVENT_NAMES } from "./event-catalogue"
-import type { Page } from "./messages"
 
-/** How long a rotated-out secret keeps signing beside the new one (API-DECISIONS §11). */
+/** How long a rotated-out secret keeps signing beside the new one (docs/decisions.md § "Webhooks"). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
 export const WEBHOOK_URL_MAX_LENGTH = 2048
 
 /**
  * Checks an operator's webhook URL. Unlike media URLs, http and private addresses are allowed
- * (a local n8n is a common receiver, API-DECISIONS §10); credentials are not, because fetch
+ * (a local n8n is a common receiver, docs/decisions.md § "Outbound HTTP"); credentials are not, because fetch
  * refuses them and the signature is the authentication. Returns the problem, or null.
  */
 function urlProblem(url: string): string | null {
@@ -53,7 +52,7 @@ function eventsProblem(events: readonly string[]): string | null {
   return null
 }
 
-/** Checks a URL and an event list together, so every problem is reported at once (API-DECISIONS §4). */
+/** Checks a URL and an event list together, so every problem is reported at once (docs/decisions.md § "Errors and validation"). */
 function checkInput(input: { url?: string; events?: readonly string[] }): { events?: string[] } {
   const problems = [
     input.url === undefined ? null : urlProblem(input.url),
@@ -98,8 +97,7 @@ export async function createEndpoint(
     createdAtMs: nowMs,
     updatedAtMs: nowMs,
   }
-  await ctx.writer.write((db) => insertEndpoint(db, row))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => insertEndpoint(db, row), { changed: ["webhook_endpoints"] })
   return row
 }
 
@@ -118,16 +116,14 @@ export async function changeEndpoint(
     enabled: patch.enabled ?? current.enabled,
     updatedAtMs: ctx.clock.nowMs(),
   }
-  await ctx.writer.write((db) => updateEndpoint(db, next))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => updateEndpoint(db, next), { changed: ["webhook_endpoints"] })
   return next
 }
 
 /** Removes an endpoint with its delivery history. */
 export async function removeEndpoint(ctx: DomainContext, id: string): Promise<EndpointRow> {
   const current = getEndpoint(ctx, id)
-  await ctx.writer.write((db) => deleteEndpoint(db, id))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => deleteEndpoint(db, id), { changed: ["webhook_endpoints"] })
   return current
 }
 
@@ -145,8 +141,7 @@ export async function rotateSecret(ctx: DomainContext, id: string): Promise<Endp
     previousSecretExpiresAtMs: nowMs + SECRET_ROTATION_OVERLAP_MS,
     updatedAtMs: nowMs,
   }
-  await ctx.writer.write((db) => updateEndpoint(db, next))
-  ctx.changes.bump()
+  await ctx.writer.write((db) => updateEndpoint(db, next), { changed: ["webhook_endpoints"] })
   return next
 }
 
@@ -173,7 +168,8 @@ export function listEndpointDeliveries(
   }
 }
 
-function withAttempts(ctx: DomainContext, delivery: DeliveryRow): DeliveryWithAttempts {
+/** A delivery with its event type and attempts. */
+export function withAttempts(ctx: DomainContext, delivery: DeliveryRow): DeliveryWithAttempts {
   return { delivery, eventType: findEvent(ctx.db, delivery.eventId)?.type ?? "unknown", attempts: listAttempts(ctx.db, delivery.id) }
 }
 

@@ -15,8 +15,8 @@ export interface ClientInfo {
 }
 
 /**
- * The one place that decides who a request came from (docs/operations.md, "Behind a reverse
- * proxy"). `X-Forwarded-For` and `X-Forwarded-Proto` are anyone's to write, so they are read only
+ * The one place that decides who a request came from (docs/operations.md § "Behind a
+ * reverse proxy"). `X-Forwarded-For` and `X-Forwarded-Proto` are anyone's to write, so they are read only
  * when the socket peer is one of the operator's trusted proxies; otherwise a client could pick
  * any address and slip past the failed-authentication throttle. `X-Forwarded-For` is read from
  * the right, skipping trusted hops: the right-most untrusted hop is the one our own proxy saw,

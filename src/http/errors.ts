@@ -18,7 +18,7 @@ const STATUS: Record<ErrorKind, number> = {
   bad_gateway: 502,
 }
 
-/** The spec's short `error` titles (API-DECISIONS §4). */
+/** The spec's short `error` titles (docs/decisions.md § "Errors and validation"). */
 const TITLE: Record<ErrorKind, string> = {
   bad_request: "Bad Request",
   unauthorized: "Unauthorized",

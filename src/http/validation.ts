@@ -5,7 +5,7 @@ import { errors } from "../lib/errors"
 
 /**
  * Request validation with messages a person can act on, one per problem and naming the field
- * (API-DECISIONS §4). Each field schema carries its own sentence in `errorMessage`. Elysia's
+ * (docs/decisions.md § "Errors and validation"). Each field schema carries its own sentence in `errorMessage`. Elysia's
  * built-in validation is not used for requests: it runs before authentication and hides its
  * details in production, and the spec wants 401/403 before 400 and readable messages always.
  */

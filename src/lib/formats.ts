@@ -1,4 +1,4 @@
-/** E.164 as API-DECISIONS §4 defines it: a plus, a non-zero digit, then 7 to 14 digits. */
+/** E.164 as docs/decisions.md § "Errors and validation" defines it: a plus, a non-zero digit, then 7 to 14 digits. */
 export const E164_PATTERN = "^\\+[1-9][0-9]{7,14}$"
 /** A WhatsApp group JID: digits, optionally `-digits` (old-style groups), then `@g.us`. */
 export const GROUP_JID_PATTERN = "^[0-9]+(-[0-9]+)?@g\\.us$"
@@ -14,7 +14,7 @@ export function isGroupJid(value: string): boolean {
   return groupJid.test(value)
 }
 
-/** Counts Unicode code points, so an emoji counts once (API-DECISIONS §4). */
+/** Counts Unicode code points, so an emoji counts once (docs/decisions.md § "Errors and validation"). */
 export function codePointLength(value: string): number {
   let n = 0
   for (const _ of value) n++

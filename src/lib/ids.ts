@@ -15,7 +15,7 @@ const RANDOM_CHARS = 16 // 80 bits
  * ULID-shaped ids (48-bit millisecond time + 80 random bits, Crockford base32, lower case).
  * Within one millisecond the random part is incremented, so ids stay strictly increasing even
  * for a burst of sends in the same millisecond, and time-ordered ids keep B-tree inserts
- * append-only (about 2× faster than random ids at 1M rows, see reference/performance.md).
+ * append-only (about 2× faster than random ids at 1M rows in our measurements).
  */
 export function ulidGenerator(clock: Clock, randomBytes: (n: number) => Uint8Array = cryptoRandomBytes): IdGenerator {
   let lastMs = -1

@@ -36,7 +36,7 @@ const BLOCKED_SUFFIXES = [".localhost", ".local", ".internal"]
 export const MEDIA_URL_MAX_LENGTH = 2048
 
 /**
- * Request-time check of one media URL (API-DECISIONS §4). Returns why the URL is refused, or
+ * Request-time check of one media URL (docs/decisions.md § "Errors and validation"). Returns why the URL is refused, or
  * null when it may be fetched later. This cannot see where a name resolves to; the fetcher
  * checks the dialled address again.
  */

@@ -3,7 +3,7 @@ import { Type, type SchemaOptions, type TLiteral, type TSchema, type TUnion } fr
 /**
  * Shared TypeBox vocabulary for every layer that declares a shape: the API models (http) and the
  * webhook event catalogue (domain). TypeBox is the single source of truth; the OpenAPI document
- * is generated from these schemas (docs/api.md, "OpenAPI").
+ * is generated from these schemas (docs/api.md § "OpenAPI").
  */
 
 const componentName = Symbol.for("wagate.schema.component")

@@ -18,7 +18,7 @@ export interface TakeResult {
 
 /**
  * Token bucket with capacity = `limitPerMinute`, refilled continuously at limit/60 per second
- * (API-DECISIONS §6). Pure: the caller owns the state and the time. A refused request takes
+ * (docs/decisions.md § "Rate limits"). Pure: the caller owns the state and the time. A refused request takes
  * no token, so clients that respect Retry-After are served as soon as it elapses.
  */
 export function takeToken(previous: BucketState | undefined, limitPerMinute: number, nowMs: number): TakeResult {

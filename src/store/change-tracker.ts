@@ -1,5 +1,9 @@
 import type { Database } from "bun:sqlite"
 
+/** The tables whose rows this process caches (API keys with their accounts, webhook subscriptions). */
+export const CACHED_TABLES = ["accounts", "api_keys", "webhook_endpoints"] as const
+export type CachedTable = (typeof CACHED_TABLES)[number]
+
 /**
  * Tells whether anything cached from the database may be stale: SQLite's `data_version` moves
  * when another connection (a CLI command beside the server) commits, and `bump()` records a
@@ -8,7 +12,10 @@ import type { Database } from "bun:sqlite"
 export interface ChangeTracker {
   /** A token that differs whenever cached rows may have changed. */
   version(): string
-  /** Marks a change written by this process (a key revoked, an endpoint edited…). */
+  /**
+   * Marks a change written by this process (a key revoked, an endpoint edited…). Only the writer
+   * calls it, for a write that says it changed a cached table (Writer.write's `changed`).
+   */
   bump(): void
 }
 

@@ -10,7 +10,7 @@ export type { Database }
 export const DATABASE_FILE = "wagate.db"
 
 /**
- * Opens a database with the durability settings of API-DECISIONS §13: WAL, synchronous=FULL
+ * Opens a database with the durability settings of docs/decisions.md § "Configuration and operations": WAL, synchronous=FULL
  * (an acknowledged send must survive a power loss), a busy timeout so that a CLI command and
  * the server can write side by side, and foreign keys on. bun:sqlite's defaults are none of
  * these, so they are set at every open.

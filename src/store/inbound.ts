@@ -1,9 +1,8 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
-import type { Environment } from "./api-keys"
+import type { Environment, InboundType } from "../lib/vocabulary"
 import { nextSequence } from "./messages"
 
-export type InboundType = "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contact" | "other"
 
 /** An inbound message row. */
 export interface InboundRow {
@@ -84,4 +83,26 @@ export function insertInbound(db: Database, row: Omit<InboundRow, "seq">): Inbou
   db.query(INSERT_INBOUND).run({ ...stored, isGroup: stored.isGroup ? 1 : 0 })
   db.query(BUMP_COUNT).run(row.accountId, row.env, row.phoneId)
   return stored
+}
+
+/** One keyset page of inbound messages, newest first, below `beforeSeq` (no OFFSET, no count). */
+export function listInboundWindow(
+  db: Database,
+  q: { accountId: string; env: Environment; phoneId?: string; beforeSeq: number | null; limit: number },
+): InboundRow[] {
+  // Only the filters in use are named, so a phone filter seeks the phone index.
+  const phone = q.phoneId === undefined ? "" : " AND phone_id = $phoneId"
+  const sql = `SELECT ${COLUMNS} FROM inbound_messages WHERE account_id = $accountId AND env = $env AND seq < $beforeSeq${phone}
+  ORDER BY seq DESC LIMIT $limit`
+  const params: SqlParams = { accountId: q.accountId, env: q.env, beforeSeq: q.beforeSeq ?? Number.MAX_SAFE_INTEGER, limit: q.limit }
+  if (q.phoneId !== undefined) params.phoneId = q.phoneId
+  return db.query<RawRow, SqlParams>(sql).all(params).map(fromRaw)
+}
+
+const SELECT_BY_ID = `SELECT ${COLUMNS} FROM inbound_messages WHERE id = ?`
+
+/** An inbound message by id, whatever its account (the operator's view). */
+export function findInbound(db: Database, id: string): InboundRow | null {
+  const raw = db.query<RawRow, [string]>(SELECT_BY_ID).get(id)
+  return raw ? fromRaw(raw) : null
 }

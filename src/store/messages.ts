@@ -1,9 +1,8 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
 import { utcDayStartMs } from "../lib/time"
-import type { Environment } from "./api-keys"
+import type { Environment, MessageStatus } from "../lib/vocabulary"
 
-export type MessageStatus = "pending" | "sent" | "delivered" | "read" | "failed"
 
 /** An outbound message row. */
 export interface MessageRow {
@@ -224,4 +223,60 @@ export function countMessagesSince(
     out[r.status] = r.n
   }
   return out
+}
+
+/** A keyset page of messages for the operator's list: newest first, below `beforeSeq`. */
+export interface MessageWindowQuery {
+  accountId: string
+  env: Environment
+  status?: MessageStatus
+  phoneId?: string
+  /** Exact recipient; searched only among the `recipientScanLimit` newest messages. */
+  toAddress?: string
+  recipientScanLimit: number
+  /** Only messages with a smaller seq (the previous page's last); null for the newest. */
+  beforeSeq: number | null
+  limit: number
+}
+
+const LAST_SEQ = "SELECT last_seq AS n FROM message_sequences WHERE account_id = ? AND env = ?"
+
+/**
+ * One page of messages by seq (an index seek at any depth: no OFFSET, no count). The statement
+ * names only the filters in use, so SQLite can seek the status or phone index (an `x IS NULL OR`
+ * test would keep it from using them). Recipients have no index (one would cost every send), so
+ * a recipient filter reads a bounded window of the newest messages only.
+ */
+export function listMessagesWindow(db: Database, q: MessageWindowQuery): MessageRow[] {
+  const lastSeq = db.query<{ n: number }, [string, string]>(LAST_SEQ).get(q.accountId, q.env)?.n ?? 0
+  const where = ["account_id = $accountId", "env = $env", "seq < $beforeSeq"]
+  const params: SqlParams = { accountId: q.accountId, env: q.env, beforeSeq: q.beforeSeq ?? lastSeq + 1, limit: q.limit }
+  if (q.status !== undefined) {
+    where.push("status = $status")
+    params.status = q.status
+  }
+  if (q.phoneId !== undefined) {
+    where.push("phone_id = $phoneId")
+    params.phoneId = q.phoneId
+  }
+  if (q.toAddress !== undefined) {
+    where.push("seq > $lowestSeq", "to_address = $toAddress")
+    params.toAddress = q.toAddress
+    params.lowestSeq = lastSeq - q.recipientScanLimit
+  }
+  const sql = `SELECT ${COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT $limit`
+  return db.query<RawRow, SqlParams>(sql).all(params).map(fromRaw)
+}
+
+const DAILY = `SELECT day_ms AS dayMs, status, n FROM message_daily_counts
+  WHERE account_id = $accountId AND env = $env AND day_ms >= $fromDayMs ORDER BY day_ms`
+
+/** Messages per UTC day and current status since `fromDayMs`, from the daily counters. */
+export function dailyMessageCounts(
+  db: Database,
+  accountId: string,
+  env: Environment,
+  fromDayMs: number,
+): { dayMs: number; status: MessageStatus; n: number }[] {
+  return db.query<{ dayMs: number; status: MessageStatus; n: number }, SqlParams>(DAILY).all({ accountId, env, fromDayMs })
 }

@@ -57,7 +57,7 @@ CREATE TABLE phones (
 CREATE INDEX phones_account ON phones (account_id, created_at_ms);
 
 -- seq numbers an account's messages per environment densely from 1, so that a page of the
--- unfiltered list is an index seek on seq instead of an OFFSET walk (reference/performance.md §3).
+-- unfiltered list is an index seek on seq instead of an OFFSET walk (docs/performance.md § "What the numbers say").
 CREATE TABLE messages (
   id TEXT PRIMARY KEY,
   account_id TEXT NOT NULL,
@@ -289,6 +289,20 @@ ALTER TABLE phones ADD COLUMN last_error_message TEXT;
 ALTER TABLE phones ADD COLUMN last_error_at_ms INTEGER;
 `
 
+const DASHBOARD_SESSIONS = `
+-- Signed-in dashboard sessions. Only the SHA-256 of the session id is stored, so a copy of the
+-- database does not sign anyone in; the CSRF token is per session. admin_fingerprint names the
+-- admin token the session was opened with: once the token changes, the session is over.
+CREATE TABLE dashboard_sessions (
+  id_hash TEXT PRIMARY KEY,
+  csrf_token TEXT NOT NULL,
+  admin_fingerprint TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  last_seen_at_ms INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX dashboard_sessions_last_seen ON dashboard_sessions (last_seen_at_ms);
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -325,5 +339,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     name: "phones last error",
     up: (db) => db.exec(PHONES_LAST_ERROR),
+  },
+  {
+    version: 8,
+    name: "dashboard sessions",
+    up: (db) => db.exec(DASHBOARD_SESSIONS),
   },
 ]

@@ -1,7 +1,5 @@
 import type { Database } from "bun:sqlite"
-
-/** Connection states of a phone (API-DECISIONS §9). */
-export type ConnectionStatus = "unpaired" | "pairing" | "connecting" | "connected" | "disconnected" | "logged_out"
+import type { ConnectionStatus } from "../lib/vocabulary"
 
 /** A phone row. */
 export interface PhoneRow {

@@ -1,9 +1,10 @@
 import type { Database } from "bun:sqlite"
+import type { ReceiptKind } from "../lib/vocabulary"
 
 /** A status change the sandbox will apply to a message at `dueAtMs`. */
 export interface SandboxTransitionRow {
   messageId: string
-  status: "delivered" | "read"
+  status: ReceiptKind
   dueAtMs: number
 }
 

@@ -225,6 +225,47 @@ export function listDeliveries(
   return { rows, total }
 }
 
+const LATEST_BY_ENDPOINT = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ?
+  ORDER BY created_at_ms DESC, id DESC LIMIT 1`
+
+/** An endpoint's newest delivery (one seek on the endpoint index), or null when it has none. */
+export function latestDelivery(db: Database, endpointId: string): DeliveryRow | null {
+  return db.query<DeliveryRow, [string]>(LATEST_BY_ENDPOINT).get(endpointId)
+}
+
+const EVENTS_AT = `SELECT id, account_id AS accountId, env, type, body, occurred_at_ms AS occurredAtMs FROM events
+  WHERE occurred_at_ms = ? AND account_id = ? AND env = ? AND type = ?`
+
+/** The events of one type an account recorded at one instant (a seek on the occurred index). */
+export function findEventsAt(db: Database, accountId: string, env: Environment, type: string, occurredAtMs: number): EventRow[] {
+  return db.query<EventRow, [number, string, string, string]>(EVENTS_AT).all(occurredAtMs, accountId, env, type)
+}
+
+const DELIVERIES_OF_EVENT = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE event_id = ? ORDER BY created_at_ms, id`
+
+/** Every delivery of one event (to each endpoint, resends included). */
+export function listDeliveriesOfEvent(db: Database, eventId: string): DeliveryRow[] {
+  return db.query<DeliveryRow, [string]>(DELIVERIES_OF_EVENT).all(eventId)
+}
+
+/**
+ * One keyset page of an endpoint's deliveries, newest first, strictly older than `before` (a
+ * seek on the endpoint index at any depth: no OFFSET, no count).
+ */
+export function listDeliveriesWindow(
+  db: Database,
+  q: { endpointId: string; before: { createdAtMs: number; id: string } | null; limit: number },
+): DeliveryRow[] {
+  if (q.before === null) {
+    return db.query<DeliveryRow, [string, number]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ?
+      ORDER BY created_at_ms DESC, id DESC LIMIT ?`).all(q.endpointId, q.limit)
+  }
+  return db
+    .query<DeliveryRow, [string, number, string, number]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ?1
+      AND (created_at_ms, id) < (?2, ?3) ORDER BY created_at_ms DESC, id DESC LIMIT ?4`)
+    .all(q.endpointId, q.before.createdAtMs, q.before.id, q.limit)
+}
+
 /** One recorded attempt. */
 export interface AttemptRow {
   deliveryId: string

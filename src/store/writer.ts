@@ -1,15 +1,20 @@
 import type { Database } from "bun:sqlite"
+import type { CachedTable } from "./change-tracker"
 
 /**
  * Runs write transactions on the single writer connection with group commit: every write
  * issued in one event-loop turn runs in its own SAVEPOINT of one shared transaction, and all of
- * them are answered after the single COMMIT (one fsync for the batch, reference/performance.md
- * §2b). A write that throws rolls back only its own savepoint. Nobody is answered before the
+ * them are answered after the single COMMIT (one fsync for the batch; docs/performance.md §
+ * "What the numbers say"). A write that throws rolls back only its own savepoint. Nobody is answered before the
  * commit, so durability is the same as one transaction per write.
  */
 export interface Writer {
-  /** Runs `fn` inside a transaction; resolves with its result once committed. `fn` must be synchronous. */
-  write<T>(fn: (db: Database, tx: WriteTx) => T): Promise<T>
+  /**
+   * Runs `fn` inside a transaction; resolves with its result once committed. `fn` must be
+   * synchronous. A write that changes rows the process caches names their tables in `changed`,
+   * and the caches are invalidated when it commits, so no caller has to remember to.
+   */
+  write<T>(fn: (db: Database, tx: WriteTx) => T, options?: { changed?: readonly CachedTable[] }): Promise<T>
   /** Commits the open batch now (used at shutdown). */
   flush(): void
   /**
@@ -41,7 +46,12 @@ interface Pending {
 
 export function createWriter(
   db: Database,
-  options: { schedule?: (fn: () => void) => void; onCallbackError?: (err: unknown) => void } = {},
+  options: {
+    schedule?: (fn: () => void) => void
+    onCallbackError?: (err: unknown) => void
+    /** Called once a write that changed cached tables has committed (the change tracker's bump). */
+    onCachedTablesChanged?: (tables: readonly CachedTable[]) => void
+  } = {},
 ): Writer {
   const schedule = options.schedule ?? setImmediate
   const onCallbackError = options.onCallbackError ?? ((err: unknown) => queueMicrotask(() => { throw err }))
@@ -97,7 +107,7 @@ export function createWriter(
   }
 
   return {
-    write<T>(fn: (db: Database, tx: WriteTx) => T): Promise<T> {
+    write<T>(fn: (db: Database, tx: WriteTx) => T, writeOptions?: { changed?: readonly CachedTable[] }): Promise<T> {
       if (!batch) {
         // A busy or closed database must reject the write, not throw: callers chain .catch()
         // (often from a timer), and a synchronous throw there would be an uncaught exception.
@@ -111,6 +121,10 @@ export function createWriter(
       }
       db.run("SAVEPOINT w")
       const afterCommit: (() => void)[] = []
+      const changed = writeOptions?.changed
+      const onChanged = options.onCachedTablesChanged
+      // First among the callbacks: whatever runs after the commit must already see fresh caches.
+      if (changed?.length && onChanged) afterCommit.push(() => onChanged(changed))
       let result: T
       try {
         result = fn(db, { afterCommit: (cb) => void afterCommit.push(cb) })

@@ -101,13 +101,18 @@ export function createAttemptRecorder(deps: {
   function flush(): Promise<void> {
     if (waiting.length === 0) return Promise.resolve()
     const { results, progress, attempts } = take()
-    return deps.writer
+    const written = deps.writer
       .write((db) => recordAttempts(db, attempts, progress))
       .then(
         () => afterCommit(results, progress),
         (err) => deps.logger.error("recording webhook attempts failed; they stay pending", { count: results.length, err }),
       )
       .finally(() => deps.onRecorded(results))
+    // Committed at once: this runs at the end of a turn (or from a timer), and a batch left open
+    // until the next turn's end would show the attempts to that turn's readers before they are
+    // durable (a crash in between would lose what a reader was already told).
+    deps.writer.flush()
+    return written
   }
 
   function afterCommit(results: readonly AttemptResult[], progress: readonly DeliveryProgress[]): void {

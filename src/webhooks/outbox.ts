@@ -2,10 +2,10 @@ import type { Database } from "bun:sqlite"
 import type { Clock } from "../lib/clock"
 import type { IdGenerator } from "../lib/ids"
 import { toIso } from "../lib/time"
-import type { Environment } from "../store/api-keys"
+import type { Environment } from "../lib/vocabulary"
 import type { WriteTx } from "../store/writer"
 import { insertDelivery, insertEvent, listEnabledEndpoints, type DeliveryRow, type EndpointRow } from "../store/webhooks"
-import type { EventType } from "./events"
+import type { EventType } from "../lib/vocabulary"
 
 /** An event to record, with its spec data. */
 export interface OutboxEvent {
@@ -17,7 +17,7 @@ export interface OutboxEvent {
 }
 
 /**
- * The transactional outbox (API-DECISIONS §11): `record` writes the event and one delivery per
+ * The transactional outbox (docs/decisions.md § "Webhooks"): `record` writes the event and one delivery per
  * subscribed, enabled endpoint inside the caller's transaction, so a state change and its
  * webhooks are committed together or not at all. The deliveries are handed to the dispatcher
  * only after the commit.

@@ -38,7 +38,7 @@ export function createSigner(): { header(secrets: readonly string[], timestampSe
   return { header: (secrets, timestampSeconds, rawBody) => signWith(secrets.map(keyFor), timestampSeconds, rawBody) }
 }
 
-/** A new signing secret: `whsec_` + base64 of 32 random bytes (API-DECISIONS §11). */
+/** A new signing secret: `whsec_` + base64 of 32 random bytes (docs/decisions.md § "Webhooks"). */
 export function newSigningSecret(): string {
   return `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`
 }

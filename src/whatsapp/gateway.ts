@@ -4,6 +4,7 @@
  * outside src/whatsapp/baileys/ knows Baileys exists, and tests plug in a fake.
  */
 
+import type { InboundType, MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
 import type { ConnectionFailure } from "./failures"
 
 /**
@@ -36,6 +37,17 @@ export type DisconnectReason =
   /** We closed it. */
   | "closed_by_us"
 
+/**
+ * Why WhatsApp refused one of our parts, in wagate's vocabulary: the adapter maps WhatsApp's
+ * error codes to the message error code an API client sees, so nothing past the port decides
+ * anything on a WhatsApp number.
+ */
+export interface PartRejection {
+  code: Extract<MessageErrorCode, "account_restricted" | "whatsapp_rejected">
+  /** WhatsApp's own word for it ("479"), only quoted in the message's errorMessage for support. */
+  detail: string
+}
+
 /** A WhatsApp-side media kind; one media URL becomes one part of this kind. */
 export type MediaKind = "image" | "video" | "audio" | "document"
 
@@ -66,7 +78,7 @@ export interface InboundMessage {
   from: string
   isGroup: boolean
   groupId: string | null
-  type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contact" | "other"
+  type: InboundType
   content: string
   receivedAtMs: number
 }
@@ -82,16 +94,18 @@ export interface SessionEvents {
   /** Logged in: `phoneNumber` is the E.164 of the WhatsApp account the device belongs to. */
   connected(info: { phoneNumber: string }): void
   /**
-   * The session ended (once). `failure` says why in the operator's vocabulary; null when nothing
-   * failed (we closed it, or WhatsApp asked for a fresh socket).
+   * The session ended (once). `final` is the adapter's decision that reconnecting cannot help
+   * (the device was unlinked, replaced, refused, or we closed it); `failure` says why in the
+   * operator's vocabulary, null when nothing failed (we closed it, or WhatsApp asked for a fresh
+   * socket).
    */
-  disconnected(info: { reason: DisconnectReason; statusCode: number | null; failure: ConnectionFailure | null }): void
+  disconnected(info: { reason: DisconnectReason; final: boolean; failure: ConnectionFailure | null }): void
   /** WhatsApp's server accepted a part (the success ack). */
   partAcked(waMessageId: string, atMs: number): void
-  /** WhatsApp refused a part (an error ack, e.g. "463" or "479"). */
-  partRejected(waMessageId: string, errorCode: string, atMs: number): void
+  /** WhatsApp refused a part (an error ack), translated by the adapter. */
+  partRejected(waMessageId: string, rejection: PartRejection, atMs: number): void
   /** A delivery or read receipt for one of our parts (1:1 or any group participant). */
-  receipt(waMessageId: string, kind: "delivered" | "read", atMs: number): void
+  receipt(waMessageId: string, kind: ReceiptKind, atMs: number): void
   inbound(message: InboundMessage): void
 }
 

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { hasTaskset, hasWrk, runLoad, type LoadResult } from "./loadgen"
+import { DASHBOARD_PAGE_TARGET_MS, timeDashboardPages } from "./dashboard"
 import { seedMessages } from "./seed"
 
 /*
@@ -246,6 +247,8 @@ async function benchList() {
     page1.push(await runLoad({ url: `${w.base}/v1/messages?page=1`, method: "GET", headers, connections: 1, durationSeconds: DURATION_S }))
     pageDeep.push(await runLoad({ url: `${w.base}/v1/messages?page=${deep}`, method: "GET", headers, connections: 1, durationSeconds: DURATION_S }))
   }
+  const newest = (await (await fetch(`${w.base}/v1/messages?page=1&limit=1`, { headers })).json()) as any
+  const dashboardPages = await timeDashboardPages(w.base, admin, { accountId, phoneId: phone.id, messageId: newest.data.data[0].id })
   await stopProc(w.proc)
   // The stall check: the reference saw 90–330 ms write stalls once a database passed ~1 GB, so
   // the same account's live environment is filled with larger messages until the file is past
@@ -277,6 +280,7 @@ async function benchList() {
     page1: summarise(page1),
     pageDeep: summarise(pageDeep),
     sendsOnLargeDb: summarise(writes),
+    dashboardPages,
   }
 }
 
@@ -519,6 +523,9 @@ async function main() {
         `worst p99 ${f(list.sendsOnLargeDb.worstP99Ms)} ms, max ${f(list.sendsOnLargeDb.maxMs)} ms`,
         "p99 ≤ 50 ms",
         list.sendsOnLargeDb.worstP99Ms <= 50,
+      ),
+      ...list.dashboardPages.map((p) =>
+        row(`dashboard ${p.path.replace(/[?&]account=[^&]+&env=test/, "")} (${list.rows} rows)`, `p50 ${f(p.p50Ms, 2)} ms, max ${f(p.maxMs, 1)} ms`, `p50 ≤ ${DASHBOARD_PAGE_TARGET_MS} ms`, p.p50Ms <= DASHBOARD_PAGE_TARGET_MS),
       ),
       row("webhook deliveries", `${f(webhooks.deliveriesPerSecond, 0)} /s, median of ${webhooks.rounds.length} (${webhooks.rounds.map((r) => r.perSecond).join(", ")}); about ${f(webhooks.events, 0)} due at once; server CPU ${f(webhooks.serverCpuUsPerDelivery, 0)} µs each`, "≥ 20,000/s", webhooks.deliveriesPerSecond >= 20_000),
       row("webhook CPU per sandbox message, one endpoint on \"*\" / none", `${f(webhookCpu.oneEndpointUsPerMessage, 0)} / ${f(webhookCpu.noEndpointUsPerMessage, 0)} µs = ${f(webhookCpu.ratio, 2)} ×`, "≤ 2.2 ×", webhookCpu.ratio <= 2.2),

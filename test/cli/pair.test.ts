@@ -125,12 +125,12 @@ describe("wagate phones pair through the running server", () => {
     await waitUntil(() => sessionsOf().length === 1, 5_000, "the server to open a pairing socket")
     const refused = { code: "connection_refused", host: "web.whatsapp.com" } as const
     for (let attempt = 1; attempt < PAIRING_MAX_FAILED_CONNECTS; attempt++) {
-      sessionsOf().at(-1)!.drop("connection_lost", 408, refused)
+      sessionsOf().at(-1)!.drop("connection_lost", refused)
       await waitUntil(() => out.stderr.split("\n").length > attempt, 5_000, `failed attempt ${attempt} on stderr`)
       ;(services.ctx.clock as TestClock).advance(60_000)
       await waitUntil(() => sessionsOf().length === attempt + 1, 5_000, "the next attempt")
     }
-    sessionsOf().at(-1)!.drop("connection_lost", 408, { code: "dns_failed", host: "web.whatsapp.com" })
+    sessionsOf().at(-1)!.drop("connection_lost", { code: "dns_failed", host: "web.whatsapp.com" })
     expect(await done).toBe(1)
     const lines = out.stderr.trimEnd().split("\n")
     expect(lines).toHaveLength(PAIRING_MAX_FAILED_CONNECTS)

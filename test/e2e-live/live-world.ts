@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { verifySignature } from "../helpers/verify-signature"
-import { adminTokenIn, LISTENING, Proc, sandboxKeyIn } from "../helpers/wagate-process"
+import { adminTokenIn, childEnv, LISTENING, Proc, sandboxKeyIn } from "../helpers/wagate-process"
 import { WebhookReceiver, type ReceivedHook } from "../helpers/webhook-receiver"
 import type { TlsCertificate } from "../wa-sim/media-cert"
 
@@ -46,6 +46,7 @@ export class WagateProcess {
   private constructor(
     readonly dataDir: string,
     private readonly env: Record<string, string>,
+    private readonly command: string[] | undefined,
     first: { proc: Proc; base: string },
   ) {
     this.proc = first.proc
@@ -60,17 +61,22 @@ export class WagateProcess {
     this.accountId = account
   }
 
-  /** Starts wagate on a fresh data directory and reads what its first run printed. */
-  static async start(env: Record<string, string>): Promise<WagateProcess> {
+  /**
+   * Starts wagate on a fresh data directory and reads what its first run printed: `bun src/main.ts`
+   * by default, or `options.command` (the compiled executable), either way with `env` on top of
+   * ours without any WAGATE_* setting.
+   */
+  static async start(env: Record<string, string>, options: { command?: string[] } = {}): Promise<WagateProcess> {
     const dataDir = mkdtempSync(join(tmpdir(), "wagate-e2e-live-"))
-    const first = await WagateProcess.spawn(dataDir, env)
+    const first = await WagateProcess.spawn(dataDir, env, options.command)
     // The first-run lines follow the "listening" line; wait until the admin token is there too.
     await first.proc.waitFor(/Admin token: /)
-    return new WagateProcess(dataDir, env, first)
+    return new WagateProcess(dataDir, env, options.command, first)
   }
 
-  private static async spawn(dataDir: string, env: Record<string, string>): Promise<{ proc: Proc; base: string }> {
-    const proc = new Proc(["serve", "--data", dataDir, "--port", "0"], env)
+  private static async spawn(dataDir: string, env: Record<string, string>, command: string[] | undefined): Promise<{ proc: Proc; base: string }> {
+    const args = ["serve", "--data", dataDir, "--port", "0"]
+    const proc = command ? new Proc(args, childEnv(env), { command }) : new Proc(args, env)
     const m = await proc.waitFor(LISTENING)
     return { proc, base: `http://127.0.0.1:${m[3]}` }
   }
@@ -79,7 +85,7 @@ export class WagateProcess {
   async restart(): Promise<void> {
     const code = await this.terminate()
     if (code !== 0) throw new Error(`wagate exited with ${code} on SIGTERM\n${this.proc.err}`)
-    const next = await WagateProcess.spawn(this.dataDir, this.env)
+    const next = await WagateProcess.spawn(this.dataDir, this.env, this.command)
     this.proc = next.proc
     this.base = next.base
   }
@@ -259,7 +265,7 @@ export class FileHost {
         this.requests.push(path)
         await this.holds.get(path)?.released
         const file = this.files.get(path)
-        return file ? new Response(file.bytes, { headers: { "content-type": file.type } }) : new Response("not found", { status: 404 })
+        return file ? new Response(new Uint8Array(file.bytes), { headers: { "content-type": file.type } }) : new Response("not found", { status: 404 })
       },
     })
   }

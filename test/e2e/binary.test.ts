@@ -210,19 +210,44 @@ describe("the compiled dist/wagate", () => {
     expect((await call(server.base, "GET", "/admin/v1/accounts", server.admin)).status).toBe(200)
   })
 
-  test("the executable serves the OpenAPI document and its reference page with the UI files embedded, from its own origin", async () => {
+  test("the executable serves the OpenAPI document and its Scalar reference page, the UI bundle embedded, all from its own origin", async () => {
     const server = await serve()
-    const doc = await fetch(`${server.base}/openapi.json`)
-    expect(doc.status).toBe(200)
-    expect(((await doc.json()) as { openapi: string }).openapi).toBe("3.1.0")
+    for (const path of ["/openapi.json", "/swagger/json"]) {
+      const doc = await fetch(`${server.base}${path}`)
+      expect(doc.status).toBe(200)
+      expect(((await doc.json()) as { openapi: string }).openapi).toBe("3.1.0")
+    }
     const page = await (await fetch(`${server.base}/swagger`)).text()
+    expect(page).toContain('data-url="/swagger/json"')
+    expect(page).not.toMatch(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
     const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
-    expect(assets.length).toBe(2)
+    expect(assets).toEqual(["/swagger/assets/scalar-api-reference.js"])
+    const bundle = await fetch(`${server.base}${assets[0]}`)
+    expect(bundle.status).toBe(200)
+    expect(bundle.headers.get("content-type")).toContain("text/javascript")
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000)
+  })
+
+  test("the executable serves the dashboard: sign-in with the admin token, its pages, and its assets embedded, from its own origin", async () => {
+    const server = await serve()
+    const signIn = await fetch(`${server.base}/dashboard/sign-in`, {
+      method: "POST",
+      headers: { Origin: server.base },
+      body: new URLSearchParams({ token: server.admin }),
+      redirect: "manual",
+    })
+    expect(signIn.status).toBe(303)
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!
+    const page = await fetch(`${server.base}/dashboard/phones`, { headers: { cookie } })
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-security-policy")).toStartWith("default-src 'self'")
+    const html = await page.text()
+    const assets = [...html.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!.replaceAll("&amp;", "&"))
+    expect(assets.length).toBe(3)
     for (const asset of assets) {
-      expect(asset.startsWith("/swagger/assets/")).toBe(true)
       const res = await fetch(`${server.base}${asset}`)
       expect(res.status).toBe(200)
-      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1_000)
     }
   })
 

@@ -4,6 +4,7 @@ import type {
   GroupInfo,
   InboundMessage,
   OutboundPart,
+  PartRejection,
   SessionEvents,
   WhatsAppGateway,
   WhatsAppSession,
@@ -67,6 +68,17 @@ const FAILURE_OF_REASON: Record<DisconnectReason, ConnectionFailureCode | null> 
   closed_by_us: null,
 }
 
+/** The reasons a real adapter decides are final (reconnecting cannot help). */
+const FINAL_REASONS: ReadonlySet<DisconnectReason> = new Set([
+  "logged_out",
+  "replaced",
+  "forbidden",
+  "outdated_version",
+  "multidevice_mismatch",
+  "pairing_expired",
+  "closed_by_us",
+])
+
 /** One fake socket; the test drives its events. */
 export class FakeSession implements WhatsAppSession {
   readonly connects: ({ method: "qr" } | { method: "code"; phoneNumber: string } | undefined)[] = []
@@ -90,7 +102,7 @@ export class FakeSession implements WhatsAppSession {
   async close(): Promise<void> {
     this.closed = true
     this.connected = false
-    this.events.disconnected({ reason: "closed_by_us", statusCode: null, failure: null })
+    this.events.disconnected({ reason: "closed_by_us", final: true, failure: null })
   }
 
   async logout(): Promise<void> {
@@ -141,13 +153,13 @@ export class FakeSession implements WhatsAppSession {
    * The socket ends for `reason`; the failure is the one a real adapter would name for it, or
    * `failure` (a code, or the whole failure) when the test says what went wrong.
    */
-  drop(reason: DisconnectReason, statusCode: number | null = null, failure?: ConnectionFailureCode | Partial<ConnectionFailure>): void {
+  drop(reason: DisconnectReason, failure?: ConnectionFailureCode | Partial<ConnectionFailure>): void {
     this.connected = false
     const given = typeof failure === "string" ? { code: failure } : failure
     const code = given?.code ?? FAILURE_OF_REASON[reason]
     this.events.disconnected({
       reason,
-      statusCode,
+      final: FINAL_REASONS.has(reason),
       failure: code ? { cause: `fake ${reason}`, host: "web.whatsapp.com", httpStatus: null, waVersion: "2.3000.1", ...given, code } : null,
     })
   }
@@ -156,8 +168,8 @@ export class FakeSession implements WhatsAppSession {
     this.events.partAcked(waMessageId, atMs)
   }
 
-  reject(waMessageId: string, errorCode: string, atMs: number): void {
-    this.events.partRejected(waMessageId, errorCode, atMs)
+  reject(waMessageId: string, rejection: PartRejection, atMs: number): void {
+    this.events.partRejected(waMessageId, rejection, atMs)
   }
 
   receipt(waMessageId: string, kind: "delivered" | "read", atMs: number): void {

@@ -10,11 +10,11 @@ import { addPhone } from "../../src/domain/phones"
 import { CANONICAL_SCOPES } from "../../src/domain/scopes"
 import { silentLogger, type Logger } from "../../src/lib/logger"
 import type { AccountRow } from "../../src/store/accounts"
-import type { Environment } from "../../src/store/api-keys"
+import type { Environment } from "../../src/lib/vocabulary"
 import type { PhoneRow } from "../../src/store/phones"
 import { TestClock } from "./test-clock"
 import { FakeGateway } from "../fakes/fake-gateway"
-import type { FetchMedia } from "../../src/domain/live-sender"
+import type { FetchMedia } from "../../src/domain/outbound-parts"
 
 /** A response read once: status, headers and parsed JSON body. */
 export interface TestResponse {

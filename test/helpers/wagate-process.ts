@@ -19,7 +19,7 @@ export function envWithoutWagate(): Record<string, string> {
 }
 
 /** The environment of a spawned wagate: ours without any WAGATE_* setting, on 127.0.0.1, plus `extra`. */
-function childEnv(extra: Record<string, string>): Record<string, string> {
+export function childEnv(extra: Record<string, string>): Record<string, string> {
   return { ...envWithoutWagate(), WAGATE_HOST: "127.0.0.1", ...extra }
 }
 

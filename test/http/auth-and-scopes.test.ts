@@ -67,6 +67,18 @@ async function setup() {
 }
 
 describe("scope matrix", () => {
+  test("every /v1 route the app serves is in the scope matrix, and the matrix names no route the app lacks", () => {
+    // Served routes come from the app's own router, each path parameter written as the matrix writes it (`{id}`).
+    const served = h.app.routes
+      .filter((r) => r.path.startsWith("/v1/"))
+      .map((r) => `${r.method} ${r.path.replace(/:\w+/g, "{id}")}`)
+      .sort()
+    const inMatrix = endpoints("+14155550100", "msg_x")
+      .map((e) => e.name)
+      .sort()
+    expect(served).toEqual(inMatrix)
+  })
+
   test("every endpoint admits exactly the scopes of the spec's matrix, aliases included", async () => {
     const { account, list } = await setup()
     for (const e of list) {

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import Ajv2020 from "ajv/dist/2020"
+import { Elysia } from "elysia"
 import { EVENT_NAMES } from "../../src/domain/event-catalogue"
-import { ERROR_CODES } from "../../src/domain/message-status"
+import { MESSAGE_ERROR_CODES } from "../../src/lib/vocabulary"
 import { REQUIRED_SCOPES } from "../../src/domain/scopes"
+import { docsRoutes, SCALAR_BUNDLE_PATH } from "../../src/http/routes/docs"
 import { createHarness, type Harness } from "../helpers/harness"
 
 let h: Harness
@@ -62,10 +64,12 @@ describe("OpenAPI document: the whole", () => {
     expect(await alias.text()).toBe(raw)
   })
 
-  test("documents every route the server has, except the document and its page", () => {
+  test("documents every route the server has, except the document, its page and the dashboard's pages", () => {
     const documented = new Set(operations().filter((o) => o.where.startsWith("paths")).map((o) => o.where.slice("paths ".length)))
+    // The dashboard (and `/`, which leads to it) serves HTML pages, not API (docs/dashboard.md).
+    const isDashboard = (path: string) => path === "/" || path === "/dashboard" || path.startsWith("/dashboard/")
     const served = h.app.routes
-      .filter((r) => !r.path.startsWith("/swagger") && r.path !== "/openapi.json")
+      .filter((r) => !r.path.startsWith("/swagger") && r.path !== "/openapi.json" && !isDashboard(r.path))
       .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, "{$1}")}`)
     expect([...documented].sort()).toEqual(served.sort())
   })
@@ -211,7 +215,7 @@ describe("OpenAPI document: /v1", () => {
 
   test("a message's errorCode is the closed set, or null", () => {
     const errorCode = doc.components.schemas.Message.properties.errorCode
-    expect(resolve(errorCode.anyOf[0]).enum).toEqual([...ERROR_CODES])
+    expect(resolve(errorCode.anyOf[0]).enum).toEqual([...MESSAGE_ERROR_CODES])
     expect(errorCode.anyOf[1]).toEqual({ type: "null" })
   })
 
@@ -274,33 +278,71 @@ describe("OpenAPI document: webhooks", () => {
   })
 })
 
-describe("the reference page at /swagger", () => {
-  test("references only files of its own origin, and they are served", async () => {
+describe("the reference page at /swagger (@elysiajs/swagger's Scalar page)", () => {
+  const page = async () => {
     const res = await h.app.handle(new Request("http://localhost/swagger"))
     expect(res.status).toBe(200)
     expect(res.headers.get("content-type")).toContain("text/html")
-    const html = await res.text()
+    return res.text()
+  }
+  const configuration = (html: string) => JSON.parse(/data-configuration='([^']*)'/.exec(html)![1]!) as Record<string, unknown>
+
+  test("names no other origin: its only file is the embedded Scalar bundle, served from /swagger/assets", async () => {
+    const html = await page()
     expect(html).not.toMatch(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
     const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
-    expect(assets.sort()).toEqual(["/swagger/assets/swagger-ui-bundle.js", "/swagger/assets/swagger-ui.css"])
-    for (const asset of assets) {
-      const file = await h.app.handle(new Request(`http://localhost${asset}`))
-      expect(file.status).toBe(200)
-      expect((await file.text()).length).toBeGreaterThan(10_000)
-    }
+    expect(assets).toEqual([SCALAR_BUNDLE_PATH])
+    const bundle = await h.app.handle(new Request(`http://localhost${SCALAR_BUNDLE_PATH}`))
+    expect(bundle.status).toBe(200)
+    expect(bundle.headers.get("content-type")).toContain("text/javascript")
+    const js = await bundle.text()
+    expect(js.length).toBeGreaterThan(1_000_000)
+    // The standalone bundle mounts itself on the page's `#api-reference[data-configuration]` script.
+    expect(js).toContain("#api-reference[data-configuration]")
   })
 
-  test("the script is JavaScript and the style sheet CSS", async () => {
-    const js = await h.app.handle(new Request("http://localhost/swagger/assets/swagger-ui-bundle.js"))
-    expect(js.headers.get("content-type")).toContain("text/javascript")
-    expect(await js.text()).toContain("SwaggerUIBundle")
-    const css = await h.app.handle(new Request("http://localhost/swagger/assets/swagger-ui.css"))
-    expect(css.headers.get("content-type")).toContain("text/css")
+  test("tells Scalar to load our document and no fonts, telemetry, agent or proxy from elsewhere", async () => {
+    const html = await page()
+    const config = configuration(html)
+    expect(config).toMatchObject({ spec: { url: "/swagger/json" }, withDefaultFonts: false, telemetry: false, agent: { disabled: true } })
+    expect(config).not.toHaveProperty("proxyUrl")
+    expect(html).toContain('data-url="/swagger/json"')
+  })
+
+  test("is titled and described by the document's info, intact inside the HTML attribute", async () => {
+    const html = await page()
+    expect(/<title>([^<]*)<\/title>/.exec(html)![1]).toBe(doc.info.title)
+    const description = /name="description"\s+content="([^"]*)"/.exec(html)![1]
+    expect(description).toBe(doc.info.description)
   })
 
   test("an unknown asset is a 404 envelope", async () => {
     const res = await h.request("GET", "/swagger/assets/nope.js")
     expect(res.status).toBe(404)
     expect(res.body.success).toBe(false)
+  })
+})
+
+describe("the docs cost start-up nothing", () => {
+  test("mounting them reads no route; the first request builds the document once; later ones reuse it", async () => {
+    let reads = 0
+    const app = new Elysia().use(
+      docsRoutes({
+        version: "1.2.3",
+        routes: () => {
+          reads++
+          return h.app.routes
+        },
+      }),
+    )
+    expect(reads).toBe(0)
+    expect((await app.handle(new Request("http://localhost/swagger"))).status).toBe(200)
+    expect(reads).toBe(1)
+    const first = await (await app.handle(new Request("http://localhost/swagger/json"))).json()
+    const second = await (await app.handle(new Request("http://localhost/openapi.json"))).json()
+    expect((await app.handle(new Request("http://localhost/swagger"))).status).toBe(200)
+    expect(reads).toBe(1)
+    expect(second).toEqual(first)
+    expect((first as { info: { version: string } }).info.version).toBe("1.2.3")
   })
 })

@@ -58,7 +58,7 @@ describe("a pairing whose connects fail", () => {
     const phone = await pairingPhone()
     const states = statesOf(phone.id)
     const failedAt = h.clock.nowMs()
-    h.gateway.current(phone.id).drop("connection_lost", 408, refused)
+    h.gateway.current(phone.id).drop("connection_lost", refused)
     await h.settle()
 
     const lastError: LastError = {
@@ -78,7 +78,7 @@ describe("a pairing whose connects fail", () => {
     expect(sessionsOf(phone.id)).toBe(1)
     await tick(1)
     expect(sessionsOf(phone.id)).toBe(2)
-    h.gateway.current(phone.id).drop("connection_lost", 408, { code: "dns_failed", host: "web.whatsapp.com" })
+    h.gateway.current(phone.id).drop("connection_lost", { code: "dns_failed", host: "web.whatsapp.com" })
     await h.settle()
     expect(state(phone.id).lastError).toMatchObject({ code: "dns_failed", message: "Could not resolve web.whatsapp.com: check DNS on this host." })
     expect(warnings.map((w) => w.fields.nextAttempt)).toEqual([iso(failedAt + 750), iso(failedAt + 750 + 1_500)])
@@ -92,14 +92,14 @@ describe("a pairing whose connects fail", () => {
     const phone = await pairingPhone()
     let delayMs = 750
     for (let attempt = 1; attempt < PAIRING_MAX_FAILED_CONNECTS; attempt++) {
-      h.gateway.current(phone.id).drop("connection_lost", 408, refused)
+      h.gateway.current(phone.id).drop("connection_lost", refused)
       await h.settle()
       expect(state(phone.id).connectionStatus).toBe("pairing")
       await tick(delayMs)
       delayMs *= 2
     }
     expect(sessionsOf(phone.id)).toBe(PAIRING_MAX_FAILED_CONNECTS)
-    h.gateway.current(phone.id).drop("connection_lost", 408, { code: "handshake_timeout", host: "web.whatsapp.com" })
+    h.gateway.current(phone.id).drop("connection_lost", { code: "handshake_timeout", host: "web.whatsapp.com" })
     await h.settle()
 
     expect(state(phone.id)).toMatchObject({ connectionStatus: "unpaired", lastError: { code: "handshake_timeout" } })
@@ -118,7 +118,7 @@ describe("a pairing whose connects fail", () => {
     const phone = await pairingPhone()
     const failTimes = async (n: number) => {
       for (let i = 0; i < n; i++) {
-        h.gateway.current(phone.id).drop("connection_lost", 408, refused)
+        h.gateway.current(phone.id).drop("connection_lost", refused)
         await h.settle()
         await tick(60_000)
       }
@@ -160,7 +160,7 @@ describe("a pairing nobody completes", () => {
       await h.settle()
       expect(state(phone.id).pairingCode).toBe(`CODE000${i}`)
       // The socket drops; the next one asks for a new code.
-      h.gateway.current(phone.id).drop("connection_lost", 428)
+      h.gateway.current(phone.id).drop("connection_lost")
       await h.settle()
       expect(state(phone.id)).toMatchObject({ connectionStatus: "pairing", pairingCode: null })
       await tick(60_000)
@@ -175,7 +175,7 @@ describe("a pairing nobody completes", () => {
     const phone = await pairingPhone()
     h.gateway.current(phone.id).showQr()
     await h.settle()
-    h.gateway.current(phone.id).drop("pairing_expired", 408)
+    h.gateway.current(phone.id).drop("pairing_expired")
     await h.settle()
     expect(state(phone.id)).toMatchObject({ connectionStatus: "unpaired", lastError: { code: "pairing_expired" } })
     await tick(10 * 60_000)
@@ -185,7 +185,7 @@ describe("a pairing nobody completes", () => {
   test("an outdated client version ends the pairing: unpaired, and the message names the version and WAGATE_WA_VERSION", async () => {
     const phone = await pairingPhone()
     h.gateway.current(phone.id).announce("2.2400.7")
-    h.gateway.current(phone.id).drop("outdated_version", 405, { waVersion: "2.2400.7" })
+    h.gateway.current(phone.id).drop("outdated_version", { waVersion: "2.2400.7" })
     await h.settle()
     expect(state(phone.id)).toMatchObject({
       connectionStatus: "unpaired",
@@ -210,7 +210,7 @@ describe("a paired phone", () => {
     await recordEvents(h, account.id)
     await h.connectPhone(phone)
     const failedAt = h.clock.nowMs()
-    h.gateway.current(phone.id).drop("connection_lost", 503, { code: "upgrade_refused", httpStatus: 503, host: "web.whatsapp.com" })
+    h.gateway.current(phone.id).drop("connection_lost", { code: "upgrade_refused", httpStatus: 503, host: "web.whatsapp.com" })
     await h.settle()
     expect(state(phone.id)).toMatchObject({
       connectionStatus: "disconnected",
@@ -234,7 +234,7 @@ describe("a paired phone", () => {
   test("logged out from the phone: logged_out with lastError, not retrying", async () => {
     const { phone } = await h.seedTenant({ env: "live" })
     await h.connectPhone(phone)
-    h.gateway.current(phone.id).drop("logged_out", 401)
+    h.gateway.current(phone.id).drop("logged_out")
     await h.settle()
     expect(state(phone.id)).toMatchObject({ connectionStatus: "logged_out", lastError: { code: "logged_out" } })
     expect(warnings.at(-1)!.fields).toMatchObject({ code: "logged_out", nextAttempt: "not retrying" })
@@ -254,7 +254,7 @@ describe("where the operator sees it", () => {
     const admin = await h.adminToken()
     await h.services.sessions.connect(phone.id, "qr")
     const failedAt = h.clock.nowMs()
-    h.gateway.current(phone.id).drop("connection_lost", 408, refused)
+    h.gateway.current(phone.id).drop("connection_lost", refused)
     await h.settle()
 
     const list = await h.request("GET", `/admin/v1/accounts/${phone.accountId}/phones`, { key: admin })
@@ -281,7 +281,7 @@ describe("where the operator sees it", () => {
     const reader = res.body!.getReader()
     const decoder = new TextDecoder()
     expect(decoder.decode((await reader.read()).value)).toContain('"lastError":null')
-    h.gateway.current(phone.id).drop("connection_lost", 408, refused)
+    h.gateway.current(phone.id).drop("connection_lost", refused)
     const frame = decoder.decode((await reader.read()).value)
     expect(frame).toStartWith("event: pairing\n")
     expect(JSON.parse(frame.split("data: ")[1]!)).toMatchObject({ connectionStatus: "pairing", lastError: { code: "connection_refused" } })

@@ -1,4 +1,4 @@
-import type { MediaDownload } from "../../src/domain/live-sender"
+import type { MediaDownload } from "../../src/domain/outbound-parts"
 import type { Harness, TestResponse } from "../helpers/harness"
 import type { MediaKind } from "../../src/whatsapp/gateway"
 import { createEndpoint } from "../../src/domain/webhook-endpoints"

@@ -96,7 +96,7 @@ describe("multi-part live sends", () => {
     await h.settle()
     const session = h.gateway.current(phone.id)
     session.ack(waMessageIdFor(m.id, 0), h.clock.nowMs())
-    session.reject(waMessageIdFor(m.id, 1), "479", h.clock.nowMs() + 5)
+    session.reject(waMessageIdFor(m.id, 1), { code: "whatsapp_rejected", detail: "479" }, h.clock.nowMs() + 5)
     await h.settle()
     expect(await getMessage(h, key, m.id)).toMatchObject({ status: "failed", errorCode: "whatsapp_rejected", failedAt: iso(h.clock.nowMs() + 5) })
     session.receipt(waMessageIdFor(m.id, 0), "read", h.clock.nowMs() + 10)

@@ -87,7 +87,7 @@ describe("disconnects and timeouts", () => {
     await h.settle()
     expect(sentIds()).toEqual([waMessageIdFor(a.id, 0)])
 
-    h.gateway.current(phone.id).drop("connection_lost", 428)
+    h.gateway.current(phone.id).drop("connection_lost")
     await h.settle()
     const refused = await send(h, key, { fromPhoneId: phone.id, to: TO, content: "c" })
     expect(expectErrorEnvelope(refused, 400, "Bad Request")).toEqual([`Phone ${phone.phoneNumber} is not connected (status: disconnected)`])
@@ -224,7 +224,7 @@ describe("logout fails queued sends", () => {
     await recordEvents(h, account.id)
     const a = (await send(h, key, { fromPhoneId: phone.id, to: TO, content: "a" })).body.data
     await h.settle()
-    h.gateway.current(phone.id).drop("logged_out", 401)
+    h.gateway.current(phone.id).drop("logged_out")
     await h.settle()
     expect(await getMessage(h, key, a.id)).toMatchObject({ status: "failed", errorCode: "phone_disconnected" })
     expect(h.gateway.hasCredentials(phone.id)).toBe(false)

@@ -149,7 +149,7 @@ describe("live send lifecycle", () => {
     await h.settle()
     const t = h.clock.nowMs()
     const session = h.gateway.current(phone.id)
-    session.reject(waMessageIdFor(m.id, 0), "463", t + 50)
+    session.reject(waMessageIdFor(m.id, 0), { code: "account_restricted", detail: "463" }, t + 50)
     await h.settle()
     const failed = await getMessage(h, key, m.id)
     expect(failed).toMatchObject({ status: "failed", errorCode: "account_restricted", failedAt: iso(t + 50), sentAt: null })
@@ -167,7 +167,7 @@ describe("live send lifecycle", () => {
     const { key, phone } = await liveTenant(h)
     const m = (await send(h, key, { fromPhoneId: phone.id, to: TO, content: "x" })).body.data
     await h.settle()
-    h.gateway.current(phone.id).reject(waMessageIdFor(m.id, 0), "479", h.clock.nowMs())
+    h.gateway.current(phone.id).reject(waMessageIdFor(m.id, 0), { code: "whatsapp_rejected", detail: "479" }, h.clock.nowMs())
     await h.settle()
     const failed = await getMessage(h, key, m.id)
     expect(failed).toMatchObject({ status: "failed", errorCode: "whatsapp_rejected" })

@@ -96,7 +96,7 @@ describe("pairing and connection status", () => {
     const { phone } = await pairedPhone()
     const connectedAt = h.clock.nowMs()
     await h.advance(5_000)
-    h.gateway.current(phone.id).drop("connection_lost", 428)
+    h.gateway.current(phone.id).drop("connection_lost")
     await h.settle()
     expect(await status(phone.id)).toBe("disconnected")
     expect(eventsOf(h, "phone.disconnected")).toEqual([
@@ -165,7 +165,7 @@ describe("pairing and connection status", () => {
 
   test("bad_session reconnects like a lost connection", async () => {
     const { phone } = await pairedPhone()
-    h.gateway.current(phone.id).drop("bad_session", 500)
+    h.gateway.current(phone.id).drop("bad_session")
     await h.settle()
     expect(eventsOf(h, "phone.disconnected")[0]!.data).toMatchObject({ reason: "bad_session", willReconnect: true })
     await tick(750)
@@ -179,7 +179,7 @@ describe("pairing and connection status", () => {
     ["multidevice_mismatch", 411],
   ])("%s (%d) never reconnects: disconnected, willReconnect false, credentials kept", async (reason, code) => {
     const { phone } = await pairedPhone()
-    h.gateway.current(phone.id).drop(reason, code)
+    h.gateway.current(phone.id).drop(reason)
     await h.settle()
     expect(await status(phone.id)).toBe("disconnected")
     expect(eventsOf(h, "phone.disconnected").map((e) => e.data)).toEqual([
@@ -201,7 +201,7 @@ describe("pairing and connection status", () => {
     await h.settle()
     // The scan stored credentials; WhatsApp then asks for a fresh socket.
     h.gateway.credentials.add(phone.id)
-    pairing.drop("restart_required", 515)
+    pairing.drop("restart_required")
     await h.settle()
     expect(sessionsOf(phone.id)).toBe(2)
     const fresh = h.gateway.current(phone.id)
@@ -251,7 +251,7 @@ describe("pairing and connection status", () => {
     const logout = session.logout.bind(session)
     // A real socket reports the unlink as a close with 401 while logout() is still running.
     session.logout = async () => {
-      session.drop("logged_out", 401)
+      session.drop("logged_out")
       await logout()
     }
     session.open("+447700900123")
@@ -334,7 +334,7 @@ describe("boot", () => {
     [
       "WhatsApp replaced (440)",
       async (phoneId) => {
-        h.gateway.current(phoneId).drop("replaced", 440)
+        h.gateway.current(phoneId).drop("replaced")
         await h.settle()
       },
     ],

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, test } from "bun:test"
 import { applySignal, bornFailed, bornPending, bornSent, type StatusSignal, type Transition } from "../../src/domain/message-status"
 import { ulidGenerator, type IdGenerator } from "../../src/lib/ids"
 import { utcDayStartMs } from "../../src/lib/time"
-import type { Environment } from "../../src/store/api-keys"
+import type { Environment, MessageStatus } from "../../src/lib/vocabulary"
 import { migrate, openDatabase, type Database } from "../../src/store/db"
 import {
   countMessages,
@@ -14,7 +14,6 @@ import {
   listMessages,
   updateMessageStatuses,
   type MessageRow,
-  type MessageStatus,
 } from "../../src/store/messages"
 import { TestClock } from "../helpers/test-clock"
 

@@ -36,7 +36,7 @@ const insert = (v: string) => (d: Database) => {
 }
 
 /** A writer whose commits run only when the test says so. */
-function manualWriter(options: { onCallbackError?: (err: unknown) => void } = {}) {
+function manualWriter(options: Parameters<typeof createWriter>[1] = {}) {
   const scheduled: (() => void)[] = []
   const writer = createWriter(db, { schedule: (fn) => scheduled.push(fn), ...options })
   return { writer, scheduled, commit: () => scheduled.shift()!() }
@@ -296,5 +296,20 @@ describe("beforeCommit", () => {
     commit()
     await expect(write).rejects.toThrow()
     expect(ran).toEqual(["failed"])
+  })
+})
+
+describe("cache invalidation in the write path", () => {
+  test("a write that names the cached tables it changed reports them once committed, and never when it rolls back", async () => {
+    const reported: string[][] = []
+    const { writer, commit } = manualWriter({ onCachedTablesChanged: (tables) => void reported.push([...tables]) })
+    const named = writer.write(insert("a"), { changed: ["api_keys"] })
+    const unnamed = writer.write(insert("b"))
+    const failing = writer.write(insert("a"), { changed: ["accounts"] })
+    expect(reported).toEqual([])
+    commit()
+    await Promise.all([named, unnamed])
+    await failing.catch(() => undefined)
+    expect(reported).toEqual([["api_keys"]])
   })
 })

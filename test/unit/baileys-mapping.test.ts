@@ -120,9 +120,9 @@ describe("disconnects", () => {
 describe("server acks (raw CB:ack,class:message)", () => {
   const table: [fixture: string, expected: OutboundSignal][] = [
     ["ack-success", { kind: "acked", waMessageId: "3EB0AAAA000000000000A1", atMs: NOW_MS }],
-    ["ack-error-463", { kind: "rejected", waMessageId: "3EB0BBBB00000000000463", errorCode: "463", atMs: NOW_MS }],
-    ["ack-error-479", { kind: "rejected", waMessageId: "3EB0BBBB00000000000479", errorCode: "479", atMs: NOW_MS }],
-    ["ack-error-403", { kind: "rejected", waMessageId: "3EB0BBBB00000000000403", errorCode: "403", atMs: NOW_MS }],
+    ["ack-error-463", { kind: "rejected", waMessageId: "3EB0BBBB00000000000463", rejection: { code: "account_restricted", detail: "463" }, atMs: NOW_MS }],
+    ["ack-error-479", { kind: "rejected", waMessageId: "3EB0BBBB00000000000479", rejection: { code: "whatsapp_rejected", detail: "479" }, atMs: NOW_MS }],
+    ["ack-error-403", { kind: "rejected", waMessageId: "3EB0BBBB00000000000403", rejection: { code: "whatsapp_rejected", detail: "403" }, atMs: NOW_MS }],
   ]
   test.each(table)("%s", (name, expected) => {
     expect(mapServerAck(payload<AckNode>(name), NOW_MS)).toEqual(expected)
@@ -143,9 +143,9 @@ describe("messages.update (1:1 receipts, error acks)", () => {
     ["update-1to1-played", [{ kind: "receipt", waMessageId: "3EB0AAAA000000000000A3", receipt: "read", atMs: s(1795325083) }]],
     ["update-1to1-delivered-from-lid", [{ kind: "receipt", waMessageId: "3EB0AAAA000000000000A4", receipt: "delivered", atMs: s(1795325083) }]],
     ["update-1to1-delivered-and-read-merged", [{ kind: "receipt", waMessageId: "3EB0AAAA000000000000B2", receipt: "read", atMs: s(1795325092) }]],
-    ["update-error-463", [{ kind: "rejected", waMessageId: "3EB0BBBB00000000000463", errorCode: "463", atMs: NOW_MS }]],
-    ["update-error-479", [{ kind: "rejected", waMessageId: "3EB0BBBB00000000000479", errorCode: "479", atMs: NOW_MS }]],
-    ["update-error-403", [{ kind: "rejected", waMessageId: "3EB0BBBB00000000000403", errorCode: "403", atMs: NOW_MS }]],
+    ["update-error-463", [{ kind: "rejected", waMessageId: "3EB0BBBB00000000000463", rejection: { code: "account_restricted", detail: "463" }, atMs: NOW_MS }]],
+    ["update-error-479", [{ kind: "rejected", waMessageId: "3EB0BBBB00000000000479", rejection: { code: "whatsapp_rejected", detail: "479" }, atMs: NOW_MS }]],
+    ["update-error-403", [{ kind: "rejected", waMessageId: "3EB0BBBB00000000000403", rejection: { code: "whatsapp_rejected", detail: "403" }, atMs: NOW_MS }]],
   ]
   test.each(table)("%s", (name, expected) => {
     expect(mapMessageUpdates(payload<MessageUpdateLike[]>(name), NOW_MS)).toEqual(expected)
@@ -169,7 +169,7 @@ describe("messages.update (1:1 receipts, error acks)", () => {
 
   test("an error without parameters is 'unknown'; a receipt time ahead of ours is clamped to now", () => {
     const key = { remoteJid: "1@s.whatsapp.net", id: "X", fromMe: true }
-    expect(mapMessageUpdates([{ key, update: { status: 0 } }], NOW_MS)).toEqual([{ kind: "rejected", waMessageId: "X", errorCode: "unknown", atMs: NOW_MS }])
+    expect(mapMessageUpdates([{ key, update: { status: 0 } }], NOW_MS)).toEqual([{ kind: "rejected", waMessageId: "X", rejection: { code: "whatsapp_rejected", detail: "unknown" }, atMs: NOW_MS }])
     expect(mapMessageUpdates([{ key, update: { status: 3, messageTimestamp: 1795325082 } }], 1_000)).toEqual([
       { kind: "receipt", waMessageId: "X", receipt: "delivered", atMs: 1_000 },
     ])
@@ -218,7 +218,7 @@ describe("our own messages.upsert (receipts folded into append)", () => {
   test("an error ack folded into the append becomes a rejection; a folded read is a read", () => {
     const key = { remoteJid: "1@s.whatsapp.net", id: "X", fromMe: true }
     expect(mapOwnUpserts({ type: "append", messages: [{ key, status: 0, messageStubParameters: ["479"] }] }, NOW_MS)).toEqual([
-      { kind: "rejected", waMessageId: "X", errorCode: "479", atMs: NOW_MS },
+      { kind: "rejected", waMessageId: "X", rejection: { code: "whatsapp_rejected", detail: "479" }, atMs: NOW_MS },
     ])
     expect(mapOwnUpserts({ type: "append", messages: [{ key, status: 4 }] }, NOW_MS)).toEqual([{ kind: "receipt", waMessageId: "X", receipt: "read", atMs: NOW_MS }])
   })

@@ -4,11 +4,10 @@ import {
   bornFailed,
   bornPending,
   bornSent,
-  type MessageEventName,
   type MessageState,
   type StatusSignal,
 } from "../../src/domain/message-status"
-import type { MessageStatus } from "../../src/store/messages"
+import type { MessageEventName, MessageStatus } from "../../src/lib/vocabulary"
 
 // Earlier timestamps carried by the starting states, and the instant every signal arrives at.
 const SENT_AT = 1_000

@@ -126,7 +126,7 @@ export class MediaHost {
     }
     if (request.method === "GET") {
       const stored = this.files.get(url.pathname)
-      return stored ? new Response(stored.file) : new Response("not found", { status: 404 })
+      return stored ? new Response(new Uint8Array(stored.file)) : new Response("not found", { status: 404 })
     }
     return new Response("not found", { status: 404 })
   }

@@ -3,7 +3,7 @@ import { Value } from "@sinclair/typebox/value"
 import { EVENT_CATALOGUE, EVENT_NAMES } from "../../src/domain/event-catalogue"
 import { waMessageIdFor } from "../../src/domain/wa-ids"
 import { createEndpoint } from "../../src/domain/webhook-endpoints"
-import { EVENT_TYPES } from "../../src/webhooks/events"
+import { EVENT_TYPES } from "../../src/lib/vocabulary"
 import { createHarness, type Harness } from "../helpers/harness"
 import { eventsOf, liveTenant, recordEvents, send } from "../live/live-helpers"
 
@@ -75,7 +75,7 @@ describe("the event catalogue", () => {
     session.receipt(delivered!, "read", nowMs + 30)
     // A read receipt before the server ack implies the ack: message.sent, then message.read with no delivery.
     session.receipt(readFirst!, "read", nowMs + 40)
-    session.reject(rejected!, "479", nowMs + 50)
+    session.reject(rejected!, { code: "whatsapp_rejected", detail: "479" }, nowMs + 50)
     session.receive({ waMessageId: "IN1", from: "+14155550166", isGroup: false, groupId: null, type: "text", content: "Hi", receivedAtMs: nowMs })
     session.receive({
       waMessageId: "IN2",

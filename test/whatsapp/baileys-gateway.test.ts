@@ -109,7 +109,7 @@ describe("Baileys gateway", () => {
     await expect(session.checkNumbers(["+15550002222"])).rejects.toBeInstanceOf(SessionNotConnectedError)
     await expect(session.fetchGroups()).rejects.toBeInstanceOf(SessionNotConnectedError)
     await session.close()
-    expect(rec.disconnects).toEqual([{ reason: "closed_by_us", statusCode: null, failure: null }])
+    expect(rec.disconnects).toEqual([{ reason: "closed_by_us", final: true, failure: null }])
     expect(imports).toBe(0)
   })
 
@@ -243,9 +243,9 @@ function journal() {
     qr: (qr) => push("qr", qr),
     pairingCode: (code) => push("pairingCode", code),
     connected: (info) => push("connected", info.phoneNumber),
-    disconnected: (info) => push("disconnected", info.reason, info.statusCode),
+    disconnected: (info) => push("disconnected", info.reason, info.final),
     partAcked: (id, atMs) => push("acked", id, atMs),
-    partRejected: (id, code, atMs) => push("rejected", id, code, atMs),
+    partRejected: (id, rejection, atMs) => push("rejected", id, rejection, atMs),
     receipt: (id, kind, atMs) => push("receipt", id, kind, atMs),
     inbound: (m: InboundMessage) => push("inbound", m.from, m.type, m.content),
   }
@@ -301,7 +301,7 @@ describe("Baileys session over a scripted socket", () => {
     await j.atLeast(9)
     expect(j.calls.slice(1)).toEqual([
       ["acked", "3EB0AAAA000000000000A1", now],
-      ["rejected", "3EB0BBBB00000000000463", "463", now],
+      ["rejected", "3EB0BBBB00000000000463", { code: "account_restricted", detail: "463" }, now],
       // WhatsApp's receipt times lie after the test clock's "now": clamped to it.
       ["receipt", "3EB0AAAA000000000000B2", "read", now],
       ["receipt", "3EB0CCCC000000000000C3", "delivered", now],
@@ -373,7 +373,7 @@ describe("Baileys session over a scripted socket", () => {
     expect(j.calls).toEqual([["pairingCode", "ABCD1234"]])
     // The refs ran out: the pairing expired (terminal), not a network loss.
     sock.closeWith(Object.assign(new Error("QR refs attempts ended"), { output: { statusCode: 408 } }))
-    expect(j.calls.at(-1)).toEqual(["disconnected", "pairing_expired", 408])
+    expect(j.calls.at(-1)).toEqual(["disconnected", "pairing_expired", true])
   })
 
   test("pairing by QR shows each QR; 515 after the scan asks for a restart", async () => {
@@ -385,7 +385,7 @@ describe("Baileys session over a scripted socket", () => {
     sockets[0]!.emit({ "connection.update": { qr: "ref-1" } })
     sockets[0]!.emit({ "connection.update": { qr: "ref-2" } })
     sockets[0]!.closeWith(fixture<{ lastDisconnect: { error: unknown } }>("connection-close-515").lastDisconnect.error)
-    expect(j.calls).toEqual([["qr", "ref-1"], ["qr", "ref-2"], ["disconnected", "restart_required", 515]])
+    expect(j.calls).toEqual([["qr", "ref-1"], ["qr", "ref-2"], ["disconnected", "restart_required", false]])
   })
 
   test("remote logout is reported once with its code; close and logout are ours", async () => {
@@ -399,7 +399,7 @@ describe("Baileys session over a scripted socket", () => {
     sockets[0]!.open()
     sockets[0]!.closeWith(fixture<{ lastDisconnect: { error: unknown } }>("connection-close-401").lastDisconnect.error)
     sockets[0]!.closeWith(undefined)
-    expect(remote.calls.slice(1)).toEqual([["disconnected", "logged_out", 401]])
+    expect(remote.calls.slice(1)).toEqual([["disconnected", "logged_out", true]])
 
     const closing = journal()
     const closed = gateway.session("ph_1", closing.events)
@@ -407,7 +407,7 @@ describe("Baileys session over a scripted socket", () => {
     await settle()
     sockets[1]!.open()
     await closed.close()
-    expect(closing.calls.slice(1)).toEqual([["disconnected", "closed_by_us", null]])
+    expect(closing.calls.slice(1)).toEqual([["disconnected", "closed_by_us", true]])
     expect(sockets[1]!.calls).toEqual(["end"])
     expect(gateway.hasCredentials("ph_1")).toBe(true)
     await expect(closed.sendPart({ waMessageId: "W", toJid: "1@s.whatsapp.net", text: "x" })).rejects.toBeInstanceOf(SessionNotConnectedError)
@@ -420,7 +420,7 @@ describe("Baileys session over a scripted socket", () => {
     await left.logout()
     expect(sockets[2]!.calls).toEqual(["logout"])
     // Baileys ends a logout with 401; we asked for it, so it is ours.
-    expect(leaving.calls.slice(1)).toEqual([["disconnected", "closed_by_us", 401]])
+    expect(leaving.calls.slice(1)).toEqual([["disconnected", "closed_by_us", true]])
     expect(gateway.hasCredentials("ph_1")).toBe(false)
     // A late credentials update from the dying socket must not bring the row back.
     sockets[2]!.emit({ "creds.update": {} })
@@ -443,7 +443,7 @@ describe("Baileys session over a scripted socket", () => {
     expect(done).toBe(false)
     clock.advance(CLOSE_TIMEOUT_MS)
     await closing
-    expect(j.calls.at(-1)).toEqual(["disconnected", "closed_by_us", null])
+    expect(j.calls.at(-1)).toEqual(["disconnected", "closed_by_us", true])
   })
 
   test("the retry counter cache of a phone survives reconnects and is per phone", async () => {

@@ -5,7 +5,8 @@ import { E164_PATTERN } from "../../lib/formats"
 import { toIso, toIsoOrNull } from "../../lib/time"
 import { lastErrorOf } from "../../domain/connection-errors"
 import type { ApiKeyRow } from "../../store/api-keys"
-import { named } from "../../lib/schema"
+import { named, OneOf } from "../../lib/schema"
+import { ENVIRONMENTS } from "../../lib/vocabulary"
 import type { PhoneRow } from "../../store/phones"
 import { AccountFields } from "./account"
 import { NullableTimestamp, Timestamp } from "./common"
@@ -71,9 +72,9 @@ export const UpdateAccountBody = named("UpdateAccountRequest", Type.Object(
 
 export const Environment = named(
   "Environment",
-  Type.Union([Type.Literal("test"), Type.Literal("live")], {
+  OneOf(ENVIRONMENTS, {
     description: "test: the sandbox (sk_test_ keys); live: WhatsApp (sk_live_ keys).",
-    errorMessage: "environment must be test or live",
+    errorMessage: `environment must be ${ENVIRONMENTS.join(" or ")}`,
   }),
 )
 

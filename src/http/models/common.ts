@@ -59,7 +59,7 @@ export function ok<T>(data: T): { success: true; data: T } {
   return { success: true, data }
 }
 
-/** Builds the paginated payload; totalPages = ceil(total / limit) (API-DECISIONS §4). */
+/** Builds the paginated payload; totalPages = ceil(total / limit) (docs/decisions.md § "Errors and validation"). */
 export function paginated<T>(items: T[], page: number, limit: number, total: number) {
   return ok({ data: items, pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } })
 }

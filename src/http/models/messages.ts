@@ -3,7 +3,7 @@ import { E164_PATTERN, GROUP_JID_PATTERN } from "../../lib/formats"
 import { toIso, toIsoOrNull } from "../../lib/time"
 import type { MessageRow } from "../../store/messages"
 import { CONTENT_MAX_CODE_POINTS, MEDIA_URLS_MAX } from "../../domain/messages"
-import type { ErrorCode } from "../../domain/message-status"
+import type { MessageErrorCode } from "../../lib/vocabulary"
 import { ErrorCodeSchema, MessageStatusSchema } from "../../domain/schemas"
 import { MEDIA_URL_MAX_LENGTH } from "../../lib/net-policy"
 import { named, Nullable, withDomainRules } from "../../lib/schema"
@@ -140,7 +140,7 @@ export function toMessage(row: MessageRow): Message {
     readAt: toIsoOrNull(row.readAtMs),
     failedAt: toIsoOrNull(row.failedAtMs),
     // Only the status machine writes a code, and only one of the closed set.
-    errorCode: row.errorCode as ErrorCode | null,
+    errorCode: row.errorCode as MessageErrorCode | null,
     errorMessage: row.errorMessage,
   }
 }

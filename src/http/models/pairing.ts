@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox"
 import { ConnectionFailureCode, type LastError as DomainLastError } from "../../domain/connection-errors"
 import type { PairingState as DomainPairingState } from "../../domain/sessions"
-import { named } from "../../lib/schema"
+import { named, OneOf } from "../../lib/schema"
+import { PAIRING_METHODS } from "../../lib/vocabulary"
 import { toIso } from "../../lib/time"
 import { Timestamp } from "./common"
 import { ConnectionStatus } from "./phones"
@@ -9,9 +10,9 @@ import { ConnectionStatus } from "./phones"
 export const ConnectBody = named("ConnectPhoneRequest", Type.Object(
   {
     method: Type.Optional(
-      Type.Union([Type.Literal("qr"), Type.Literal("code")], {
+      OneOf(PAIRING_METHODS, {
         description: "qr (default): scan a QR code in WhatsApp › Linked devices; code: type an 8-character code instead.",
-        errorMessage: "method must be qr or code",
+        errorMessage: `method must be ${PAIRING_METHODS.join(" or ")}`,
       }),
     ),
   },

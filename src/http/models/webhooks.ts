@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox"
 import { EVENT_NAMES } from "../../domain/event-catalogue"
 import { WEBHOOK_URL_MAX_LENGTH, type DeliveryWithAttempts } from "../../domain/webhook-endpoints"
 import { named, OneOf, withDomainRules } from "../../lib/schema"
+import { DELIVERY_STATUSES } from "../../lib/vocabulary"
 import { toIso, toIsoOrNull } from "../../lib/time"
 import type { EndpointRow } from "../../store/webhooks"
 import { Environment } from "./admin"
@@ -98,8 +99,8 @@ export const UpdateWebhookBody = explainUnknownFields(
   { environment: "environment cannot be changed: remove the endpoint and add it again in the other environment" },
 )
 
-export const DeliveryStatus = named("WebhookDeliveryStatus", Type.Union([Type.Literal("pending"), Type.Literal("succeeded"), Type.Literal("failed")], {
-  errorMessage: "status must be one of pending, succeeded, failed",
+export const DeliveryStatus = named("WebhookDeliveryStatus", OneOf(DELIVERY_STATUSES, {
+  errorMessage: `status must be one of ${DELIVERY_STATUSES.join(", ")}`,
 }))
 
 export const ListDeliveriesQuery = Type.Object({ status: Type.Optional(DeliveryStatus), ...PageQueryFields }, { additionalProperties: false })

@@ -1,3 +1,4 @@
+import { ENVIRONMENTS } from "../../lib/vocabulary"
 import type { JsonObject } from "./json-schema"
 
 /**
@@ -18,7 +19,7 @@ export const HEADERS: Record<string, JsonObject> = {
   RateLimit: text("The IETF draft header: remaining `r`, seconds until reset `t`.", '"default";r=99;t=1'),
   "X-Service-Environment": {
     description: "The environment of the API key: test (sandbox) or live.",
-    schema: { type: "string", enum: ["test", "live"] },
+    schema: { type: "string", enum: [...ENVIRONMENTS] },
     example: "test",
   },
   "Retry-After": { ...integer("Seconds to wait before retrying (the same as `retryAfter` in the body).", 12), required: true },

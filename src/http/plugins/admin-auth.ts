@@ -7,7 +7,7 @@ import { refuseAuthentication } from "./failed-auth"
 import { readRawBody } from "./body"
 
 /**
- * The `/admin/v1` base: the operator's API (API-DECISIONS §12), behind the admin token, with the
+ * The `/admin/v1` base: the operator's API (docs/decisions.md § "Operator surface"), behind the admin token, with the
  * same body handling and envelopes as `/v1`. Failed attempts share the per-IP throttle.
  */
 export function adminBase(deps: HttpDeps) {

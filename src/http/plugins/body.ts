@@ -2,7 +2,7 @@ import { errors } from "../../lib/errors"
 import { readAtMost } from "../../lib/streams"
 import type { RawBody } from "../validation"
 
-/** Largest accepted request body (API-DECISIONS §4). */
+/** Largest accepted request body (docs/decisions.md § "Errors and validation"). */
 export const MAX_BODY_BYTES = 64 * 1024
 
 /**

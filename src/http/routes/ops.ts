@@ -13,7 +13,7 @@ const Ready = Type.Object({ status: Type.Literal("ready") })
 const Unavailable = Type.Object({ status: Type.Literal("unavailable"), reason: Type.String() })
 
 /**
- * Operations endpoints outside /v1 (API-DECISIONS §13): liveness, readiness and Prometheus
+ * Operations endpoints outside /v1 (docs/decisions.md § "Configuration and operations"): liveness, readiness and Prometheus
  * metrics (behind the admin token unless WAGATE_METRICS_PUBLIC=1).
  */
 export function opsRoutes(deps: HttpDeps) {

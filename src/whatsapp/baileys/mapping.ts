@@ -1,4 +1,5 @@
-import type { DisconnectReason, GroupInfo, InboundMessage } from "../gateway"
+import type { DisconnectReason, GroupInfo, InboundMessage, PartRejection } from "../gateway"
+import type { ReceiptKind } from "../../lib/vocabulary"
 
 /*
  * Pure translations from Baileys payloads to wagate's vocabulary: no socket, no clock, no I/O
@@ -117,7 +118,7 @@ export function closeStatusCode(error: unknown): number | null {
   return typeof code === "number" ? code : null
 }
 
-/** The close status codes that never loop (API-DECISIONS §9), with their reason. */
+/** The close status codes that never loop (docs/decisions.md § "Phones, groups, account and usage"), with their reason. */
 export const TERMINAL_CLOSE_CODES: ReadonlyMap<number, DisconnectReason> = new Map<number, DisconnectReason>([
   [401, "logged_out"],
   [403, "forbidden"],
@@ -163,8 +164,16 @@ export function decideDisconnect(input: { statusCode: number | null; message?: s
 /** What WhatsApp said about one of our parts. */
 export type OutboundSignal =
   | { kind: "acked"; waMessageId: string; atMs: number }
-  | { kind: "rejected"; waMessageId: string; errorCode: string; atMs: number }
-  | { kind: "receipt"; waMessageId: string; receipt: "delivered" | "read"; atMs: number }
+  | { kind: "rejected"; waMessageId: string; rejection: PartRejection; atMs: number }
+  | { kind: "receipt"; waMessageId: string; receipt: ReceiptKind; atMs: number }
+
+/** WhatsApp's error codes that mean more than "rejected": 463 is its restriction on messaging new contacts. */
+const REJECTION_CODES: ReadonlyMap<string, PartRejection["code"]> = new Map([["463", "account_restricted"]])
+
+/** WhatsApp's error code of a refused part ("463", "479", …) in wagate's vocabulary. */
+export function partRejectionOf(waErrorCode: string): PartRejection {
+  return { code: REJECTION_CODES.get(waErrorCode) ?? "whatsapp_rejected", detail: waErrorCode }
+}
 
 /** A raw stanza as `sock.ws.on('CB:ack,class:message')` delivers it. */
 export interface AckNode {
@@ -182,7 +191,7 @@ export function mapServerAck(node: AckNode, nowMs: number): OutboundSignal | nul
   const waMessageId = node.attrs.id
   if (!waMessageId) return null
   const error = node.attrs.error
-  if (error) return { kind: "rejected", waMessageId, errorCode: error, atMs: nowMs }
+  if (error) return { kind: "rejected", waMessageId, rejection: partRejectionOf(error), atMs: nowMs }
   return { kind: "acked", waMessageId, atMs: nowMs }
 }
 
@@ -214,7 +223,7 @@ function statusSignal(
 ): OutboundSignal | null {
   switch (status) {
     case WA_STATUS.ERROR:
-      return { kind: "rejected", waMessageId, errorCode: stubParameters?.[0] || "unknown", atMs }
+      return { kind: "rejected", waMessageId, rejection: partRejectionOf(stubParameters?.[0] || "unknown"), atMs }
     case WA_STATUS.DELIVERY_ACK:
       return { kind: "receipt", waMessageId, receipt: "delivered", atMs }
     // Played (voice notes) implies read.
@@ -270,7 +279,7 @@ export interface ReceiptUpdateLike {
 
 /**
  * Maps group receipts: `receiptTimestamp` → delivered, `readTimestamp` (or played) → read. The
- * status machine keeps the first of each, which is the rule for groups (API-DECISIONS §7).
+ * status machine keeps the first of each, which is the rule for groups (docs/decisions.md § "Outbound messages").
  */
 export function mapReceiptUpdates(updates: readonly ReceiptUpdateLike[], nowMs: number): OutboundSignal[] {
   const out: OutboundSignal[] = []
@@ -432,7 +441,7 @@ export type PnForLid = (lidJid: string) => Promise<string | null>
 /**
  * The sender as E.164. A phone-number JID among the author and its alternate (`remoteJidAlt`,
  * `participantAlt`) wins; else the LID is looked up; else the raw LID JID is the answer, because
- * WhatsApp hides the number (API-DECISIONS §8).
+ * WhatsApp hides the number (docs/decisions.md § "Inbound messages").
  */
 export async function senderAddress(key: KeyLike, pnForLid: PnForLid): Promise<string | null> {
   const group = isGroupJid(key.remoteJid)

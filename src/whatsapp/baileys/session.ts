@@ -170,7 +170,7 @@ export class BaileysSession implements WhatsAppSession {
       this.log.debug("opening the WhatsApp socket failed", { err })
       void this.sock?.end(undefined)
       const reason: DisconnectReason = this.closedByUs ? "closed_by_us" : "connection_lost"
-      this.finish(reason, null, reason === "closed_by_us" ? null : { ...this.failureBase(), code: "connection_lost", cause: failureCause(err) })
+      this.finish(reason, reason === "closed_by_us", reason === "closed_by_us" ? null : { ...this.failureBase(), code: "connection_lost", cause: failureCause(err) })
     })
   }
 
@@ -178,7 +178,7 @@ export class BaileysSession implements WhatsAppSession {
     this.closedByUs = true
     await this.starting
     await this.endSocket()
-    this.finish("closed_by_us", null)
+    this.finish("closed_by_us", true)
   }
 
   async logout(): Promise<void> {
@@ -195,7 +195,7 @@ export class BaileysSession implements WhatsAppSession {
       }
     }
     await this.endSocket()
-    this.finish("closed_by_us", null)
+    this.finish("closed_by_us", true)
     await this.ctx.writer.write((db) => wipeAuth(db, this.phoneId))
   }
 
@@ -340,7 +340,7 @@ export class BaileysSession implements WhatsAppSession {
       const error = update.lastDisconnect?.error
       const statusCode = closeStatusCode(error)
       const decision = decideDisconnect({ statusCode, message: closeMessage(error), pairing: this.pairing, closedByUs: this.closedByUs })
-      this.finish(decision.reason, statusCode, failureOf(error, { reason: decision.reason, host: this.failureBase().host, waVersion: this.waVersion }))
+      this.finish(decision.reason, decision.terminal, failureOf(error, { reason: decision.reason, host: this.failureBase().host, waVersion: this.waVersion }))
     }
   }
 
@@ -366,7 +366,7 @@ export class BaileysSession implements WhatsAppSession {
         if (this.rejected.has(signal.waMessageId)) return
         if (this.rejected.size >= REJECTED_IDS_REMEMBERED) this.rejected.delete(this.rejected.values().next().value!)
         this.rejected.add(signal.waMessageId)
-        return this.call(() => events.partRejected(signal.waMessageId, signal.errorCode, signal.atMs))
+        return this.call(() => events.partRejected(signal.waMessageId, signal.rejection, signal.atMs))
       case "receipt":
         return this.call(() => events.receipt(signal.waMessageId, signal.receipt, signal.atMs))
     }
@@ -382,12 +382,12 @@ export class BaileysSession implements WhatsAppSession {
   }
 
   /** Reports the end of the session once, whatever ended it. */
-  private finish(reason: DisconnectReason, statusCode: number | null, failure: ConnectionFailure | null = null): void {
+  private finish(reason: DisconnectReason, final: boolean, failure: ConnectionFailure | null = null): void {
     if (this.ended) return
     this.ended = true
     this.open = false
     this.ctx.ended(this.phoneId, this)
-    this.call(() => this.events.disconnected({ reason, statusCode, failure }))
+    this.call(() => this.events.disconnected({ reason, final, failure }))
   }
 
   /** What every failure of this session names: the host it tried and the version it announced. */

@@ -44,7 +44,7 @@ export function baileysVersionLookup(wsUrl: string, baileys: () => Promise<Baile
 }
 
 /**
- * Chooses the version each connect announces (docs/live-whatsapp.md, WhatsApp Web version): an
+ * Chooses the version each connect announces (docs/live-whatsapp.md § "WhatsApp Web version"): an
  * explicit setting always wins; `auto` looks the current version up (at most
  * WA_VERSION_LOOKUP_TIMEOUT_MS, shared by concurrent connects, cached) and falls back to the
  * version built into Baileys. Each new choice is logged at info.

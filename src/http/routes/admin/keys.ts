@@ -32,7 +32,7 @@ export const adminKeys = (deps: HttpDeps) => (app: AdminApp) =>
         if (Number.isNaN(expiresAtMs)) throw errors.validation(["expiresAt must be an ISO 8601 timestamp"])
         const { row, key } = await createApiKey(deps.ctx, {
           accountId: params.accountId,
-          env: input.environment as "test" | "live",
+          env: input.environment,
           scopes: input.scopes,
           name: input.name,
           expiresAtMs,

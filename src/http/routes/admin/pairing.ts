@@ -17,7 +17,7 @@ const SSE_KEEPALIVE_MS = 15_000
 /** A phone's `ph_` id from what the path names: the id or the URL-encoded E.164 number (404 when neither). */
 const phoneIdOf = (deps: HttpDeps, ref: string) => findPhoneAnywhere(deps.ctx, ref).id
 
-/** Pairing and connection control of a phone (API-DECISIONS §12). */
+/** Pairing and connection control of a phone (docs/decisions.md § "Operator surface"). */
 export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
   app
     .post(

@@ -29,7 +29,7 @@ const WebhookIdParams = Type.Object({ webhookId: Type.String() })
 const DeliveryIdParams = Type.Object({ deliveryId: Type.String() })
 const TAG = "Admin: webhooks"
 
-/** Webhook endpoints, their secrets, deliveries and resends (API-DECISIONS §12). */
+/** Webhook endpoints, their secrets, deliveries and resends (docs/decisions.md § "Operator surface"). */
 export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
   app
     .get("/accounts/:accountId/webhooks", ({ params }) => ok(listAccountEndpoints(deps.ctx, params.accountId).map(toWebhookEndpoint)), {
@@ -48,7 +48,7 @@ export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
         const input = parseJsonBody(CreateWebhookBody, body as RawBody)
         const row = await createEndpoint(deps.ctx, {
           accountId: params.accountId,
-          env: input.environment as "test" | "live",
+          env: input.environment,
           url: input.url,
           events: input.events,
         })

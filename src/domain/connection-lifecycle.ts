@@ -1,0 +1,202 @@
+import type { Scheduler } from "../lib/scheduler"
+import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
+import { findPhone, listAllPhones, listPhonesStayingOffline } from "../store/phones"
+import type { WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
+import type { DomainContext } from "./context"
+import type { LiveLookups } from "./live-lookups"
+import type { MessageReceipts } from "./message-receipts"
+import { PairingAttempts } from "./pairing-attempts"
+import type { PhoneLinks } from "./phone-links"
+import { writePhoneStatus, type StatusChange } from "./phone-status"
+import { sessionEventsFor } from "./session-events"
+
+/** Reconnect backoff bounds (docs/decisions.md § "Phones, groups, account and usage"). */
+export const RECONNECT_MIN_MS = 1_000
+export const RECONNECT_MAX_MS = 60_000
+const RECONNECT_KIND = "reconnect"
+
+/** What the lifecycle keeps of one phone between events. */
+export interface Runtime {
+  session: WhatsAppSession | null
+  /** The operator wants this phone online; false after disconnect/logout or a terminal close. */
+  wanted: boolean
+  attempts: number
+  qr: string | null
+  pairingCode: string | null
+  method: PairingMethod | null
+  /** The counters of a pairing in progress (docs/live-whatsapp.md § "Pairing give-up rules"); null when paired. */
+  pairing: PairingAttempts | null
+  waVersion: string | null
+}
+
+export interface LifecycleDeps {
+  ctx: DomainContext
+  gateway: WhatsAppGateway
+  scheduler: Scheduler
+  lookups: LiveLookups
+  links: PhoneLinks
+  receipts: MessageReceipts
+  /** Called after every pairing-state change of a phone. */
+  notify: (phoneId: string) => void
+  random?: () => number
+}
+
+/**
+ * Opens, closes and reconnects the phones' WhatsApp sessions (docs/decisions.md §
+ * "Phones, groups, account and usage"): starts paired phones at boot, reconnects with capped jittered backoff and
+ * runs pairing attempts. What a session reports is handled in session-events.ts.
+ */
+export type ConnectionLifecycle = ReturnType<typeof createConnectionLifecycle>
+
+export function createConnectionLifecycle(deps: LifecycleDeps) {
+  const { ctx, gateway, scheduler, links } = deps
+  const random = deps.random ?? Math.random
+  const runtimes = new Map<string, Runtime>()
+  let stopped = false
+
+  scheduler.on(RECONNECT_KIND, (phoneIds) => {
+    for (const phoneId of phoneIds) {
+      const rt = runtimes.get(phoneId)
+      // A socket opened meanwhile (the operator's connect) is not doubled.
+      if (rt?.wanted && !links.sessionOf(phoneId) && !rt.session && !stopped) open(phoneId, rt, null)
+    }
+  })
+
+  function runtime(phoneId: string): Runtime {
+    let rt = runtimes.get(phoneId)
+    if (!rt) {
+      rt = { session: null, wanted: false, attempts: 0, qr: null, pairingCode: null, method: null, pairing: null, waVersion: null }
+      runtimes.set(phoneId, rt)
+    }
+    return rt
+  }
+
+  /** Writes a connection change; after stop the database is being closed, so late socket events change nothing. */
+  async function setStatus(phoneId: string, status: ConnectionStatus, change: StatusChange = {}): Promise<void> {
+    if (stopped) return
+    await writePhoneStatus(ctx, phoneId, status, change)
+    if (!stopped) deps.notify(phoneId)
+  }
+
+  /** Schedules the next reconnect with full jitter between half and all of the capped delay, so phones do not reconnect in step. */
+  function scheduleReconnect(phoneId: string, rt: Runtime): number {
+    const capped = Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** rt.attempts++)
+    const dueMs = ctx.clock.nowMs() + Math.round(capped * (0.5 + random() / 2))
+    scheduler.schedule(RECONNECT_KIND, phoneId, dueMs)
+    return dueMs
+  }
+
+  /** The status of a phone that stays offline: it needs pairing unless it has credentials. */
+  const offline = (phoneId: string): ConnectionStatus => (gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired")
+
+  function open(phoneId: string, rt: Runtime, pairing: { method: PairingMethod } | null, change: StatusChange = {}): void {
+    const phone = findPhone(ctx.db, phoneId)
+    if (!phone) return
+    let session: WhatsAppSession
+    const events = sessionEventsFor(handlers, phoneId, rt, () => session)
+    session = gateway.session(phoneId, events)
+    rt.session = session
+    rt.wanted = true
+    if (session.paired) {
+      rt.pairing = null
+      void setStatus(phoneId, "connecting", change)
+      session.connect()
+    } else {
+      const method = pairing?.method ?? rt.method ?? "qr"
+      rt.method = method
+      rt.pairing ??= new PairingAttempts()
+      void setStatus(phoneId, "pairing", change)
+      session.connect(method === "code" ? { method: "code", phoneNumber: phone.phoneNumber } : { method: "qr" })
+    }
+  }
+
+  /** Forgets the phone's socket and what it showed; returns the session that was open. */
+  function detach(phoneId: string, rt: Runtime | undefined): WhatsAppSession | null {
+    scheduler.cancel(RECONNECT_KIND, phoneId)
+    links.attach(phoneId, null)
+    if (!rt) return null
+    const session = rt.session
+    rt.wanted = false
+    rt.session = null
+    rt.qr = null
+    rt.pairingCode = null
+    return session
+  }
+
+  async function close(phoneId: string): Promise<void> {
+    const rt = runtimes.get(phoneId)
+    if (!rt) return
+    await detach(phoneId, rt)?.close()
+  }
+
+  /**
+   * Unlinks the device when a session is open (WhatsApp needs the socket to remove a companion;
+   * without one the phone shows the device until it is removed there) and always wipes the
+   * credentials, so the phone must be paired again.
+   */
+  async function unlink(phoneId: string): Promise<void> {
+    const session = detach(phoneId, runtimes.get(phoneId))
+    await session?.logout().catch((err) => ctx.logger.warn("unlinking the device failed; credentials wiped anyway", { phoneId, err }))
+    gateway.wipeCredentials(phoneId)
+    deps.lookups.forget(phoneId)
+  }
+
+  /** Connects every phone that was online before, and marks pairings a restart cut short as unpaired. */
+  function boot(): void {
+    const stayingOffline = listPhonesStayingOffline(ctx.db)
+    for (const phone of listAllPhones(ctx.db)) {
+      if (stayingOffline.has(phone.id)) continue
+      if (gateway.hasCredentials(phone.id)) {
+        // A phone the previous process left `connected` is reconnecting: say so in its event.
+        open(phone.id, runtime(phone.id), null, { reason: "server_restarted", willReconnect: true })
+      } else if (phone.connectionStatus !== "unpaired" && phone.connectionStatus !== "logged_out") {
+        // A pairing cut short by a restart left no credentials: the phone is unpaired again.
+        void setStatus(phone.id, "unpaired")
+      }
+    }
+  }
+
+  const handlers = {
+    ctx,
+    gateway,
+    links,
+    receipts: deps.receipts,
+    lookups: deps.lookups,
+    notify: deps.notify,
+    setStatus,
+    open,
+    offline,
+    scheduleReconnect,
+    stopped: () => stopped,
+  }
+
+  return {
+    runtime,
+    peek: (phoneId: string) => runtimes.get(phoneId),
+    drop: (phoneId: string) => void runtimes.delete(phoneId),
+    phones: () => [...runtimes.keys()],
+    setStatus,
+    open,
+    close,
+    unlink,
+    boot,
+    /** Cancels the backoff of a phone about to be connected by hand. */
+    cancelReconnect: (phoneId: string) => scheduler.cancel(RECONNECT_KIND, phoneId),
+    markStopped: () => void (stopped = true),
+  }
+}
+
+/** What session-events.ts may do to the lifecycle. */
+export type LifecycleHandlers = {
+  ctx: DomainContext
+  gateway: WhatsAppGateway
+  links: PhoneLinks
+  receipts: MessageReceipts
+  lookups: LiveLookups
+  notify: (phoneId: string) => void
+  setStatus(phoneId: string, status: ConnectionStatus, change?: StatusChange): Promise<void>
+  open(phoneId: string, rt: Runtime, pairing: { method: PairingMethod } | null, change?: StatusChange): void
+  offline(phoneId: string): ConnectionStatus
+  scheduleReconnect(phoneId: string, rt: Runtime): number
+  stopped(): boolean
+}

@@ -1,0 +1,57 @@
+import type { ConnectionStatus } from "../lib/vocabulary"
+import { findPhone, updatePhoneConnection, updatePhoneLastError } from "../store/phones"
+import type { ConnectionFailure } from "../whatsapp/failures"
+import { logFailure, toLastError, type LastError } from "./connection-errors"
+import type { DomainContext } from "./context"
+import { buildPhoneEventData } from "./event-catalogue"
+
+/** What a connection change writes besides the status. */
+export interface StatusChange {
+  reason?: string
+  willReconnect?: boolean
+  /** Replaces the phone's last error (null clears it); left as it is when absent. */
+  lastError?: LastError | null
+}
+
+/**
+ * Writes a phone's connection change in one transaction with its event: `phone.connected` when
+ * entering `connected`, and `phone.disconnected` when leaving it or when the phone must be paired
+ * again. A phone removed meanwhile is left alone.
+ */
+export async function writePhoneStatus(ctx: DomainContext, phoneId: string, status: ConnectionStatus, change: StatusChange = {}): Promise<void> {
+  await ctx.writer.write((db, tx) => {
+    const phone = findPhone(db, phoneId)
+    if (!phone) return
+    const nowMs = ctx.clock.nowMs()
+    const enteringConnected = status === "connected" && phone.connectionStatus !== "connected"
+    const leavingConnected = phone.connectionStatus === "connected" && status !== "connected"
+    const lostPairing = status === "logged_out" && phone.connectionStatus !== "logged_out" && phone.connectionStatus !== "unpaired"
+    const next = {
+      id: phone.id,
+      connectionStatus: status,
+      lastConnectedAtMs: enteringConnected ? nowMs : phone.lastConnectedAtMs,
+      lastDisconnectedAtMs: leavingConnected || lostPairing ? nowMs : phone.lastDisconnectedAtMs,
+      updatedAtMs: nowMs,
+    }
+    // Offline with no reconnect coming: the next start must not connect it either.
+    updatePhoneConnection(db, next, status === "disconnected" && change.willReconnect === false)
+    if (change.lastError !== undefined) updatePhoneLastError(db, phone.id, change.lastError)
+    if (!enteringConnected && !leavingConnected && !lostPairing) return
+    ctx.events.record(db, tx, {
+      accountId: phone.accountId,
+      env: "live",
+      type: enteringConnected ? "phone.connected" : "phone.disconnected",
+      occurredAtMs: nowMs,
+      data: buildPhoneEventData({ ...phone, ...next }, change),
+    })
+  })
+}
+
+/** Logs a failed attempt once and returns its last error (null when the adapter named no failure or the phone is gone). */
+export function recordFailure(ctx: DomainContext, phoneId: string, failure: ConnectionFailure | null, nextAttemptAtMs: number | null): LastError | null {
+  const phone = findPhone(ctx.db, phoneId)
+  if (!failure || !phone) return null
+  const lastError = toLastError(failure, ctx.clock.nowMs())
+  logFailure(ctx.logger, phone, failure, lastError, nextAttemptAtMs)
+  return lastError
+}

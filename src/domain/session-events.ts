@@ -1,0 +1,137 @@
+import type { PhoneRow } from "../store/phones"
+import { findPhone } from "../store/phones"
+import type { ConnectionFailure } from "../whatsapp/failures"
+import type { DisconnectReason, SessionEvents, WhatsAppSession } from "../whatsapp/gateway"
+import type { LifecycleHandlers, Runtime } from "./connection-lifecycle"
+import { recordInbound } from "./inbound"
+import { PAIRING_MAX_CODES, PAIRING_MAX_QR_CODES } from "./pairing-attempts"
+import { recordFailure } from "./phone-status"
+
+/**
+ * What one session reports, turned into connection changes: pairing codes shown, connected,
+ * closed (and whether to reconnect, from the adapter's final-or-retry decision). Acks and receipts
+ * go to the message receipts and inbound messages to the inbox. Events of a session that is no
+ * longer the phone's current one are ignored.
+ */
+export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runtime, session: () => WhatsAppSession): SessionEvents {
+  const { ctx } = h
+  const current = () => rt.session === session()
+  return {
+    connecting({ waVersion }) {
+      if (!current()) return
+      rt.waVersion = waVersion
+      h.notify(phoneId)
+    },
+    qr(qr) {
+      if (!current()) return
+      if (rt.pairing?.qrShown() === "give_up") return expirePairing(h, phoneId, rt, `${PAIRING_MAX_QR_CODES} QR codes went unscanned`)
+      rt.qr = qr
+      void h.setStatus(phoneId, "pairing")
+    },
+    pairingCode(code) {
+      if (!current()) return
+      if (rt.pairing?.codeShown() === "give_up") return expirePairing(h, phoneId, rt, `${PAIRING_MAX_CODES} pairing codes went unused`)
+      rt.pairingCode = code
+      void h.setStatus(phoneId, "pairing")
+    },
+    connected({ phoneNumber }) {
+      if (!current()) return
+      const phone = findPhone(ctx.db, phoneId)
+      if (!phone) return
+      if (phoneNumber !== phone.phoneNumber) return unlinkMismatch(h, phone, rt, session(), phoneNumber)
+      h.links.attach(phoneId, session())
+      rt.attempts = 0
+      rt.qr = null
+      rt.pairingCode = null
+      rt.method = null
+      rt.pairing = null
+      ctx.logger.info(`${phone.phoneNumber} is connected to WhatsApp`, { phoneId, waVersion: rt.waVersion })
+      void h.setStatus(phoneId, "connected", { lastError: null }).then(() => (h.stopped() ? undefined : h.links.connected(phoneId)))
+    },
+    disconnected({ reason, final, failure }) {
+      if (!current()) return
+      const wasConnected = h.links.sessionOf(phoneId) !== null
+      h.links.attach(phoneId, null)
+      rt.session = null
+      rt.qr = null
+      rt.pairingCode = null
+      if (reason === "closed_by_us") return
+      if (wasConnected) h.links.disconnected(phoneId)
+      if (reason === "restart_required" && rt.wanted && !h.stopped()) {
+        // WhatsApp asks for a fresh socket (always right after pairing): open it at once.
+        h.open(phoneId, rt, null, { reason: "restart_required", willReconnect: true })
+        return
+      }
+      onFailure(h, phoneId, rt, reason, final, failure)
+    },
+    partAcked: (id, atMs) => void h.receipts.partAcked(id, atMs),
+    partRejected: (id, rejection, atMs) => void h.receipts.partRejected(id, rejection, atMs),
+    receipt: (id, kind, atMs) => void h.receipts.receipt(id, kind, atMs),
+    inbound: (message) =>
+      void recordInbound(ctx, phoneId, message).catch((err) => ctx.logger.error("recording an inbound message failed", { phoneId, err })),
+  }
+}
+
+/**
+ * After a close that was not ours: a final close stops (docs/decisions.md §
+ * "Phones, groups, account and usage"), a pairing retries while it stays `pairing` until its give-up rules say
+ * stop, and a paired phone goes `disconnected` and reconnects with backoff.
+ */
+function onFailure(h: LifecycleHandlers, phoneId: string, rt: Runtime, reason: DisconnectReason, final: boolean, failure: ConnectionFailure | null): void {
+  const { ctx, gateway } = h
+  if (reason === "logged_out") {
+    rt.wanted = false
+    rt.pairing = null
+    gateway.wipeCredentials(phoneId)
+    h.lookups.forget(phoneId)
+    const lastError = recordFailure(ctx, phoneId, failure, null)
+    void h.setStatus(phoneId, "logged_out", { reason, willReconnect: false, lastError }).then(() => (h.stopped() ? undefined : h.links.gone(phoneId)))
+    return
+  }
+  const pairing = rt.pairing !== null && !gateway.hasCredentials(phoneId)
+  const givesUp = final || !rt.wanted || h.stopped() || (pairing && rt.pairing!.connectFailed() === "give_up")
+  if (givesUp) {
+    rt.wanted = false
+    rt.pairing = null
+    const lastError = recordFailure(ctx, phoneId, failure, null)
+    // An unpaired phone that stops pairing is not a disconnection: no event, no stays-offline mark.
+    const status = h.offline(phoneId)
+    void h.setStatus(phoneId, status, status === "disconnected" ? { reason, willReconnect: false, lastError } : { lastError })
+    return
+  }
+  const dueMs = h.scheduleReconnect(phoneId, rt)
+  const lastError = recordFailure(ctx, phoneId, failure, dueMs)
+  // A pairing that retries is still pairing: flipping to `disconnected` between attempts would say the phone was once connected.
+  void h.setStatus(phoneId, pairing ? "pairing" : "disconnected", pairing ? { lastError } : { reason, willReconnect: true, lastError })
+}
+
+/** Ends a pairing whose QR codes or pairing codes ran out: closes its socket and waits for an operator. */
+function expirePairing(h: LifecycleHandlers, phoneId: string, rt: Runtime, cause: string): void {
+  const open = rt.session
+  rt.session = null
+  rt.wanted = false
+  rt.pairing = null
+  rt.qr = null
+  rt.pairingCode = null
+  void open?.close()
+  const failure: ConnectionFailure = { code: "pairing_expired", cause, host: "", httpStatus: null, waVersion: rt.waVersion }
+  void h.setStatus(phoneId, h.offline(phoneId), { lastError: recordFailure(h.ctx, phoneId, failure, null) })
+}
+
+/** Someone scanned with another WhatsApp account: sending as it would lie about `from`. */
+function unlinkMismatch(h: LifecycleHandlers, phone: PhoneRow, rt: Runtime, mismatched: WhatsAppSession, got: string): void {
+  const phoneId = phone.id
+  rt.wanted = false
+  rt.pairing = null
+  // Detached first: the close the unlink causes (logged_out) must not replace this reason.
+  rt.session = null
+  const failure: ConnectionFailure = { code: "account_mismatch", cause: got, host: "", httpStatus: null, waVersion: rt.waVersion }
+  const lastError = recordFailure(h.ctx, phoneId, failure, null)
+  void mismatched
+    .logout()
+    .catch((err) => h.ctx.logger.warn("unlinking the mismatched account failed; credentials wiped anyway", { phoneId, err }))
+    .finally(() => {
+      h.gateway.wipeCredentials(phoneId)
+      return h.setStatus(phoneId, "logged_out", { reason: "phone_number_mismatch", willReconnect: false, lastError })
+    })
+}

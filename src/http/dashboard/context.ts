@@ -1,0 +1,135 @@
+import type { DashboardSession } from "../../domain/dashboard-sessions"
+import type { Static, TObject } from "@sinclair/typebox"
+import { AppError, errors } from "../../lib/errors"
+import type { HttpDeps } from "../deps"
+import { clientInfo, type ClientInfo, type PeerSource } from "../client-info"
+import { validationMessages, type RawBody } from "../validation"
+import { redirect, refusal, SECURITY_HEADERS } from "./respond"
+import { resolveScope, type Scope } from "./scope"
+import { CSRF_FIELD, hasCsrfToken, isSameOrigin, sessionOf } from "./session"
+
+/** The dashboard's dependencies: the HTTP layer's, and who a request came from. */
+export interface Dashboard {
+  deps: HttpDeps
+  /**
+   * The client's address (sign-in attempts are throttled by it) and whether it reached us over
+   * HTTPS (then the cookie gets `Secure`), believing a trusted proxy's forwarding headers.
+   */
+  client(server: PeerSource | null | undefined, request: Request): ClientInfo
+}
+
+export function createDashboard(deps: HttpDeps): Dashboard {
+  return { deps, client: (server, request) => clientInfo(server, request, deps.trustedProxies) }
+}
+
+/** A submitted form (application/x-www-form-urlencoded), read after the request is admitted. */
+export class Form {
+  constructor(private readonly params: URLSearchParams) {}
+  static of(body: unknown): Form {
+    const text = typeof body === "object" && body !== null && "text" in body ? (body as RawBody).text : ""
+    return new Form(new URLSearchParams(text))
+  }
+  /** A field's value, "" when absent. */
+  get(name: string): string {
+    return this.params.get(name) ?? ""
+  }
+  /** Every value of a repeated field (checkboxes). */
+  all(name: string): string[] {
+    return this.params.getAll(name)
+  }
+}
+
+/** What a signed-in page or action handler gets. */
+export interface PageContext {
+  dash: Dashboard
+  request: Request
+  /** The socket the request came over (null in-process). */
+  server: PeerSource | null
+  url: URL
+  session: DashboardSession
+  scope: Scope
+  params: Record<string, string>
+  form: Form
+}
+
+/** The parts of Elysia's context the wrappers read. */
+export interface RouteInput {
+  request: Request
+  server?: PeerSource | null
+  params?: Record<string, string>
+  body?: unknown
+}
+
+type Handler = (c: PageContext) => Response | Promise<Response>
+
+/** The sign-in page, remembering where the visitor wanted to go (same-site paths only). */
+export function signInLocation(url: URL): string {
+  const next = url.pathname + url.search
+  return next.startsWith("/dashboard") && next !== "/dashboard/sign-in" ? `/dashboard/sign-in?next=${encodeURIComponent(next)}` : "/dashboard/sign-in"
+}
+
+/** True for requests htmx makes (boosted navigation, polling): they follow `HX-Redirect` as a full page load. */
+function fromHtmx(request: Request): boolean {
+  return request.headers.get("hx-request") === "true"
+}
+
+async function contextFor(dash: Dashboard, input: RouteInput): Promise<PageContext | Response> {
+  const url = new URL(input.request.url)
+  const session = await sessionOf(dash.deps.ctx, input.request)
+  if (!session) {
+    // An htmx request would swap the sign-in page into a fragment; send the whole window there.
+    const location = signInLocation(url)
+    return fromHtmx(input.request) ? new Response(null, { status: 200, headers: { ...SECURITY_HEADERS, "HX-Redirect": location } }) : redirect(location)
+  }
+  return { dash, request: input.request, server: input.server ?? null, url, session, scope: resolveScope(dash.deps.ctx, url), params: input.params ?? {}, form: Form.of(input.body) }
+}
+
+/**
+ * Wraps a page (GET): signed-in visitors only; others are sent to the sign-in page. An
+ * AppError the page lets through (a phone that does not exist) becomes the error page.
+ */
+export function page(dash: Dashboard, handler: Handler, onError: (c: PageContext, err: AppError) => Response) {
+  return async (input: RouteInput): Promise<Response> => {
+    const c = await contextFor(dash, input)
+    if (c instanceof Response) return c
+    try {
+      return await handler(c)
+    } catch (err) {
+      if (err instanceof AppError) return onError(c, err)
+      throw err
+    }
+  }
+}
+
+/**
+ * Wraps a state-changing request (POST): signed-in, same-origin and carrying the session's CSRF
+ * token, or a 403 before the handler runs, so nothing changes.
+ */
+export function action(dash: Dashboard, handler: Handler, onError: (c: PageContext, err: AppError) => Response) {
+  return async (input: RouteInput): Promise<Response> => {
+    if (!isSameOrigin(input.request)) return refusal(403, "Refused: this request did not come from a dashboard page of this origin.")
+    const c = await contextFor(dash, input)
+    if (c instanceof Response) {
+      const refused = refusal(403, "Refused: you are not signed in (or your session ended). Sign in again.")
+      if (fromHtmx(input.request)) refused.headers.set("HX-Redirect", "/dashboard/sign-in")
+      return refused
+    }
+    if (!hasCsrfToken(c.session, c.request, c.form.get(CSRF_FIELD))) return refusal(403, "Refused: the form's security token is missing or stale. Reload the page and try again.")
+    try {
+      return await handler(c)
+    } catch (err) {
+      if (err instanceof AppError) return onError(c, err)
+      throw err
+    }
+  }
+}
+
+/**
+ * Checks a form, turned into the admin API's body shape, against that body's TypeBox schema: the
+ * dashboard applies the same rules with the same messages, and throws the same 400.
+ */
+export function validated<T extends TObject>(schema: T, value: Record<string, unknown>): Static<T> {
+  const problems = validationMessages(schema, value)
+  if (problems.length > 0) throw errors.validation(problems)
+  return value as Static<T>
+}

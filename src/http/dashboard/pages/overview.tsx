@@ -1,0 +1,142 @@
+import { listPhones } from "../../../domain/phones"
+import { accountOverview, type Overview } from "../../../domain/overview"
+import type { LastError } from "../../../domain/connection-errors"
+import { MESSAGE_STATUSES } from "../../../lib/vocabulary"
+import type { DashboardApp } from "../base"
+import { page, type Dashboard, type PageContext } from "../context"
+import { htmlResponse } from "../respond"
+import { href, type Scope } from "../scope"
+import { Layout } from "../views/layout"
+import { Time } from "../views/parts"
+import { PhoneStatusList } from "../views/phones"
+import { errorPage } from "./errors"
+import { NoAccount } from "./phones"
+
+
+function MessagesToday(props: { counts: Overview["messagesToday"]; scope: Scope }) {
+  return (
+    <section aria-labelledby="today">
+      <h2 id="today">Messages today</h2>
+      <dl class="facts">
+        {MESSAGE_STATUSES.map((status) => (
+          <>
+            <dt>
+              <a href={href("/dashboard/messages", props.scope, { status })}>{status}</a>
+            </dt>
+            <dd>{props.counts[status].toLocaleString("en-US")}</dd>
+          </>
+        ))}
+      </dl>
+    </section>
+  )
+}
+
+function FailingEndpoints(props: { failing: Overview["failingEndpoints"]; scope: Scope }) {
+  return (
+    <section aria-labelledby="failing">
+      <h2 id="failing">Webhook endpoints failing</h2>
+      {props.failing.length === 0 ? (
+        <p class="muted">None: every endpoint's latest delivery succeeded (or it has none yet).</p>
+      ) : (
+        <ul>
+          {props.failing.map(({ endpoint, delivery }) => (
+            <li>
+              <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a>
+              {": "}
+              {delivery.lastStatusCode !== null ? `HTTP ${delivery.lastStatusCode}` : (delivery.lastError ?? "no answer")}
+              {` after ${delivery.attemptCount} attempt${delivery.attemptCount === 1 ? "" : "s"}`}
+              {delivery.status === "pending" ? " (retrying)" : " (gave up)"}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
+
+function LatestErrors(props: { overview: Overview; phoneErrors: { name: string; id: string; error: LastError }[]; scope: Scope }) {
+  const { overview, phoneErrors, scope } = props
+  return (
+    <section aria-labelledby="errors">
+      <h2 id="errors">Latest errors</h2>
+      {phoneErrors.length === 0 && overview.latestFailedMessages.length === 0 ? <p class="muted">No recent errors.</p> : null}
+      {phoneErrors.length > 0 ? (
+        <ul>
+          {phoneErrors.map((p) => (
+            <li>
+              <a href={href(`/dashboard/phones/${encodeURIComponent(p.id)}`, scope)}>{p.name}</a>
+              {`: ${p.error.code}: ${p.error.message}`}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {overview.latestFailedMessages.length > 0 ? (
+        <div class="table-wrap">
+          <table class="stack">
+            <thead>
+              <tr>
+                <th scope="col">Message</th>
+                <th scope="col">To</th>
+                <th scope="col">Error</th>
+                <th scope="col">Failed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {overview.latestFailedMessages.map((m) => (
+                <tr>
+                  <td data-label="Message">
+                    <a href={href(`/dashboard/messages/${encodeURIComponent(m.id)}`, scope)}>
+                      <code>{m.id}</code>
+                    </a>
+                  </td>
+                  <td data-label="To">{m.toAddress}</td>
+                  <td data-label="Error">{`${m.errorCode ?? "unknown"}${m.errorMessage ? `: ${m.errorMessage}` : ""}`}</td>
+                  <td data-label="Failed">
+                    <Time ms={m.failedAtMs} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  )
+}
+
+function overviewPage(c: PageContext): Response {
+  const { scope } = c
+  const account = scope.account
+  const ctx = c.dash.deps.ctx
+  const phones = account ? listPhones(ctx, account.id) : []
+  const phoneErrors = phones.flatMap((phone) => {
+    const error = c.dash.deps.sessions.pairingState(phone.id).lastError
+    return error ? [{ name: phone.displayName, id: phone.id, error }] : []
+  })
+  const overview = account ? accountOverview(ctx, account.id, scope.env) : null
+  return htmlResponse(
+    <Layout title="Overview" section="Overview" scope={scope} csrfToken={c.session.csrfToken} path="/dashboard" envScoped>
+      {account && overview ? (
+        <div class="cards">
+          <section aria-labelledby="phones">
+            <h2 id="phones">Phones</h2>
+            <div data-live={href("/dashboard/phones/live", scope, { view: "compact" })} aria-live="polite">
+              <PhoneStatusList phones={phones} scope={scope} />
+            </div>
+            <p>
+              <a href={href("/dashboard/phones", scope)}>Manage phones</a>
+            </p>
+          </section>
+          <MessagesToday counts={overview.messagesToday} scope={scope} />
+          <FailingEndpoints failing={overview.failingEndpoints} scope={scope} />
+          <LatestErrors overview={overview} phoneErrors={phoneErrors} scope={scope} />
+        </div>
+      ) : (
+        <NoAccount scopeHref={href("/dashboard/accounts", scope)} />
+      )}
+    </Layout>,
+  )
+}
+
+/** The overview: phones and their live status, today's messages, failing endpoints, latest errors. */
+export const overviewRoutes = (dash: Dashboard) => (app: DashboardApp) => app.get("/dashboard", page(dash, overviewPage, errorPage))

@@ -1,0 +1,140 @@
+import * as QRCode from "qrcode"
+import { findPhoneAnywhere } from "../../../domain/phones"
+import type { PairingState } from "../../../domain/sessions"
+import type { PhoneRow } from "../../../store/phones"
+import { isDashboardSessionLive } from "../../../domain/dashboard-sessions"
+import type { DashboardApp } from "../base"
+import { action, page, type Dashboard, type PageContext } from "../context"
+import { liveHtmlResponse } from "../live"
+import { htmlResponse, redirect, renderFragment } from "../respond"
+import { href, type Scope } from "../scope"
+import { Layout } from "../views/layout"
+import { Time } from "../views/parts"
+import { PairingPanel } from "../views/phones"
+import { errorPage } from "./errors"
+
+/** The QR as an SVG drawing, made by the `qrcode` library from WhatsApp's string. */
+function qrSvg(qr: string | null): Promise<string | null> {
+  return qr ? QRCode.toString(qr, { type: "svg", margin: 1, errorCorrectionLevel: "L" }) : Promise.resolve(null)
+}
+
+/** The phone of the URL, with the scope moved to its account (a shared link needs no `?account=`). */
+function phoneInScope(c: PageContext): { phone: PhoneRow; scope: Scope } {
+  const phone = findPhoneAnywhere(c.dash.deps.ctx, c.params.phoneId!)
+  const account = c.scope.accounts.find((a) => a.id === phone.accountId) ?? c.scope.account
+  return { phone, scope: { ...c.scope, account, unknownAccount: false } }
+}
+
+async function panelHtml(c: PageContext, phone: PhoneRow, scope: Scope, state: PairingState): Promise<string> {
+  return renderFragment(
+    <PairingPanel phone={phone} state={state} qrSvg={await qrSvg(state.qr)} scope={scope} csrfToken={c.session.csrfToken} />,
+  )
+}
+
+async function phonePage(c: PageContext): Promise<Response> {
+  const { phone, scope } = phoneInScope(c)
+  const state = c.dash.deps.sessions.pairingState(phone.id)
+  const base = `/dashboard/phones/${encodeURIComponent(phone.id)}`
+  return htmlResponse(
+    <Layout title={phone.displayName} section="Phones" scope={scope} csrfToken={c.session.csrfToken} path="/dashboard/phones">
+      <p>
+        <a href={href("/dashboard/phones", scope)}>← All phones</a>
+      </p>
+      <section aria-labelledby="phone-facts">
+        <h2 id="phone-facts">Phone</h2>
+        <dl class="facts">
+          <dt>Number</dt>
+          <dd>{phone.phoneNumber}</dd>
+          <dt>Id</dt>
+          <dd>
+            <code>{phone.id}</code>
+          </dd>
+          <dt>Last connected</dt>
+          <dd>
+            <Time ms={phone.lastConnectedAtMs} />
+          </dd>
+          <dt>Last disconnected</dt>
+          <dd>
+            <Time ms={phone.lastDisconnectedAtMs} />
+          </dd>
+        </dl>
+      </section>
+      <section aria-labelledby="connection">
+        <h2 id="connection">Connection</h2>
+        <div data-live={href(`${base}/live`, scope)} aria-live="polite">
+          <PairingPanel
+            phone={phone}
+            state={state}
+            qrSvg={await qrSvg(state.qr)}
+            scope={scope}
+            csrfToken={c.session.csrfToken}
+          />
+        </div>
+      </section>
+    </Layout>,
+  )
+}
+
+/** A phone's page: live connection state, pairing by QR or code, disconnect and log out. */
+export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
+  app
+    .get("/dashboard/phones/:phoneId", page(dash, phonePage, errorPage))
+    .get(
+      "/dashboard/phones/:phoneId/live",
+      page(
+        dash,
+        (c) => {
+          const { phone, scope } = phoneInScope(c)
+          const sessions = dash.deps.sessions
+          return liveHtmlResponse(dash.deps.ctx.clock, c.request, (push) => {
+            // Rendering a QR is asynchronous: a chain keeps the fragments in the order of the states.
+            let chain = Promise.resolve()
+            const send = (state: PairingState) => {
+              // A phone removed meanwhile has no panel left to show; its stream just goes quiet.
+              chain = chain.then(() => panelHtml(c, findPhoneAnywhere(dash.deps.ctx, phone.id), scope, state).then(push)).catch(() => {})
+            }
+            const unsubscribe = sessions.subscribe(phone.id, send)
+            // The state may have moved between the page's render and this subscription.
+            send(sessions.pairingState(phone.id))
+            return unsubscribe
+          }, () => isDashboardSessionLive(dash.deps.ctx, c.session))
+        },
+        errorPage,
+      ),
+    )
+    .post(
+      "/dashboard/phones/:phoneId/connect",
+      action(
+        dash,
+        async (c) => {
+          const { phone, scope } = phoneInScope(c)
+          await dash.deps.sessions.connect(phone.id, c.form.get("method") === "code" ? "code" : "qr")
+          return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
+        },
+        errorPage,
+      ),
+    )
+    .post(
+      "/dashboard/phones/:phoneId/disconnect",
+      action(
+        dash,
+        async (c) => {
+          const { phone, scope } = phoneInScope(c)
+          await dash.deps.sessions.disconnect(phone.id)
+          return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
+        },
+        errorPage,
+      ),
+    )
+    .post(
+      "/dashboard/phones/:phoneId/logout",
+      action(
+        dash,
+        async (c) => {
+          const { phone, scope } = phoneInScope(c)
+          await dash.deps.sessions.logout(phone.id)
+          return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
+        },
+        errorPage,
+      ),
+    )

@@ -1,0 +1,84 @@
+import { endpointsWithLatestDelivery } from "../../../domain/endpoint-deliveries"
+import { createEndpoint } from "../../../domain/webhook-endpoints"
+import { AppError } from "../../../lib/errors"
+import { statusOf } from "../../errors"
+import type { DashboardApp } from "../base"
+import { action, page, type Dashboard, type PageContext } from "../context"
+import { htmlResponse } from "../respond"
+import { href } from "../scope"
+import { CsrfField, Layout } from "../views/layout"
+import { ErrorList } from "../views/parts"
+import { EndpointsTable, EventChoices } from "../views/webhooks"
+import { errorPage } from "./errors"
+import { NoAccount } from "./phones"
+import { endpointPage } from "./webhook"
+
+interface AddEndpointForm {
+  url: string
+  events: string[]
+}
+
+function webhooksPage(c: PageContext, options: { errors?: string[]; values?: AddEndpointForm; status?: number } = {}): Response {
+  const { scope } = c
+  const account = scope.account
+  const csrf = c.session.csrfToken
+  const values = options.values ?? { url: "", events: ["*"] }
+  return htmlResponse(
+    <Layout title="Webhooks" section="Webhooks" scope={scope} csrfToken={csrf} path="/dashboard/webhooks" envScoped>
+      {account ? (
+        <>
+          <section aria-labelledby="endpoints">
+            <h2 id="endpoints">{`${scope.env === "test" ? "Test" : "Live"} endpoints of ${account.name}`}</h2>
+            <EndpointsTable endpoints={endpointsWithLatestDelivery(c.dash.deps.ctx, account.id, scope.env)} scope={scope} />
+          </section>
+          <section aria-labelledby="add-endpoint">
+            <h2 id="add-endpoint">{`Add a ${scope.env} endpoint`}</h2>
+            <ErrorList errors={options.errors} />
+            <form method="post" action={href("/dashboard/webhooks", scope)} class="fields">
+              <CsrfField token={csrf} />
+              <div>
+                <label for="endpoint-url">URL</label>
+                <input id="endpoint-url" name="url" type="text" inputmode="url" required maxlength={2048} placeholder="https://example.com/wagate" value={values.url} />
+              </div>
+              <EventChoices selected={values.events} />
+              <div>
+                <button type="submit">Add endpoint</button>
+              </div>
+            </form>
+          </section>
+        </>
+      ) : (
+        <NoAccount scopeHref={href("/dashboard/accounts", scope)} />
+      )}
+    </Layout>,
+    options.status ?? 200,
+  )
+}
+
+/** Webhook endpoints of one environment: list with their last delivery, and add (secret shown once). */
+export const webhooksRoutes = (dash: Dashboard) => (app: DashboardApp) =>
+  app.get("/dashboard/webhooks", page(dash, (c) => webhooksPage(c), errorPage)).post(
+    "/dashboard/webhooks",
+    action(
+      dash,
+      async (c) => {
+        const values = { url: c.form.get("url").trim(), events: c.form.all("events") }
+        if (!c.scope.account) return webhooksPage(c, { errors: ["Pick an account first."], values, status: 400 })
+        try {
+          const endpoint = await createEndpoint(c.dash.deps.ctx, {
+            accountId: c.scope.account.id,
+            env: c.scope.env,
+            url: values.url,
+            // "All events" wins over single ones, as the admin API reads ["*"].
+            events: values.events.includes("*") ? ["*"] : values.events,
+          })
+          // Rendered, not redirected: the secret must never sit in a URL or a page fetched again.
+          return endpointPage({ ...c, params: { webhookId: endpoint.id } }, { secret: endpoint.secret, status: 201 })
+        } catch (err) {
+          if (err instanceof AppError) return webhooksPage(c, { errors: err.publicMessages, values, status: statusOf(err.kind) })
+          throw err
+        }
+      },
+      errorPage,
+    ),
+  )

@@ -1,0 +1,192 @@
+import type { MessageTrail, TrailDelivery } from "../../../domain/message-log"
+import type { InboundRow } from "../../../store/inbound"
+import type { MessageStatus } from "../../../lib/vocabulary"
+import type { MessageRow } from "../../../store/messages"
+import { href, type Scope } from "../scope"
+import { excerpt, Time } from "./parts"
+import { DeliveryOutcome } from "./webhooks"
+
+const STATUS_TONE: Record<MessageStatus, string> = { pending: "warn", sent: "", delivered: "ok", read: "ok", failed: "bad" }
+
+export function MessageStatusBadge(props: { status: MessageStatus }) {
+  return <span class={`badge ${STATUS_TONE[props.status]}`}>{props.status}</span>
+}
+
+export function OutboundTable(props: { rows: MessageRow[]; scope: Scope }) {
+  if (props.rows.length === 0) return <p class="muted">No messages match.</p>
+  return (
+    <div class="table-wrap">
+      <table class="stack">
+        <thead>
+          <tr>
+            <th scope="col">Created</th>
+            <th scope="col">From</th>
+            <th scope="col">To</th>
+            <th scope="col">Status</th>
+            <th scope="col">Content</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((m) => (
+            <tr>
+              <td data-label="Created">
+                <a href={href(`/dashboard/messages/${encodeURIComponent(m.id)}`, props.scope)}>
+                  <Time ms={m.createdAtMs} />
+                </a>
+              </td>
+              <td data-label="From">{m.fromNumber}</td>
+              <td data-label="To">{m.toAddress}</td>
+              <td data-label="Status">
+                <MessageStatusBadge status={m.status} />
+              </td>
+              <td data-label="Content">{excerpt(m.content) || (m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : "")}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+export function InboundTable(props: { rows: InboundRow[]; scope: Scope }) {
+  if (props.rows.length === 0) return <p class="muted">No inbound messages match.</p>
+  return (
+    <div class="table-wrap">
+      <table class="stack">
+        <thead>
+          <tr>
+            <th scope="col">Received</th>
+            <th scope="col">From</th>
+            <th scope="col">To</th>
+            <th scope="col">Type</th>
+            <th scope="col">Content</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((m) => (
+            <tr>
+              <td data-label="Received">
+                <a href={href(`/dashboard/messages/${encodeURIComponent(m.id)}`, props.scope)}>
+                  <Time ms={m.receivedAtMs} />
+                </a>
+              </td>
+              <td data-label="From">{m.isGroup ? `${m.fromAddress} in ${m.groupId ?? "a group"}` : m.fromAddress}</td>
+              <td data-label="To">{m.toNumber}</td>
+              <td data-label="Type">{m.type}</td>
+              <td data-label="Content">{excerpt(m.content)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+/** A message is settled when no status can follow: read, or failed. */
+export function isSettled(status: MessageStatus): boolean {
+  return status === "read" || status === "failed"
+}
+
+function Attempts(props: { d: TrailDelivery }) {
+  if (props.d.attempts.length === 0) return <span class="muted">no attempt yet</span>
+  return (
+    <ol>
+      {props.d.attempts.map((a) => (
+        <li>
+          <Time ms={a.attemptedAtMs} />
+          {` · ${a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? "no answer")} · ${a.latencyMs} ms`}
+          {a.responseBody ? (
+            <>
+              {" · "}
+              <code>{excerpt(a.responseBody, 120)}</code>
+            </>
+          ) : null}
+        </li>
+      ))}
+    </ol>
+  )
+}
+
+/**
+ * A message's timeline, parts and webhook deliveries. While the message can still change, the
+ * block asks for itself again every second (htmx polling) and replaces itself; once settled it
+ * renders without the trigger, so the polling stops.
+ */
+export function MessageTimeline(props: { trail: MessageTrail; scope: Scope; selfHref: string }) {
+  const { message: m, parts, deliveries } = props.trail
+  const steps: [string, number | null][] = [
+    ["Created", m.createdAtMs],
+    ["Sent", m.sentAtMs],
+    ["Delivered", m.deliveredAtMs],
+    ["Read", m.readAtMs],
+    ["Failed", m.failedAtMs],
+  ]
+  const polling = isSettled(m.status) ? {} : { "hx-get": props.selfHref, "hx-trigger": "every 1s", "hx-swap": "outerHTML" }
+  return (
+    <div id="timeline" {...polling}>
+      <section aria-labelledby="timeline-title">
+        <h2 id="timeline-title">
+          Timeline <MessageStatusBadge status={m.status} />
+        </h2>
+        <ol class="timeline">
+          {steps
+            .filter(([name, at]) => at !== null || (name !== "Failed" && m.status !== "failed"))
+            .map(([name, at]) => (
+              <li class={at === null ? "muted" : undefined}>
+                <strong>{name}</strong> <Time ms={at} empty="not yet" />
+                {name === "Failed" && m.errorCode ? <span>{`: ${m.errorCode}${m.errorMessage ? `: ${m.errorMessage}` : ""}`}</span> : null}
+              </li>
+            ))}
+        </ol>
+      </section>
+      {parts.length > 0 ? (
+        <section aria-labelledby="parts-title">
+          <h2 id="parts-title">WhatsApp messages</h2>
+          <div class="table-wrap">
+            <table class="stack">
+              <thead>
+                <tr>
+                  <th scope="col">Part</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Error</th>
+                </tr>
+              </thead>
+              <tbody>
+                {parts.map((p) => (
+                  <tr>
+                    <td data-label="Part">{String(p.partIndex + 1)}</td>
+                    <td data-label="Kind">{p.mediaUrl ? `${p.mediaKind ?? "media"}: ${p.mediaUrl}` : "text"}</td>
+                    <td data-label="Status">
+                      <MessageStatusBadge status={p.status} />
+                    </td>
+                    <td data-label="Error">{p.errorCode ? `${p.errorCode}${p.errorMessage ? `: ${p.errorMessage}` : ""}` : ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      ) : null}
+      <section aria-labelledby="hooks-title">
+        <h2 id="hooks-title">Webhook deliveries</h2>
+        {deliveries.length === 0 ? (
+          <p class="muted">None: no endpoint of this environment subscribes to these events (or none happened yet).</p>
+        ) : (
+          <ul>
+            {deliveries.map((d) => (
+              <li>
+                <strong>{d.eventType}</strong>
+                {" to "}
+                <a href={href(`/dashboard/webhooks/${encodeURIComponent(d.endpointId)}`, props.scope)}>{d.endpointUrl ?? d.endpointId}</a>
+                {": "}
+                <DeliveryOutcome delivery={d.delivery} />
+                <Attempts d={d} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  )
+}

@@ -1,0 +1,154 @@
+import type { PairingState } from "../../../domain/sessions"
+import type { PhoneRow } from "../../../store/phones"
+import { href, type Scope } from "../scope"
+import { CsrfField } from "./layout"
+import { ConfirmAction, StatusBadge, STATUS_WORDS, Time } from "./parts"
+
+/** The account's phones with their live status; the body of the list's live region. */
+export function PhonesTable(props: { phones: PhoneRow[]; scope: Scope; csrfToken: string }) {
+  if (props.phones.length === 0) return <p class="muted">No phones yet. Add one below.</p>
+  return (
+    <div class="table-wrap">
+      <table class="stack">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Number</th>
+            <th scope="col">Status</th>
+            <th scope="col">Last connected</th>
+            <th scope="col">
+              <span class="muted">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.phones.map((phone) => (
+            <tr>
+              <td data-label="Name">
+                <a href={href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, props.scope)}>{phone.displayName}</a>
+              </td>
+              <td data-label="Number">{phone.phoneNumber}</td>
+              <td data-label="Status">
+                <StatusBadge status={phone.connectionStatus} />
+              </td>
+              <td data-label="Last connected">
+                <Time ms={phone.lastConnectedAtMs} />
+              </td>
+              <td>
+                <ConfirmAction
+                  label="Remove"
+                  confirmLabel={`Remove ${phone.phoneNumber}`}
+                  action={href(`/dashboard/phones/${encodeURIComponent(phone.id)}/remove`, props.scope)}
+                  csrfToken={props.csrfToken}
+                >
+                  <p>The phone is unlinked and its queued sends fail; its messages are kept.</p>
+                </ConfirmAction>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+/** The compact list of the overview: each phone with its status in words. */
+export function PhoneStatusList(props: { phones: PhoneRow[]; scope: Scope }) {
+  if (props.phones.length === 0) return <p class="muted">No phones yet.</p>
+  return (
+    <ul>
+      {props.phones.map((phone) => (
+        <li>
+          <a href={href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, props.scope)}>{phone.displayName}</a>{" "}
+          <StatusBadge status={phone.connectionStatus} />
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+/** Why the last connection attempt failed, and the WhatsApp Web version the phone last announced. */
+function LastError(props: { state: PairingState }) {
+  const { lastError, waVersion } = props.state
+  if (!lastError && !waVersion) return null
+  return (
+    <dl class="facts">
+      {lastError ? (
+        <>
+          <dt>Last failure</dt>
+          <dd>
+            <strong>{lastError.code}</strong>
+            {`: ${lastError.message} (`}
+            <Time ms={lastError.atMs} />)
+          </dd>
+        </>
+      ) : null}
+      {waVersion ? (
+        <>
+          <dt>WhatsApp Web version</dt>
+          <dd>{waVersion}</dd>
+        </>
+      ) : null}
+    </dl>
+  )
+}
+
+function PhoneActions(props: { phone: PhoneRow; status: PairingState["connectionStatus"]; scope: Scope; csrfToken: string }) {
+  const { status, scope, csrfToken } = props
+  const base = `/dashboard/phones/${encodeURIComponent(props.phone.id)}`
+  const canPair = status === "unpaired" || status === "logged_out" || status === "pairing"
+  const post = (path: string, label: string, extra?: { name: string; value: string }, secondary = false) => (
+    <form method="post" action={href(`${base}/${path}`, scope)} class="inline">
+      <CsrfField token={csrfToken} />
+      {extra ? <input type="hidden" name={extra.name} value={extra.value} /> : null}
+      <button type="submit" class={secondary ? "secondary" : undefined}>
+        {label}
+      </button>
+    </form>
+  )
+  return (
+    <div class="actions">
+      {canPair ? post("connect", "Pair by QR", { name: "method", value: "qr" }) : null}
+      {canPair ? post("connect", "Pair by code", { name: "method", value: "code" }, true) : null}
+      {status === "disconnected" ? post("connect", "Connect") : null}
+      {status === "connected" || status === "connecting" || status === "pairing" ? post("disconnect", "Disconnect", undefined, true) : null}
+      {status === "connected" || status === "connecting" || status === "disconnected" ? (
+        <ConfirmAction label="Log out" confirmLabel="Log out and unlink" action={href(`${base}/logout`, scope)} csrfToken={csrfToken}>
+          <p>The device is unlinked from WhatsApp; pairing again needs a new QR scan or code.</p>
+        </ConfirmAction>
+      ) : null}
+    </div>
+  )
+}
+
+/**
+ * A phone's connection panel: status in words, the QR (rendered by the server as SVG) or the
+ * pairing code while it pairs, why the last attempt failed, and the actions that apply now. The
+ * raw QR string is kept in `data-qr` for tests and for assistive tools.
+ */
+export function PairingPanel(props: { phone: PhoneRow; state: PairingState; qrSvg: string | null; scope: Scope; csrfToken: string }) {
+  const { state } = props
+  return (
+    <div class="pairing">
+      <p>
+        Status: <StatusBadge status={state.connectionStatus} />
+      </p>
+      {state.qr && props.qrSvg ? (
+        <figure>
+          <div class="qr" data-qr={state.qr} role="img" aria-label="Pairing QR code" dangerouslySetInnerHTML={{ __html: props.qrSvg }} />
+          <figcaption>On the phone: WhatsApp › Settings › Linked devices › Link a device, then scan this code. It changes every few seconds.</figcaption>
+        </figure>
+      ) : null}
+      {state.pairingCode ? (
+        <p>
+          Pairing code: <span class="code" data-pairing-code={state.pairingCode}>{state.pairingCode}</span>
+          <br />
+          <span class="muted">On the phone: WhatsApp › Linked devices › Link a device › Link with phone number instead, then type this code.</span>
+        </p>
+      ) : null}
+      {state.connectionStatus === "connected" ? <p>{`${STATUS_WORDS.connected}: this phone sends and receives live messages.`}</p> : null}
+      <LastError state={state} />
+      <PhoneActions phone={props.phone} status={state.connectionStatus} scope={props.scope} csrfToken={props.csrfToken} />
+    </div>
+  )
+}

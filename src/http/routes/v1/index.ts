@@ -1,0 +1,33 @@
+import type { HttpDeps } from "../../deps"
+import { apiBase } from "../../plugins/api-auth"
+import { accountGet } from "./account-get"
+import { accountUsage } from "./account-usage"
+import { groupsList } from "./groups-list"
+import { inboundGet } from "./inbound-get"
+import { inboundList } from "./inbound-list"
+import { messagesGet } from "./messages-get"
+import { messagesList } from "./messages-list"
+import { messagesSend } from "./messages-send"
+import { phoneNumbersGet } from "./phone-numbers-get"
+import { phoneNumbersList } from "./phone-numbers-list"
+import { phoneNumbersStatus } from "./phone-numbers-status"
+
+/**
+ * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
+ * the scope matrix of test/http/auth-and-scopes.test.ts, which fails while one is missing. The
+ * static `/messages/inbound` routes come before `/messages/:id`.
+ */
+export function v1Routes(deps: HttpDeps) {
+  return apiBase(deps)
+    .use(messagesSend(deps))
+    .use(messagesList(deps))
+    .use(inboundList(deps))
+    .use(inboundGet(deps))
+    .use(messagesGet(deps))
+    .use(groupsList(deps))
+    .use(phoneNumbersList(deps))
+    .use(phoneNumbersGet(deps))
+    .use(phoneNumbersStatus(deps))
+    .use(accountGet(deps))
+    .use(accountUsage(deps))
+}

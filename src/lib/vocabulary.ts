@@ -1,0 +1,71 @@
+/*
+ * wagate's shared vocabulary, declared once: every layer imports these lists and the types
+ * derived from them, the HTTP layer builds its TypeBox unions from them, and the store types its
+ * columns with them. Adding a status or an event starts here (and in the spec, docs/api.md).
+ */
+
+/** The two environments: a `sk_test_…` key works on the sandbox, a `sk_live_…` key on WhatsApp. */
+export const ENVIRONMENTS = ["test", "live"] as const
+export type Environment = (typeof ENVIRONMENTS)[number]
+
+/** A message's lifecycle: pending → sent → delivered → read, or failed from any of them. */
+export const MESSAGE_STATUSES = ["pending", "sent", "delivered", "read", "failed"] as const
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
+
+/** How a phone is paired: by scanning a QR code, or by typing a code on the phone. */
+export const PAIRING_METHODS = ["qr", "code"] as const
+export type PairingMethod = (typeof PAIRING_METHODS)[number]
+
+/** A phone's connection to WhatsApp, as the API reports it. */
+export const CONNECTION_STATUSES = ["unpaired", "pairing", "connecting", "connected", "disconnected", "logged_out"] as const
+export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number]
+
+/** What an inbound message is. */
+export const INBOUND_TYPES = ["text", "image", "video", "audio", "document", "sticker", "location", "contact", "other"] as const
+export type InboundType = (typeof INBOUND_TYPES)[number]
+
+/** Why a message failed: the closed set of `errorCode` values (docs/api.md lists each). */
+export const MESSAGE_ERROR_CODES = [
+  "recipient_not_on_whatsapp",
+  "group_not_allowed",
+  "media_url_blocked",
+  "media_fetch_failed",
+  "media_too_large",
+  "media_unsupported_type",
+  "phone_disconnected",
+  "account_restricted",
+  "whatsapp_rejected",
+  "send_timeout",
+  "internal_error",
+] as const
+export type MessageErrorCode = (typeof MESSAGE_ERROR_CODES)[number]
+
+/** Every event wagate emits (spec, Events). */
+export const EVENT_TYPES = [
+  "message.sent",
+  "message.delivered",
+  "message.read",
+  "message.failed",
+  "message.received",
+  "phone.connected",
+  "phone.disconnected",
+] as const
+export type EventType = (typeof EVENT_TYPES)[number]
+
+/** What a recipient's receipt says of a message (a read implies the delivery). */
+export type ReceiptKind = Extract<MessageStatus, "delivered" | "read">
+
+/** The events a message's status change emits (the status machine's output). */
+export type MessageEventName = Extract<EventType, "message.sent" | "message.delivered" | "message.read" | "message.failed">
+
+/** A webhook delivery's state. */
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+
+/** A page of rows and the total they are a page of. */
+export interface Page<T> {
+  rows: T[]
+  total: number
+  page: number
+  limit: number
+}

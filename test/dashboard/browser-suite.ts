@@ -1,0 +1,267 @@
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import type { Browser, BrowserContext, Page } from "playwright-core"
+import { poll, WagateProcess } from "../e2e-live/live-world"
+import { startWaSim, type WaSim } from "../wa-sim/sim"
+import { describeInBrowser, launchBrowser } from "../helpers/browser"
+import { WebhookReceiver } from "../helpers/webhook-receiver"
+
+/*
+ * The dashboard in a real browser (Debian's Chromium through playwright-core) against a real
+ * wagate process on 127.0.0.1, its live side connected to the WhatsApp simulator. The tests run
+ * in order on one browser context: sign in, add a phone, pair it by QR, create a key, and on.
+ * browser.test.ts runs them against wagate from source, browser-binary.test.ts against the
+ * compiled executable.
+ */
+
+const PHONE = "+15550101010"
+const SETUP_TIMEOUT_MS = 60_000
+const STEP_TIMEOUT_MS = 30_000
+/** Markup written by a stranger on WhatsApp: it must show as text and run nothing. */
+const HOSTILE_TEXT = `<img src=x onerror="window.pwned=1"><script>window.pwned=2</script> hi`
+
+/**
+ * Registers the browser suite. `command` names the wagate to run (undefined: `bun src/main.ts`);
+ * `setupTimeoutMs` allows for building the executable.
+ */
+export function dashboardBrowserSuite(name: string, command: () => Promise<string[] | undefined>, setupTimeoutMs = SETUP_TIMEOUT_MS): void {
+  let sim: WaSim
+  let wagate: WagateProcess
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+  let receiver: WebhookReceiver
+  /** The test key the browser created (test 5), used to send. */
+  let apiKey = ""
+  /** Every URL the browser asked for, to prove nothing left 127.0.0.1. */
+  const requested: string[] = []
+  let dialogs = 0
+
+  describeInBrowser(name, () => {
+    beforeAll(async () => {
+      const wagateCommand = await command()
+      sim = await startWaSim()
+      receiver = new WebhookReceiver()
+      wagate = await WagateProcess.start({
+        WAGATE_WA_WS_URL: sim.wsUrl,
+        WAGATE_LOG_LEVEL: "error",
+        // Webhooks may reach the receiver on 127.0.0.1; the sandbox reaches read within a second.
+        WAGATE_OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32",
+        WAGATE_SANDBOX_DELIVERED_MS: "300",
+        WAGATE_SANDBOX_READ_MS: "900",
+      }, { command: wagateCommand })
+      browser = await launchBrowser()
+      context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+      context.on("request", (request) => void requested.push(request.url()))
+      // Anything not for our server is refused (and still recorded above, so the check sees it).
+      await context.route(
+        (url) => url.hostname !== "127.0.0.1",
+        (route) => route.abort(),
+      )
+      page = await context.newPage()
+      // An alert would mean injected script ran.
+      page.on("dialog", (dialog) => void dialog.dismiss().then(() => (dialogs += 1)))
+    }, setupTimeoutMs)
+
+    afterAll(async () => {
+      await context?.close()
+      await browser?.close()
+      await wagate?.dispose()
+      await sim?.stop()
+      await receiver?.stop()
+    }, SETUP_TIMEOUT_MS)
+
+    test(
+      "sign in with the admin token",
+      async () => {
+        await page.goto(`${wagate.base}/`)
+        await page.waitForURL(/\/dashboard\/sign-in/)
+        await page.getByLabel("Admin token").fill(wagate.adminToken)
+        await page.getByRole("button", { name: "Sign in" }).click()
+        await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
+        for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts"]) {
+          expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).count()).toBe(1)
+        }
+        expect(await page.getByRole("button", { name: "Sign out" }).count()).toBe(1)
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "add a phone",
+      async () => {
+        await page.getByRole("link", { name: "Phones", exact: true }).click()
+        await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+        await page.getByLabel("Phone number").fill(PHONE)
+        await page.getByLabel("Display name").fill("Support <b>desk</b>")
+        await page.getByRole("button", { name: "Add phone" }).click()
+        await page.getByRole("heading", { name: "Support <b>desk</b>", level: 1 }).waitFor()
+        expect(await page.getByText("Not paired").count()).toBe(1)
+        expect(await page.locator("h1 b").count()).toBe(0)
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "pair by QR: the simulated phone scans the QR the page shows, and the page turns to Connected by itself",
+      async () => {
+        await page.getByRole("button", { name: "Pair by QR" }).click()
+        const qrBox = page.locator("[data-qr]")
+        await qrBox.waitFor({ timeout: 20_000 })
+        expect(await qrBox.locator("svg").count()).toBe(1)
+        const qr = (await qrBox.getAttribute("data-qr"))!
+        expect(qr).toStartWith("https://wa.me/settings/linked_devices#")
+        // A marker on the window proves the page is never reloaded while it turns to Connected.
+        await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true))
+        await sim.primary(PHONE).scanQr(qr)
+        await page.locator(".badge", { hasText: "Connected" }).waitFor({ timeout: 20_000 })
+        expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true)
+        expect(await page.locator("[data-qr]").count()).toBe(0)
+        await poll(async () => ((await wagate.admin("GET", `/accounts/${wagate.accountId}/phones`)).body.data[0]?.connectionStatus === "connected" ? true : undefined), "connected")
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "the phones page at 390 px wide has no horizontal scroll",
+      async () => {
+        await page.setViewportSize({ width: 390, height: 844 })
+        await page.getByRole("link", { name: "Phones", exact: true }).click()
+        await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+        await page.getByText(PHONE).first().waitFor()
+        const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+        expect(widths.scroll).toBeLessThanOrEqual(widths.client)
+        await page.setViewportSize({ width: 1280, height: 800 })
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "create a key: it is shown once, with a copy button, and never again",
+      async () => {
+        await page.getByRole("link", { name: "Keys", exact: true }).click()
+        await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor()
+        await page.getByLabel("Name", { exact: true }).fill("browser key")
+        await page.getByRole("button", { name: "Create key" }).click()
+        const shown = page.locator("#new-key")
+        await shown.waitFor()
+        const key = (await shown.textContent())!
+        expect(key).toMatch(/^sk_test_[0-9A-Za-z]{43}$/)
+        await page.getByRole("button", { name: "Copy key" }).click()
+        await page.getByRole("button", { name: "Copied" }).waitFor()
+        apiKey = key
+        await page.reload()
+        await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor()
+        expect(await page.locator("#new-key").count()).toBe(0)
+        expect(await page.content()).not.toContain(key)
+        expect(await page.locator("td code", { hasText: `…${key.slice(-4)}` }).count()).toBe(1)
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "add an endpoint pointing at a real receiver, send with the new key, watch the message reach read on its page, see the attempts in the log",
+      async () => {
+        await page.getByRole("link", { name: "Webhooks", exact: true }).click()
+        await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor()
+        await page.getByLabel("URL", { exact: true }).fill(receiver.url("/wagate"))
+        await page.getByRole("button", { name: "Add endpoint" }).click()
+        const secret = (await page.locator("#new-secret").textContent())!
+        expect(secret).toStartWith("whsec_")
+
+        const sent = await wagate.request(apiKey, "POST", "/v1/messages/send", { fromPhoneId: PHONE, to: "+14155550199", content: "watch me" })
+        expect(sent.status).toBe(201)
+        await page.goto(`${wagate.base}/dashboard/messages/${sent.body.data.id}`)
+        await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true))
+        await page.locator("#timeline-title .badge", { hasText: "read" }).waitFor({ timeout: 15_000 })
+        expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true)
+        await receiver.waitFor(3, 10_000)
+
+        await page.getByRole("link", { name: "Webhooks", exact: true }).click()
+        await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor()
+        await page.getByRole("link", { name: receiver.url("/wagate") }).click()
+        await page.getByRole("heading", { name: "Delivery log" }).waitFor()
+        expect(await page.locator(".deliveries td", { hasText: "HTTP 200" }).count()).toBeGreaterThanOrEqual(3)
+        expect(await page.content()).not.toContain(secret)
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "an inbound message whose text is markup renders as text and runs nothing",
+      async () => {
+        const stranger = sim.contact({ phoneNumber: "+15550109999", name: "Stranger" })
+        await sim.sendInbound(stranger, { text: HOSTILE_TEXT }, { to: PHONE })
+        await page.goto(`${wagate.base}/dashboard/messages?direction=inbound&env=live`)
+        const link = page.locator("td[data-label='Received'] a").first()
+        await poll(async () => {
+          if ((await link.count()) > 0) return true
+          await page.reload()
+          return undefined
+        }, "the inbound message on the list", 15_000)
+        expect(await page.locator("td[data-label='Content']").first().textContent()).toBe(HOSTILE_TEXT)
+        await link.click()
+        await page.locator("p.content").waitFor()
+        expect(await page.locator("p.content").textContent()).toBe(HOSTILE_TEXT)
+        expect(await page.locator("main img").count()).toBe(0)
+        expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined()
+        expect(dialogs).toBe(0)
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "at 390 px wide no page scrolls sideways",
+      async () => {
+        await page.setViewportSize({ width: 390, height: 844 })
+        const offenders: string[] = []
+        for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts"]) {
+          await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click()
+          await page.getByRole("heading", { name, level: 1 }).waitFor()
+          const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+          if (w.scroll > w.client) offenders.push(`${name}: ${w.scroll} > ${w.client}`)
+        }
+        await page.setViewportSize({ width: 1280, height: 800 })
+        expect(offenders).toEqual([])
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "sign out and in again without a reload: the forms carry the new session's CSRF token",
+      async () => {
+        await page.getByRole("button", { name: "Sign out" }).click()
+        await page.getByLabel("Admin token").waitFor()
+        await page.getByLabel("Admin token").fill(wagate.adminToken)
+        await page.getByRole("button", { name: "Sign in" }).click()
+        await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
+        await page.getByRole("link", { name: "Phones", exact: true }).click()
+        await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+        await page.getByLabel("Phone number").fill("+15550102020")
+        await page.getByRole("button", { name: "Add phone" }).click()
+        await page.getByRole("heading", { name: "+15550102020", level: 1 }).waitFor()
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "a removal is confirmed with the keyboard alone",
+      async () => {
+        await page.getByRole("link", { name: "Phones", exact: true }).click()
+        await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+        const row = page.locator("tr", { hasText: "+15550102020" })
+        await row.locator("summary").focus()
+        await page.keyboard.press("Enter")
+        await row.getByRole("button", { name: "Remove +15550102020" }).focus()
+        await page.keyboard.press("Enter")
+        await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+        await poll(async () => ((await page.locator("tr", { hasText: "+15550102020" }).count()) === 0 ? true : undefined), "the phone gone from the list")
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test("no request left 127.0.0.1", () => {
+      expect(requested.length).toBeGreaterThan(10)
+      expect(requested.filter((url) => new URL(url).hostname !== "127.0.0.1")).toEqual([])
+    })
+  })
+}

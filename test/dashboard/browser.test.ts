@@ -1,0 +1,3 @@
+import { dashboardBrowserSuite } from "./browser-suite"
+
+dashboardBrowserSuite("dashboard in a browser, wagate from source", async () => undefined)
