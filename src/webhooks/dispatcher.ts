@@ -10,7 +10,7 @@ import { createAttemptRecorder, type AttemptResult } from "./attempt-recorder"
 import { createDeliveryQueue, type QueuedDelivery } from "./delivery-queue"
 import { createEndpointCache } from "./endpoint-cache"
 import { postAttempt, type FetchLike } from "./sender"
-import { createSigner } from "./signer"
+import { createSigner, type Signer } from "./signer"
 
 export const SCHEDULER_KIND = "webhook"
 /** How often the dispatcher looks for deliveries another process (the CLI) wrote. */
@@ -100,8 +100,7 @@ export function createDispatcher(deps: {
   let pumpQueued = false
   let started = false
   let stopped = false
-  let pollTimer: TimerHandle | null = null
-  let lastDataVersion = 0
+  let externalChanges: { stop(): void } | null = null
 
   scheduler.on(SCHEDULER_KIND, (ids) => {
     if (stopped) return
@@ -150,7 +149,7 @@ export function createDispatcher(deps: {
   async function attemptDelivery({ delivery, eventType, body }: PendingDelivery, endpoint: EndpointRow): Promise<void> {
     const attemptedAtMs = clock.nowMs()
     deps.metrics.webhookDeliveryLag.observe(Math.max(0, attemptedAtMs - (delivery.nextAttemptAtMs ?? attemptedAtMs)) / 1000)
-    const headers = headersFor(endpoint, delivery, eventType, body, attemptedAtMs)
+    const headers = attemptHeaders({ signer, userAgent: config.userAgent, endpoint, delivery, eventType, body, nowMs: attemptedAtMs })
     const outcome = await postAttempt(
       { url: endpoint.url, headers, body },
       { timeoutMs: config.timeoutMs, clock, fetch: deps.fetch, signal: shutdown.signal },
@@ -174,48 +173,17 @@ export function createDispatcher(deps: {
     }
   }
 
-  /** Signs afresh for every attempt; during a rotation the previous secret signs too (newest first). */
-  function headersFor(endpoint: EndpointRow, delivery: DeliveryRow, eventType: string, body: string, nowMs: number): Record<string, string> {
-    const secrets = [endpoint.secret]
-    if (endpoint.previousSecret && (endpoint.previousSecretExpiresAtMs ?? 0) > nowMs) secrets.push(endpoint.previousSecret)
-    return {
-      "Content-Type": "application/json",
-      "User-Agent": config.userAgent,
-      "X-Service-Event": eventType,
-      "X-Service-Event-Id": delivery.eventId,
-      "X-Service-Delivery-Attempt": String(delivery.attemptCount + 1),
-      "X-Service-Signature": signer.header(secrets, Math.floor(nowMs / 1000), body),
-    }
-  }
-
   function loadPending(): void {
     for (const { id, nextAttemptAtMs: dueMs } of listPendingDeliveries(db)) {
       if (!queue.has(id) && !recording.has(id)) scheduler.schedule(SCHEDULER_KIND, id, dueMs)
     }
   }
 
-  /** Another process (a CLI `resend`) committed: pick up whatever it made pending. */
-  function pollExternalChanges(): void {
-    pollTimer = null
-    if (stopped) return
-    const version = dataVersion()
-    if (version !== lastDataVersion) {
-      lastDataVersion = version
-      loadPending()
-    }
-    pollTimer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, pollExternalChanges)
-  }
-
-  function dataVersion(): number {
-    return (db.query("PRAGMA data_version").get() as { data_version: number }).data_version
-  }
-
   return {
     start() {
       started = true
-      lastDataVersion = dataVersion()
       loadPending()
-      pollTimer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, pollExternalChanges)
+      externalChanges = watchExternalCommits(db, clock, loadPending)
     },
     schedule(delivery, event) {
       if (!started || stopped) return
@@ -234,11 +202,60 @@ export function createDispatcher(deps: {
     },
     async stop() {
       stopped = true
-      pollTimer?.cancel()
+      externalChanges?.stop()
       shutdown.abort()
       await Promise.allSettled([...attempts])
       // Outcomes that arrived before the shutdown are written (the writer's last batch commits at stop).
       await recorder.flush()
+    },
+  }
+}
+
+/** The headers of one attempt, signed afresh; during a rotation the previous secret signs too (newest first). */
+function attemptHeaders(a: {
+  signer: Signer
+  userAgent: string
+  endpoint: EndpointRow
+  delivery: DeliveryRow
+  eventType: string
+  body: string
+  nowMs: number
+}): Record<string, string> {
+  const secrets = [a.endpoint.secret]
+  if (a.endpoint.previousSecret && (a.endpoint.previousSecretExpiresAtMs ?? 0) > a.nowMs) secrets.push(a.endpoint.previousSecret)
+  return {
+    "Content-Type": "application/json",
+    "User-Agent": a.userAgent,
+    "X-Service-Event": a.eventType,
+    "X-Service-Event-Id": a.delivery.eventId,
+    "X-Service-Delivery-Attempt": String(a.delivery.attemptCount + 1),
+    "X-Service-Signature": a.signer.header(secrets, Math.floor(a.nowMs / 1000), a.body),
+  }
+}
+
+/**
+ * Calls `onCommit` whenever another process (a CLI `resend`) has committed, checked every
+ * EXTERNAL_CHANGE_POLL_MS through SQLite's `data_version`, which moves only for other connections.
+ */
+function watchExternalCommits(db: Database, clock: Clock, onCommit: () => void): { stop(): void } {
+  const dataVersion = () => (db.query("PRAGMA data_version").get() as { data_version: number }).data_version
+  let last = dataVersion()
+  let timer: TimerHandle | null = null
+  let stopped = false
+  const poll = () => {
+    if (stopped) return
+    const version = dataVersion()
+    if (version !== last) {
+      last = version
+      onCommit()
+    }
+    timer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, poll)
+  }
+  timer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, poll)
+  return {
+    stop() {
+      stopped = true
+      timer?.cancel()
     },
   }
 }

@@ -24,7 +24,11 @@ const MAX_CACHED_SECRETS = 1_000
  * `crypto.subtle` was eight times slower, being asynchronous, and `node:crypto` slower still
  * than a fresh `Bun.CryptoHasher`).
  */
-export function createSigner(): { header(secrets: readonly string[], timestampSeconds: number, rawBody: string | Uint8Array): string } {
+export interface Signer {
+  header(secrets: readonly string[], timestampSeconds: number, rawBody: string | Uint8Array): string
+}
+
+export function createSigner(): Signer {
   const keyed = new Map<string, Bun.CryptoHasher>()
   function keyFor(secret: string): Bun.CryptoHasher {
     let hasher = keyed.get(secret)
