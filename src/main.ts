@@ -1,5 +1,7 @@
 #!/usr/bin/env bun
 import { runCli } from "./cli/index"
+import { invocationOf } from "./cli/invocation"
+import { writeAll } from "./cli/output"
 
 /*
  * The process entry point: the only place that reads process.argv/env, installs signal
@@ -13,16 +15,21 @@ const stopSignal = new Promise<string>((resolve) => {
 // A stray rejection deep inside a dependency (a WhatsApp socket callback, say) must not take
 // the whole server down with every other phone and request: report it and keep serving.
 process.on("unhandledRejection", (reason) => {
-  process.stderr.write(`${JSON.stringify({ level: "error", msg: "unhandled promise rejection", err: String((reason as Error)?.stack ?? reason) })}\n`)
+  writeAll(2, `${JSON.stringify({ level: "error", msg: "unhandled promise rejection", err: String((reason as Error)?.stack ?? reason) })}\n`)
 })
 
 const code = await runCli(
   process.argv.slice(2),
   {
     env: process.env,
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
-    isTty: Boolean(process.stdout.isTTY),
+    stdout: (text) => writeAll(1, text),
+    stderr: (text) => writeAll(2, text),
+    // A getter: asking loads Node's tty streams, which `wagate version` and `help` never need.
+    get isTty() {
+      return Boolean(process.stdout.isTTY)
+    },
+    invocation: invocationOf({ argv0: process.argv0, scriptPath: process.argv[1], cwd: process.cwd() }),
+    bunVersion: Bun.version,
   },
   stopSignal,
 )

@@ -1,22 +1,20 @@
 import { accountProfile, createAccount, listAccounts, updateAccount, type AccountPatch } from "../domain/accounts"
-import { toIso } from "../lib/time"
+import { adminAccountView } from "../domain/api-views"
 import { parseArgs, UsageError } from "./args"
+import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
-
-export const ACCOUNTS_USAGE = `wagate accounts [list] [--json]
-wagate accounts create --name NAME --email EMAIL
-wagate accounts update ACCOUNT_ID [--name NAME] [--email EMAIL] [--subscription active|inactive] [--rate-limit N|default]`
 
 /** `wagate accounts …`: list, create and update accounts. */
 export async function accountsCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(["json"]))
   const [sub = "list", ...rest] = args.positionals
+  requireSubcommand("accounts", sub)
   return withServices(io, args.flags, async (services) => {
     const ctx = services.ctx
     if (sub === "list") {
       const profiles = listAccounts(ctx).map((a) => accountProfile(ctx, a.id))
       if (args.switches.has("json")) {
-        printJson(io, profiles.map((p) => ({ ...p.account, createdAt: toIso(p.account.createdAtMs), stats: p.stats })))
+        printJson(io, profiles.map(adminAccountView))
         return 0
       }
       io.stdout(
@@ -65,6 +63,6 @@ export async function accountsCommand(argv: string[], io: CliIo): Promise<number
       io.stdout(`Updated account ${account.id}: subscription ${account.subscriptionStatus}, rate limit ${account.rateLimitPerMinute ?? "default"}.\n`)
       return 0
     }
-    throw new UsageError(`Unknown accounts command "${sub}"\n${ACCOUNTS_USAGE}`)
+    throw new UsageError(`Unknown accounts command "${sub}"\n${commandUsage("accounts")}`)
   })
 }

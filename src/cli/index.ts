@@ -1,83 +1,55 @@
-import { ConfigError } from "../config"
-import { DataDirError } from "../lib/data-dir"
-import { AppError } from "../lib/errors"
-import { LockHeldError } from "../lib/lockfile"
-import { SchemaTooNewError } from "../store/db"
-import { accountsCommand, ACCOUNTS_USAGE } from "./accounts"
 import { UsageError } from "./args"
+import { findCommand, type CommandSpec } from "./commands"
 import type { CliIo } from "./io"
-import { keysCommand, KEYS_USAGE } from "./keys"
-import { adminTokenCommand, backupCommand, migrateCommand, versionCommand } from "./misc"
-import { phonesCommand, PHONES_USAGE } from "./phones"
-import { serveCommand, SERVE_USAGE } from "./serve"
-import { webhooksCommand, WEBHOOKS_USAGE } from "./webhooks"
 
-export const USAGE = `wagate: a self-hosted WhatsApp HTTP API
+/*
+ * Keep this module's imports light: it runs for every command, `wagate version` included, and
+ * each command's module (and with it the server, the store and the domain) is loaded from the
+ * command table only when that command runs.
+ */
 
-Usage:
-  ${SERVE_USAGE}
-  ${ACCOUNTS_USAGE.replaceAll("\n", "\n  ")}
-  ${KEYS_USAGE.replaceAll("\n", "\n  ")}
-  ${PHONES_USAGE.replaceAll("\n", "\n  ")}
-  ${WEBHOOKS_USAGE.replaceAll("\n", "\n  ")}
-  wagate admin-token reset
-  wagate backup FILE
-  wagate migrate
-  wagate version
+/** Whether the command line asks for help: `--help` or `-h` anywhere before a `--`. */
+function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--")
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === "--help" || a === "-h")
+}
 
-With no command, wagate serves. Every command takes --data DIR (or WAGATE_DATA_DIR, default ./data).
-`
+/** The command to run and its arguments; `wagate --port 4000` means `wagate serve --port 4000`. */
+function resolveCommand(argv: readonly string[]): { command: CommandSpec; args: string[] } {
+  const [name = "serve", ...rest] = argv
+  if (name === "--version") return { command: findCommand("version")!, args: rest }
+  const command = findCommand(name)
+  if (command) return { command, args: rest }
+  if (name.startsWith("--")) return { command: findCommand("serve")!, args: [...argv] }
+  throw new UsageError(`Unknown command "${name}"`)
+}
 
 /**
  * Runs one command and returns its exit code: 0 success, 1 failure, 2 wrong usage. Expected
  * failures print one clear line; nothing here calls process.exit, so tests run it in-process.
  */
 export async function runCli(argv: string[], io: CliIo, stopSignal: Promise<string>): Promise<number> {
-  const [command = "serve", ...rest] = argv
   try {
-    switch (command) {
-      case "serve":
-        return await serveCommand(rest, io, stopSignal)
-      case "accounts":
-        return await accountsCommand(rest, io)
-      case "keys":
-        return await keysCommand(rest, io)
-      case "phones":
-        return await phonesCommand(rest, io, stopSignal)
-      case "webhooks":
-        return await webhooksCommand(rest, io)
-      case "admin-token":
-        return await adminTokenCommand(rest, io)
-      case "backup":
-        return await backupCommand(rest, io)
-      case "migrate":
-        return await migrateCommand(rest, io)
-      case "version":
-      case "--version":
-        return versionCommand(io)
-      case "help":
-      case "--help":
-      case "-h":
-        io.stdout(USAGE)
-        return 0
-      default:
-        // `wagate --port 4000` means `wagate serve --port 4000`.
-        if (command.startsWith("--")) return await serveCommand(argv, io, stopSignal)
-        throw new UsageError(`Unknown command "${command}"`)
+    if (asksForHelp(argv)) {
+      const { helpFor } = await import("./help")
+      // `wagate --port 4000 --help` asks about serve, like `wagate --port 4000` runs it.
+      const words = argv[0]?.startsWith("--") && argv[0] !== "--help" ? ["serve"] : argv.filter((a) => !a.startsWith("-"))
+      io.stdout(helpFor(words))
+      return 0
     }
+    const { command, args } = resolveCommand(argv)
+    const run = await command.load()
+    return await run(args, io, stopSignal)
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`error: ${err.message}\nRun \`wagate help\` for usage.\n`)
+      io.stderr(`error: ${err.message}\nRun \`${io.invocation ?? "wagate"} help\` for usage.\n`)
       return 2
     }
-    if (err instanceof AppError) {
-      io.stderr(`error: ${err.publicMessages.join("; ")}\n`)
-      return 1
-    }
-    if (err instanceof ConfigError || err instanceof LockHeldError || err instanceof SchemaTooNewError || err instanceof DataDirError) {
-      io.stderr(`error: ${err.message}\n`)
-      return 1
-    }
-    throw err
+    // Loaded only on failure, so that a command that succeeds never loads what it did not use.
+    const { expectedFailureMessage } = await import("./failures")
+    const message = expectedFailureMessage(err)
+    if (message === null) throw err
+    io.stderr(`error: ${message}\n`)
+    return 1
   }
 }

@@ -14,6 +14,13 @@ export interface CliIo {
   stderr(text: string): void
   isTty: boolean
   clock?: Clock
+  /**
+   * How the user started wagate, for the commands wagate suggests: `wagate`, `./dist/wagate`,
+   * `bun src/main.ts` (see invocationOf). Default `wagate`.
+   */
+  invocation?: string
+  /** The Bun running this process; tests pass an older one. Default Bun.version. */
+  bunVersion?: string
 }
 
 /** The logger commands use: pretty on a terminal, JSON otherwise. */

@@ -1,25 +1,24 @@
 import { createApiKey, listApiKeys, revokeApiKey } from "../domain/api-keys"
+import { apiKeyView } from "../domain/api-views"
 import { CANONICAL_SCOPES } from "../domain/scopes"
 import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
+import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
 import { selectAccount } from "./select-account"
-
-export const KEYS_USAGE = `wagate keys [list] [--account ACCOUNT_ID] [--json]
-wagate keys create [--account ACCOUNT_ID] [--env test|live] [--scopes a,b,…] [--name NAME] [--expires ISO_TIME]
-wagate keys revoke KEY_ID`
 
 /** `wagate keys …`: create, list and revoke API keys. */
 export async function keysCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(["json"]))
   const [sub = "list", ...rest] = args.positionals
+  requireSubcommand("keys", sub)
   return withServices(io, args.flags, async (services) => {
     const ctx = services.ctx
     if (sub === "list") {
       const accountId = selectAccount(services, args.flags.account)
       const keys = listApiKeys(ctx, accountId)
       if (args.switches.has("json")) {
-        printJson(io, keys.map(({ keyHash: _hash, ...k }) => k))
+        printJson(io, keys.map(apiKeyView))
         return 0
       }
       io.stdout(
@@ -64,6 +63,6 @@ export async function keysCommand(argv: string[], io: CliIo): Promise<number> {
       io.stdout(`Revoked key ${row.id}; it is refused from its next request on.\n`)
       return 0
     }
-    throw new UsageError(`Unknown keys command "${sub}"\n${KEYS_USAGE}`)
+    throw new UsageError(`Unknown keys command "${sub}"\n${commandUsage("keys")}`)
   })
 }

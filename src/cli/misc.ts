@@ -1,16 +1,9 @@
 import { resetAdminToken } from "../domain/admin"
 import { existsSync } from "node:fs"
-import { resolve } from "node:path"
-import { backupDatabase, latestSchemaVersion, schemaVersion } from "../store/db"
-import { VERSION } from "../version"
+import { join, resolve } from "node:path"
+import { backupDatabase, DATABASE_FILE, latestSchemaVersion, schemaVersion } from "../store/db"
 import { parseArgs, UsageError } from "./args"
 import { withServices, type CliIo } from "./io"
-
-/** `wagate version` */
-export function versionCommand(io: CliIo): number {
-  io.stdout(`wagate ${VERSION} (schema ${latestSchemaVersion()}, bun ${Bun.version})\n`)
-  return 0
-}
 
 /** `wagate migrate`: applies pending migrations (serve also does this at start). */
 export async function migrateCommand(argv: string[], io: CliIo): Promise<number> {
@@ -40,9 +33,21 @@ export async function backupCommand(argv: string[], io: CliIo): Promise<number> 
   if (!target) throw new UsageError("usage: wagate backup FILE")
   const path = resolve(target)
   if (existsSync(path)) throw new UsageError(`${path} already exists; choose a new file name`)
-  return withServices(io, args.flags, (services) => {
+  return withServices(io, args.flags, (services, config) => {
     backupDatabase(services.db, path)
-    io.stdout(`Backed up the database to ${path}. Restore: stop wagate and copy it to <data dir>/wagate.db.\n`)
+    io.stdout(`Backed up the database to ${path}.\n${restoreHint(path, join(config.dataDir, DATABASE_FILE))}`)
     return 0
   })
+}
+
+/**
+ * How to restore a backup. The -wal and -shm files beside the database belong to the database
+ * being replaced: left in place, SQLite could replay that old write-ahead log onto the restored
+ * copy at the next start.
+ */
+function restoreHint(backupPath: string, databasePath: string): string {
+  return (
+    `To restore it: stop wagate, delete ${databasePath}-wal and ${databasePath}-shm if they exist, ` +
+    `then copy ${backupPath} to ${databasePath}.\n`
+  )
 }

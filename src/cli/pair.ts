@@ -5,13 +5,14 @@ import { findPhoneAnywhere } from "../domain/phones"
 import { holdEventLoop } from "../lib/event-loop"
 import { toIso } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
+import { subcommandUsage } from "./commands"
 import type { Services } from "../deps"
 import type { PhoneRow } from "../store/phones"
 import { withServices, type CliIo } from "./io"
 import { adminCall, runningServer, type RunningServer } from "./server-client"
 import type { PairingMethod } from "../lib/vocabulary"
 
-export const PAIR_USAGE = "wagate phones pair PHONE_ID|+E164 [--code]"
+export const PAIR_USAGE = subcommandUsage("phones", "pair")
 
 /** Renders a QR string as terminal blocks. */
 export function renderQr(qr: string): Promise<string> {

@@ -1,18 +1,14 @@
 import { getAccount } from "../domain/accounts"
+import { adminPhoneView } from "../domain/api-views"
 import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../domain/phones"
 import { loadConfig } from "../config"
-import { pairCommand, PAIR_USAGE } from "./pair"
+import { pairCommand } from "./pair"
 import { adminCall, runningServer } from "./server-client"
 import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
+import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
 import { selectAccount } from "./select-account"
-
-export const PHONES_USAGE = `wagate phones [list] [--account ACCOUNT_ID] [--json]
-wagate phones add +E164 [--account ACCOUNT_ID] [--name DISPLAY_NAME]
-wagate phones remove PHONE_ID|+E164
-${PAIR_USAGE}
-wagate phones logout PHONE_ID|+E164`
 
 /**
  * `wagate phones …`: add, list, pair, log out and remove phones. Commands that touch a live
@@ -23,6 +19,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
   if (argv[0] === "pair") return pairCommand(argv.slice(1), io, stopSignal)
   const args = parseArgs(argv, new Set(["json"]))
   const [sub = "list", ...rest] = args.positionals
+  requireSubcommand("phones", sub)
   const server = runningServer(loadConfig(io.env, args.flags).dataDir)
   return withServices(io, args.flags, async (services) => {
     const ctx = services.ctx
@@ -30,7 +27,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
       // getAccount: a mistyped --account is an error, not an empty list.
       const phones = listPhones(ctx, getAccount(ctx, selectAccount(services, args.flags.account)).id)
       if (args.switches.has("json")) {
-        printJson(io, phones)
+        printJson(io, phones.map(adminPhoneView))
         return 0
       }
       io.stdout(
@@ -78,6 +75,6 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
       )
       return 0
     }
-    throw new UsageError(`Unknown phones command "${sub}"\n${PHONES_USAGE}`)
+    throw new UsageError(`Unknown phones command "${sub}"\n${commandUsage("phones")}`)
   })
 }

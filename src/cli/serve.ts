@@ -9,8 +9,9 @@ import { acquireLock, LOCK_FILE } from "../lib/lockfile"
 import { randomBase62 } from "../lib/secrets"
 import { toIso } from "../lib/time"
 import { DATABASE_FILE } from "../store/db"
-import { VERSION } from "../version"
+import { BUN_ENGINES, VERSION } from "../version"
 import { parseArgs } from "./args"
+import { bunTooOld } from "./bun-version"
 import { cliLogger, type CliIo } from "./io"
 import { renderQr } from "./pair"
 
@@ -24,18 +25,17 @@ export const SHUTDOWN_GRACE_MS = 6_000
  */
 export const TRANSPORT_MAX_BODY_BYTES = Number.MAX_SAFE_INTEGER
 
-export const SERVE_USAGE = `wagate serve [--port N] [--host ADDR] [--data DIR] [--log-level debug|info|warn|error]
-             [--admin-token TOKEN] [--rate-limit-per-minute N] [--sandbox-delivered-ms N] [--sandbox-read-ms N]
-             [--outbound-allow-cidrs CIDR,…] [--webhook-retry-offsets-ms MS,…] [--webhook-timeout-ms N]
-             [--webhook-retention-days N] [--send-interval-ms N] [--send-timeout-ms N] [--wa-ws-url URL] [--wa-connect-timeout-ms N] [--wa-version auto|X.Y.Z] [--metrics-public 1|0]
-             [--trusted-proxies CIDR,…]`
-
 /**
  * `wagate serve`: takes the data directory's lock, migrates, runs first-run setup, serves until
  * `stopSignal` resolves, then shuts down gracefully: stop accepting, answer in-flight requests,
  * write buffered counters, checkpoint SQLite, release the lock.
  */
 export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promise<string>): Promise<number> {
+  const tooOld = bunTooOld(BUN_ENGINES, io.bunVersion ?? Bun.version)
+  if (tooOld !== null) {
+    io.stderr(`error: ${tooOld}\n`)
+    return 1
+  }
   const args = parseArgs(argv, new Set())
   const config = loadConfig(io.env, args.flags)
   const clock = io.clock ?? systemClock()
@@ -99,7 +99,7 @@ function printFirstRun(io: CliIo, created: BootstrapResult, baseUrl: string): vo
     lines.push(
       "",
       "Next step: add a phone (test keys can send from it at once, no pairing needed):",
-      "  wagate phones add +14155550123 --name 'Support'",
+      `  ${io.invocation ?? "wagate"} phones add +14155550123 --name 'Support'`,
       "then send a sandbox message:",
       `  curl -X POST ${baseUrl}/v1/messages/send -H 'Authorization: Bearer ${created.sandboxKey}' \\`,
       `    -H 'Content-Type: application/json' -d '{"fromPhoneId":"+14155550123","to":"+14155550199","content":"Hello"}'`,

@@ -8,19 +8,13 @@ import {
   resendDelivery,
   rotateSecret,
 } from "../domain/webhook-endpoints"
+import { webhookDeliveryView, webhookEndpointView } from "../domain/api-views"
 import { EVENT_NAMES } from "../domain/event-catalogue"
 import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
+import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
 import { selectAccount } from "./select-account"
-
-export const WEBHOOKS_USAGE = `wagate webhooks [list] [--account ACCOUNT_ID] [--json]
-wagate webhooks add --url URL [--account ACCOUNT_ID] [--env test|live] [--events '*'|a,b,…]
-wagate webhooks update WEBHOOK_ID [--url URL] [--events '*'|a,b,…] [--enable|--disable]
-wagate webhooks remove WEBHOOK_ID
-wagate webhooks rotate-secret WEBHOOK_ID
-wagate webhooks deliveries WEBHOOK_ID [--status pending|succeeded|failed] [--page N] [--limit N] [--json]
-wagate webhooks resend DELIVERY_ID`
 
 function parseEvents(text: string | undefined): string[] | undefined {
   return text === undefined ? undefined : text.split(",").map((e) => e.trim()).filter(Boolean)
@@ -39,6 +33,7 @@ function positiveInt(text: string | undefined, name: string, fallback: number, m
 export async function webhooksCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(["json", "enable", "disable"]))
   const [sub = "list", ...rest] = args.positionals
+  requireSubcommand("webhooks", sub)
   const needId = (what: string) => {
     const id = rest[0]
     if (!id) throw new UsageError(`webhooks ${sub} needs a ${what}`)
@@ -49,7 +44,7 @@ export async function webhooksCommand(argv: string[], io: CliIo): Promise<number
     if (sub === "list") {
       const endpoints = listAccountEndpoints(ctx, selectAccount(services, args.flags.account))
       if (args.switches.has("json")) {
-        printJson(io, endpoints.map(({ secret: _s, previousSecret: _p, ...e }) => e))
+        printJson(io, endpoints.map(webhookEndpointView))
         return 0
       }
       io.stdout(
@@ -111,7 +106,11 @@ export async function webhooksCommand(argv: string[], io: CliIo): Promise<number
         limit: positiveInt(args.flags.limit, "limit", 20, 100),
       })
       if (args.switches.has("json")) {
-        printJson(io, page)
+        // The admin API's page: `data` and `pagination`, as GET /admin/v1/webhooks/{id}/deliveries.
+        printJson(io, {
+          data: page.rows.map(webhookDeliveryView),
+          pagination: { page: page.page, limit: page.limit, total: page.total, totalPages: Math.ceil(page.total / page.limit) },
+        })
         return 0
       }
       const lines = page.rows.flatMap(({ delivery: d, eventType, attempts }) => [
@@ -127,6 +126,6 @@ export async function webhooksCommand(argv: string[], io: CliIo): Promise<number
       io.stdout(`Queued delivery ${created.delivery.id} of ${created.eventType} (resent from ${created.delivery.resentFrom}).\n`)
       return 0
     }
-    throw new UsageError(`Unknown webhooks command "${sub}"\n${WEBHOOKS_USAGE}`)
+    throw new UsageError(`Unknown webhooks command "${sub}"\n${commandUsage("webhooks")}`)
   })
 }

@@ -194,6 +194,66 @@ function summarise(runs: LoadResult[]) {
   }
 }
 
+/** Polls a URL until it answers 200 (the server may not listen yet). */
+async function untilOk(url: string): Promise<void> {
+  for (;;) {
+    try {
+      if ((await fetch(url)).status === 200) return
+    } catch {
+      // Not listening yet.
+    }
+    await Bun.sleep(0.5)
+  }
+}
+
+/** A port free at this moment, from the kernel (no fixed port that another run may hold). */
+function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() })
+  const port = s.port!
+  s.stop(true)
+  return port
+}
+
+/** Wall time of a short command, from spawn to exit. */
+function commandMs(cmd: string[]): number {
+  const t0 = performance.now()
+  const res = spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8" })
+  if (res.status !== 0) throw new Error(`${cmd.join(" ")} failed: ${res.stderr}`)
+  return performance.now() - t0
+}
+
+/**
+ * `wagate version` and `wagate help` against a compiled hello-world, in turn; then restarts of a
+ * data directory that is already set up, to the first 200 of /healthz.
+ */
+async function benchStartup() {
+  const hello = join(tempDir(), "hello")
+  writeFileSync(`${hello}.ts`, 'console.log("hello")\n')
+  const build = spawnSync("bun", ["build", "--compile", "--minify", "--bytecode", "--format=esm", `${hello}.ts`, "--outfile", hello], { encoding: "utf8" })
+  if (build.status !== 0) throw new Error(`hello-world build failed: ${build.stderr}`)
+  const version: number[] = []
+  const help: number[] = []
+  const helloWorld: number[] = []
+  for (let i = 0; i < 21; i++) {
+    version.push(commandMs(pinned([BIN, "version"])))
+    help.push(commandMs(pinned([BIN, "help"])))
+    helloWorld.push(commandMs(pinned([hello])))
+  }
+  const dir = tempDir()
+  await stopProc((await startWagate(dir)).proc)
+  const restart: number[] = []
+  for (let i = 0; i < 11; i++) {
+    const port = freePort()
+    const t0 = performance.now()
+    const proc = Bun.spawn(pinned([BIN, "serve", "--data", dir, "--port", String(port), "--host", "127.0.0.1"]), { stdout: "ignore", stderr: "ignore" })
+    procs.push(proc)
+    await untilOk(`http://127.0.0.1:${port}/healthz`)
+    restart.push(performance.now() - t0)
+    await stopProc(proc)
+  }
+  return { versionMs: median(version), helpMs: median(help), helloWorldMs: median(helloWorld), restartMs: median(restart), restartMaxMs: Math.max(...restart) }
+}
+
 async function benchColdStart() {
   const samples: number[] = []
   for (let i = 0; i < 11; i++) {
@@ -202,14 +262,7 @@ async function benchColdStart() {
     const t0 = performance.now()
     const proc = Bun.spawn(pinned([BIN, "serve", "--data", dir, "--port", String(port), "--host", "127.0.0.1"]), { stdout: "ignore", stderr: "ignore" })
     procs.push(proc)
-    for (;;) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200) break
-      } catch {
-        // Not listening yet.
-      }
-      await Bun.sleep(0.5)
-    }
+    await untilOk(`http://127.0.0.1:${port}/healthz`)
     if (i > 0) samples.push(performance.now() - t0)
     await stopProc(proc)
   }
@@ -488,6 +541,7 @@ async function main() {
     return value
   }
   const coldStart = await step("coldStart", benchColdStart)
+  const startup = await step("startup", benchStartup)
   const send = await step("send", benchSend)
   const list = await step("list", benchList)
   const webhooks = await step("webhooks", benchWebhooks)
@@ -500,7 +554,7 @@ async function main() {
         `last event ${webhookCpu.worstLastEventLagMs} ms after it fell due (target ≤ 1000); rounds ${JSON.stringify(webhookCpu.rounds)}`,
     )
   }
-  if (!coldStart || !send || !list || !webhooks || !webhookCpu || !floors) return
+  if (!coldStart || !startup || !send || !list || !webhooks || !webhookCpu || !floors) return
   // What the send/bare ratio could be if a send cost the bare route plus the store floor, nothing more.
   const bareUs = 1e6 / send.bare.requestsPerSecond
   const ratioCeiling = bareUs / (bareUs + floors.storeUsPerSend)
@@ -532,6 +586,8 @@ async function main() {
       row("last event's arrival after it fell due", `${f(webhookCpu.worstLastEventLagMs, 0)} ms (worst of ${webhookCpu.rounds.length})`, "≤ 1 s", webhookCpu.worstLastEventLagMs <= 1000),
       row("fetch floor (Bun fetch alone, no database)", `${f(floors.fetchesPerSecond, 0)} /s, ${f(floors.fetchCpuUs)} µs of CPU each`, "", null),
       row("cold start to first 200", `${f(coldStart.medianMs)} ms`, "≤ 150 ms", coldStart.medianMs <= 150),
+      row("restart to first 200 (data directory set up)", `${f(startup.restartMs)} ms, max ${f(startup.restartMaxMs)} ms`, "< 100 ms", startup.restartMs < 100),
+      row("`wagate version` / `wagate help`", `${f(startup.versionMs)} ms / ${f(startup.helpMs)} ms (compiled hello-world ${f(startup.helloWorldMs)} ms)`, "≤ 40 ms", Math.max(startup.versionMs, startup.helpMs) <= 40),
       row("idle RSS", `${f(send.idleRssMiB)} MiB`, "≤ 80 MiB", send.idleRssMiB <= 80),
       row(`RSS after ${send.sendsBeforeRss} sends`, `${f(send.rssAfterSendsMiB)} MiB`, "≤ 160 MiB", send.rssAfterSendsMiB <= 160),
       row("SIGTERM to exit", `${f(send.shutdownMs, 0)} ms`, "≤ 10 s", send.shutdownMs <= 10_000),

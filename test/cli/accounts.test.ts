@@ -37,7 +37,7 @@ describe("wagate accounts", () => {
     const accounts = JSON.parse(json.stdout)
     expect(accounts).toHaveLength(1)
     expect(accounts[0]).toMatchObject({
-      id,
+      accountId: id,
       name: "Acme",
       email: "ops@acme.example",
       subscriptionStatus: "active",

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { cli, makeDataDir, printedAccountId, printedKey, printedKeyId, printedPhoneId, removeDataDir, serverOn, type DirServer } from "./run-cli"
+import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
  * API-DECISIONS §1: CLI CRUD commands work directly on the data directory; the running server
@@ -14,11 +15,11 @@ beforeEach(async () => {
   dir = makeDataDir()
   accountId = printedAccountId((await cli(dir, ["accounts", "create", "--name", "Acme", "--email", "ops@acme.example"])).stdout)
   server = serverOn(dir)
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 afterEach(async () => {
   await server.close()
   removeDataDir(dir)
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 describe("CLI commands beside a running server", () => {
   test("a key created by the CLI works at once; revoked by the CLI, the very next request is 401", async () => {

@@ -75,7 +75,7 @@ describe("wagate keys create", () => {
     const ok = await cli(dir, ["keys", "create", "--expires", "2099-01-01T00:00:00Z"])
     expect(ok.code).toBe(0)
     const [record] = JSON.parse((await cli(dir, ["keys", "list", "--json"])).stdout)
-    expect(record.expiresAtMs).toBe(Date.parse("2099-01-01T00:00:00Z"))
+    expect(record.expiresAt).toBe("2099-01-01T00:00:00.000Z")
 
     const past = await cli(dir, ["keys", "create", "--expires", "2000-01-01T00:00:00Z"])
     expect(past.code).toBe(1)
@@ -128,7 +128,7 @@ describe("wagate keys list", () => {
     expect(json.code).toBe(0)
     expect(json.stdout).not.toContain(key)
     const [record] = JSON.parse(json.stdout)
-    expect(record).toMatchObject({ id, name: "Shown once", env: "test", prefix: key.slice(0, 12), last4: key.slice(-4) })
+    expect(record).toMatchObject({ id, name: "Shown once", environment: "test", prefix: key.slice(0, 12), last4: key.slice(-4) })
     expect(record).not.toHaveProperty("keyHash")
     expect(record).not.toHaveProperty("key")
   })
@@ -151,7 +151,7 @@ describe("wagate keys revoke", () => {
     expect(res.stdout).toBe(`Revoked key ${id}; it is refused from its next request on.\n`)
 
     const [record] = JSON.parse((await cli(dir, ["keys", "list", "--json"])).stdout)
-    expect(typeof record.revokedAtMs).toBe("number")
+    expect(Date.parse(record.revokedAt)).not.toBeNaN()
     const server = serverOn(dir)
     try {
       const refused = await server.get("/v1/account", key)

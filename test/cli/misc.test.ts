@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { Database } from "bun:sqlite"
-import { existsSync } from "node:fs"
+import { copyFileSync, existsSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { USAGE } from "../../src/cli/index"
+import { COMMANDS, usageLines } from "../../src/cli/commands"
+import { overview } from "../../src/cli/help"
 import { latestSchemaVersion } from "../../src/store/db"
 import { VERSION } from "../../src/version"
 import { cli, makeDataDir, printedAccountId, removeDataDir, serverOn } from "./run-cli"
@@ -30,10 +31,8 @@ describe("wagate version, help and usage errors", () => {
   test.each([["help"], ["--help"], ["-h"]])("%s prints the usage of every command", async (arg) => {
     const res = await cli(dir, [arg])
     expect(res.code).toBe(0)
-    expect(res.stdout).toBe(USAGE)
-    for (const command of ["serve", "accounts create", "accounts update", "keys create", "keys revoke", "phones add", "phones remove", "admin-token reset", "migrate", "version"]) {
-      expect(res.stdout).toContain(`wagate ${command}`)
-    }
+    expect(res.stdout).toBe(overview())
+    for (const line of COMMANDS.flatMap(usageLines)) expect(res.stdout).toContain(line)
     expect(res.stdout).toContain("With no command, wagate serves.")
   })
 
@@ -142,5 +141,26 @@ describe("wagate admin-token reset", () => {
     const res = await cli(dir, ["admin-token"])
     expect(res.code).toBe(2)
     expect(res.stderr).toContain("usage: wagate admin-token reset")
+  })
+})
+
+describe("wagate backup", () => {
+  test("prints how to restore: stop wagate, delete the -wal and -shm files beside the database, copy the backup over it", async () => {
+    const id = printedAccountId((await cli(dir, ["accounts", "create", "--name", "Kept", "--email", "kept@x.example"])).stdout)
+    const target = join(dir, "backup.db")
+    const res = await cli(dir, ["backup", target])
+    expect(res.code).toBe(0)
+    const db = join(dir, "wagate.db")
+    expect(res.stdout).toBe(
+      `Backed up the database to ${target}.\n` +
+        `To restore it: stop wagate, delete ${db}-wal and ${db}-shm if they exist, then copy ${target} to ${db}.\n`,
+    )
+
+    // Following the hint restores the backed-up state, even over a database changed since.
+    expect((await cli(dir, ["accounts", "create", "--name", "Later", "--email", "later@x.example"])).code).toBe(0)
+    for (const file of [`${db}-wal`, `${db}-shm`]) rmSync(file, { force: true })
+    copyFileSync(target, db)
+    const accounts = JSON.parse((await cli(dir, ["accounts", "list", "--json"])).stdout)
+    expect(accounts.map((a: { accountId: string }) => a.accountId)).toEqual([id])
   })
 })

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
@@ -10,6 +10,10 @@ import { envWithoutWagate } from "../helpers/wagate-process"
 import { TestClock } from "../helpers/test-clock"
 import { waitUntil } from "../helpers/webhook-receiver"
 import { cli, makeDataDir, NEVER, removeDataDir } from "./run-cli"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * docs/live-whatsapp.md: `wagate phones pair` without a server, on a machine that cannot reach

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { join } from "node:path"
 import { createApp } from "../../src/app"
 import { runCli } from "../../src/cli/index"
@@ -15,6 +15,10 @@ import { FakeGateway } from "../fakes/fake-gateway"
 import { TestClock } from "../helpers/test-clock"
 import { waitUntil } from "../helpers/webhook-receiver"
 import { makeDataDir, NEVER, removeDataDir } from "./run-cli"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * API-DECISIONS §12: `wagate phones pair|logout|remove` talk to the running server that owns the
@@ -51,7 +55,7 @@ beforeEach(async () => {
   phone = await addPhone(services.ctx, account.id, "+14155550123")
   owner = Bun.spawn(["sleep", "60"])
   lock = acquireLock(join(dir, LOCK_FILE), { pid: owner.pid, port: server.port ?? null, startedAt: new Date().toISOString(), localToken: LOCAL_TOKEN })
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 afterEach(async () => {
   lock.release()
   owner.kill()
@@ -59,7 +63,7 @@ afterEach(async () => {
   await server.stop(true)
   await services.stop()
   removeDataDir(dir)
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 /** Runs a CLI command in-process, with its output readable while it runs. */
 function run(argv: string[]) {

@@ -28,7 +28,7 @@ describe("wagate phones", () => {
     expect(row.split(/\s{2,}/).slice(0, 5)).toEqual([id, "+14155550123", "Support", "unpaired", "-"])
 
     expect(await listJson()).toMatchObject([
-      { id, accountId, phoneNumber: "+14155550123", displayName: "Support", connectionStatus: "unpaired" },
+      { id, phoneNumber: "+14155550123", displayName: "Support", connectionStatus: "unpaired" },
     ])
   })
 

@@ -14,14 +14,14 @@ interface InProcessServer {
   stop(): Promise<number>
 }
 
-async function serve(dir: string, argv: string[]): Promise<InProcessServer> {
+async function serve(dir: string, argv: string[], invocation?: string): Promise<InProcessServer> {
   let stdout = ""
   let stderr = ""
   let stop!: (signal: string) => void
   const stopSignal = new Promise<string>((resolve) => (stop = resolve))
   const done = runCli(
     argv,
-    { env: { WAGATE_DATA_DIR: dir }, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTty: false },
+    { env: { WAGATE_DATA_DIR: dir }, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTty: false, invocation },
     stopSignal,
   )
   const deadline = Date.now() + 10_000
@@ -54,6 +54,16 @@ afterEach(async () => {
 })
 
 describe("wagate serve (in-process)", () => {
+  test.each([
+    ["bun src/main.ts", "from a checkout"],
+    ["./dist/wagate", "the executable by relative path"],
+    ["wagate", "the executable on the PATH"],
+  ])("the first-run banner's next step starts with the command as it was run: %s (%s)", async (invocation) => {
+    running = await serve(dir, ["serve", "--port", "0", "--host", "127.0.0.1"], invocation)
+    expect(running.stdout()).toContain(`\n  ${invocation} phones add +14155550123 --name 'Support'\n`)
+  })
+
+
   test("first run sets up, serves with the printed key, holds the lock, and stops with exit 0", async () => {
     running = await serve(dir, ["serve", "--port", "0", "--host", "127.0.0.1"])
     const out = running.stdout()

@@ -11,6 +11,7 @@ import { TestClock } from "../helpers/test-clock"
 import { verifySignature } from "../helpers/verify-signature"
 import { WebhookReceiver, waitUntil } from "../helpers/webhook-receiver"
 import { cli, makeDataDir, printedAccountId, printedKey, removeDataDir } from "./run-cli"
+import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
  * `wagate webhooks …` (API-DECISIONS §12). The commands work on the data directory directly; the
@@ -23,7 +24,7 @@ let accountId: string
 beforeEach(async () => {
   dir = makeDataDir()
   accountId = printedAccountId((await cli(dir, ["accounts", "create", "--name", "Acme", "--email", "ops@acme.example"])).stdout)
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 afterEach(() => removeDataDir(dir))
 
 const SECRET = /^ {2}(whsec_[A-Za-z0-9+/]{43}=)$/m
@@ -61,7 +62,7 @@ describe("wagate webhooks add and list", () => {
     expect(table.stdout).toMatch(new RegExp(`^${id} +test +https://hooks\\.example\\.com/wagate +message\\.sent,message\\.read +yes +\\S+$`, "m"))
     const json = await cli(dir, ["webhooks", "list", "--json"])
     expect(JSON.parse(json.stdout)).toEqual([
-      expect.objectContaining({ id, accountId, env: "test", url: "https://hooks.example.com/wagate", events: ["message.sent", "message.read"], enabled: true }),
+      expect.objectContaining({ id, accountId, environment: "test", url: "https://hooks.example.com/wagate", events: ["message.sent", "message.read"], enabled: true }),
     ])
     // `webhooks` alone is `webhooks list`.
     const bare = await cli(dir, ["webhooks"])
@@ -81,7 +82,7 @@ describe("wagate webhooks add and list", () => {
     expect(live.stdout).toMatch(/^Added live webhook wh_/)
     const { id: second } = printedWebhook(live.stdout)
     const list = await listJson()
-    expect(list.map((e) => [e.id, e.env, e.url, e.events])).toEqual([
+    expect(list.map((e) => [e.id, e.environment, e.url, e.events])).toEqual([
       [first, "test", "http://127.0.0.1:5678/webhook/n8n", ["*"]],
       [second, "live", "https://hooks.example.com/live", ["phone.connected", "phone.disconnected"]],
     ])
@@ -145,7 +146,7 @@ describe("wagate webhooks update, remove and rotate-secret", () => {
     const list = await cli(dir, ["webhooks", "list", "--json"])
     expect(list.stdout).not.toContain(rotated!)
     expect(list.stdout).not.toContain("whsec_")
-    expect(JSON.parse(list.stdout)[0].previousSecretExpiresAtMs).toBe(clock.nowMs() + DAY_MS)
+    expect(JSON.parse(list.stdout)[0].previousSecretExpiresAt).toBe(new Date(clock.nowMs() + DAY_MS).toISOString())
   })
 })
 
@@ -258,11 +259,11 @@ describe("wagate webhooks deliveries and resend, beside a running server", () =>
     endpoint = printedWebhook((await run(["webhooks", "add", "--url", receiver.url(), "--events", "message.sent"])).stdout)
     // One retry, one second after the first attempt.
     server = startServer(clock, { WAGATE_WEBHOOK_RETRY_OFFSETS_MS: "1000" })
-  })
+  }, SLOW_HOOK_TIMEOUT_MS)
   afterEach(async () => {
     await server.close()
     await receiver.stop()
-  })
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   /** Sends once with the receiver answering 500 twice: a delivery that has failed after its retry. */
   async function failedDelivery(): Promise<string> {
@@ -301,9 +302,9 @@ describe("wagate webhooks deliveries and resend, beside a running server", () =>
     expect(none.stdout.trimEnd().split("\n")).toEqual([expect.stringMatching(/^DELIVERY/), "page 1, 0 of 0"])
 
     const json = JSON.parse((await run(["webhooks", "deliveries", endpoint.id, "--status", "failed", "--json"])).stdout)
-    expect(json).toMatchObject({ total: 1, page: 1, limit: 20 })
-    expect(json.rows[0].delivery).toMatchObject({ id: delivery!.id, status: "failed", attemptCount: 2 })
-    expect(json.rows[0].attempts.map((a: { attemptNumber: number; statusCode: number; latencyMs: number }) => [a.attemptNumber, a.statusCode, a.latencyMs])).toEqual([
+    expect(json.pagination).toEqual({ total: 1, page: 1, limit: 20, totalPages: 1 })
+    expect(json.data[0]).toMatchObject({ id: delivery!.id, status: "failed", attemptCount: 2 })
+    expect(json.data[0].attempts.map((a: { attempt: number; statusCode: number; latencyMs: number }) => [a.attempt, a.statusCode, a.latencyMs])).toEqual([
       [1, 500, 250],
       [2, 500, 0],
     ])

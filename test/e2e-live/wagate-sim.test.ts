@@ -1,10 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { randomBytes } from "node:crypto"
 import { generateLoopbackCertificate } from "../wa-sim/media-cert"
 import { startWaSim, type WaSim } from "../wa-sim/sim"
 import type { SimContact } from "../wa-sim/contact"
 import type { SimGroup } from "../wa-sim/groups"
 import { ApiClient, FileHost, Hooks, pdfBytes, PNG, poll, WagateProcess } from "./live-world"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * wagate end to end against the WhatsApp simulator: a real `wagate serve` child process whose
@@ -85,14 +89,14 @@ beforeAll(async () => {
   hooks.secret = endpoint.secret
   phoneId = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: ME, displayName: "Support" })).id
   otherPhoneId = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: OTHER, displayName: "Sales" })).id
-}, 20_000)
+}, SLOW_HOOK_TIMEOUT_MS)
 
 afterAll(async () => {
   await wagate?.dispose()
   await hooks?.stop()
   await files?.stop()
   await sim?.stop()
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 /** How many phone.connected webhooks a phone has had. */
 const connections = (id: string) => hooks.matching("phone.connected", (d) => d.phoneId === id).length

@@ -1,12 +1,17 @@
-import { afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { Database } from "bun:sqlite"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { VERSION } from "../../src/version"
+import { BINARY, BUILD_TIMEOUT_MS, ensureBinary } from "../helpers/binary"
 import { verifySignature } from "../helpers/verify-signature"
 import { adminTokenIn, call, envWithoutWagate, LISTENING, Proc, sandboxKeyIn } from "../helpers/wagate-process"
 import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * End-to-end tests of the COMPILED executable (`bun run build` → dist/wagate), the artefact an
@@ -17,24 +22,14 @@ import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
  */
 
 const REPO = join(import.meta.dir, "..", "..")
-const BINARY = join(REPO, "dist", "wagate")
+/** Longest killing this file's processes may take after a test. */
+const CLEANUP_TIMEOUT_MS = 30_000
 
-/** The newest modification time of any file under `dir`. */
-function newestMtimeMs(dir: string): number {
-  let newest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(path) : statSync(path).mtimeMs)
-  }
-  return newest
-}
-
-beforeAll(() => {
-  // Building takes a few seconds; skip it when the binary is newer than every source file.
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs > newestMtimeMs(join(REPO, "src"))) return
-  const build = Bun.spawnSync([process.execPath, "run", "build"], { cwd: REPO, stdout: "pipe", stderr: "pipe" })
-  if (build.exitCode !== 0) throw new Error(`bun run build failed (${build.exitCode}):\n${build.stdout.toString()}\n${build.stderr.toString()}`)
-}, 180_000)
+// A build that fails or overruns throws with its output, so every test of this file fails saying
+// why; the hook's timeout is longer than the build's own limit, so it never cuts it off unexplained.
+beforeAll(async () => {
+  await ensureBinary()
+}, BUILD_TIMEOUT_MS)
 
 interface BinServer {
   p: Proc
@@ -57,7 +52,7 @@ afterEach(async () => {
   await receiver?.stop()
   receiver = undefined
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+}, CLEANUP_TIMEOUT_MS)
 
 function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), "wagate-bin-"))
@@ -192,7 +187,8 @@ describe("the compiled dist/wagate", () => {
     expect(server.admin).toMatch(/^adm_[0-9A-Za-z]{43}$/)
     expect(server.p.out).toContain("First run: wagate set itself up. These secrets are shown only now; store them.")
     expect(server.p.out).toContain("Next step: add a phone (test keys can send from it at once, no pairing needed):")
-    expect(server.p.out).toContain("  wagate phones add +14155550123 --name 'Support'")
+    // The banner shows the command as it was run: here, the executable's absolute path.
+    expect(server.p.out).toContain(`  ${BINARY} phones add +14155550123 --name 'Support'`)
     expect(server.p.out).toContain(`curl -X POST ${server.base}/v1/messages/send -H 'Authorization: Bearer ${server.key}'`)
     // The secrets are printed once on stdout, never logged.
     await server.p.waitFor(/"msg":"server started"/, 15_000, "err")
@@ -414,15 +410,8 @@ describe("the compiled dist/wagate", () => {
     expect(existsSync(join(cwd, "PRELOADED"))).toBe(true)
     rmSync(join(cwd, "PRELOADED"))
 
-    // Without --port the default applies, unless .env were read (port 1). Use it when it is free.
-    let defaultPortFree = true
-    try {
-      Bun.serve({ port: 3000, hostname: "127.0.0.1", fetch: () => new Response() }).stop(true)
-    } catch {
-      defaultPortFree = false
-    }
-    const server = await serve({ cwd, args: defaultPortFree ? [] : ["--port", "0"] })
-    if (defaultPortFree) expect(server.port).toBe(3000)
+    // An ephemeral port (no test binds a fixed one): the settings below show that .env was not read.
+    const server = await serve({ cwd })
     expect(server.port).not.toBe(1)
     expect(LISTENING.exec(server.p.out)![2]).toBe("127.0.0.1")
     // WAGATE_ADMIN_TOKEN was not read: a token was generated, and the .env one is refused.
@@ -442,6 +431,29 @@ describe("the compiled dist/wagate", () => {
     expect(version.code).toBe(0)
     expect(version.out).toStartWith(`wagate ${VERSION} `)
     expect(existsSync(join(cwd, "PRELOADED"))).toBe(false)
+  })
+
+  test("the first-run banner shows the executable as it was typed: ./dist/wagate from the checkout", async () => {
+    const p = new Proc(["serve", "--data", tempDir(), "--host", "127.0.0.1", "--port", "0"], envWithoutWagate(), { command: ["./dist/wagate"], cwd: REPO })
+    spawned.push(p)
+    await p.waitFor(/^API reference: .*\n/m)
+    expect(p.out).toContain("\n  ./dist/wagate phones add +14155550123 --name 'Support'\n")
+  })
+
+  test("help, --help on a subcommand and version answer from the executable without a data directory", async () => {
+    const cwd = tempDir()
+    const help = await runToEnd(["help"], cwd)
+    expect(help.code).toBe(0)
+    expect(help.out).toContain("wagate phones pair PHONE_ID|+E164 [--code]")
+    const pair = await runToEnd(["phones", "pair", "--help"], cwd)
+    expect(pair.code).toBe(0)
+    expect(pair.out).toContain("--code")
+    const serveHelp = await runToEnd(["serve", "--help"], cwd)
+    expect(serveHelp.code).toBe(0)
+    expect(serveHelp.out).toContain("[WAGATE_PORT]")
+    const version = await runToEnd(["version"], cwd)
+    expect(version.out).toStartWith(`wagate ${VERSION} (schema `)
+    expect(readdirSync(cwd)).toEqual([])
   })
 
   test("error envelopes carry their path (401, 404, 400, 405), and authenticated requests log no Elysia Sucrose warning", async () => {

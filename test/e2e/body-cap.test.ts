@@ -1,5 +1,9 @@
-import { afterEach, describe, expect, test } from "bun:test"
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { adminTokenIn, cleanupProcesses, dataDir, sandboxKeyIn, start } from "../helpers/wagate-process"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * A body far over the 64 KiB cap, sent to a real `wagate serve` over a socket, is answered with

@@ -1,11 +1,15 @@
-import { afterEach, describe, expect, test } from "bun:test"
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { Database } from "bun:sqlite"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { VERSION } from "../../src/version"
 import { adminTokenIn, call, cleanupProcesses, dataDir, freePort, LISTENING, sandboxKeyIn, spawn, start, stop } from "../helpers/wagate-process"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 
-afterEach(cleanupProcesses)
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
+
+afterEach(cleanupProcesses, SLOW_HOOK_TIMEOUT_MS)
 
 describe("wagate serve as a process", () => {
   test("first run prints a working sandbox key, an admin token and the next step; a second start prints no new key", async () => {
@@ -20,7 +24,8 @@ describe("wagate serve as a process", () => {
     expect(key).toBeDefined()
     expect(admin).toBeDefined()
     expect(first.p.out).toContain("Next step: add a phone (test keys can send from it at once, no pairing needed):")
-    expect(first.p.out).toContain("  wagate phones add +14155550123 --name 'Support'")
+    // The banner shows the command as it was run: Bun (by the path this test spawned it with) and the script.
+    expect(first.p.out).toContain(`  ${process.execPath} src/main.ts phones add +14155550123 --name 'Support'`)
     // Secrets go to stdout once, never into the log.
     expect(first.p.err).not.toContain(key)
     expect(first.p.err).not.toContain(admin)

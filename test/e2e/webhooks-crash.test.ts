@@ -1,7 +1,11 @@
-import { afterEach, describe, expect, test } from "bun:test"
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { verifySignature } from "../helpers/verify-signature"
 import { adminTokenIn, call, cleanupProcesses, dataDir, sandboxKeyIn, start, stop, type Server } from "../helpers/wagate-process"
 import { waitUntil, WebhookReceiver } from "../helpers/webhook-receiver"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * Durability of webhook deliveries across a crash: the server is killed with SIGKILL (no
@@ -12,7 +16,7 @@ let receiver: WebhookReceiver
 afterEach(async () => {
   await cleanupProcesses()
   await receiver?.stop()
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 async function setUp(server: Server) {
   // The first-run block follows the "listening" line; wait for all of it.

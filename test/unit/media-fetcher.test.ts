@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import https from "node:https"
@@ -10,6 +10,10 @@ import { fetchMedia, type MediaFetchOptions, type MediaFetchResult } from "../..
 import { chooseFileName, contentDispositionFileName, sanitizeFileName, sniffMedia } from "../../src/lib/media-sniff"
 import { type CidrList, parseCidrList } from "../../src/lib/net-policy"
 import { TestClock } from "../helpers/test-clock"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 // ---------------------------------------------------------------------------------------------
 // Sample files: just enough structure for magic-number sniffing, padded past the early-sniff size.
@@ -229,13 +233,13 @@ beforeAll(async () => {
   await server.start(cert, readFileSync(join(certDir, "key.pem"), "utf8"))
   silent = new SilentTcpServer()
   await silent.start()
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 afterAll(async () => {
   await server?.stop()
   await silent?.stop()
   rmSync(certDir, { recursive: true, force: true })
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 /** A resolver from a fixed table that records every name it was asked for. */
 function tableResolver(table: Record<string, string[]>) {

@@ -1,9 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { randomBytes } from "node:crypto"
 import { downloadMediaMessage, getBinaryNodeChild, INITIAL_PREKEY_COUNT, type UserFacingSocketConfig } from "@whiskeysockets/baileys"
 import { MemoryAuth, pairWithQr, simSocketConfig, TestClient } from "./baileys-client"
 import { trustMediaHostInFetch } from "./media-trust"
 import { startWaSim, type WaSim } from "./sim"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /**
  * The simulator against real, unmodified Baileys 7 (no wagate involved): each test starts its own
@@ -56,7 +60,7 @@ beforeEach(() => {
 })
 afterEach(async () => {
   await scope.close()
-})
+}, SLOW_HOOK_TIMEOUT_MS)
 
 describe("wa-sim: pairing and connection", () => {
   test("pairs by QR: qr → phone scans → close 515 → new socket opens as the linked device and uploads its pre-keys", async () => {

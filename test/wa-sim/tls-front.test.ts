@@ -1,7 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import WebSocket from "ws"
 import { TestCa } from "./test-ca"
 import { startTlsFront, type TlsFront } from "./tls-front"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * The TLS front on its own, driven by the `ws` client Baileys uses (Bun's built-in `ws`), in

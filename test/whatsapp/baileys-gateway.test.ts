@@ -4,7 +4,7 @@
  * meets a closed port, and the session logic runs against a scripted socket that replays the
  * recorded payloads of test/fixtures/baileys/ (see test/unit/baileys-mapping.test.ts).
  */
-import { beforeEach, describe, expect, test } from "bun:test"
+import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { EventEmitter } from "node:events"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -20,6 +20,10 @@ import type { BaileysModule } from "../../src/whatsapp/baileys/auth-state"
 import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
 import { CLOSE_TIMEOUT_MS, SessionNotConnectedError } from "../../src/whatsapp/baileys/session"
 import { TEST_EPOCH_MS, TestClock } from "../helpers/test-clock"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 let db: Database
 let writer: Writer

@@ -4,7 +4,7 @@
  * that refuses the upgrade, broken TLS, silence), through the whole adapter; then the shapes
  * that cannot be produced cheaply here (WhatsApp's own closes), as Baileys builds them.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { createServer, type Server } from "node:net"
 import { initAuthCreds, BufferJSON } from "@whiskeysockets/baileys"
 import type { Logger } from "../../src/lib/logger"
@@ -18,6 +18,10 @@ import type { ConnectionFailure } from "../../src/whatsapp/failures"
 import type { DisconnectReason, SessionEvents } from "../../src/whatsapp/gateway"
 import { generateLoopbackCertificate } from "../wa-sim/media-cert"
 import { TEST_EPOCH_MS, TestClock } from "../helpers/test-clock"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /** A logger that keeps what it was given. */
 function recordingLogger() {

@@ -2,16 +2,15 @@ import { Type } from "@sinclair/typebox"
 import type { AccountProfile } from "../../domain/accounts"
 import { ALL_SCOPES } from "../../domain/scopes"
 import { E164_PATTERN } from "../../lib/formats"
-import { toIso, toIsoOrNull } from "../../lib/time"
-import { lastErrorOf } from "../../domain/connection-errors"
+import { adminAccountView, adminPhoneView, apiKeyView } from "../../domain/api-views"
 import type { ApiKeyRow } from "../../store/api-keys"
 import { named, OneOf } from "../../lib/schema"
 import { ENVIRONMENTS } from "../../lib/vocabulary"
 import type { PhoneRow } from "../../store/phones"
 import { AccountFields } from "./account"
 import { NullableTimestamp, Timestamp } from "./common"
-import { LastError, toLastError } from "./pairing"
-import { PhoneNumber, toPhoneNumber } from "./phones"
+import { LastError } from "./pairing"
+import { PhoneNumber } from "./phones"
 
 const EMAIL_PATTERN = "^[^@\\s]+@[^@\\s]+$"
 const RateLimit = Type.Integer({ minimum: 1, maximum: 1_000_000 })
@@ -28,17 +27,7 @@ export const AdminAccount = named(
 
 /** The operator's view of an account: stats count messages of both environments. */
 export function toAdminAccount(profile: AccountProfile): typeof AdminAccount.static {
-  const a = profile.account
-  return {
-    accountId: a.id,
-    name: a.name,
-    email: a.email,
-    subscriptionStatus: a.subscriptionStatus,
-    stats: profile.stats,
-    rateLimitPerMinute: a.rateLimitPerMinute,
-    createdAt: toIso(a.createdAtMs),
-    updatedAt: toIso(a.updatedAtMs),
-  }
+  return adminAccountView(profile)
 }
 
 export const CreateAccountBody = named(
@@ -94,19 +83,7 @@ export const ApiKeyRecord = named("ApiKey", Type.Object({
 
 /** The operator's view of a key record; never the key or its hash. */
 export function toApiKeyRecord(row: ApiKeyRow): typeof ApiKeyRecord.static {
-  return {
-    id: row.id,
-    accountId: row.accountId,
-    name: row.name,
-    environment: row.env,
-    scopes: row.scopes,
-    prefix: row.prefix,
-    last4: row.last4,
-    createdAt: toIso(row.createdAtMs),
-    lastUsedAt: toIsoOrNull(row.lastUsedAtMs),
-    expiresAt: toIsoOrNull(row.expiresAtMs),
-    revokedAt: toIsoOrNull(row.revokedAtMs),
-  }
+  return apiKeyView(row)
 }
 
 export const CreatedApiKey = named(
@@ -133,7 +110,7 @@ export const CreateKeyBody = named("CreateApiKeyRequest", Type.Object(
 export const AdminPhone = named("AdminPhone", Type.Composite([PhoneNumber, Type.Object({ lastError: LastError })]))
 
 export function toAdminPhone(row: PhoneRow): typeof AdminPhone.static {
-  return { ...toPhoneNumber(row), lastError: toLastError(lastErrorOf(row)) }
+  return adminPhoneView(row)
 }
 
 export const AddPhoneBody = named("AddPhoneNumberRequest", Type.Object(

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox"
 import { ConnectionFailureCode, type LastError as DomainLastError } from "../../domain/connection-errors"
 import type { PairingState as DomainPairingState } from "../../domain/sessions"
+import { lastErrorView } from "../../domain/api-views"
 import { named, OneOf } from "../../lib/schema"
 import { PAIRING_METHODS } from "../../lib/vocabulary"
 import { toIso } from "../../lib/time"
@@ -36,7 +37,7 @@ export const LastError = named(
 
 /** The API's view of a last error. */
 export function toLastError(error: DomainLastError | null): typeof LastError.static {
-  return error ? { code: error.code, message: error.message, at: toIso(error.atMs) } : null
+  return lastErrorView(error)
 }
 
 export const PairingState = named("PairingState", Type.Object({

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox"
+import { phoneView } from "../../domain/api-views"
 import { ConnectionStatusSchema } from "../../domain/schemas"
 import { E164_PATTERN } from "../../lib/formats"
 import { named } from "../../lib/schema"
-import { toIso, toIsoOrNull } from "../../lib/time"
 import type { PhoneRow } from "../../store/phones"
 import { NullableTimestamp, Timestamp } from "./common"
 
@@ -37,16 +37,7 @@ export const PhoneStatus = named(
 
 /** The API's view of a phone. */
 export function toPhoneNumber(row: PhoneRow): PhoneNumber {
-  return {
-    id: row.id,
-    phoneNumber: row.phoneNumber,
-    displayName: row.displayName,
-    connectionStatus: row.connectionStatus,
-    lastConnectedAt: toIsoOrNull(row.lastConnectedAtMs),
-    lastDisconnectedAt: toIsoOrNull(row.lastDisconnectedAtMs),
-    createdAt: toIso(row.createdAtMs),
-    updatedAt: toIso(row.updatedAtMs),
-  }
+  return phoneView(row)
 }
 
 /** The status subset of a phone (spec: no displayName, no createdAt). */

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox"
+import { webhookDeliveryView, webhookEndpointView } from "../../domain/api-views"
 import { EVENT_NAMES } from "../../domain/event-catalogue"
 import { WEBHOOK_URL_MAX_LENGTH, type DeliveryWithAttempts } from "../../domain/webhook-endpoints"
 import { named, OneOf, withDomainRules } from "../../lib/schema"
 import { DELIVERY_STATUSES } from "../../lib/vocabulary"
-import { toIso, toIsoOrNull } from "../../lib/time"
 import type { EndpointRow } from "../../store/webhooks"
 import { Environment } from "./admin"
 import { NullableTimestamp, PageQueryFields, Timestamp } from "./common"
@@ -66,17 +66,7 @@ export const WebhookEndpointWithSecret = named(
 
 /** The operator's view of an endpoint, without its secret. */
 export function toWebhookEndpoint(row: EndpointRow): typeof WebhookEndpoint.static {
-  return {
-    id: row.id,
-    accountId: row.accountId,
-    environment: row.env,
-    url: row.url,
-    events: row.events,
-    enabled: row.enabled,
-    previousSecretExpiresAt: toIsoOrNull(row.previousSecretExpiresAtMs),
-    createdAt: toIso(row.createdAtMs),
-    updatedAt: toIso(row.updatedAtMs),
-  }
+  return webhookEndpointView(row)
 }
 
 export const CreateWebhookBody = named(
@@ -131,25 +121,5 @@ export const WebhookDelivery = named("WebhookDelivery", Type.Object({
 
 /** The operator's view of a delivery and its attempts. */
 export function toWebhookDelivery(d: DeliveryWithAttempts): typeof WebhookDelivery.static {
-  return {
-    id: d.delivery.id,
-    eventId: d.delivery.eventId,
-    event: d.eventType,
-    endpointId: d.delivery.endpointId,
-    status: d.delivery.status,
-    attemptCount: d.delivery.attemptCount,
-    nextAttemptAt: d.delivery.status === "pending" ? toIsoOrNull(d.delivery.nextAttemptAtMs) : null,
-    lastStatusCode: d.delivery.lastStatusCode,
-    lastError: d.delivery.lastError,
-    resentFrom: d.delivery.resentFrom,
-    createdAt: toIso(d.delivery.createdAtMs),
-    attempts: d.attempts.map((a) => ({
-      attempt: a.attemptNumber,
-      attemptedAt: toIso(a.attemptedAtMs),
-      statusCode: a.statusCode,
-      error: a.error,
-      latencyMs: a.latencyMs,
-      responseBody: a.responseBody,
-    })),
-  }
+  return webhookDeliveryView(d)
 }

@@ -1,0 +1,15 @@
+import { ConfigError } from "../config"
+import { DataDirError } from "../lib/data-dir"
+import { AppError } from "../lib/errors"
+import { LockHeldError } from "../lib/lockfile"
+import { SchemaTooNewError } from "../store/db"
+
+/**
+ * The one line to print for a failure the operator can act on (a bad setting, a held lock, a
+ * database from a newer wagate, a refused operation), or null for a bug, which is rethrown.
+ */
+export function expectedFailureMessage(err: unknown): string | null {
+  if (err instanceof AppError) return err.publicMessages.join("; ")
+  if (err instanceof ConfigError || err instanceof LockHeldError || err instanceof SchemaTooNewError || err instanceof DataDirError) return err.message
+  return null
+}
