@@ -5,7 +5,7 @@ import { page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse } from "../respond"
 import { href, type Scope } from "../scope"
 import { Layout } from "../views/layout"
-import { Time } from "../views/parts"
+import { StackTable, Time, type Column } from "../views/parts"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -63,32 +63,16 @@ function DailyChart(props: { days: DailyMessages[] }) {
   )
 }
 
+const DAILY_COLUMNS: Column<DailyMessages>[] = [
+  { label: "Day", cell: (d) => dayLabel(d.dayMs) },
+  ...STATUSES.map((s): Column<DailyMessages> => ({ label: s, cell: (d) => String(d.counts[s]) })),
+]
+
 function DailyTable(props: { days: DailyMessages[] }) {
   return (
     <details>
       <summary>Show as a table</summary>
-      <div class="table-wrap">
-        <table class="stack">
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              {STATUSES.map((s) => (
-                <th scope="col">{s}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {[...props.days].reverse().map((d) => (
-              <tr>
-                <td data-label="Day">{dayLabel(d.dayMs)}</td>
-                {STATUSES.map((s) => (
-                  <td data-label={s}>{String(d.counts[s])}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <StackTable columns={DAILY_COLUMNS} rows={[...props.days].reverse()} />
     </details>
   )
 }
