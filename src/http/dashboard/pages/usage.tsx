@@ -77,6 +77,27 @@ function DailyTable(props: { days: DailyMessages[] }) {
   )
 }
 
+/** One card of the period's totals, each count under its name. */
+function CountsCard(props: { id: string; title: string; sinceMs: number; counts: [string, number][] }) {
+  return (
+    <section aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.title}</h2>
+      <p class="muted">
+        {"Since "}
+        <Time ms={props.sinceMs} />
+      </p>
+      <dl class="facts">
+        {props.counts.map(([name, count]) => (
+          <>
+            <dt>{name}</dt>
+            <dd>{count.toLocaleString("en-US")}</dd>
+          </>
+        ))}
+      </dl>
+    </section>
+  )
+}
+
 function usagePage(c: PageContext): Response {
   const { scope } = c
   const account = scope.account
@@ -104,38 +125,27 @@ function UsageBody(props: { c: PageContext; scope: Scope; accountId: string; per
         ))}
       </nav>
       <div class="cards">
-        <section aria-labelledby="usage-messages">
-          <h2 id="usage-messages">Messages</h2>
-          <p class="muted">
-            {"Since "}
-            <Time ms={report.startMs} />
-          </p>
-          <dl class="facts">
-            <dt>Total</dt>
-            <dd>{report.messages.total.toLocaleString("en-US")}</dd>
-            <dt>Sent (reached WhatsApp)</dt>
-            <dd>{report.messages.sent.toLocaleString("en-US")}</dd>
-            <dt>Pending</dt>
-            <dd>{report.messages.pending.toLocaleString("en-US")}</dd>
-            <dt>Failed</dt>
-            <dd>{report.messages.failed.toLocaleString("en-US")}</dd>
-          </dl>
-        </section>
-        <section aria-labelledby="usage-requests">
-          <h2 id="usage-requests">API requests</h2>
-          <p class="muted">
-            {"Since "}
-            <Time ms={report.startMs} />
-          </p>
-          <dl class="facts">
-            <dt>Total</dt>
-            <dd>{report.apiRequests.total.toLocaleString("en-US")}</dd>
-            <dt>OK</dt>
-            <dd>{report.apiRequests.successful.toLocaleString("en-US")}</dd>
-            <dt>Failed</dt>
-            <dd>{report.apiRequests.failed.toLocaleString("en-US")}</dd>
-          </dl>
-        </section>
+        <CountsCard
+          id="usage-messages"
+          title="Messages"
+          sinceMs={report.startMs}
+          counts={[
+            ["Total", report.messages.total],
+            ["Sent (reached WhatsApp)", report.messages.sent],
+            ["Pending", report.messages.pending],
+            ["Failed", report.messages.failed],
+          ]}
+        />
+        <CountsCard
+          id="usage-requests"
+          title="API requests"
+          sinceMs={report.startMs}
+          counts={[
+            ["Total", report.apiRequests.total],
+            ["OK", report.apiRequests.successful],
+            ["Failed", report.apiRequests.failed],
+          ]}
+        />
       </div>
       <section aria-labelledby="usage-daily">
         <h2 id="usage-daily">{`Messages per day, last ${CHART_DAYS} days`}</h2>
