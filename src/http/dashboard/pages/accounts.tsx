@@ -8,7 +8,7 @@ import { action, page, validated, type Dashboard, type PageContext } from "../co
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ErrorList, StackTable, Time, type Column } from "../views/parts"
+import { ErrorList, Notice, StackTable, Time, type Column } from "../views/parts"
 import { errorPage } from "./errors"
 
 function AccountsTable(props: { accounts: AccountRow[]; scope: Scope; defaultRate: number }) {
@@ -91,11 +91,7 @@ function accountPage(c: PageContext, options: { errors?: string[]; values?: Edit
       <p>
         <a href={href("/dashboard/accounts", scope)}>← All accounts</a>
       </p>
-      {options.saved ? (
-        <p class="notice" role="status">
-          Saved.
-        </p>
-      ) : null}
+      <Notice text={options.saved ? "Saved." : null} />
       <section aria-labelledby="edit-account">
         <h2 id="edit-account">Edit account</h2>
         <p class="muted">
