@@ -13,8 +13,9 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin wagate \
- && mkdir -p /data && chown wagate:wagate /data
+ && groupadd --system --gid 10001 wagate \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /data --shell /usr/sbin/nologin wagate \
+ && mkdir -p /data && chown wagate:wagate /data && chmod 0700 /data
 COPY --from=build /src/dist/wagate /usr/local/bin/wagate
 USER wagate
 WORKDIR /data
@@ -23,8 +24,9 @@ ENV WAGATE_DATA_DIR=/data \
     WAGATE_PORT=3000
 VOLUME /data
 EXPOSE 3000
+# The shell form reads WAGATE_PORT when the check runs, so `-e WAGATE_PORT=8080` is probed on 8080.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
-  CMD curl -fsS http://127.0.0.1:3000/healthz || exit 1
+  CMD curl -fsS "http://127.0.0.1:${WAGATE_PORT:-3000}/healthz" || exit 1
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/wagate"]
 CMD ["serve"]

@@ -89,6 +89,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     scheduler,
     metrics,
     fetch: overrides.fetch,
+    version: changes.version,
     config: {
       retryOffsetsMs: config.webhookRetryOffsetsMs,
       timeoutMs: config.webhookTimeoutMs,
@@ -103,7 +104,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     clock,
     ids,
     logger,
-    events: createOutbox({ ids, clock, onDeliveryCommitted: (id, dueMs) => dispatcher.schedule(id, dueMs), version: changes.version }),
+    events: createOutbox({ ids, clock, onDeliveryCommitted: (delivery, event) => dispatcher.schedule(delivery, event), version: changes.version }),
     changes,
     principalCache: new Map(),
     config: {

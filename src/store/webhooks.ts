@@ -169,6 +169,38 @@ export function findPendingDeliveryEndpoint(db: Database, id: string): string | 
   return db.query<{ endpointId: string }, [string]>(SELECT_PENDING_ENDPOINT).get(id)?.endpointId ?? null
 }
 
+const SELECT_PENDING_ENDPOINTS = `SELECT id, endpoint_id AS endpointId FROM webhook_deliveries
+  WHERE id IN (SELECT value FROM json_each(?1)) AND status = 'pending'`
+
+/**
+ * The endpoint of each delivery in `ids` that is still pending, in one statement (a backlog falls
+ * due in one tick: tens of thousands of ids, one statement instead of one per delivery).
+ */
+export function findPendingDeliveryEndpoints(db: Database, ids: readonly string[]): { id: string; endpointId: string }[] {
+  return statement(db, SELECT_PENDING_ENDPOINTS).all(JSON.stringify(ids)) as { id: string; endpointId: string }[]
+}
+
+/** A pending delivery with what an attempt of it posts: its event's type and stored body. */
+export interface PendingDelivery {
+  delivery: DeliveryRow
+  eventType: string
+  body: string
+}
+
+type RawPendingDelivery = DeliveryRow & { eventType: string; body: string }
+
+const SELECT_PENDING_WITH_EVENTS = `SELECT d.id, d.event_id AS eventId, d.endpoint_id AS endpointId, d.status,
+  d.attempt_count AS attemptCount, d.first_attempt_at_ms AS firstAttemptAtMs, d.next_attempt_at_ms AS nextAttemptAtMs,
+  d.last_status_code AS lastStatusCode, d.last_error AS lastError, d.resent_from AS resentFrom, d.created_at_ms AS createdAtMs,
+  d.updated_at_ms AS updatedAtMs, e.type AS eventType, e.body
+  FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+  WHERE d.id IN (SELECT value FROM json_each(?1)) AND d.status = 'pending'`
+
+/** The deliveries in `ids` that are still pending, each with its event, in one statement. */
+export function findPendingDeliveries(db: Database, ids: readonly string[]): PendingDelivery[] {
+  return (statement(db, SELECT_PENDING_WITH_EVENTS).all(JSON.stringify(ids)) as RawPendingDelivery[]).map(({ eventType, body, ...delivery }) => ({ delivery, eventType, body }))
+}
+
 const SELECT_PENDING = `SELECT id, next_attempt_at_ms AS nextAttemptAtMs FROM webhook_deliveries
   WHERE status = 'pending' ORDER BY next_attempt_at_ms`
 
@@ -251,6 +283,81 @@ const INSERT_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt_numbe
 /** Records one attempt. */
 export function insertAttempt(db: Database, row: AttemptRow): void {
   db.query(INSERT_ATTEMPT).run(row.deliveryId, row.attemptNumber, row.attemptedAtMs, row.statusCode, row.error, row.latencyMs, row.responseBody)
+}
+
+/** A delivery's progress after an attempt: the fields an attempt changes. */
+export type DeliveryProgress = Pick<
+  DeliveryRow,
+  "id" | "status" | "attemptCount" | "firstAttemptAtMs" | "nextAttemptAtMs" | "lastStatusCode" | "lastError" | "updatedAtMs"
+>
+
+/** `(?, ?, …), (…)` for `rows` rows of `columns` positional parameters. */
+function valuesList(rows: number, columns: number): string {
+  const row = `(${Array.from({ length: columns }, () => "?").join(", ")})`
+  return Array.from({ length: rows }, () => row).join(", ")
+}
+
+/**
+ * Row counts a set-based statement is prepared for. A set is cut into chunks of these sizes
+ * (largest first), so a handful of statements serve every wave: preparing a statement for each
+ * wave's exact size cost more than the statements saved (bun:sqlite keeps only a few
+ * `query()` statements cached).
+ */
+const CHUNK_ROWS = [64, 16, 4, 1] as const
+
+type Statement = ReturnType<Database["prepare"]>
+
+/** Statements prepared once per database and text (the writer's connection lives as long as the process). */
+const prepared = new WeakMap<Database, Map<string, Statement>>()
+
+function statement(db: Database, sql: string): Statement {
+  let byText = prepared.get(db)
+  if (!byText) prepared.set(db, (byText = new Map()))
+  let stmt = byText.get(sql)
+  if (!stmt) byText.set(sql, (stmt = db.prepare(sql)))
+  return stmt
+}
+
+/** Runs `sqlFor(rows)` over `items` in chunks of CHUNK_ROWS sizes, binding each item's `columns` parameters in order. */
+function runInChunks<T>(db: Database, items: readonly T[], sqlFor: (rows: number) => string, params: (item: T) => unknown[]): void {
+  let at = 0
+  while (at < items.length) {
+    const rows = CHUNK_ROWS.find((n) => n <= items.length - at)!
+    const values: unknown[] = []
+    for (let i = at; i < at + rows; i++) values.push(...params(items[i]!))
+    statement(db, sqlFor(rows)).run(...(values as never[]))
+    at += rows
+  }
+}
+
+/** The statement text for each row count, built once. */
+function perRowCount(build: (rows: number) => string): (rows: number) => string {
+  const texts = new Map<number, string>()
+  return (rows) => {
+    let text = texts.get(rows)
+    if (text === undefined) texts.set(rows, (text = build(rows)))
+    return text
+  }
+}
+
+// An attempt whose delivery went with its endpoint (removed while the attempt was in flight) has
+// no row to belong to: the join leaves it out instead of failing the whole set on the foreign key.
+const insertAttemptsSql = perRowCount((rows) => `INSERT INTO webhook_attempts (delivery_id, attempt_number, attempted_at_ms, status_code,
+  error, latency_ms, response_body) SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7
+  FROM (VALUES ${valuesList(rows, 7)}) AS v JOIN webhook_deliveries d ON d.id = v.column1`)
+
+const updateDeliveriesSql = perRowCount((rows) => `UPDATE webhook_deliveries SET status = v.column2, attempt_count = v.column3,
+  first_attempt_at_ms = v.column4, next_attempt_at_ms = v.column5, last_status_code = v.column6, last_error = v.column7,
+  updated_at_ms = v.column8 FROM (VALUES ${valuesList(rows, 8)}) AS v WHERE webhook_deliveries.id = v.column1`)
+
+/**
+ * Records a wave of attempts and the progress of their deliveries with set-based statements
+ * (multi-row INSERTs, and UPDATEs joined to a VALUES list, up to 64 rows each) instead of two
+ * statements per attempt. Run it inside one write transaction.
+ */
+export function recordAttempts(db: Database, attempts: readonly AttemptRow[], progress: readonly DeliveryProgress[]): void {
+  runInChunks(db, attempts, insertAttemptsSql, (a) => [a.deliveryId, a.attemptNumber, a.attemptedAtMs, a.statusCode, a.error, a.latencyMs, a.responseBody])
+  runInChunks(db, progress, updateDeliveriesSql, (p) => [p.id, p.status, p.attemptCount, p.firstAttemptAtMs, p.nextAttemptAtMs, p.lastStatusCode, p.lastError, p.updatedAtMs])
 }
 
 const SELECT_ATTEMPTS = `SELECT delivery_id AS deliveryId, attempt_number AS attemptNumber, attempted_at_ms AS attemptedAtMs,

@@ -17,7 +17,17 @@ export interface Writer {
   write<T>(fn: (db: Database, tx: WriteTx) => T, options?: { changed?: readonly CachedTable[] }): Promise<T>
   /** Commits the open batch now (used at shutdown). */
   flush(): void
+  /**
+   * Runs `fn` in every batch's transaction just before its COMMIT, in a savepoint of its own: a
+   * write that can wait for the next commit rides along with it instead of paying a commit of
+   * its own. A `fn` that throws is rolled back alone and reported like a failing callback; the
+   * function it returns, if any, runs if the COMMIT itself fails.
+   */
+  beforeCommit(fn: BeforeCommit): void
 }
+
+/** Work that joins every batch just before its commit; returns what to do if that commit fails. */
+export type BeforeCommit = (db: Database, tx: WriteTx) => (() => void) | void
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {
@@ -46,11 +56,32 @@ export function createWriter(
   const schedule = options.schedule ?? setImmediate
   const onCallbackError = options.onCallbackError ?? ((err: unknown) => queueMicrotask(() => { throw err }))
   let batch: Pending[] | null = null
+  const hooks: BeforeCommit[] = []
+
+  /** The before-commit hooks, each in its own savepoint, their after-commit work added to the batch. */
+  function runHooks(pending: Pending[]): void {
+    for (const hook of hooks) {
+      const afterCommit: (() => void)[] = []
+      let onFailure: (() => void) | void
+      db.run("SAVEPOINT h")
+      try {
+        onFailure = hook(db, { afterCommit: (cb) => void afterCommit.push(cb) })
+        db.run("RELEASE h")
+      } catch (err) {
+        db.run("ROLLBACK TO h")
+        db.run("RELEASE h")
+        onCallbackError(err)
+        continue
+      }
+      pending.push({ resolve: () => {}, reject: (err) => (onFailure ? onFailure() : onCallbackError(err)), afterCommit })
+    }
+  }
 
   function commit(): void {
     const pending = batch
     batch = null
     if (!pending) return
+    runHooks(pending)
     try {
       db.run("COMMIT")
     } catch (err) {
@@ -110,5 +141,6 @@ export function createWriter(
       })
     },
     flush: commit,
+    beforeCommit: (fn) => void hooks.push(fn),
   }
 }

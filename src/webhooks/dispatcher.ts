@@ -5,25 +5,27 @@ import type { Logger } from "../lib/logger"
 import type { Scheduler } from "../lib/scheduler"
 import { inReadTransaction } from "../store/db"
 import type { Writer } from "../store/writer"
-import {
-  findDelivery,
-  findEndpoint,
-  findEvent,
-  findPendingDeliveryEndpoint,
-  insertAttempt,
-  listPendingDeliveries,
-  updateDelivery,
-  type DeliveryRow,
-  type EndpointRow,
-  type EventRow,
-} from "../store/webhooks"
-import { nextAttemptAtMs } from "./retry-policy"
+import { findPendingDeliveries, findPendingDeliveryEndpoints, listPendingDeliveries, type DeliveryRow, type EndpointRow, type PendingDelivery } from "../store/webhooks"
+import { createAttemptRecorder, type AttemptResult } from "./attempt-recorder"
+import { createDeliveryQueue, type QueuedDelivery } from "./delivery-queue"
+import { createEndpointCache } from "./endpoint-cache"
 import { postAttempt, type FetchLike } from "./sender"
-import { signatureHeader } from "./signer"
+import { createSigner, type Signer } from "./signer"
 
 export const SCHEDULER_KIND = "webhook"
 /** How often the dispatcher looks for deliveries another process (the CLI) wrote. */
 export const EXTERNAL_CHANGE_POLL_MS = 1_000
+/**
+ * New deliveries whose event the dispatcher keeps in memory until their first attempt, so that
+ * attempt reads nothing; past this many (a receiver far behind) the rest are read back per wave.
+ */
+export const MAX_HELD_DELIVERIES = 10_000
+/**
+ * When a wave needs rows from the database (retries, a backlog after a restart), the rows of
+ * up to this many deliveries queued behind it are read in the same statement and held, so a
+ * draining backlog costs one read per this many deliveries rather than one per wave.
+ */
+export const READ_AHEAD = 512
 
 export interface DispatcherConfig {
   retryOffsetsMs: readonly number[]
@@ -40,23 +42,24 @@ export interface Dispatcher {
   /** Loads every pending delivery (after a restart too) and starts watching for new ones. */
   start(): void
   /**
-   * Schedules a committed delivery for `dueMs`. Ignored until `start()`: a process that never
+   * Schedules a committed delivery (with its event's type and body when the caller has them,
+   * which spares its first attempt a read). Ignored until `start()`: a process that never
    * starts the dispatcher (a short CLI command) leaves its deliveries pending in the database for
    * the running server, which would otherwise attempt them a second time.
    */
-  schedule(deliveryId: string, dueMs: number): void
+  schedule(delivery: DeliveryRow, event?: { type: string; body: string }): void
   /** Attempts in flight now. */
   readonly inFlight: number
   /** Stops: nothing new starts, in-flight attempts are abandoned unrecorded and stay pending for the next start. */
   stop(): Promise<void>
 }
 
-interface AttemptInput {
-  delivery: DeliveryRow
-  endpoint: EndpointRow
-  event: EventRow
-}
-
+/**
+ * The dispatcher wires three parts: the queue (due deliveries, per-endpoint caps, waves), the
+ * sender (one signed POST) and the recorder (outcomes to the delivery log, set-based). Due
+ * deliveries come from the outbox (new ones, due now) and from the scheduler (retries, and
+ * everything pending at start).
+ */
 export function createDispatcher(deps: {
   db: Database
   writer: Writer
@@ -65,200 +68,194 @@ export function createDispatcher(deps: {
   scheduler: Scheduler
   metrics: AppMetrics
   config: DispatcherConfig
+  /** The database's change version: cached endpoints are valid while it stays the same. */
+  version: () => string
   fetch?: FetchLike
 }): Dispatcher {
-  const { db, writer, clock, logger, scheduler, config } = deps
-  // Per-endpoint FIFO queues with a read index: Array.shift() is O(n), which turns a burst of
-  // tens of thousands of due deliveries into quadratic work.
-  const queues = new Map<string, { items: string[]; head: number }>()
-  const inFlightByEndpoint = new Map<string, number>()
-  const running = new Set<string>()
-  const queued = new Set<string>()
+  const { db, clock, scheduler, config } = deps
+  const queue = createDeliveryQueue(config)
+  const endpoints = createEndpointCache(db, deps.version)
+  const signer = createSigner()
+  const held = new Map<string, PendingDelivery>()
   const attempts = new Set<Promise<void>>()
   const shutdown = new AbortController()
-  let inFlight = 0
+  const recorder = createAttemptRecorder({
+    writer: deps.writer,
+    clock,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    retryOffsetsMs: config.retryOffsetsMs,
+    scheduleRetry: (id, dueMs) => scheduler.schedule(SCHEDULER_KIND, id, dueMs),
+    inFlightTo: (endpointId) => queue.inFlightTo(endpointId),
+    onRecorded: (results) => {
+      for (const { delivery } of results) recording.delete(delivery.id)
+    },
+  })
+  /**
+   * Deliveries whose attempt is over but not yet committed. Their slot is free already (the
+   * receiver is done with them), but they must not be queued again meanwhile: the database
+   * still shows them pending, as before the attempt.
+   */
+  const recording = new Set<string>()
+  let pumpQueued = false
   let started = false
   let stopped = false
-  let pollTimer: TimerHandle | null = null
-  let lastDataVersion = 0
+  let externalChanges: { stop(): void } | null = null
 
   scheduler.on(SCHEDULER_KIND, (ids) => {
-    // A backlog falls due in one tick: one read transaction instead of one per delivery.
-    inReadTransaction(db, () => {
-      for (const id of ids) enqueue(id)
-    })
+    if (stopped) return
+    // A backlog falls due in one tick: one statement finds which are still pending, and where to.
+    const due = ids.filter((id) => !queue.has(id) && !recording.has(id))
+    for (const { id, endpointId } of findPendingDeliveryEndpoints(db, due)) queue.add(id, endpointId)
     pump()
   })
 
-  function enqueue(deliveryId: string): void {
-    if (stopped || running.has(deliveryId) || queued.has(deliveryId)) return
-    const endpointId = findPendingDeliveryEndpoint(db, deliveryId)
-    if (!endpointId) return
-    queued.add(deliveryId)
-    const queue = queues.get(endpointId)
-    if (queue) queue.items.push(deliveryId)
-    else queues.set(endpointId, { items: [deliveryId], head: 0 })
-  }
-
-  /**
-   * Starts queued attempts while there are free slots, never more than the per-endpoint cap.
-   * Their rows are read first, together, in one read transaction: outside a transaction every
-   * statement takes and drops SQLite's locks, which tripled the cost of these reads.
-   */
+  /** Starts a wave: as many queued deliveries as there are free slots, their rows read in one statement. */
   function pump(): void {
-    const starting: { endpointId: string; deliveryId: string }[] = []
-    for (const [endpointId, queue] of queues) {
-      while (queue.head < queue.items.length && inFlight < config.maxInFlight && (inFlightByEndpoint.get(endpointId) ?? 0) < config.maxInFlightPerEndpoint) {
-        const deliveryId = queue.items[queue.head++]!
-        queued.delete(deliveryId)
-        takeSlot(endpointId, deliveryId)
-        starting.push({ endpointId, deliveryId })
-      }
-      if (queue.head >= queue.items.length) queues.delete(endpointId)
-      if (inFlight >= config.maxInFlight) break
+    if (stopped) return
+    const wave = queue.takeWave()
+    if (wave.length === 0) return
+    const toRead = wave.filter(({ deliveryId }) => !held.has(deliveryId)).map(({ deliveryId }) => deliveryId)
+    if (toRead.length > 0) {
+      const ahead = held.size < MAX_HELD_DELIVERIES ? queue.upcoming(READ_AHEAD).filter((id) => !held.has(id)) : []
+      for (const pending of inReadTransaction(db, () => findPendingDeliveries(db, [...toRead, ...ahead]))) held.set(pending.delivery.id, pending)
     }
-    if (starting.length === 0) return
-    const loaded = inReadTransaction(db, () => starting.map(({ deliveryId }) => loadAttempt(deliveryId)))
-    starting.forEach(({ endpointId, deliveryId }, i) => start(endpointId, deliveryId, loaded[i]!))
+    for (const queued of wave) {
+      const pending = held.get(queued.deliveryId)
+      held.delete(queued.deliveryId)
+      start(queued, pending ?? null)
+    }
   }
 
-  function takeSlot(endpointId: string, deliveryId: string): void {
-    inFlight++
-    inFlightByEndpoint.set(endpointId, (inFlightByEndpoint.get(endpointId) ?? 0) + 1)
-    running.add(deliveryId)
-  }
-
-  /** What an attempt needs, or null when the delivery is no longer pending or its endpoint was removed (its deliveries went with it). */
-  function loadAttempt(deliveryId: string): AttemptInput | null {
-    const delivery = findDelivery(db, deliveryId)
-    if (!delivery || delivery.status !== "pending") return null
-    const endpoint = findEndpoint(db, delivery.endpointId)
-    const event = findEvent(db, delivery.eventId)
-    return endpoint && event ? { delivery, endpoint, event } : null
-  }
-
-  function start(endpointId: string, deliveryId: string, input: AttemptInput | null): void {
-    // The slot is given back once the outcome is committed, so the attempts freed by one commit
-    // start together in the next pump and read their rows in one transaction.
-    const attempt = (input ? attemptDelivery(input) : Promise.resolve())
-      .catch((err) => logger.error("webhook attempt failed unexpectedly", { deliveryId, err }))
-      .finally(() => {
-        inFlight--
-        const left = (inFlightByEndpoint.get(endpointId) ?? 1) - 1
-        if (left === 0) inFlightByEndpoint.delete(endpointId)
-        else inFlightByEndpoint.set(endpointId, left)
-        running.delete(deliveryId)
-        attempts.delete(attempt)
-        pump()
-      })
-    attempts.add(attempt)
-  }
-
-  async function attemptDelivery({ delivery, endpoint, event }: AttemptInput): Promise<void> {
-    const deliveryId = delivery.id
-    if (!endpoint.enabled) {
-      await writer.write((w) =>
-        updateDelivery(w, { ...delivery, status: "failed", nextAttemptAtMs: null, lastError: "endpoint disabled", updatedAtMs: clock.nowMs() }),
-      )
+  function start(queued: QueuedDelivery, pending: PendingDelivery | null): void {
+    // Not pending any more, or gone with its endpoint: nothing to attempt.
+    const endpoint = pending ? endpoints.get(pending.delivery.endpointId) : null
+    if (!pending || !endpoint) {
+      queue.release(queued)
       return
     }
-    const attemptNumber = delivery.attemptCount + 1
+    if (!endpoint.enabled) {
+      finish(queued, { delivery: pending.delivery, attemptedAtMs: clock.nowMs(), outcome: null })
+      return
+    }
+    const attempt = attemptDelivery(pending, endpoint).catch((err) => {
+      deps.logger.error("webhook attempt failed unexpectedly", { deliveryId: queued.deliveryId, err })
+      queue.release(queued)
+    })
+    attempts.add(attempt)
+    void attempt.finally(() => attempts.delete(attempt))
+  }
+
+  async function attemptDelivery({ delivery, eventType, body }: PendingDelivery, endpoint: EndpointRow): Promise<void> {
     const attemptedAtMs = clock.nowMs()
     deps.metrics.webhookDeliveryLag.observe(Math.max(0, attemptedAtMs - (delivery.nextAttemptAtMs ?? attemptedAtMs)) / 1000)
+    const headers = attemptHeaders({ signer, userAgent: config.userAgent, endpoint, delivery, eventType, body, nowMs: attemptedAtMs })
     const outcome = await postAttempt(
-      { url: endpoint.url, headers: headersFor(endpoint, event, attemptNumber, attemptedAtMs), body: event.body },
+      { url: endpoint.url, headers, body },
       { timeoutMs: config.timeoutMs, clock, fetch: deps.fetch, signal: shutdown.signal },
     )
     // Abandoned at shutdown: the row is untouched, so the next start attempts it again.
     if (shutdown.signal.aborted) return
-    const firstAttemptAtMs = delivery.firstAttemptAtMs ?? attemptedAtMs
-    const next = outcome.delivered || outcome.gone ? null : nextAttemptAtMs(firstAttemptAtMs, attemptNumber, config.retryOffsetsMs, clock.nowMs())
-    const updated: DeliveryRow = {
-      ...delivery,
-      status: outcome.delivered ? "succeeded" : next === null ? "failed" : "pending",
-      attemptCount: attemptNumber,
-      firstAttemptAtMs,
-      nextAttemptAtMs: next,
-      lastStatusCode: outcome.statusCode,
-      lastError: outcome.gone ? "HTTP 410 Gone: the receiver asked to stop; no more retries" : outcome.error,
-      updatedAtMs: clock.nowMs(),
-    }
-    await writer.write((w, tx) => {
-      insertAttempt(w, {
-        deliveryId,
-        attemptNumber,
-        attemptedAtMs,
-        statusCode: outcome.statusCode,
-        error: outcome.error,
-        latencyMs: outcome.latencyMs,
-        responseBody: outcome.responseBody,
-      })
-      updateDelivery(w, updated)
-      if (next !== null) tx.afterCommit(() => scheduler.schedule(SCHEDULER_KIND, deliveryId, next))
-    })
-    deps.metrics.webhookAttempts.inc({ result: outcome.delivered ? "succeeded" : next === null ? "exhausted" : "failed" })
-    if (!outcome.delivered) {
-      logger.info("webhook attempt failed", { deliveryId, endpointId: endpoint.id, attemptNumber, error: outcome.error, willRetry: next !== null })
-    }
+    finish({ deliveryId: delivery.id, endpointId: delivery.endpointId }, { delivery, attemptedAtMs, outcome })
   }
 
-  /** Signs afresh for every attempt; during a rotation the previous secret signs too (newest first). */
-  function headersFor(endpoint: EndpointRow, event: EventRow, attemptNumber: number, nowMs: number): Record<string, string> {
-    const secrets = [endpoint.secret]
-    if (endpoint.previousSecret && (endpoint.previousSecretExpiresAtMs ?? 0) > nowMs) secrets.push(endpoint.previousSecret)
-    return {
-      "Content-Type": "application/json",
-      "User-Agent": config.userAgent,
-      "X-Service-Event": event.type,
-      "X-Service-Event-Id": event.id,
-      "X-Service-Delivery-Attempt": String(attemptNumber),
-      "X-Service-Signature": signatureHeader(secrets, Math.floor(nowMs / 1000), event.body),
+  /** The attempt is over: its slot is free for the next wave (started at the end of this turn) while its result is recorded. */
+  function finish(queued: QueuedDelivery, result: AttemptResult): void {
+    recording.add(queued.deliveryId)
+    queue.release(queued)
+    recorder.add(result)
+    if (!pumpQueued) {
+      pumpQueued = true
+      setImmediate(() => {
+        pumpQueued = false
+        pump()
+      })
     }
   }
 
   function loadPending(): void {
     for (const { id, nextAttemptAtMs: dueMs } of listPendingDeliveries(db)) {
-      if (!running.has(id) && !queued.has(id)) scheduler.schedule(SCHEDULER_KIND, id, dueMs)
+      if (!queue.has(id) && !recording.has(id)) scheduler.schedule(SCHEDULER_KIND, id, dueMs)
     }
-  }
-
-  /** Another process (a CLI `resend`) committed: pick up whatever it made pending. */
-  function pollExternalChanges(): void {
-    pollTimer = null
-    if (stopped) return
-    const version = (db.query("PRAGMA data_version").get() as { data_version: number }).data_version
-    if (version !== lastDataVersion) {
-      lastDataVersion = version
-      loadPending()
-    }
-    pollTimer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, pollExternalChanges)
   }
 
   return {
     start() {
       started = true
-      lastDataVersion = (db.query("PRAGMA data_version").get() as { data_version: number }).data_version
       loadPending()
-      pollTimer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, pollExternalChanges)
+      externalChanges = watchExternalCommits(db, clock, loadPending)
     },
-    schedule(deliveryId, dueMs) {
+    schedule(delivery, event) {
       if (!started || stopped) return
-      // Due already (a new event): start now rather than on the next tick of the wheel.
-      if (dueMs <= clock.nowMs()) {
-        enqueue(deliveryId)
-        pump()
-      } else {
-        scheduler.schedule(SCHEDULER_KIND, deliveryId, dueMs)
+      const dueMs = delivery.nextAttemptAtMs ?? clock.nowMs()
+      if (dueMs > clock.nowMs()) {
+        scheduler.schedule(SCHEDULER_KIND, delivery.id, dueMs)
+        return
       }
+      // Due already (a new event): start now rather than on the next tick of the wheel.
+      if (!queue.add(delivery.id, delivery.endpointId)) return
+      if (event && held.size < MAX_HELD_DELIVERIES) held.set(delivery.id, { delivery, eventType: event.type, body: event.body })
+      pump()
     },
     get inFlight() {
-      return inFlight
+      return queue.inFlight
     },
     async stop() {
       stopped = true
-      pollTimer?.cancel()
+      externalChanges?.stop()
       shutdown.abort()
       await Promise.allSettled([...attempts])
+      // Outcomes that arrived before the shutdown are written (the writer's last batch commits at stop).
+      await recorder.flush()
+    },
+  }
+}
+
+/** The headers of one attempt, signed afresh; during a rotation the previous secret signs too (newest first). */
+function attemptHeaders(a: {
+  signer: Signer
+  userAgent: string
+  endpoint: EndpointRow
+  delivery: DeliveryRow
+  eventType: string
+  body: string
+  nowMs: number
+}): Record<string, string> {
+  const secrets = [a.endpoint.secret]
+  if (a.endpoint.previousSecret && (a.endpoint.previousSecretExpiresAtMs ?? 0) > a.nowMs) secrets.push(a.endpoint.previousSecret)
+  return {
+    "Content-Type": "application/json",
+    "User-Agent": a.userAgent,
+    "X-Service-Event": a.eventType,
+    "X-Service-Event-Id": a.delivery.eventId,
+    "X-Service-Delivery-Attempt": String(a.delivery.attemptCount + 1),
+    "X-Service-Signature": a.signer.header(secrets, Math.floor(a.nowMs / 1000), a.body),
+  }
+}
+
+/**
+ * Calls `onCommit` whenever another process (a CLI `resend`) has committed, checked every
+ * EXTERNAL_CHANGE_POLL_MS through SQLite's `data_version`, which moves only for other connections.
+ */
+function watchExternalCommits(db: Database, clock: Clock, onCommit: () => void): { stop(): void } {
+  const dataVersion = () => (db.query("PRAGMA data_version").get() as { data_version: number }).data_version
+  let last = dataVersion()
+  let timer: TimerHandle | null = null
+  let stopped = false
+  const poll = () => {
+    if (stopped) return
+    const version = dataVersion()
+    if (version !== last) {
+      last = version
+      onCommit()
+    }
+    timer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, poll)
+  }
+  timer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, poll)
+  return {
+    stop() {
+      stopped = true
+      timer?.cancel()
     },
   }
 }

@@ -31,7 +31,8 @@ export interface EventOutbox {
 export function createOutbox(deps: {
   ids: IdGenerator
   clock: Clock
-  onDeliveryCommitted: (deliveryId: string, dueMs: number) => void
+  /** A delivery is committed; `event` (its type and body) comes along when the outbox has it at hand. */
+  onDeliveryCommitted: (delivery: DeliveryRow, event?: { type: string; body: string }) => void
   /** The database's change version: the subscription cache is valid while it stays the same. */
   version: () => string
 }): EventOutbox {
@@ -49,7 +50,14 @@ export function createOutbox(deps: {
     return entry.endpoints.filter((e) => e.events.includes("*") || e.events.includes(type))
   }
 
-  function addDelivery(db: Database, tx: WriteTx, eventId: string, endpointId: string, resentFrom: string | null): DeliveryRow {
+  function addDelivery(
+    db: Database,
+    tx: WriteTx,
+    eventId: string,
+    endpointId: string,
+    resentFrom: string | null,
+    event?: { type: string; body: string },
+  ): DeliveryRow {
     const nowMs = deps.clock.nowMs()
     const row: DeliveryRow = {
       id: deps.ids.newId("whd"),
@@ -66,7 +74,7 @@ export function createOutbox(deps: {
       updatedAtMs: nowMs,
     }
     insertDelivery(db, row)
-    tx.afterCommit(() => deps.onDeliveryCommitted(row.id, nowMs))
+    tx.afterCommit(() => deps.onDeliveryCommitted(row, event))
     return row
   }
 
@@ -78,7 +86,7 @@ export function createOutbox(deps: {
       const eventId = deps.ids.newId("evt")
       const body = JSON.stringify({ event: event.type, timestamp: toIso(event.occurredAtMs), data: event.data })
       insertEvent(db, { id: eventId, accountId: event.accountId, env: event.env, type: event.type, body, occurredAtMs: event.occurredAtMs })
-      for (const endpoint of endpoints) addDelivery(db, tx, eventId, endpoint.id, null)
+      for (const endpoint of endpoints) addDelivery(db, tx, eventId, endpoint.id, null, { type: event.type, body })
     },
     redeliver: (db, tx, original) => addDelivery(db, tx, original.eventId, original.endpointId, original.id),
   }

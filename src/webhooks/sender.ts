@@ -81,6 +81,12 @@ async function readCapped(res: Response): Promise<string | null> {
   if (!res.body) return null
   const length = res.headers.get("content-length")
   const declared = length === null ? Number.NaN : Number(length)
+  // The common answer, a short body of declared length, is read as text in one go: no copy,
+  // no streaming (both cost more per attempt than the rest of reading the response).
+  if (Number.isFinite(declared) && declared <= RESPONSE_KEEP_BYTES) {
+    const text = await res.text()
+    return text === "" ? null : text
+  }
   // A small declared body is read in one go (streaming costs more per attempt).
   const bytes =
     Number.isFinite(declared) && declared <= RESPONSE_READ_LIMIT_BYTES

@@ -19,7 +19,8 @@ import { createWriter } from "../../src/store/writer"
  *   transitions, and later those transitions applied (delivered, then read). No HTTP, auth,
  *   validation, events or JSON.
  * - Fetch floor of a webhook delivery: Bun's fetch POSTing a delivery-sized body to the
- *   benchmark's receiver, 64 at a time, with no database at all.
+ *   benchmark's receiver, 64 at a time, with no database at all: its rate, and its CPU time per
+ *   fetch (this process's own, user and system).
  */
 
 const SENDS = Number(process.env.BENCH_FLOOR_SENDS ?? 40_000)
@@ -80,7 +81,7 @@ async function storeFloorUsPerSend(): Promise<number> {
   }
 }
 
-async function fetchFloorPerSecond(base: string): Promise<number> {
+async function fetchFloor(base: string): Promise<{ perSecond: number; cpuUsPerFetch: number }> {
   const body = JSON.stringify({ event: "message.sent", timestamp: new Date(0).toISOString(), data: { messageId: "msg_".padEnd(30, "0"), from: "+14155550123", to: "+12025550104", isGroup: false, groupId: null, status: "sent", sentAt: new Date(0).toISOString(), deliveredAt: null, readAt: null, failedAt: null, errorCode: null, errorMessage: null } })
   const headers = { "Content-Type": "application/json", "X-Wagate-Signature": `t=0,v1=${"0".repeat(64)}`, "X-Wagate-Event-Id": "evt_".padEnd(30, "0") }
   await fetch(`${base}/switch`)
@@ -94,10 +95,12 @@ async function fetchFloorPerSecond(base: string): Promise<number> {
     }
   }
   const t0 = performance.now()
+  const cpu0 = process.cpuUsage()
   await Promise.all(Array.from({ length: 64 }, one))
-  return FETCHES / ((performance.now() - t0) / 1000)
+  const cpu = process.cpuUsage(cpu0)
+  return { perSecond: FETCHES / ((performance.now() - t0) / 1000), cpuUsPerFetch: (cpu.user + cpu.system) / FETCHES }
 }
 
-const storeUsPerSend = await storeFloorUsPerSend()
-const fetchesPerSecond = receiverBase ? await fetchFloorPerSecond(receiverBase) : null
-console.log(JSON.stringify({ storeUsPerSend, fetchesPerSecond }))
+const storeUsPerSend = process.env.BENCH_FLOOR_SENDS === "0" ? null : await storeFloorUsPerSend()
+const fetched = receiverBase ? await fetchFloor(receiverBase) : null
+console.log(JSON.stringify({ storeUsPerSend, fetchesPerSecond: fetched?.perSecond ?? null, fetchCpuUs: fetched?.cpuUsPerFetch ?? null }))

@@ -258,6 +258,19 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
       STEP_TIMEOUT_MS,
     )
 
+    test(
+      "the API reference at /swagger renders from our own origin alone: every other host is refused",
+      async () => {
+        await page.goto(`${wagate.base}/swagger`)
+        // Scalar renders each operation's summary from the document; the page only gets there
+        // when its script, served from /swagger/assets, ran and fetched /swagger/json.
+        await page.getByText("Send a text or media message").first().waitFor({ timeout: 45_000 })
+        expect(requested.some((url) => new URL(url).pathname === "/swagger/json")).toBe(true)
+      },
+      // The reference's bundle is a few megabytes of script: on a busy machine it takes a while.
+      60_000,
+    )
+
     test("no request left 127.0.0.1", () => {
       expect(requested.length).toBeGreaterThan(10)
       expect(requested.filter((url) => new URL(url).hostname !== "127.0.0.1")).toEqual([])

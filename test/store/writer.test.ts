@@ -253,6 +253,52 @@ describe("afterCommit", () => {
   })
 })
 
+describe("beforeCommit", () => {
+  test("a hook's rows join the next batch's commit, and its after-commit work runs once that commit is done", async () => {
+    const { writer, commit } = manualWriter()
+    const ran: string[] = []
+    let queued = ["late"]
+    writer.beforeCommit((d, tx) => {
+      for (const v of queued) insert(v)(d)
+      if (queued.length > 0) tx.afterCommit(() => ran.push("hook committed"))
+      queued = []
+    })
+    const write = writer.write(insert("a"))
+    expect(committed()).toEqual([])
+    commit()
+    await write
+    expect(committed()).toEqual(["a", "late"])
+    expect(ran).toEqual(["hook committed"])
+  })
+
+  test("a hook that throws is rolled back alone and reported; the batch still commits", async () => {
+    const errors: unknown[] = []
+    const { writer, commit } = manualWriter({ onCallbackError: (err) => errors.push(err) })
+    writer.beforeCommit((d) => {
+      insert("from the hook")(d)
+      throw new Error("hook failed")
+    })
+    const write = writer.write(insert("a"))
+    commit()
+    await write
+    expect(committed()).toEqual(["a"])
+    expect(errors).toHaveLength(1)
+  })
+
+  test("when the commit fails, the hook's failure function runs instead of its after-commit work", async () => {
+    const { writer, commit } = manualWriter()
+    const ran: string[] = []
+    writer.beforeCommit((_d, tx) => {
+      tx.afterCommit(() => ran.push("committed"))
+      return () => ran.push("failed")
+    })
+    const write = writer.write((d) => d.run("INSERT INTO child (id, parent_id) VALUES (1, 42)"))
+    commit()
+    await expect(write).rejects.toThrow()
+    expect(ran).toEqual(["failed"])
+  })
+})
+
 describe("cache invalidation in the write path", () => {
   test("a write that names the cached tables it changed reports them once committed, and never when it rolls back", async () => {
     const reported: string[][] = []

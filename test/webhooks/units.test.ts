@@ -118,7 +118,7 @@ describe("the outbox", () => {
     const ids = ulidGenerator(clock)
     const writer = createWriter(db)
     const scheduled: string[] = []
-    const outbox = createOutbox({ ids, clock, onDeliveryCommitted: (id) => scheduled.push(id), version: () => "fixed" })
+    const outbox = createOutbox({ ids, clock, onDeliveryCommitted: (delivery) => scheduled.push(delivery.id), version: () => "fixed" })
     db.run("INSERT INTO accounts (id, name, email, created_at_ms, updated_at_ms) VALUES ('acc_1', 'A', 'a@b.c', 0, 0)")
     insertEndpoint(db, {
       id: "wh_1",
