@@ -8,16 +8,17 @@ import {
   insertMessage,
   listMessages as listMessageRows,
   type MessageRow,
+  type NewMessageRow,
 } from "../store/messages"
 import type { MessageStatus, Page } from "../lib/vocabulary"
 import { findPhoneByRef, type PhoneRow } from "../store/phones"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
-import { bornPending, type Transition } from "./message-status"
+import { bornPending } from "./message-status"
 import { resolvePhone } from "./phones"
 import type { LiveSender } from "./live-sender"
 import { recordMessageEvents } from "./message-events"
-import { planSandboxSend, type SandboxScheduler } from "./sandbox"
+import { planSandboxSend, type SandboxPlan, type SandboxScheduler } from "./sandbox"
 
 export const CONTENT_MAX_CODE_POINTS = 4096
 export const MEDIA_URLS_MAX = 10
@@ -64,8 +65,7 @@ function validateSend(ctx: DomainContext, cmd: SendCommand): { content: string; 
 
 /**
  * Accepts a send (spec POST /v1/messages/send). Sandbox sends are born `sent` (or `failed` for
- * the failure recipients) and get their delivered/read transitions scheduled in the same
- * transaction; live sends are born `pending`. The idempotency check and the insert run in one
+ * the failure recipients) with the due times of their delivered/read transitions on the row; live sends are born `pending`. The idempotency check and the insert run in one
  * synchronous transaction guarded by a unique index, so concurrent requests with one key
  * create exactly one message (docs/decisions.md § "Idempotency").
  */
@@ -99,9 +99,9 @@ export async function sendMessage(
             deliveredMs: ctx.config.sandboxDeliveredMs,
             readMs: ctx.config.sandboxReadMs,
           })
-        : { birth: bornPending(), transitions: [] }
-    const message = insertMessage(db, newMessageRow(ctx, principal, phone, cmd, content, mediaUrls, fingerprint, plan.birth, nowMs))
-    deps.sandbox.record(db, tx, message.id, plan)
+        : { birth: bornPending(), deliveredDueMs: null, readDueMs: null }
+    const message = insertMessage(db, newMessageRow(ctx, principal, phone, cmd, content, mediaUrls, fingerprint, plan, nowMs))
+    deps.sandbox.record(plan)
     if (principal.env === "live") deps.live.accept(db, tx, message)
     recordMessageEvents(ctx, db, tx, message, plan.birth.state, plan.birth.events)
     return { message, replayed: false }
@@ -119,9 +119,9 @@ function newMessageRow(
   content: string,
   mediaUrls: string[],
   fingerprint: string,
-  birth: Transition,
+  plan: SandboxPlan,
   nowMs: number,
-): Omit<MessageRow, "seq"> {
+): NewMessageRow {
   return {
     id: ctx.ids.newId("msg"),
     accountId: principal.accountId,
@@ -137,7 +137,9 @@ function newMessageRow(
     requestFingerprint: fingerprint,
     createdAtMs: nowMs,
     updatedAtMs: nowMs,
-    ...birth.state,
+    sandboxDeliveredDueMs: plan.deliveredDueMs,
+    sandboxReadDueMs: plan.readDueMs,
+    ...plan.birth.state,
   }
 }
 

@@ -1,16 +1,15 @@
 import type { Scheduler } from "../lib/scheduler"
-import { findMessages } from "../store/messages"
 import {
-  takeSandboxTransitions,
-  insertSandboxTransition,
-  listSandboxTransitions,
-  type SandboxTransitionRow,
-} from "../store/sandbox-transitions"
+  listSandboxDueMessages,
+  nextSandboxDueMs,
+  nextSandboxDueAfterMs,
+  type MessageRow,
+} from "../store/messages"
 import type { Database } from "bun:sqlite"
 import type { WriteTx } from "../store/writer"
 import type { DomainContext } from "./context"
 import type { MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
-import { bornFailed, bornSent, type Transition } from "./message-status"
+import { bornFailed, bornSent, type StatusSignal, type Transition } from "./message-status"
 import { applyMessageSignals } from "./message-events"
 
 /** A group every sandbox phone can post to. */
@@ -49,10 +48,14 @@ export const SANDBOX_RECIPIENTS: Readonly<Record<string, Outcome>> = {
 
 const DEFAULT_OUTCOME: Outcome = { kind: "progress", steps: ["delivered", "read"] }
 
-/** What a sandbox send becomes: its birth state and the transitions promised for later. */
+/**
+ * What a sandbox send becomes: its birth state and when its promised transitions fall due
+ * (null for a transition it will never make). The due times are stored on the message row.
+ */
 export interface SandboxPlan {
   birth: Transition
-  transitions: { status: ReceiptKind; dueAtMs: number }[]
+  deliveredDueMs: number | null
+  readDueMs: number | null
 }
 
 /** Decides a sandbox send's fate from its recipient alone (pure). */
@@ -72,81 +75,109 @@ export function planSandboxSend(
     outcome = SANDBOX_RECIPIENTS[to] ?? DEFAULT_OUTCOME
   }
   if (outcome.kind === "failed") {
-    return { birth: bornFailed(nowMs, outcome.errorCode, outcome.errorMessage(to, from)), transitions: [] }
+    return { birth: bornFailed(nowMs, outcome.errorCode, outcome.errorMessage(to, from)), deliveredDueMs: null, readDueMs: null }
   }
   return {
     birth: bornSent(nowMs),
-    transitions: outcome.steps.map((status) => ({
-      status,
-      dueAtMs: nowMs + (status === "delivered" ? delays.deliveredMs : delays.readMs),
-    })),
+    deliveredDueMs: outcome.steps.includes("delivered") ? nowMs + delays.deliveredMs : null,
+    readDueMs: outcome.steps.includes("read") ? nowMs + delays.readMs : null,
   }
 }
 
 const SCHEDULER_KIND = "sandbox"
-/** When a tick's transitions could not be written (the database busy, say), they are tried again this much later. */
+/** The one job of that kind: the next sweep. Scheduling it again moves it. */
+const SWEEP_KEY = "sweep"
+/** When a sweep could not be written (the database busy, say), it is tried again at most this much later. */
 export const SANDBOX_RETRY_MS = 5_000
+/** Messages one sweep applies at most, so a backlog (after a long stop) goes in bounded transactions. */
+export const SANDBOX_SWEEP_LIMIT = 2_000
 
 /**
- * Applies the sandbox's promised transitions when they fall due. They are rows in SQLite first
- * and timers second, so a restart loses none: `start` loads them all again.
+ * Applies the sandbox's promised transitions when they fall due. The due times live on the
+ * message rows (written with the message, so a restart loses none: `start` looks for the
+ * earliest); in memory there is only one timer, for the next sweep, and each sweep applies
+ * everything due by then in one transaction.
  */
 export interface SandboxScheduler {
-  /** Loads every stored transition; overdue ones apply at the next tick. */
+  /** Arms the first sweep from the stored due times; overdue ones apply at the next tick. */
   start(): void
-  /** Stores a plan's transitions in the message's transaction; they are scheduled once it commits. */
-  record(db: Database, tx: WriteTx, messageId: string, plan: SandboxPlan): void
+  /** Makes sure a sweep runs by the plan's first due time (the plan's due times are on the message row). */
+  record(plan: SandboxPlan): void
 }
 
-export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler): SandboxScheduler {
-  const keyOf = (row: SandboxTransitionRow) => `${row.messageId}:${row.status}`
-  scheduler.on(SCHEDULER_KIND, (keys) => {
-    const due = keys.map((key) => {
-      const [messageId, status] = key.split(":") as [string, ReceiptKind]
-      return { messageId, status }
-    })
+export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler, sweepLimit = SANDBOX_SWEEP_LIMIT): SandboxScheduler {
+  // When the armed sweep runs; null when none is armed. Due times only ever need an earlier
+  // sweep, never a later one, so with fixed delays a send almost never touches the wheel.
+  let armedAtMs: number | null = null
+  const arm = (dueMs: number) => {
+    if (armedAtMs !== null && armedAtMs <= dueMs) return
+    armedAtMs = dueMs
+    scheduler.schedule(SCHEDULER_KIND, SWEEP_KEY, dueMs)
+  }
+  scheduler.on(SCHEDULER_KIND, () => {
+    armedAtMs = null
+    const nowMs = ctx.clock.nowMs()
     ctx.writer
-      .write((db, tx) => applySandboxTransitions(ctx, db, tx, due))
+      .write((db, tx) => {
+        applyDueSandboxTransitions(ctx, db, tx, nowMs, sweepLimit)
+        // Armed inside the write, synchronously: the sweep for the next due time must exist
+        // before the clock moves on (a backlog past the limit is due now: the next tick).
+        const next = nextSandboxDueMs(db)
+        if (next !== null) arm(next)
+      })
       .catch((err) => {
-        // The rows are still stored (the write rolled back); only their timers need re-arming.
+        // Nothing was applied (the write rolled back), so the due times are still stored; the
+        // sweep is tried again later, or sooner if another transition falls due before then.
         ctx.logger.error("applying sandbox transitions failed", { err, retryInMs: SANDBOX_RETRY_MS })
         const retryAtMs = ctx.clock.nowMs() + SANDBOX_RETRY_MS
-        for (const key of keys) scheduler.schedule(SCHEDULER_KIND, key, retryAtMs)
+        arm(Math.min(retryAtMs, soonerDueMs(ctx) ?? retryAtMs))
       })
   })
   return {
     start() {
-      for (const row of listSandboxTransitions(ctx.db)) scheduler.schedule(SCHEDULER_KIND, keyOf(row), row.dueAtMs)
+      const next = nextSandboxDueMs(ctx.db)
+      if (next !== null) arm(next)
     },
-    record(db, tx, messageId, plan) {
-      for (const t of plan.transitions) {
-        const row = { messageId, status: t.status, dueAtMs: t.dueAtMs }
-        insertSandboxTransition(db, row)
-        tx.afterCommit(() => scheduler.schedule(SCHEDULER_KIND, keyOf(row), row.dueAtMs))
-      }
+    record(plan) {
+      // Armed before the message commits: a sweep that runs first finds nothing and re-arms from
+      // what is stored, and one in the same group commit sees the uncommitted row.
+      const first = plan.deliveredDueMs ?? plan.readDueMs
+      if (first !== null) arm(first)
     },
   }
 }
 
-/**
- * Applies due transitions through the status machine, with their events, and forgets them. A
- * tick's transitions go together: taken, read and written a few statements for the lot rather
- * than several per message (they are half of what a sandbox send costs).
- */
-function applySandboxTransitions(ctx: DomainContext, db: Database, tx: WriteTx, due: readonly { messageId: string; status: ReceiptKind }[]): void {
-  // A read also takes its message's delivered if that is still stored (its write failed and
-  // waits for a retry), so delivered always comes first. Those already applied are not returned.
-  const wanted = [...due, ...due.filter((t) => t.status === "read").map((t) => ({ messageId: t.messageId, status: "delivered" as const }))]
-  const taken = takeSandboxTransitions(db, wanted).sort((a, b) => a.dueAtMs - b.dueAtMs || STEP_ORDER[a.status] - STEP_ORDER[b.status])
-  if (taken.length === 0) return
-  const messages = new Map(findMessages(db, [...new Set(taken.map((t) => t.messageId))]).map((m) => [m.id, m]))
-  applyMessageSignals(
-    ctx,
-    db,
-    tx,
-    messages,
-    taken.map((t) => ({ messageId: t.messageId, signal: { kind: t.status, atMs: t.dueAtMs } })),
-  )
+/** The next due time after now, or null when there is none or the database cannot be read (it may be closing). */
+function soonerDueMs(ctx: DomainContext): number | null {
+  try {
+    return nextSandboxDueAfterMs(ctx.db, ctx.clock.nowMs())
+  } catch (err) {
+    ctx.logger.debug("looking up the next sandbox due time failed", { err })
+    return null
+  }
 }
 
-const STEP_ORDER = { delivered: 0, read: 1 } as const
+/**
+ * Applies every transition due by `nowMs` through the status machine, with their events, and
+ * clears their due times in the same row write: one statement per message, the events in due
+ * order across messages, delivered before read.
+ */
+function applyDueSandboxTransitions(ctx: DomainContext, db: Database, tx: WriteTx, nowMs: number, limit: number): void {
+  const rows = listSandboxDueMessages(db, nowMs, limit)
+  if (rows.length === 0) return
+  const messages = new Map<string, MessageRow>()
+  const signals: { messageId: string; signal: StatusSignal; step: number }[] = []
+  for (const row of rows) {
+    const deliveredDue = row.sandboxDeliveredDueMs !== null && row.sandboxDeliveredDueMs <= nowMs
+    const readDue = row.sandboxReadDueMs !== null && row.sandboxReadDueMs <= nowMs
+    if (deliveredDue) signals.push({ messageId: row.id, signal: { kind: "delivered", atMs: row.sandboxDeliveredDueMs! }, step: 0 })
+    if (readDue) signals.push({ messageId: row.id, signal: { kind: "read", atMs: row.sandboxReadDueMs! }, step: 1 })
+    messages.set(row.id, {
+      ...row,
+      sandboxDeliveredDueMs: deliveredDue ? null : row.sandboxDeliveredDueMs,
+      sandboxReadDueMs: readDue ? null : row.sandboxReadDueMs,
+    })
+  }
+  signals.sort((a, b) => a.signal.atMs - b.signal.atMs || a.step - b.step)
+  applyMessageSignals(ctx, db, tx, messages, signals)
+}

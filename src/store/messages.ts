@@ -28,12 +28,21 @@ export interface MessageRow {
   errorCode: string | null
   errorMessage: string | null
   updatedAtMs: number
+  /** When the sandbox marks it delivered; null once applied, or if it never will (docs/sandbox.md). */
+  sandboxDeliveredDueMs: number | null
+  /** When the sandbox marks it read; null once applied, or if it never will. */
+  sandboxReadDueMs: number | null
 }
 
-/** The fields a status change may set. */
+/** What a new message row needs: everything but its sequence; the sandbox due times default to none. */
+export type NewMessageRow = Omit<MessageRow, "seq" | "sandboxDeliveredDueMs" | "sandboxReadDueMs"> &
+  Partial<Pick<MessageRow, "sandboxDeliveredDueMs" | "sandboxReadDueMs">>
+
+/** The fields a status change may set (the sandbox's due times are cleared as their changes apply). */
 export type MessageStatusPatch = Pick<
   MessageRow,
-  "status" | "sentAtMs" | "deliveredAtMs" | "readAtMs" | "failedAtMs" | "errorCode" | "errorMessage"
+  | "status" | "sentAtMs" | "deliveredAtMs" | "readAtMs" | "failedAtMs" | "errorCode" | "errorMessage"
+  | "sandboxDeliveredDueMs" | "sandboxReadDueMs"
 >
 
 type RawRow = Omit<MessageRow, "isGroup" | "mediaUrls"> & { isGroup: number; mediaUrls: string }
@@ -42,7 +51,8 @@ const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, api
   from_number AS fromNumber, to_address AS toAddress, is_group AS isGroup, content, media_urls AS mediaUrls, status,
   idempotency_key AS idempotencyKey, request_fingerprint AS requestFingerprint, created_at_ms AS createdAtMs,
   sent_at_ms AS sentAtMs, delivered_at_ms AS deliveredAtMs, read_at_ms AS readAtMs, failed_at_ms AS failedAtMs,
-  error_code AS errorCode, error_message AS errorMessage, updated_at_ms AS updatedAtMs`
+  error_code AS errorCode, error_message AS errorMessage, updated_at_ms AS updatedAtMs,
+  sandbox_delivered_due_ms AS sandboxDeliveredDueMs, sandbox_read_due_ms AS sandboxReadDueMs`
 
 function fromRaw(raw: RawRow): MessageRow {
   return { ...raw, isGroup: raw.isGroup === 1, mediaUrls: JSON.parse(raw.mediaUrls) as string[] }
@@ -58,21 +68,21 @@ export function nextSequence(db: Database, accountId: string, key: string): numb
 
 const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id, api_key_id, from_number, to_address, is_group,
   content, media_urls, status, idempotency_key, request_fingerprint, created_at_ms, sent_at_ms, delivered_at_ms, read_at_ms,
-  failed_at_ms, error_code, error_message, updated_at_ms)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)`
+  failed_at_ms, error_code, error_message, updated_at_ms, sandbox_delivered_due_ms, sandbox_read_due_ms)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)`
 
 /**
  * Inserts a message with the next sequence number of its account and environment and counts
  * it. Must run inside a write transaction; returns the stored row.
  */
-export function insertMessage(db: Database, row: Omit<MessageRow, "seq">): MessageRow {
+export function insertMessage(db: Database, row: NewMessageRow): MessageRow {
   const seq = nextSequence(db, row.accountId, row.env)
-  const stored: MessageRow = { ...row, seq }
+  const stored: MessageRow = { ...row, seq, sandboxDeliveredDueMs: row.sandboxDeliveredDueMs ?? null, sandboxReadDueMs: row.sandboxReadDueMs ?? null }
   db.query(INSERT_MESSAGE).run(
     stored.id, stored.accountId, stored.env, stored.seq, stored.phoneId, stored.apiKeyId, stored.fromNumber, stored.toAddress,
     stored.isGroup ? 1 : 0, stored.content, JSON.stringify(stored.mediaUrls), stored.status, stored.idempotencyKey,
     stored.requestFingerprint, stored.createdAtMs, stored.sentAtMs, stored.deliveredAtMs, stored.readAtMs, stored.failedAtMs,
-    stored.errorCode, stored.errorMessage, stored.updatedAtMs,
+    stored.errorCode, stored.errorMessage, stored.updatedAtMs, stored.sandboxDeliveredDueMs, stored.sandboxReadDueMs,
   )
   adjustCounts(db, stored, stored.status, 1)
   return stored
@@ -91,7 +101,7 @@ function adjustCounts(db: Database, row: MessageRow, status: MessageStatus, delt
 }
 
 const UPDATE_STATUS = `UPDATE messages SET status = ?2, sent_at_ms = ?3, delivered_at_ms = ?4, read_at_ms = ?5, failed_at_ms = ?6,
-  error_code = ?7, error_message = ?8, updated_at_ms = ?9 WHERE id = ?1`
+  error_code = ?7, error_message = ?8, updated_at_ms = ?9, sandbox_delivered_due_ms = ?10, sandbox_read_due_ms = ?11 WHERE id = ?1`
 
 /**
  * Writes status changes computed by the status machine and moves the counters with them, by
@@ -113,7 +123,7 @@ export function updateMessageStatuses(db: Database, changes: readonly { before: 
   const updated = changes.map(({ before, patch }) => {
     db.query(UPDATE_STATUS).run(
       before.id, patch.status, patch.sentAtMs, patch.deliveredAtMs, patch.readAtMs, patch.failedAtMs, patch.errorCode,
-      patch.errorMessage, nowMs,
+      patch.errorMessage, nowMs, patch.sandboxDeliveredDueMs, patch.sandboxReadDueMs,
     )
     if (patch.status !== before.status) {
       count(before, before.status, -1)
@@ -124,6 +134,40 @@ export function updateMessageStatuses(db: Database, changes: readonly { before: 
   for (const c of byPhone.values()) if (c.delta !== 0) db.query(BUMP_COUNT).run(c.accountId, c.env, c.phoneId, c.status, c.delta)
   for (const c of byDay.values()) if (c.delta !== 0) db.query(BUMP_DAILY).run(c.accountId, c.env, c.dayMs, c.status, c.delta)
   return updated
+}
+
+const NEXT_DUE = "COALESCE(sandbox_delivered_due_ms, sandbox_read_due_ms)"
+// Both statements name the partial index's expression and its WHERE term verbatim, so SQLite
+// seeks messages_sandbox_due instead of scanning the table.
+const SELECT_SANDBOX_DUE = `SELECT ${COLUMNS} FROM messages WHERE ${NEXT_DUE} IS NOT NULL AND ${NEXT_DUE} <= ?1
+  ORDER BY ${NEXT_DUE} LIMIT ?2`
+const SELECT_NEXT_SANDBOX_DUE = `SELECT ${NEXT_DUE} AS dueMs FROM messages WHERE ${NEXT_DUE} IS NOT NULL ORDER BY ${NEXT_DUE} LIMIT 1`
+
+/** Messages with a sandbox change due at or before `nowMs`, earliest first, at most `limit`. */
+export function listSandboxDueMessages(db: Database, nowMs: number, limit: number): MessageRow[] {
+  return db.query<RawRow, [number, number]>(SELECT_SANDBOX_DUE).all(nowMs, limit).map(fromRaw)
+}
+
+/** When the earliest pending sandbox change falls due, or null if none is pending. */
+export function nextSandboxDueMs(db: Database): number | null {
+  return db.query<{ dueMs: number }, []>(SELECT_NEXT_SANDBOX_DUE).get()?.dueMs ?? null
+}
+
+const SELECT_LATER_READ_OF_OVERDUE = `SELECT MIN(sandbox_read_due_ms) AS dueMs FROM messages
+  WHERE ${NEXT_DUE} IS NOT NULL AND ${NEXT_DUE} <= ?1 AND sandbox_read_due_ms > ?1`
+const SELECT_FIRST_DUE_AFTER = `SELECT ${NEXT_DUE} AS dueMs FROM messages WHERE ${NEXT_DUE} IS NOT NULL AND ${NEXT_DUE} > ?1
+  ORDER BY ${NEXT_DUE} LIMIT 1`
+
+/**
+ * When the earliest sandbox change after `afterMs` falls due, overdue ones aside (a retry
+ * after a failed sweep uses it not to miss a change due before the retry). Reads the overdue
+ * rows, so it is for that rare path only.
+ */
+export function nextSandboxDueAfterMs(db: Database, afterMs: number): number | null {
+  const laterRead = db.query<{ dueMs: number | null }, [number]>(SELECT_LATER_READ_OF_OVERDUE).get(afterMs)?.dueMs ?? null
+  const firstAfter = db.query<{ dueMs: number }, [number]>(SELECT_FIRST_DUE_AFTER).get(afterMs)?.dueMs ?? null
+  if (laterRead === null) return firstAfter
+  return firstAfter === null ? laterRead : Math.min(laterRead, firstAfter)
 }
 
 const SELECT_BY_ID = `SELECT ${COLUMNS} FROM messages WHERE id = ?`

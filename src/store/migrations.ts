@@ -303,6 +303,23 @@ CREATE TABLE dashboard_sessions (
 CREATE INDEX dashboard_sessions_last_seen ON dashboard_sessions (last_seen_at_ms);
 `
 
+const SANDBOX_DUE_ON_MESSAGES = `
+-- The sandbox's promised status changes move onto the message row: a send writes one row
+-- instead of three, and the scheduler applies whatever is due in one sweep per tick
+-- (docs/performance.md, "What the numbers say"). A column is NULL once its change is applied, or
+-- if none was promised. Read is never due before delivered (the configuration refuses it), so
+-- the COALESCE of the two is the earliest pending change, which the partial index orders.
+ALTER TABLE messages ADD COLUMN sandbox_delivered_due_ms INTEGER;
+ALTER TABLE messages ADD COLUMN sandbox_read_due_ms INTEGER;
+UPDATE messages SET
+  sandbox_delivered_due_ms = (SELECT due_at_ms FROM sandbox_transitions t WHERE t.message_id = messages.id AND t.status = 'delivered'),
+  sandbox_read_due_ms = (SELECT due_at_ms FROM sandbox_transitions t WHERE t.message_id = messages.id AND t.status = 'read')
+  WHERE id IN (SELECT message_id FROM sandbox_transitions);
+DROP TABLE sandbox_transitions;
+CREATE INDEX messages_sandbox_due ON messages (COALESCE(sandbox_delivered_due_ms, sandbox_read_due_ms))
+  WHERE COALESCE(sandbox_delivered_due_ms, sandbox_read_due_ms) IS NOT NULL;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -344,5 +361,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 8,
     name: "dashboard sessions",
     up: (db) => db.exec(DASHBOARD_SESSIONS),
+  },
+  {
+    version: 9,
+    name: "sandbox due times on messages",
+    up: (db) => db.exec(SANDBOX_DUE_ON_MESSAGES),
   },
 ]

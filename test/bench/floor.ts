@@ -4,8 +4,7 @@ import { join } from "node:path"
 import { ulidGenerator } from "../../src/lib/ids"
 import type { Clock } from "../../src/lib/clock"
 import { migrate, openDatabase } from "../../src/store/db"
-import { findMessageByIdempotencyKey, findMessages, insertMessage, updateMessageStatuses } from "../../src/store/messages"
-import { insertSandboxTransition, takeSandboxTransitions } from "../../src/store/sandbox-transitions"
+import { findMessageByIdempotencyKey, insertMessage, listSandboxDueMessages, nextSandboxDueMs, updateMessageStatuses } from "../../src/store/messages"
 import { createWriter } from "../../src/store/writer"
 
 /*
@@ -15,9 +14,10 @@ import { createWriter } from "../../src/store/writer"
  *
  * - Store floor of a sandbox send: only the writes API-DECISIONS §5 and §7 require, through
  *   the store's own functions and the group-commit writer, with synchronous=FULL on a file:
- *   the idempotency lookup, the message row (its sequence and counters), its two promised
- *   transitions, and later those transitions applied (delivered, then read). No HTTP, auth,
- *   validation, events or JSON.
+ *   the idempotency lookup, the message row (its sequence and counters) with the due times of
+ *   its two promised transitions, and later those transitions applied by sweeps, as the
+ *   sandbox scheduler does (delivered, then read; one statement per message and sweep). No
+ *   HTTP, auth, validation, events or JSON.
  * - Fetch floor of a webhook delivery: Bun's fetch POSTing a delivery-sized body to the
  *   benchmark's receiver, 64 at a time, with no database at all: its rate, and its CPU time per
  *   fetch (this process's own, user and system).
@@ -52,27 +52,35 @@ async function storeFloorUsPerSend(): Promise<number> {
               fromNumber: "+14155550123", toAddress: "+14155550199", isGroup: false, content: "bench", mediaUrls: [],
               status: "sent", idempotencyKey: key, requestFingerprint: "f".repeat(64), createdAtMs: nowMs, sentAtMs: nowMs,
               deliveredAtMs: null, readAtMs: null, failedAtMs: null, errorCode: null, errorMessage: null, updatedAtMs: nowMs,
+              sandboxDeliveredDueMs: nowMs + 1_000, sandboxReadDueMs: nowMs + 3_000,
             })
-            insertSandboxTransition(wdb, { messageId: m.id, status: "delivered", dueAtMs: nowMs + 1_000 })
-            insertSandboxTransition(wdb, { messageId: m.id, status: "read", dueAtMs: nowMs + 3_000 })
             sent.push(m.id)
           }),
         )
       }
       await Promise.all(writes)
     }
-    for (const step of ["delivered", "read"] as const) {
-      for (let done = 0; done < sent.length; done += BATCH) {
-        const batch = sent.slice(done, done + BATCH)
-        nowMs += 1
-        await writer.write((wdb) => {
-          const taken = takeSandboxTransitions(wdb, batch.map((messageId) => ({ messageId, status: step })))
-          const rows = findMessages(wdb, taken.map((t) => t.messageId))
-          const patch = (m: (typeof rows)[number]) => ({ ...m, status: step, deliveredAtMs: m.deliveredAtMs ?? nowMs, readAtMs: step === "read" ? nowMs : null })
-          updateMessageStatuses(wdb, rows.map((m) => ({ before: m, patch: patch(m) })), nowMs)
-        })
-      }
+    // Sweeps as the scheduler makes them, one per BATCH ms of due times (sends were 1 ms
+    // apart, so a tick's worth): each takes what is due, applies it in one row write per
+    // message, and looks up the next due time.
+    const firstCreatedMs = nowMs - sent.length + 1
+    for (let sweepMs = firstCreatedMs + 1_000 + BATCH - 1; sweepMs < nowMs + 3_000 + BATCH; sweepMs += BATCH) {
+      await writer.write((wdb) => {
+        const rows = listSandboxDueMessages(wdb, sweepMs, 2_000)
+        const patch = (m: (typeof rows)[number]) => {
+          const d = m.sandboxDeliveredDueMs !== null && m.sandboxDeliveredDueMs <= sweepMs ? m.sandboxDeliveredDueMs : null
+          const r = m.sandboxReadDueMs !== null && m.sandboxReadDueMs <= sweepMs ? m.sandboxReadDueMs : null
+          return {
+            ...m, status: r !== null ? ("read" as const) : ("delivered" as const), deliveredAtMs: m.deliveredAtMs ?? d, readAtMs: r,
+            sandboxDeliveredDueMs: d === null ? m.sandboxDeliveredDueMs : null, sandboxReadDueMs: r === null ? m.sandboxReadDueMs : null,
+          }
+        }
+        updateMessageStatuses(wdb, rows.map((m) => ({ before: m, patch: patch(m) })), sweepMs)
+        nextSandboxDueMs(wdb)
+      })
     }
+    const left = db.query("SELECT COUNT(*) AS n FROM messages WHERE status <> 'read'").get() as { n: number }
+    if (left.n !== 0) throw new Error(`${left.n} messages were not swept to read`)
     const usPerSend = ((performance.now() - t0) * 1000) / SENDS
     db.close()
     return usPerSend

@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createSandboxScheduler } from "../../src/domain/sandbox"
+import { createScheduler } from "../../src/lib/scheduler"
+import { findMessage, insertMessage } from "../../src/store/messages"
 import { createHarness, type Harness } from "../helpers/harness"
+import { TestClock } from "../helpers/test-clock"
 
 let h: Harness
 beforeEach(async () => {
@@ -108,7 +115,9 @@ describe("scheduled transitions survive a restart", () => {
           deliveredAt: new Date(createdMs + 1_000).toISOString(),
           readAt: new Date(createdMs + 3_000).toISOString(),
         })
-        const left = second.services.db.query("SELECT COUNT(*) AS n FROM sandbox_transitions").get() as { n: number }
+        const left = second.services.db
+          .query("SELECT COUNT(*) AS n FROM messages WHERE sandbox_delivered_due_ms IS NOT NULL OR sandbox_read_due_ms IS NOT NULL")
+          .get() as { n: number }
         expect(left.n).toBe(0)
       } finally {
         await second.close()
@@ -149,6 +158,128 @@ describe("transitions falling due together", () => {
       expect([await total("sent"), await total("delivered"), await total("read")]).toEqual([0, 0, 3])
     } finally {
       await same.close()
+    }
+  })
+})
+
+/** Subscribes the account to every event, so the outbox keeps them (the receiver's closed port does not matter here). */
+async function subscribe(target: Harness, accountId: string) {
+  await target.request("POST", `/admin/v1/accounts/${accountId}/webhooks`, {
+    key: await target.adminToken(),
+    body: { url: "http://127.0.0.1:9/hook", environment: "test", events: ["*"] },
+  })
+}
+
+/** The event types stored for a message, in the order they were written. */
+function eventsOf(target: Harness, messageId: string): string[] {
+  return target.services.db
+    .query("SELECT type FROM events WHERE body LIKE ? ORDER BY id")
+    .all(`%${messageId}%`)
+    .map((e: any) => e.type)
+}
+
+describe("sweeps of due transitions", () => {
+  test("due times are stored on the message row and cleared as each transition applies", async () => {
+    const { key, phone } = await h.seedTenant()
+    const sent = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "x" } })
+    const createdMs = Date.parse(sent.body.data.createdAt)
+    const dues = () =>
+      h.services.db
+        .query("SELECT sandbox_delivered_due_ms AS d, sandbox_read_due_ms AS r FROM messages WHERE id = ?")
+        .get(sent.body.data.id)
+    expect(dues()).toEqual({ d: createdMs + 1_000, r: createdMs + 3_000 })
+    await h.advance(1_000)
+    expect(dues()).toEqual({ d: null, r: createdMs + 3_000 })
+    await h.advance(2_000)
+    expect(dues()).toEqual({ d: null, r: null })
+  })
+
+  test("a backlog larger than one sweep is applied over successive ticks, each transition once, delivered before read", async () => {
+    const { account, phone } = await h.seedTenant()
+    await subscribe(h, account.id)
+    const ctx = h.services.ctx
+    const t0 = h.clock.nowMs()
+    // Rows as a send leaves them, written straight to the store so that only the scheduler
+    // under test (three messages a sweep) knows of them.
+    const ids = await ctx.writer.write((db) =>
+      Array.from({ length: 7 }, (_, i) =>
+        insertMessage(db, {
+          id: `msg_backlog${i}`, accountId: account.id, env: "test", phoneId: phone.id, apiKeyId: "key_backlog",
+          fromNumber: phone.phoneNumber, toAddress: "+14155550199", isGroup: false, content: `m${i}`, mediaUrls: [],
+          status: "sent", idempotencyKey: null, requestFingerprint: "fp", createdAtMs: t0, sentAtMs: t0, deliveredAtMs: null,
+          readAtMs: null, failedAtMs: null, errorCode: null, errorMessage: null, updatedAtMs: t0,
+          sandboxDeliveredDueMs: t0 + 1_000 + i, sandboxReadDueMs: t0 + 3_000 + i,
+        }).id,
+      ),
+    )
+    const scheduler = createScheduler(h.clock)
+    try {
+      const sandbox = createSandboxScheduler(ctx, scheduler, 3)
+      h.clock.advance(10_000)
+      sandbox.start()
+      const stillSent = () => (h.services.db.query("SELECT COUNT(*) AS n FROM messages WHERE status = 'sent'").get() as { n: number }).n
+      // One millisecond at a time, so at most one tick (one sweep) passes per step.
+      const seen: number[] = []
+      for (let ms = 0; ms < 100 && stillSent() > 0; ms++) {
+        await h.advance(1)
+        if (stillSent() !== (seen.at(-1) ?? 7)) seen.push(stillSent())
+      }
+      expect(seen).toEqual([4, 1, 0])
+      for (const [i, id] of ids.entries()) {
+        const m = findMessage(h.services.db, id)!
+        expect(m).toMatchObject({ status: "read", deliveredAtMs: t0 + 1_000 + i, readAtMs: t0 + 3_000 + i, sandboxDeliveredDueMs: null, sandboxReadDueMs: null })
+        expect(eventsOf(h, id)).toEqual(["message.delivered", "message.read"])
+      }
+      // Nothing is left to sweep, and nothing was armed for later.
+      expect(scheduler.size).toBe(0)
+    } finally {
+      scheduler.stop()
+    }
+  })
+
+  test("a restart between delivered and read applies read at its due time without repeating delivered", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "wagate-restart-"))
+    try {
+      const first = await createHarness({ databasePath: `${dir}/wagate.db` })
+      const { key, phone, account } = await first.seedTenant()
+      await subscribe(first, account.id)
+      const sent = await first.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "x" } })
+      const id = sent.body.data.id
+      await first.advance(1_500)
+      expect((await first.request("GET", `/v1/messages/${id}`, { key })).body.data.status).toBe("delivered")
+      await first.close()
+
+      const second = await createHarness({ databasePath: `${dir}/wagate.db`, clock: new TestClock(first.clock.nowMs() + 60_000) })
+      try {
+        await second.advance(10)
+        const m = (await second.request("GET", `/v1/messages/${id}`, { key })).body.data
+        expect(m).toMatchObject({ status: "read", readAt: new Date(Date.parse(sent.body.data.createdAt) + 3_000).toISOString() })
+        expect(eventsOf(second, id)).toEqual(["message.sent", "message.delivered", "message.read"])
+        const total = async (status: string) => (await second.request("GET", `/v1/messages?status=${status}`, { key })).body.data.pagination.total
+        expect([await total("sent"), await total("delivered"), await total("read")]).toEqual([0, 0, 1])
+      } finally {
+        await second.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test("a send while a later sweep is armed arms an earlier one", async () => {
+    const slow = await createHarness({ env: { WAGATE_SANDBOX_DELIVERED_MS: "5000", WAGATE_SANDBOX_READ_MS: "5000" } })
+    try {
+      const { key, phone } = await slow.seedTenant()
+      // +12025550103 has no delivered step: its read at 5 s arms the sweep.
+      const late = await slow.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+12025550103", content: "x" } })
+      await slow.advance(4_000)
+      const early = await slow.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "y" } })
+      await slow.advance(1_000)
+      expect((await slow.request("GET", `/v1/messages/${late.body.data.id}`, { key })).body.data.status).toBe("read")
+      expect((await slow.request("GET", `/v1/messages/${early.body.data.id}`, { key })).body.data.status).toBe("sent")
+      await slow.advance(4_000)
+      expect((await slow.request("GET", `/v1/messages/${early.body.data.id}`, { key })).body.data.status).toBe("read")
+    } finally {
+      await slow.close()
     }
   })
 })

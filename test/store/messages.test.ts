@@ -69,7 +69,8 @@ function signal(id: string, sig: StatusSignal): MessageRow {
   return db.transaction(() => {
     const before = findMessage(db, id)!
     const { state } = applySignal(before, sig)
-    return updateMessageStatuses(db, [{ before, patch: state }], clock.nowMs())[0]!
+    const patch = { ...state, sandboxDeliveredDueMs: before.sandboxDeliveredDueMs, sandboxReadDueMs: before.sandboxReadDueMs }
+    return updateMessageStatuses(db, [{ before, patch }], clock.nowMs())[0]!
   })()
 }
 
