@@ -46,6 +46,11 @@ const JSON_OPTION: OptionHelp = { flag: "--json", text: "print JSON with the adm
 const ENV_OPTION: OptionHelp = { flag: "--env test|live", text: "the environment (default test)" }
 const EVENTS_OPTION: OptionHelp = { flag: "--events '*'|a,b,…", text: "the events to send: '*' for every event, or a comma-separated list" }
 
+/** The `list` of an account's keys, phones or webhooks: one usage form and the same options for each. */
+function listOfAccount(command: string, summary: string): SubcommandSpec {
+  return { name: "list", usage: `wagate ${command} [list] [--account ACCOUNT_ID] [--json]`, summary, options: [ACCOUNT_OPTION, JSON_OPTION] }
+}
+
 const ACCOUNTS: readonly SubcommandSpec[] = [
   { name: "list", usage: "wagate accounts [list] [--json]", summary: "List the accounts with their keys, phones and messages.", options: [JSON_OPTION] },
   {
@@ -71,7 +76,7 @@ const ACCOUNTS: readonly SubcommandSpec[] = [
 ]
 
 const KEYS: readonly SubcommandSpec[] = [
-  { name: "list", usage: "wagate keys [list] [--account ACCOUNT_ID] [--json]", summary: "List an account's API keys (prefix…last4, never the key).", options: [ACCOUNT_OPTION, JSON_OPTION] },
+  listOfAccount("keys", "List an account's API keys (prefix…last4, never the key)."),
   {
     name: "create",
     usage: "wagate keys create [--account ACCOUNT_ID] [--env test|live] [--scopes a,b,…] [--name NAME] [--expires ISO_TIME]",
@@ -88,7 +93,7 @@ const KEYS: readonly SubcommandSpec[] = [
 ]
 
 const PHONES: readonly SubcommandSpec[] = [
-  { name: "list", usage: "wagate phones [list] [--account ACCOUNT_ID] [--json]", summary: "List an account's phones and their connection status.", options: [ACCOUNT_OPTION, JSON_OPTION] },
+  listOfAccount("phones", "List an account's phones and their connection status."),
   {
     name: "add",
     usage: "wagate phones add +E164 [--account ACCOUNT_ID] [--name DISPLAY_NAME]",
@@ -106,7 +111,7 @@ const PHONES: readonly SubcommandSpec[] = [
 ]
 
 const WEBHOOKS: readonly SubcommandSpec[] = [
-  { name: "list", usage: "wagate webhooks [list] [--account ACCOUNT_ID] [--json]", summary: "List an account's webhook endpoints (never their secrets).", options: [ACCOUNT_OPTION, JSON_OPTION] },
+  listOfAccount("webhooks", "List an account's webhook endpoints (never their secrets)."),
   {
     name: "add",
     usage: "wagate webhooks add --url URL [--account ACCOUNT_ID] [--env test|live] [--events '*'|a,b,…]",

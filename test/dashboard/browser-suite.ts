@@ -36,6 +36,12 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
   const requested: string[] = []
   let dialogs = 0
 
+  /** Follows a main-menu link and waits for that page's heading. */
+  async function goTo(section: string): Promise<void> {
+    await page.getByRole("link", { name: section, exact: true }).click()
+    await page.getByRole("heading", { name: section, level: 1 }).waitFor()
+  }
+
   describeInBrowser(name, () => {
     beforeAll(async () => {
       const wagateCommand = await command()
@@ -89,8 +95,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
     test(
       "add a phone",
       async () => {
-        await page.getByRole("link", { name: "Phones", exact: true }).click()
-        await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+        await goTo("Phones")
         await page.getByLabel("Phone number").fill(PHONE)
         await page.getByLabel("Display name").fill("Support <b>desk</b>")
         await page.getByRole("button", { name: "Add phone" }).click()
@@ -125,8 +130,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
       "the phones page at 390 px wide has no horizontal scroll",
       async () => {
         await page.setViewportSize({ width: 390, height: 844 })
-        await page.getByRole("link", { name: "Phones", exact: true }).click()
-        await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+        await goTo("Phones")
         await page.getByText(PHONE).first().waitFor()
         const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
         expect(widths.scroll).toBeLessThanOrEqual(widths.client)
@@ -138,8 +142,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
     test(
       "create a key: it is shown once, with a copy button, and never again",
       async () => {
-        await page.getByRole("link", { name: "Keys", exact: true }).click()
-        await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor()
+        await goTo("Keys")
         await page.getByLabel("Name", { exact: true }).fill("browser key")
         await page.getByRole("button", { name: "Create key" }).click()
         const shown = page.locator("#new-key")
@@ -161,8 +164,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
     test(
       "add an endpoint pointing at a real receiver, send with the new key, watch the message reach read on its page, see the attempts in the log",
       async () => {
-        await page.getByRole("link", { name: "Webhooks", exact: true }).click()
-        await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor()
+        await goTo("Webhooks")
         await page.getByLabel("URL", { exact: true }).fill(receiver.url("/wagate"))
         await page.getByRole("button", { name: "Add endpoint" }).click()
         const secret = (await page.locator("#new-secret").textContent())!
@@ -176,8 +178,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true)
         await receiver.waitFor(3, 10_000)
 
-        await page.getByRole("link", { name: "Webhooks", exact: true }).click()
-        await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor()
+        await goTo("Webhooks")
         await page.getByRole("link", { name: receiver.url("/wagate") }).click()
         await page.getByRole("heading", { name: "Delivery log" }).waitFor()
         expect(await page.locator(".deliveries td", { hasText: "HTTP 200" }).count()).toBeGreaterThanOrEqual(3)
@@ -234,8 +235,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         await page.getByLabel("Admin token").fill(wagate.adminToken)
         await page.getByRole("button", { name: "Sign in" }).click()
         await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
-        await page.getByRole("link", { name: "Phones", exact: true }).click()
-        await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+        await goTo("Phones")
         await page.getByLabel("Phone number").fill("+15550102020")
         await page.getByRole("button", { name: "Add phone" }).click()
         await page.getByRole("heading", { name: "+15550102020", level: 1 }).waitFor()
@@ -246,8 +246,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
     test(
       "a removal is confirmed with the keyboard alone",
       async () => {
-        await page.getByRole("link", { name: "Phones", exact: true }).click()
-        await page.getByRole("heading", { name: "Phones", level: 1 }).waitFor()
+        await goTo("Phones")
         const row = page.locator("tr", { hasText: "+15550102020" })
         await row.locator("summary").focus()
         await page.keyboard.press("Enter")

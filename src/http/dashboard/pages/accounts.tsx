@@ -8,44 +8,27 @@ import { action, page, validated, type Dashboard, type PageContext } from "../co
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ErrorList, Time } from "../views/parts"
+import { ErrorList, Notice, StackTable, Time, type Column } from "../views/parts"
 import { errorPage } from "./errors"
 
 function AccountsTable(props: { accounts: AccountRow[]; scope: Scope; defaultRate: number }) {
   if (props.accounts.length === 0) return <p class="muted">No accounts yet. Create one below.</p>
-  return (
-    <div class="table-wrap">
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">E-mail</th>
-            <th scope="col">Subscription</th>
-            <th scope="col">Rate limit</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.accounts.map((a) => (
-            <tr>
-              <td data-label="Name">
-                <a href={href(`/dashboard/accounts/${encodeURIComponent(a.id)}`, { account: a, env: props.scope.env })}>{a.name}</a>
-                {a.id === props.scope.account?.id ? <span class="muted"> (selected)</span> : null}
-              </td>
-              <td data-label="E-mail">{a.email}</td>
-              <td data-label="Subscription">
-                <span class={`badge ${a.subscriptionStatus === "active" ? "ok" : "bad"}`}>{a.subscriptionStatus}</span>
-              </td>
-              <td data-label="Rate limit">{a.rateLimitPerMinute === null ? `${props.defaultRate}/min (default)` : `${a.rateLimitPerMinute}/min`}</td>
-              <td data-label="Created">
-                <Time ms={a.createdAtMs} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  )
+  const columns: Column<AccountRow>[] = [
+    {
+      label: "Name",
+      cell: (a) => (
+        <>
+          <a href={href(`/dashboard/accounts/${encodeURIComponent(a.id)}`, { account: a, env: props.scope.env })}>{a.name}</a>
+          {a.id === props.scope.account?.id ? <span class="muted"> (selected)</span> : null}
+        </>
+      ),
+    },
+    { label: "E-mail", cell: (a) => a.email },
+    { label: "Subscription", cell: (a) => <span class={`badge ${a.subscriptionStatus === "active" ? "ok" : "bad"}`}>{a.subscriptionStatus}</span> },
+    { label: "Rate limit", cell: (a) => (a.rateLimitPerMinute === null ? `${props.defaultRate}/min (default)` : `${a.rateLimitPerMinute}/min`) },
+    { label: "Created", cell: (a) => <Time ms={a.createdAtMs} /> },
+  ]
+  return <StackTable columns={columns} rows={props.accounts} />
 }
 
 interface AccountForm {
@@ -108,11 +91,7 @@ function accountPage(c: PageContext, options: { errors?: string[]; values?: Edit
       <p>
         <a href={href("/dashboard/accounts", scope)}>← All accounts</a>
       </p>
-      {options.saved ? (
-        <p class="notice" role="status">
-          Saved.
-        </p>
-      ) : null}
+      <Notice text={options.saved ? "Saved." : null} />
       <section aria-labelledby="edit-account">
         <h2 id="edit-account">Edit account</h2>
         <p class="muted">

@@ -10,77 +10,48 @@ import { action, page, validated, type Dashboard, type PageContext } from "../co
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ConfirmAction, ErrorList, SecretOnce, Time } from "../views/parts"
+import { ConfirmAction, ErrorList, SecretOnce, StackTable, Time, type Column } from "../views/parts"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
-function keyState(key: ApiKeyRow, nowMs: number): { word: string; tone: "ok" | "bad" } {
+interface KeyState {
+  word: string
+  tone: "ok" | "bad"
+}
+
+function keyState(key: ApiKeyRow, nowMs: number): KeyState {
   if (isActiveKey(key, nowMs)) return { word: "Active", tone: "ok" }
   return { word: key.revokedAtMs !== null ? "Revoked" : "Expired", tone: "bad" }
 }
 
 function KeysTable(props: { keys: ApiKeyRow[]; scope: Scope; csrfToken: string; nowMs: number }) {
   if (props.keys.length === 0) return <p class="muted">{`No ${props.scope.env} keys yet.`}</p>
-  return (
-    <div class="table-wrap">
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">Environment</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">State</th>
-            <th scope="col">
-              <span class="muted">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.keys.map((key) => {
-            const state = keyState(key, props.nowMs)
-            return (
-              <tr>
-                <td data-label="Name">{key.name}</td>
-                <td data-label="Key">
-                  <code>{`${key.prefix}…${key.last4}`}</code>
-                </td>
-                <td data-label="Environment">{key.env}</td>
-                <td data-label="Scopes">{key.scopes.join(", ")}</td>
-                <td data-label="Created">
-                  <Time ms={key.createdAtMs} />
-                </td>
-                <td data-label="Last used">
-                  <Time ms={key.lastUsedAtMs} />
-                </td>
-                <td data-label="Expires">
-                  <Time ms={key.expiresAtMs} empty="never" />
-                </td>
-                <td data-label="State">
-                  <span class={`badge ${state.tone}`}>{state.word}</span>
-                </td>
-                <td>
-                  {state.word === "Active" ? (
-                    <ConfirmAction
-                      label="Revoke"
-                      confirmLabel={`Revoke ${key.prefix}…${key.last4}`}
-                      action={href(`/dashboard/keys/${encodeURIComponent(key.id)}/revoke`, props.scope)}
-                      csrfToken={props.csrfToken}
-                    >
-                      <p>Requests with this key are refused from the next one on. This cannot be undone.</p>
-                    </ConfirmAction>
-                  ) : null}
-                </td>
-              </tr>
-            )
-          })}
-        </tbody>
-      </table>
-    </div>
-  )
+  const columns: Column<{ key: ApiKeyRow; state: KeyState }>[] = [
+    { label: "Name", cell: ({ key }) => key.name },
+    { label: "Key", cell: ({ key }) => <code>{`${key.prefix}…${key.last4}`}</code> },
+    { label: "Environment", cell: ({ key }) => key.env },
+    { label: "Scopes", cell: ({ key }) => key.scopes.join(", ") },
+    { label: "Created", cell: ({ key }) => <Time ms={key.createdAtMs} /> },
+    { label: "Last used", cell: ({ key }) => <Time ms={key.lastUsedAtMs} /> },
+    { label: "Expires", cell: ({ key }) => <Time ms={key.expiresAtMs} empty="never" /> },
+    { label: "State", cell: ({ state }) => <span class={`badge ${state.tone}`}>{state.word}</span> },
+    {
+      label: "Actions",
+      actions: true,
+      cell: ({ key, state }) =>
+        state.word === "Active" ? (
+          <ConfirmAction
+            label="Revoke"
+            confirmLabel={`Revoke ${key.prefix}…${key.last4}`}
+            action={href(`/dashboard/keys/${encodeURIComponent(key.id)}/revoke`, props.scope)}
+            csrfToken={props.csrfToken}
+          >
+            <p>Requests with this key are refused from the next one on. This cannot be undone.</p>
+          </ConfirmAction>
+        ) : null,
+    },
+  ]
+  return <StackTable columns={columns} rows={props.keys.map((key) => ({ key, state: keyState(key, props.nowMs) }))} />
 }
 
 interface CreateKeyForm {

@@ -11,7 +11,6 @@ import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
 const PAGE_SIZE = 50
-const STATUSES: readonly MessageStatus[] = MESSAGE_STATUSES
 
 /** The list's filters, from the query string (so a filtered list can be shared as a link). */
 interface Filters {
@@ -28,7 +27,7 @@ function filtersOf(url: URL): Filters {
   const before = Number(q.get("before"))
   return {
     direction: q.get("direction") === "inbound" ? "inbound" : "outbound",
-    status: status && STATUSES.includes(status) ? status : undefined,
+    status: status && MESSAGE_STATUSES.includes(status) ? status : undefined,
     phone: q.get("phone")?.trim() || undefined,
     to: q.get("to")?.trim() || undefined,
     before: Number.isSafeInteger(before) && before > 0 ? before : null,
@@ -52,7 +51,7 @@ function FilterForm(props: { scope: Scope; filters: Filters; phones: { id: strin
           <label for="filter-status">Status</label>
           <select id="filter-status" name="status">
             <option value="">any</option>
-            {STATUSES.map((s) => (
+            {MESSAGE_STATUSES.map((s) => (
               <option value={s} selected={f.status === s}>
                 {s}
               </option>

@@ -7,7 +7,7 @@ import { page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse } from "../respond"
 import { href, type Scope } from "../scope"
 import { Layout } from "../views/layout"
-import { Time } from "../views/parts"
+import { StackTable, Time, type Column } from "../views/parts"
 import { PhoneStatusList } from "../views/phones"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
@@ -54,6 +54,22 @@ function FailingEndpoints(props: { failing: Overview["failingEndpoints"]; scope:
   )
 }
 
+function failedColumns(scope: Scope): Column<Overview["latestFailedMessages"][number]>[] {
+  return [
+    {
+      label: "Message",
+      cell: (m) => (
+        <a href={href(`/dashboard/messages/${encodeURIComponent(m.id)}`, scope)}>
+          <code>{m.id}</code>
+        </a>
+      ),
+    },
+    { label: "To", cell: (m) => m.toAddress },
+    { label: "Error", cell: (m) => `${m.errorCode ?? "unknown"}${m.errorMessage ? `: ${m.errorMessage}` : ""}` },
+    { label: "Failed", cell: (m) => <Time ms={m.failedAtMs} /> },
+  ]
+}
+
 function LatestErrors(props: { overview: Overview; phoneErrors: { name: string; id: string; error: LastError }[]; scope: Scope }) {
   const { overview, phoneErrors, scope } = props
   return (
@@ -71,34 +87,7 @@ function LatestErrors(props: { overview: Overview; phoneErrors: { name: string; 
         </ul>
       ) : null}
       {overview.latestFailedMessages.length > 0 ? (
-        <div class="table-wrap">
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Message</th>
-                <th scope="col">To</th>
-                <th scope="col">Error</th>
-                <th scope="col">Failed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {overview.latestFailedMessages.map((m) => (
-                <tr>
-                  <td data-label="Message">
-                    <a href={href(`/dashboard/messages/${encodeURIComponent(m.id)}`, scope)}>
-                      <code>{m.id}</code>
-                    </a>
-                  </td>
-                  <td data-label="To">{m.toAddress}</td>
-                  <td data-label="Error">{`${m.errorCode ?? "unknown"}${m.errorMessage ? `: ${m.errorMessage}` : ""}`}</td>
-                  <td data-label="Failed">
-                    <Time ms={m.failedAtMs} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <StackTable columns={failedColumns(scope)} rows={overview.latestFailedMessages} />
       ) : null}
     </section>
   )

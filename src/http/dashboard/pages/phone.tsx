@@ -75,6 +75,19 @@ async function phonePage(c: PageContext): Promise<Response> {
   )
 }
 
+/** A button on the phone's page: acts on the phone's session, then shows the page again. */
+function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) => Promise<unknown>) {
+  return action(
+    dash,
+    async (c) => {
+      const { phone, scope } = phoneInScope(c)
+      await act(phone.id, c)
+      return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
+    },
+    errorPage,
+  )
+}
+
 /** A phone's page: live connection state, pairing by QR or code, disconnect and log out. */
 export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
   app
@@ -104,37 +117,13 @@ export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
     )
     .post(
       "/dashboard/phones/:phoneId/connect",
-      action(
-        dash,
-        async (c) => {
-          const { phone, scope } = phoneInScope(c)
-          await dash.deps.sessions.connect(phone.id, c.form.get("method") === "code" ? "code" : "qr")
-          return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
-        },
-        errorPage,
-      ),
+      sessionAction(dash, (phoneId, c) => dash.deps.sessions.connect(phoneId, c.form.get("method") === "code" ? "code" : "qr")),
     )
     .post(
       "/dashboard/phones/:phoneId/disconnect",
-      action(
-        dash,
-        async (c) => {
-          const { phone, scope } = phoneInScope(c)
-          await dash.deps.sessions.disconnect(phone.id)
-          return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
-        },
-        errorPage,
-      ),
+      sessionAction(dash, (phoneId) => dash.deps.sessions.disconnect(phoneId)),
     )
     .post(
       "/dashboard/phones/:phoneId/logout",
-      action(
-        dash,
-        async (c) => {
-          const { phone, scope } = phoneInScope(c)
-          await dash.deps.sessions.logout(phone.id)
-          return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
-        },
-        errorPage,
-      ),
+      sessionAction(dash, (phoneId) => dash.deps.sessions.logout(phoneId)),
     )

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact"
 import { isActiveKey, listApiKeys, principalOfKey } from "../../../domain/api-keys"
 import { sendMessage } from "../../../domain/messages"
 import { listPhones } from "../../../domain/phones"
@@ -13,7 +14,7 @@ import { action, page, validated, type Dashboard, type PageContext } from "../co
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ErrorList } from "../views/parts"
+import { ErrorList, StackTable, type Column } from "../views/parts"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -23,35 +24,23 @@ function outcomeWords(outcome: (typeof SANDBOX_RECIPIENTS)[string]): string {
   return outcome.steps.length === 0 ? "stays sent (never delivered)" : `sent → ${outcome.steps.join(" → ")}, then stops`
 }
 
+/** Each magic recipient, then every other number, which runs the whole happy path. */
+const RECIPIENT_ROWS: { to: ComponentChildren; happens: string }[] = [
+  ...Object.entries(SANDBOX_RECIPIENTS).map(([number, outcome]) => ({ to: <code>{number}</code>, happens: outcomeWords(outcome) })),
+  { to: "any other number or sandbox group", happens: "sent → delivered → read" },
+]
+
+const RECIPIENT_COLUMNS: Column<(typeof RECIPIENT_ROWS)[number]>[] = [
+  { label: "To", cell: (r) => r.to },
+  { label: "What happens", cell: (r) => r.happens },
+]
+
 /** The magic recipients and what each one simulates. */
 function MagicRecipients() {
   return (
     <section aria-labelledby="magic">
       <h2 id="magic">Magic recipients</h2>
-      <div class="table-wrap">
-        <table class="stack">
-          <thead>
-            <tr>
-              <th scope="col">To</th>
-              <th scope="col">What happens</th>
-            </tr>
-          </thead>
-          <tbody>
-            {Object.entries(SANDBOX_RECIPIENTS).map(([number, outcome]) => (
-              <tr>
-                <td data-label="To">
-                  <code>{number}</code>
-                </td>
-                <td data-label="What happens">{outcomeWords(outcome)}</td>
-              </tr>
-            ))}
-            <tr>
-              <td data-label="To">any other number or sandbox group</td>
-              <td data-label="What happens">sent → delivered → read</td>
-            </tr>
-          </tbody>
-        </table>
-      </div>
+      <StackTable columns={RECIPIENT_COLUMNS} rows={RECIPIENT_ROWS} />
     </section>
   )
 }

@@ -5,7 +5,7 @@ import { page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse } from "../respond"
 import { href, type Scope } from "../scope"
 import { Layout } from "../views/layout"
-import { Time } from "../views/parts"
+import { StackTable, Time, type Column } from "../views/parts"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -63,33 +63,38 @@ function DailyChart(props: { days: DailyMessages[] }) {
   )
 }
 
+const DAILY_COLUMNS: Column<DailyMessages>[] = [
+  { label: "Day", cell: (d) => dayLabel(d.dayMs) },
+  ...STATUSES.map((s): Column<DailyMessages> => ({ label: s, cell: (d) => String(d.counts[s]) })),
+]
+
 function DailyTable(props: { days: DailyMessages[] }) {
   return (
     <details>
       <summary>Show as a table</summary>
-      <div class="table-wrap">
-        <table class="stack">
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              {STATUSES.map((s) => (
-                <th scope="col">{s}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {[...props.days].reverse().map((d) => (
-              <tr>
-                <td data-label="Day">{dayLabel(d.dayMs)}</td>
-                {STATUSES.map((s) => (
-                  <td data-label={s}>{String(d.counts[s])}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <StackTable columns={DAILY_COLUMNS} rows={[...props.days].reverse()} />
     </details>
+  )
+}
+
+/** One card of the period's totals, each count under its name. */
+function CountsCard(props: { id: string; title: string; sinceMs: number; counts: [string, number][] }) {
+  return (
+    <section aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.title}</h2>
+      <p class="muted">
+        {"Since "}
+        <Time ms={props.sinceMs} />
+      </p>
+      <dl class="facts">
+        {props.counts.map(([name, count]) => (
+          <>
+            <dt>{name}</dt>
+            <dd>{count.toLocaleString("en-US")}</dd>
+          </>
+        ))}
+      </dl>
+    </section>
   )
 }
 
@@ -120,38 +125,27 @@ function UsageBody(props: { c: PageContext; scope: Scope; accountId: string; per
         ))}
       </nav>
       <div class="cards">
-        <section aria-labelledby="usage-messages">
-          <h2 id="usage-messages">Messages</h2>
-          <p class="muted">
-            {"Since "}
-            <Time ms={report.startMs} />
-          </p>
-          <dl class="facts">
-            <dt>Total</dt>
-            <dd>{report.messages.total.toLocaleString("en-US")}</dd>
-            <dt>Sent (reached WhatsApp)</dt>
-            <dd>{report.messages.sent.toLocaleString("en-US")}</dd>
-            <dt>Pending</dt>
-            <dd>{report.messages.pending.toLocaleString("en-US")}</dd>
-            <dt>Failed</dt>
-            <dd>{report.messages.failed.toLocaleString("en-US")}</dd>
-          </dl>
-        </section>
-        <section aria-labelledby="usage-requests">
-          <h2 id="usage-requests">API requests</h2>
-          <p class="muted">
-            {"Since "}
-            <Time ms={report.startMs} />
-          </p>
-          <dl class="facts">
-            <dt>Total</dt>
-            <dd>{report.apiRequests.total.toLocaleString("en-US")}</dd>
-            <dt>OK</dt>
-            <dd>{report.apiRequests.successful.toLocaleString("en-US")}</dd>
-            <dt>Failed</dt>
-            <dd>{report.apiRequests.failed.toLocaleString("en-US")}</dd>
-          </dl>
-        </section>
+        <CountsCard
+          id="usage-messages"
+          title="Messages"
+          sinceMs={report.startMs}
+          counts={[
+            ["Total", report.messages.total],
+            ["Sent (reached WhatsApp)", report.messages.sent],
+            ["Pending", report.messages.pending],
+            ["Failed", report.messages.failed],
+          ]}
+        />
+        <CountsCard
+          id="usage-requests"
+          title="API requests"
+          sinceMs={report.startMs}
+          counts={[
+            ["Total", report.apiRequests.total],
+            ["OK", report.apiRequests.successful],
+            ["Failed", report.apiRequests.failed],
+          ]}
+        />
       </div>
       <section aria-labelledby="usage-daily">
         <h2 id="usage-daily">{`Messages per day, last ${CHART_DAYS} days`}</h2>

@@ -3,7 +3,7 @@ import type { InboundRow } from "../../../store/inbound"
 import type { MessageStatus } from "../../../lib/vocabulary"
 import type { MessageRow } from "../../../store/messages"
 import { href, type Scope } from "../scope"
-import { excerpt, Time } from "./parts"
+import { excerpt, StackTable, Time, type Column } from "./parts"
 import { DeliveryOutcome } from "./webhooks"
 
 const STATUS_TONE: Record<MessageStatus, string> = { pending: "warn", sent: "", delivered: "ok", read: "ok", failed: "bad" }
@@ -12,75 +12,45 @@ export function MessageStatusBadge(props: { status: MessageStatus }) {
   return <span class={`badge ${STATUS_TONE[props.status]}`}>{props.status}</span>
 }
 
+/** The link from a list row to a message's own page. */
+function MessageLink(props: { id: string; atMs: number; scope: Scope }) {
+  return (
+    <a href={href(`/dashboard/messages/${encodeURIComponent(props.id)}`, props.scope)}>
+      <Time ms={props.atMs} />
+    </a>
+  )
+}
+
 export function OutboundTable(props: { rows: MessageRow[]; scope: Scope }) {
   if (props.rows.length === 0) return <p class="muted">No messages match.</p>
-  return (
-    <div class="table-wrap">
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">Created</th>
-            <th scope="col">From</th>
-            <th scope="col">To</th>
-            <th scope="col">Status</th>
-            <th scope="col">Content</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((m) => (
-            <tr>
-              <td data-label="Created">
-                <a href={href(`/dashboard/messages/${encodeURIComponent(m.id)}`, props.scope)}>
-                  <Time ms={m.createdAtMs} />
-                </a>
-              </td>
-              <td data-label="From">{m.fromNumber}</td>
-              <td data-label="To">{m.toAddress}</td>
-              <td data-label="Status">
-                <MessageStatusBadge status={m.status} />
-              </td>
-              <td data-label="Content">{excerpt(m.content) || (m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : "")}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  )
+  const columns: Column<MessageRow>[] = [
+    { label: "Created", cell: (m) => <MessageLink id={m.id} atMs={m.createdAtMs} scope={props.scope} /> },
+    { label: "From", cell: (m) => m.fromNumber },
+    { label: "To", cell: (m) => m.toAddress },
+    { label: "Status", cell: (m) => <MessageStatusBadge status={m.status} /> },
+    { label: "Content", cell: (m) => excerpt(m.content) || (m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : "") },
+  ]
+  return <StackTable columns={columns} rows={props.rows} />
 }
 
 export function InboundTable(props: { rows: InboundRow[]; scope: Scope }) {
   if (props.rows.length === 0) return <p class="muted">No inbound messages match.</p>
-  return (
-    <div class="table-wrap">
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">Received</th>
-            <th scope="col">From</th>
-            <th scope="col">To</th>
-            <th scope="col">Type</th>
-            <th scope="col">Content</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((m) => (
-            <tr>
-              <td data-label="Received">
-                <a href={href(`/dashboard/messages/${encodeURIComponent(m.id)}`, props.scope)}>
-                  <Time ms={m.receivedAtMs} />
-                </a>
-              </td>
-              <td data-label="From">{m.isGroup ? `${m.fromAddress} in ${m.groupId ?? "a group"}` : m.fromAddress}</td>
-              <td data-label="To">{m.toNumber}</td>
-              <td data-label="Type">{m.type}</td>
-              <td data-label="Content">{excerpt(m.content)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  )
+  const columns: Column<InboundRow>[] = [
+    { label: "Received", cell: (m) => <MessageLink id={m.id} atMs={m.receivedAtMs} scope={props.scope} /> },
+    { label: "From", cell: (m) => (m.isGroup ? `${m.fromAddress} in ${m.groupId ?? "a group"}` : m.fromAddress) },
+    { label: "To", cell: (m) => m.toNumber },
+    { label: "Type", cell: (m) => m.type },
+    { label: "Content", cell: (m) => excerpt(m.content) },
+  ]
+  return <StackTable columns={columns} rows={props.rows} />
 }
+
+const PART_COLUMNS: Column<MessageTrail["parts"][number]>[] = [
+  { label: "Part", cell: (p) => String(p.partIndex + 1) },
+  { label: "Kind", cell: (p) => (p.mediaUrl ? `${p.mediaKind ?? "media"}: ${p.mediaUrl}` : "text") },
+  { label: "Status", cell: (p) => <MessageStatusBadge status={p.status} /> },
+  { label: "Error", cell: (p) => (p.errorCode ? `${p.errorCode}${p.errorMessage ? `: ${p.errorMessage}` : ""}` : "") },
+]
 
 /** A message is settled when no status can follow: read, or failed. */
 export function isSettled(status: MessageStatus): boolean {
@@ -142,30 +112,7 @@ export function MessageTimeline(props: { trail: MessageTrail; scope: Scope; self
       {parts.length > 0 ? (
         <section aria-labelledby="parts-title">
           <h2 id="parts-title">WhatsApp messages</h2>
-          <div class="table-wrap">
-            <table class="stack">
-              <thead>
-                <tr>
-                  <th scope="col">Part</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Error</th>
-                </tr>
-              </thead>
-              <tbody>
-                {parts.map((p) => (
-                  <tr>
-                    <td data-label="Part">{String(p.partIndex + 1)}</td>
-                    <td data-label="Kind">{p.mediaUrl ? `${p.mediaKind ?? "media"}: ${p.mediaUrl}` : "text"}</td>
-                    <td data-label="Status">
-                      <MessageStatusBadge status={p.status} />
-                    </td>
-                    <td data-label="Error">{p.errorCode ? `${p.errorCode}${p.errorMessage ? `: ${p.errorMessage}` : ""}` : ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <StackTable columns={PART_COLUMNS} rows={parts} />
         </section>
       ) : null}
       <section aria-labelledby="hooks-title">

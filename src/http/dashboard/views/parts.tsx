@@ -29,6 +29,41 @@ export function excerpt(text: string, max = 80): string {
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine
 }
 
+/** One column of a StackTable: its header, and what a row shows under it. */
+export interface Column<Row> {
+  /** The header, repeated as each cell's `data-label` so a narrow screen stacks rows as labelled lines. */
+  label: string
+  cell: (row: Row) => ComponentChildren
+  /** A column of buttons: its header is muted and its cells carry no label. */
+  actions?: boolean
+}
+
+/** A table that stacks into labelled lines on a narrow screen (the `stack` style). */
+export function StackTable<Row>(props: { columns: readonly Column<Row>[]; rows: readonly Row[] }) {
+  return (
+    <div class="table-wrap">
+      <table class="stack">
+        <thead>
+          <tr>
+            {props.columns.map((c) => (
+              <th scope="col">{c.actions ? <span class="muted">{c.label}</span> : c.label}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr>
+              {props.columns.map((c) => (
+                <td data-label={c.actions ? undefined : c.label}>{c.cell(row)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
 /** What went wrong with the last form, announced to screen readers. */
 export function ErrorList(props: { errors?: readonly string[] }) {
   if (!props.errors || props.errors.length === 0) return null

@@ -2,54 +2,32 @@ import type { PairingState } from "../../../domain/sessions"
 import type { PhoneRow } from "../../../store/phones"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
-import { ConfirmAction, StatusBadge, STATUS_WORDS, Time } from "./parts"
+import { ConfirmAction, StackTable, StatusBadge, STATUS_WORDS, Time, type Column } from "./parts"
 
 /** The account's phones with their live status; the body of the list's live region. */
 export function PhonesTable(props: { phones: PhoneRow[]; scope: Scope; csrfToken: string }) {
   if (props.phones.length === 0) return <p class="muted">No phones yet. Add one below.</p>
-  return (
-    <div class="table-wrap">
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Number</th>
-            <th scope="col">Status</th>
-            <th scope="col">Last connected</th>
-            <th scope="col">
-              <span class="muted">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.phones.map((phone) => (
-            <tr>
-              <td data-label="Name">
-                <a href={href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, props.scope)}>{phone.displayName}</a>
-              </td>
-              <td data-label="Number">{phone.phoneNumber}</td>
-              <td data-label="Status">
-                <StatusBadge status={phone.connectionStatus} />
-              </td>
-              <td data-label="Last connected">
-                <Time ms={phone.lastConnectedAtMs} />
-              </td>
-              <td>
-                <ConfirmAction
-                  label="Remove"
-                  confirmLabel={`Remove ${phone.phoneNumber}`}
-                  action={href(`/dashboard/phones/${encodeURIComponent(phone.id)}/remove`, props.scope)}
-                  csrfToken={props.csrfToken}
-                >
-                  <p>The phone is unlinked and its queued sends fail; its messages are kept.</p>
-                </ConfirmAction>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  )
+  const columns: Column<PhoneRow>[] = [
+    { label: "Name", cell: (phone) => <a href={href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, props.scope)}>{phone.displayName}</a> },
+    { label: "Number", cell: (phone) => phone.phoneNumber },
+    { label: "Status", cell: (phone) => <StatusBadge status={phone.connectionStatus} /> },
+    { label: "Last connected", cell: (phone) => <Time ms={phone.lastConnectedAtMs} /> },
+    {
+      label: "Actions",
+      actions: true,
+      cell: (phone) => (
+        <ConfirmAction
+          label="Remove"
+          confirmLabel={`Remove ${phone.phoneNumber}`}
+          action={href(`/dashboard/phones/${encodeURIComponent(phone.id)}/remove`, props.scope)}
+          csrfToken={props.csrfToken}
+        >
+          <p>The phone is unlinked and its queued sends fail; its messages are kept.</p>
+        </ConfirmAction>
+      ),
+    },
+  ]
+  return <StackTable columns={columns} rows={props.phones} />
 }
 
 /** The compact list of the overview: each phone with its status in words. */

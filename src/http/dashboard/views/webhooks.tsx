@@ -3,7 +3,7 @@ import type { DeliveryWithAttempts } from "../../../domain/webhook-endpoints"
 import type { DeliveryRow, EndpointRow } from "../../../store/webhooks"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
-import { excerpt, Time } from "./parts"
+import { excerpt, StackTable, Time, type Column } from "./parts"
 
 /** A delivery's outcome in a few words: the status, the last answer, and whether it retries. */
 export function DeliveryOutcome(props: { delivery: DeliveryRow }) {
@@ -26,40 +26,23 @@ export function DeliveryOutcome(props: { delivery: DeliveryRow }) {
 
 export function EndpointsTable(props: { endpoints: { endpoint: EndpointRow; latest: DeliveryRow | null }[]; scope: Scope }) {
   if (props.endpoints.length === 0) return <p class="muted">{`No ${props.scope.env} endpoints yet.`}</p>
-  return (
-    <div class="table-wrap">
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Events</th>
-            <th scope="col">Enabled</th>
-            <th scope="col">Last delivery</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.endpoints.map(({ endpoint, latest }) => (
-            <tr>
-              <td data-label="URL">
-                <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a>
-              </td>
-              <td data-label="Events">{endpoint.events.includes("*") ? "all events" : endpoint.events.join(", ")}</td>
-              <td data-label="Enabled">{endpoint.enabled ? "yes" : <span class="badge warn">no</span>}</td>
-              <td data-label="Last delivery">
-                {latest ? (
-                  <>
-                    <DeliveryOutcome delivery={latest} /> <Time ms={latest.updatedAtMs} />
-                  </>
-                ) : (
-                  <span class="muted">none yet</span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  )
+  const columns: Column<(typeof props.endpoints)[number]>[] = [
+    { label: "URL", cell: ({ endpoint }) => <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a> },
+    { label: "Events", cell: ({ endpoint }) => (endpoint.events.includes("*") ? "all events" : endpoint.events.join(", ")) },
+    { label: "Enabled", cell: ({ endpoint }) => (endpoint.enabled ? "yes" : <span class="badge warn">no</span>) },
+    {
+      label: "Last delivery",
+      cell: ({ latest }) =>
+        latest ? (
+          <>
+            <DeliveryOutcome delivery={latest} /> <Time ms={latest.updatedAtMs} />
+          </>
+        ) : (
+          <span class="muted">none yet</span>
+        ),
+    },
+  ]
+  return <StackTable columns={columns} rows={props.endpoints} />
 }
 
 /** The event checkboxes: "All events" (`*`) or a choice among them. */
@@ -78,6 +61,14 @@ export function EventChoices(props: { selected: readonly string[] }) {
     </fieldset>
   )
 }
+
+const ATTEMPT_COLUMNS: Column<DeliveryWithAttempts["attempts"][number]>[] = [
+  { label: "Attempt", cell: (a) => String(a.attemptNumber) },
+  { label: "Time", cell: (a) => <Time ms={a.attemptedAtMs} /> },
+  { label: "Result", cell: (a) => (a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? "no answer")) },
+  { label: "Latency", cell: (a) => `${a.latencyMs} ms` },
+  { label: "Response", cell: (a) => (a.responseBody ? <code>{excerpt(a.responseBody, 200)}</code> : <span class="muted">empty</span>) },
+]
 
 /** The delivery log: every delivery with every attempt, and resend for finished ones. */
 export function DeliveryLog(props: { rows: DeliveryWithAttempts[]; scope: Scope; csrfToken: string }) {
@@ -100,32 +91,7 @@ export function DeliveryLog(props: { rows: DeliveryWithAttempts[]; scope: Scope;
             </span>
           </p>
           {attempts.length > 0 ? (
-            <div class="table-wrap">
-              <table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">Attempt</th>
-                    <th scope="col">Time</th>
-                    <th scope="col">Result</th>
-                    <th scope="col">Latency</th>
-                    <th scope="col">Response</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {attempts.map((a) => (
-                    <tr>
-                      <td data-label="Attempt">{String(a.attemptNumber)}</td>
-                      <td data-label="Time">
-                        <Time ms={a.attemptedAtMs} />
-                      </td>
-                      <td data-label="Result">{a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? "no answer")}</td>
-                      <td data-label="Latency">{`${a.latencyMs} ms`}</td>
-                      <td data-label="Response">{a.responseBody ? <code>{excerpt(a.responseBody, 200)}</code> : <span class="muted">empty</span>}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <StackTable columns={ATTEMPT_COLUMNS} rows={attempts} />
           ) : (
             <p class="muted">No attempt yet.</p>
           )}
