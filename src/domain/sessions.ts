@@ -1,15 +1,11 @@
-import type { Scheduler } from "../lib/scheduler"
 import { errors } from "../lib/errors"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import { findPhone, type PhoneRow } from "../store/phones"
-import type { WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
+import type { WhatsAppSession } from "../whatsapp/gateway"
 import { lastErrorOf, type LastError } from "./connection-errors"
-import { createConnectionLifecycle, type Runtime } from "./connection-lifecycle"
-import type { DomainContext } from "./context"
+import { createConnectionLifecycle, type LifecycleDeps, type Runtime } from "./connection-lifecycle"
 import type { Group } from "./groups"
-import { canPost, type LiveLookups } from "./live-lookups"
-import type { MessageReceipts } from "./message-receipts"
-import type { PhoneLinks } from "./phone-links"
+import { canPost } from "./live-lookups"
 
 export { RECONNECT_MAX_MS, RECONNECT_MIN_MS } from "./connection-lifecycle"
 
@@ -63,16 +59,8 @@ function stateOf(phone: PhoneRow, rt: Runtime | undefined): PairingState {
   }
 }
 
-export function createSessionManager(deps: {
-  ctx: DomainContext
-  gateway: WhatsAppGateway
-  scheduler: Scheduler
-  lookups: LiveLookups
-  links: PhoneLinks
-  receipts: MessageReceipts
-  random?: () => number
-  connectConcurrency?: number
-}): SessionManager {
+/** The manager is built from what its lifecycle needs, less the listener it supplies itself. */
+export function createSessionManager(deps: Omit<LifecycleDeps, "notify">): SessionManager {
   const { ctx, gateway, links } = deps
   const perPhone = new Map<string, Set<(state: PairingState) => void>>()
   const everyPhone = new Set<(phone: PhoneRow, state: PairingState) => void>()
