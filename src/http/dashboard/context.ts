@@ -1,7 +1,8 @@
 import type { DashboardSession } from "../../domain/dashboard-sessions"
 import type { Static, TObject } from "@sinclair/typebox"
-import { AppError, errors } from "../../lib/errors"
+import { AppError, errors, type ErrorKind } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
+import { statusOf } from "../errors"
 import { clientInfo, type ClientInfo, type PeerSource } from "../client-info"
 import { validationMessages, type RawBody } from "../validation"
 import { redirect, refusal, SECURITY_HEADERS } from "./respond"
@@ -122,6 +123,22 @@ export function action(dash: Dashboard, handler: Handler, onError: (c: PageConte
       throw err
     }
   }
+}
+
+/** What a refused form shows above itself again: the public messages, with the status they carry. */
+export interface FormFailure {
+  errors: string[]
+  status: number
+}
+
+/**
+ * Shows a refused form on its own page again, with the failure's messages and status. Any other
+ * error, and an AppError of the kind `passOn` (a record that no longer exists), goes on to the
+ * action's error page.
+ */
+export function formFailure(err: unknown, render: (failure: FormFailure) => Response, passOn?: ErrorKind): Response {
+  if (err instanceof AppError && err.kind !== passOn) return render({ errors: err.publicMessages, status: statusOf(err.kind) })
+  throw err
 }
 
 /**

@@ -1,10 +1,8 @@
 import { createAccount, getAccount, updateAccount } from "../../../domain/accounts"
-import { AppError } from "../../../lib/errors"
 import type { AccountRow } from "../../../store/accounts"
-import { statusOf } from "../../errors"
 import { CreateAccountBody, UpdateAccountBody } from "../../models/admin"
 import type { DashboardApp } from "../base"
-import { action, page, validated, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, validated, type Dashboard, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
@@ -157,8 +155,7 @@ export const accountsRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             const account = await createAccount(c.dash.deps.ctx, input.name, input.email)
             return redirect(href(`/dashboard/accounts/${encodeURIComponent(account.id)}`, { account, env: c.scope.env }))
           } catch (err) {
-            if (err instanceof AppError) return accountsPage(c, { errors: err.publicMessages, values, status: statusOf(err.kind) })
-            throw err
+            return formFailure(err, (failure) => accountsPage(c, { ...failure, values }))
           }
         },
         errorPage,
@@ -185,8 +182,7 @@ export const accountsRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             const account = await updateAccount(c.dash.deps.ctx, c.params.accountId!, input)
             return redirect(href(`/dashboard/accounts/${encodeURIComponent(account.id)}`, { account, env: c.scope.env }, { saved: "1" }))
           } catch (err) {
-            if (err instanceof AppError && err.kind !== "not_found") return accountPage(c, { errors: err.publicMessages, values, status: statusOf(err.kind) })
-            throw err
+            return formFailure(err, (failure) => accountPage(c, { ...failure, values }), "not_found")
           }
         },
         errorPage,

@@ -1,12 +1,10 @@
 import { createApiKey, isActiveKey, listApiKeys, revokeApiKey } from "../../../domain/api-keys"
 import { CANONICAL_SCOPES } from "../../../domain/scopes"
-import { AppError } from "../../../lib/errors"
 import { toIso } from "../../../lib/time"
 import type { ApiKeyRow, Environment } from "../../../store/api-keys"
-import { statusOf } from "../../errors"
 import { CreateKeyBody } from "../../models/admin"
 import type { DashboardApp } from "../base"
-import { action, page, validated, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, validated, type Dashboard, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
@@ -163,8 +161,7 @@ async function createKey(c: PageContext): Promise<Response> {
     // Rendered, not redirected: the key must never sit in a URL or a page that can be fetched again.
     return keysPage({ ...c, scope }, { created, status: 201 })
   } catch (err) {
-    if (err instanceof AppError) return keysPage({ ...c, scope }, { errors: err.publicMessages, values, status: statusOf(err.kind) })
-    throw err
+    return formFailure(err, (failure) => keysPage({ ...c, scope }, { ...failure, values }))
   }
 }
 

@@ -1,9 +1,7 @@
 import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../../../domain/phones"
-import { AppError } from "../../../lib/errors"
-import { statusOf } from "../../errors"
 import { isDashboardSessionLive } from "../../../domain/dashboard-sessions"
 import type { DashboardApp } from "../base"
-import { action, page, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, type Dashboard, type PageContext } from "../context"
 import { liveHtmlResponse } from "../live"
 import { htmlResponse, redirect, renderFragment } from "../respond"
 import { href } from "../scope"
@@ -108,8 +106,7 @@ export const phonesRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             const phone = await addPhone(dash.deps.ctx, c.scope.account.id, values.phoneNumber, values.displayName)
             return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, c.scope))
           } catch (err) {
-            if (err instanceof AppError) return phonesPage(c, { errors: err.publicMessages, values, status: statusOf(err.kind) })
-            throw err
+            return formFailure(err, (failure) => phonesPage(c, { ...failure, values }))
           }
         },
         errorPage,

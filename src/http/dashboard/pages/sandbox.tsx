@@ -4,13 +4,12 @@ import { sendMessage } from "../../../domain/messages"
 import { listPhones } from "../../../domain/phones"
 import { SANDBOX_RECIPIENTS } from "../../../domain/sandbox"
 import { hasAnyScope, REQUIRED_SCOPES } from "../../../domain/scopes"
-import { AppError, errors } from "../../../lib/errors"
+import { errors } from "../../../lib/errors"
 import type { ApiKeyRow } from "../../../store/api-keys"
 import type { PhoneRow } from "../../../store/phones"
-import { statusOf } from "../../errors"
 import { SendMessageBody } from "../../models/messages"
 import type { DashboardApp } from "../base"
-import { action, page, validated, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, validated, type Dashboard, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
@@ -152,8 +151,7 @@ async function sendTest(c: PageContext): Promise<Response> {
     const { message } = await sendMessage(c.dash.deps.ctx, { sandbox: c.dash.deps.sandbox, live: c.dash.deps.live }, principal, input)
     return redirect(href(`/dashboard/messages/${encodeURIComponent(message.id)}`, { account: c.scope.account, env: "test" }))
   } catch (err) {
-    if (err instanceof AppError) return sandboxPage(c, { errors: err.publicMessages, values, status: statusOf(err.kind) })
-    throw err
+    return formFailure(err, (failure) => sandboxPage(c, { ...failure, values }))
   }
 }
 

@@ -1,10 +1,8 @@
 import { endpointDeliveryLog, type DeliveryCursor } from "../../../domain/endpoint-deliveries"
 import { changeEndpoint, getEndpoint, removeEndpoint, resendDelivery, rotateSecret } from "../../../domain/webhook-endpoints"
-import { AppError } from "../../../lib/errors"
-import { statusOf } from "../../errors"
 import type { EndpointRow } from "../../../store/webhooks"
 import type { DashboardApp } from "../base"
-import { action, page, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
@@ -140,8 +138,7 @@ export const webhookRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             })
             return redirect(href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, { account: c.scope.account, env: endpoint.env }))
           } catch (err) {
-            if (err instanceof AppError && err.kind !== "not_found") return endpointPage(c, { errors: err.publicMessages, values, status: statusOf(err.kind) })
-            throw err
+            return formFailure(err, (failure) => endpointPage(c, { ...failure, values }), "not_found")
           }
         },
         errorPage,

@@ -1,9 +1,7 @@
 import { endpointsWithLatestDelivery } from "../../../domain/endpoint-deliveries"
 import { createEndpoint } from "../../../domain/webhook-endpoints"
-import { AppError } from "../../../lib/errors"
-import { statusOf } from "../../errors"
 import type { DashboardApp } from "../base"
-import { action, page, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse } from "../respond"
 import { href } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
@@ -75,8 +73,7 @@ export const webhooksRoutes = (dash: Dashboard) => (app: DashboardApp) =>
           // Rendered, not redirected: the secret must never sit in a URL or a page fetched again.
           return endpointPage({ ...c, params: { webhookId: endpoint.id } }, { secret: endpoint.secret, status: 201 })
         } catch (err) {
-          if (err instanceof AppError) return webhooksPage(c, { errors: err.publicMessages, values, status: statusOf(err.kind) })
-          throw err
+          return formFailure(err, (failure) => webhooksPage(c, { ...failure, values }))
         }
       },
       errorPage,
