@@ -24,9 +24,10 @@ const code = await runCli(
     env: process.env,
     stdout: (text) => writeAll(1, text),
     stderr: (text) => writeAll(2, text),
-    // A getter: asking loads Node's tty streams, which `wagate version` and `help` never need.
+    // A getter, and isatty rather than process.stdout.isTTY: the stream would load Node's tty
+    // and stream modules (tens of milliseconds of every start) to answer a yes or no.
     get isTty() {
-      return Boolean(process.stdout.isTTY)
+      return (require("node:tty") as typeof import("node:tty")).isatty(1)
     },
     invocation: invocationOf({ argv0: process.argv0, scriptPath: process.argv[1], cwd: process.cwd() }),
     bunVersion: Bun.version,

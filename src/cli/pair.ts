@@ -1,4 +1,3 @@
-import qrcode from "qrcode-terminal"
 import { loadConfig } from "../config"
 import type { PairingState } from "../domain/sessions"
 import { findPhoneAnywhere } from "../domain/phones"
@@ -14,8 +13,12 @@ import type { PairingMethod } from "../lib/vocabulary"
 
 export const PAIR_USAGE = subcommandUsage("phones", "pair")
 
-/** Renders a QR string as terminal blocks. */
-export function renderQr(qr: string): Promise<string> {
+/**
+ * Renders a QR string as terminal blocks. qrcode-terminal is imported on the first QR, so a
+ * `serve` that never shows one (no terminal, or nothing to pair) does not load it.
+ */
+export async function renderQr(qr: string): Promise<string> {
+  const { default: qrcode } = await import("qrcode-terminal")
   return new Promise((resolve) => qrcode.generate(qr, { small: true }, resolve))
 }
 

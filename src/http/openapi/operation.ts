@@ -53,9 +53,13 @@ export function adminOperation(options: OperationOptions) {
 /**
  * An operations endpoint outside the APIs: open, or behind the admin token unless the operator
  * made it public (then the empty requirement `{}` says "no authentication" is one option).
+ * Their answers are constants, so Elysia is not asked to check them: the check would compile
+ * a TypeBox validator at the first probe, the one a restart waits for (docs/performance.md §
+ * "Start-up and sends, 2026-11-23 (evening)"); test/http covers their shapes.
  */
 export function opsOperation(options: OperationOptions & { auth: "none" | "adminTokenUnlessPublic" }) {
-  return describe(options, "Admin", options.auth === "none" ? [] : [{ adminToken: [] }, {}], [])
+  const { detail } = describe(options, "Admin", options.auth === "none" ? [] : [{ adminToken: [] }, {}], [])
+  return { detail }
 }
 
 function describe(options: OperationOptions, family: Family, security: Record<string, string[]>[], familyHeaders: readonly string[]) {

@@ -1,4 +1,3 @@
-import * as QRCode from "qrcode"
 import { findPhoneAnywhere } from "../../../domain/phones"
 import type { PairingState } from "../../../domain/sessions"
 import type { PhoneRow } from "../../../store/phones"
@@ -13,9 +12,15 @@ import { Time } from "../views/parts"
 import { PairingPanel } from "../views/phones"
 import { errorPage } from "./errors"
 
-/** The QR as an SVG drawing, made by the `qrcode` library from WhatsApp's string. */
-function qrSvg(qr: string | null): Promise<string | null> {
-  return qr ? QRCode.toString(qr, { type: "svg", margin: 1, errorCorrectionLevel: "L" }) : Promise.resolve(null)
+/**
+ * The QR as an SVG drawing, made by the `qrcode` library from WhatsApp's string. The library
+ * (with its PNG and zlib code) is imported when a QR is first drawn, not at every start
+ * (docs/performance.md § "Start-up and sends, 2026-11-23 (evening)").
+ */
+async function qrSvg(qr: string | null): Promise<string | null> {
+  if (!qr) return null
+  const QRCode = await import("qrcode")
+  return QRCode.toString(qr, { type: "svg", margin: 1, errorCorrectionLevel: "L" })
 }
 
 /** The phone of the URL, with the scope moved to its account (a shared link needs no `?account=`). */
