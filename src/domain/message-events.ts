@@ -22,12 +22,22 @@ export function recordMessageEvents(
   events: readonly MessageEventName[],
 ): void {
   for (const event of events) {
+    // The data and the time are built when the outbox first reads them, which it does only for
+    // an event some endpoint subscribes to: most sandbox events have none, and their ISO
+    // timestamps were most of the cost of recording them (docs/performance.md § "Start-up and
+    // sends, 2026-11-23 (evening)"). Each is built once, so every read sees the same value.
+    let data: Record<string, unknown> | undefined
+    let atMs: number | undefined
     ctx.events.record(db, tx, {
       accountId: message.accountId,
       env: message.env,
       type: event,
-      data: buildMessageEventData(message, state, event),
-      occurredAtMs: occurredAtMs(state, event, ctx.clock.nowMs()),
+      get data() {
+        return (data ??= buildMessageEventData(message, state, event))
+      },
+      get occurredAtMs() {
+        return (atMs ??= occurredAtMs(state, event, ctx.clock.nowMs()))
+      },
     })
   }
 }

@@ -172,11 +172,10 @@ function applyDueSandboxTransitions(ctx: DomainContext, db: Database, tx: WriteT
     const readDue = row.sandboxReadDueMs !== null && row.sandboxReadDueMs <= nowMs
     if (deliveredDue) signals.push({ messageId: row.id, signal: { kind: "delivered", atMs: row.sandboxDeliveredDueMs! }, step: 0 })
     if (readDue) signals.push({ messageId: row.id, signal: { kind: "read", atMs: row.sandboxReadDueMs! }, step: 1 })
-    messages.set(row.id, {
-      ...row,
-      sandboxDeliveredDueMs: deliveredDue ? null : row.sandboxDeliveredDueMs,
-      sandboxReadDueMs: readDue ? null : row.sandboxReadDueMs,
-    })
+    // The rows were just read for this sweep and nothing else holds them: cleared in place.
+    if (deliveredDue) row.sandboxDeliveredDueMs = null
+    if (readDue) row.sandboxReadDueMs = null
+    messages.set(row.id, row)
   }
   signals.sort((a, b) => a.signal.atMs - b.signal.atMs || a.step - b.step)
   applyMessageSignals(ctx, db, tx, messages, signals)

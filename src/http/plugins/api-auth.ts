@@ -69,8 +69,11 @@ export function apiBase(deps: HttpDeps) {
         },
       }),
     })
-    .onAfterResponse(({ set, ...rest }) => {
-      const principal = (rest as { principal?: Principal }).principal
+    .onAfterResponse((context) => {
+      // Read off the context, not destructured with a rest pattern: that copied every field of
+      // the context on every request.
+      const set = context.set
+      const principal = (context as { principal?: Principal }).principal
       if (principal) usage.recordRequest(principal, typeof set.status === "number" ? set.status : 200)
     })
 }
