@@ -76,8 +76,16 @@ interface Wagate {
   out: string
 }
 
+/**
+ * BENCH_BUN_ARGS runs the server from source under `bun` with these arguments instead of the
+ * compiled binary, to profile it: `BENCH_BUN_ARGS="--cpu-prof-md --cpu-prof-dir=/tmp/prof"`
+ * writes a markdown CPU profile per server process when it stops.
+ */
+const BUN_ARGS = process.env.BENCH_BUN_ARGS?.split(" ").filter(Boolean) ?? null
+const serverCommand = () => (BUN_ARGS ? ["bun", ...BUN_ARGS, join(REPO, "src", "main.ts")] : [BIN])
+
 async function startWagate(dir: string, env: Record<string, string> = {}, firstRun = true): Promise<Wagate> {
-  const proc = Bun.spawn(pinned([BIN, "serve", "--data", dir, "--port", "0", "--host", "127.0.0.1"]), {
+  const proc = Bun.spawn(pinned([...serverCommand(), "serve", "--data", dir, "--port", "0", "--host", "127.0.0.1"]), {
     env: { ...process.env, WAGATE_LOG_LEVEL: "warn", WAGATE_RATE_LIMIT_PER_MINUTE: "1000000", ...env },
     stdout: "pipe",
     stderr: "inherit",
