@@ -153,6 +153,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     }
     if (connection) {
       pending.retryable = true
+      connection.resume()
       connection.send(pending)
       return
     }
@@ -161,7 +162,7 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       onAnswer: (c, p, answer, reusable) => {
         settle(p, answer)
         if (reusable && !closed) {
-          c.idleSinceMs = options.clock.nowMs()
+          c.parkIdle(options.clock.nowMs())
           target.idle.push(c)
         } else c.destroy()
       },
@@ -267,6 +268,10 @@ class Connection {
         drain() {
           self.flushOutbox()
         },
+        timeout() {
+          // Idle too long (the socket's own inactivity timer, armed only while idle): let it go.
+          if (!self.pending) self.destroy()
+        },
         close() {
           self.closedByPeer()
         },
@@ -293,6 +298,17 @@ class Connection {
     pending.connection = this
     this.response = null
     this.write(pending.request)
+  }
+
+  /** Back from idle: the request's deadline, not the inactivity timer, bounds it now. */
+  resume(): void {
+    this.socket?.timeout(0)
+  }
+
+  /** Waits for the next request; closed by the socket's inactivity timer if none comes. */
+  parkIdle(nowMs: number): void {
+    this.idleSinceMs = nowMs
+    this.socket?.timeout(IDLE_CLOSE_MS / 1000)
   }
 
   destroy(): void {
