@@ -57,14 +57,16 @@ export interface Config {
   trustedProxies: CidrList
   /**
    * Webhooks go through Bun's `fetch` instead of wagate's own HTTP/1.1 client because the
-   * environment sets a proxy or extra certificate authorities, which `fetch` honours
-   * (docs/webhooks.md § "How requests are sent").
+   * environment sets a proxy, which only `fetch` honours (docs/webhooks.md § "How requests are sent").
    */
   webhookViaFetch: boolean
 }
 
-/** Environment variables only `fetch` honours; any of them set sends webhooks through `fetch`. */
-export const FETCH_ONLY_ENV = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "NODE_EXTRA_CA_CERTS"] as const
+/**
+ * Environment variables only `fetch` honours; any of them set sends webhooks through `fetch`.
+ * (NODE_EXTRA_CA_CERTS is not one: Bun's sockets trust those authorities too.)
+ */
+export const FETCH_ONLY_ENV = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const
 
 /** A setting that cannot be used; the message says what to change. */
 export class ConfigError extends Error {
