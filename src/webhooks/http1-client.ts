@@ -3,8 +3,8 @@ import type { Clock, TimerHandle } from "../lib/clock"
 
 /*
  * A minimal HTTP/1.1 client for webhook POSTs, on `Bun.connect` sockets kept alive per origin.
- * Bun's `fetch` costs about twice its CPU per request (measured in docs/performance.md § "Webhooks,
- * 2026-11-23 (second pass)"), and a webhook needs little of what `fetch` does: one POST with a
+ * Bun's `fetch` costs about twice its CPU per request, measured in
+ * docs/performance.md § "Webhooks, 2026-11-23 (second pass)", and a webhook needs little of what `fetch` does: one POST with a
  * small body, no redirects, no compression, no cookies, a status and the start of the response
  * body. What it must still get right, and the tests check against real servers: HTTPS with the
  * system's trusted certificates, responses framed by Content-Length, chunked encoding or the
@@ -352,10 +352,13 @@ class Connection {
 
   private answered(done: ParsedAnswer): void {
     const pending = this.pending!
+    // An answer before the whole request went out (a receiver refusing a body early) leaves the
+    // rest of the request on this connection: it cannot carry another one.
+    const requestSent = this.outbox === null
     this.pending = null
     this.response = null
     this.outbox = null
-    this.events.onAnswer(this, pending, done.answer, done.reusable && !this.destroyed)
+    this.events.onAnswer(this, pending, done.answer, done.reusable && requestSent && !this.destroyed)
   }
 
   private closedByPeer(): void {
@@ -413,7 +416,7 @@ export class ResponseParser {
       const end = data.indexOf(CRLFCRLF)
       if (end < 0) {
         if (data.length > MAX_HEAD_BYTES) throw new HttpFailure("malformed", "malformed response: head too long")
-        this.buffer = data
+        this.buffer = Buffer.from(data)
         return null
       }
       const head = this.parseHead(data.toString("latin1", 0, end))
@@ -457,7 +460,7 @@ export class ResponseParser {
         else if (tokens.includes("keep-alive")) close = false
       }
     }
-    // RFC 9112 § 6.3: no body for 204 and 304; chunked wins over a length; else the length; else until close.
+    // RFC 9112 §6.3: no body for 204 and 304; chunked wins over a length; else the length; else until close.
     if (status === 204 || status === 304) {
       this.framing = "length"
       this.remaining = 0
