@@ -79,10 +79,12 @@ interface Wagate {
 /**
  * BENCH_BUN_ARGS runs the server from source under `bun` with these arguments instead of the
  * compiled binary, to profile it: `BENCH_BUN_ARGS="--cpu-prof-md --cpu-prof-dir=/tmp/prof"`
- * writes a markdown CPU profile per server process when it stops.
+ * writes a markdown CPU profile per server process when it stops. BENCH_SRC names another
+ * checkout's `src/main.ts` (an export of `main`, say) to profile that one instead.
  */
 const BUN_ARGS = process.env.BENCH_BUN_ARGS?.split(" ").filter(Boolean) ?? null
-const serverCommand = () => (BUN_ARGS ? ["bun", ...BUN_ARGS, join(REPO, "src", "main.ts")] : [BIN])
+const SRC_MAIN = process.env.BENCH_SRC ?? join(REPO, "src", "main.ts")
+const serverCommand = () => (BUN_ARGS ? ["bun", ...BUN_ARGS, SRC_MAIN] : [BIN])
 
 async function startWagate(dir: string, env: Record<string, string> = {}, firstRun = true): Promise<Wagate> {
   const proc = Bun.spawn(pinned([...serverCommand(), "serve", "--data", dir, "--port", "0", "--host", "127.0.0.1"]), {
