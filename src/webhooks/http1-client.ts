@@ -72,6 +72,8 @@ interface Target {
 interface Pending {
   target: Target
   request: string
+  /** The request's length in bytes. */
+  requestBytes: number
   resolve: (answer: HttpAnswer) => void
   reject: (err: HttpFailure) => void
   deadlineMs: number
@@ -116,6 +118,25 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     return target
   }
 
+  // One timer, armed while connections may be idle, closes those unused for IDLE_CLOSE_MS
+  // (a per-socket inactivity timer, set and cleared around every request, cost more).
+  let idleSweep: TimerHandle | null = null
+  function armIdleSweep(): void {
+    if (idleSweep || closed) return
+    idleSweep = options.clock.setTimer(IDLE_CLOSE_MS, sweepIdle)
+  }
+
+  function sweepIdle(): void {
+    idleSweep = null
+    const nowMs = options.clock.nowMs()
+    let idleLeft = false
+    for (const connection of [...connections]) {
+      if (connection.isIdle && nowMs - connection.idleSinceMs >= IDLE_CLOSE_MS) connection.destroy()
+      else if (connection.isIdle) idleLeft = true
+    }
+    if (idleLeft) armIdleSweep()
+  }
+
   function armDeadline(): void {
     if (deadlineTimer || inFlight.size === 0) return
     const oldest = inFlight.values().next().value!
@@ -153,7 +174,6 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
     }
     if (connection) {
       pending.retryable = true
-      connection.resume()
       connection.send(pending)
       return
     }
@@ -162,8 +182,9 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       onAnswer: (c, p, answer, reusable) => {
         settle(p, answer)
         if (reusable && !closed) {
-          c.parkIdle(options.clock.nowMs())
+          c.idleSinceMs = options.clock.nowMs()
           target.idle.push(c)
+          armIdleSweep()
         } else c.destroy()
       },
       onFailure: (c, p, failure, nothingReceived) => {
@@ -197,9 +218,13 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       }
       let head = target.requestLine
       for (const name in headers) head += `${name}: ${headers[name]}\r\n`
-      const request = `${head}Accept: */*\r\nConnection: keep-alive\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+      const bodyBytes = Buffer.byteLength(body)
+      head += `Accept: */*\r\nConnection: keep-alive\r\nContent-Length: ${bodyBytes}\r\n\r\n`
+      const request = head + body
+      const requestBytes = Buffer.byteLength(head) + bodyBytes
       return new Promise<HttpAnswer>((resolve, reject) => {
-        const pending: Pending = { target, request, resolve, reject, deadlineMs: options.clock.nowMs() + options.timeoutMs, retryable: false, connection: null, settled: false }
+        const deadlineMs = options.clock.nowMs() + options.timeoutMs
+        const pending: Pending = { target, request, requestBytes, resolve, reject, deadlineMs, retryable: false, connection: null, settled: false }
         inFlight.add(pending)
         armDeadline()
         dispatch(pending)
@@ -209,6 +234,8 @@ export function createHttp1Client(options: Http1ClientOptions): Http1Client {
       closed = true
       deadlineTimer?.cancel()
       deadlineTimer = null
+      idleSweep?.cancel()
+      idleSweep = null
       for (const pending of [...inFlight]) settle(pending, new HttpFailure("aborted", "client closed"))
       for (const connection of [...connections]) connection.destroy()
       targets.clear()
@@ -226,6 +253,7 @@ interface ConnectionEvents {
 }
 
 const CRLFCRLF = Buffer.from("\r\n\r\n")
+const THREE_DIGITS = /^\d{3}$/
 
 /** One kept-alive socket carrying one request at a time, and the parser of its answers. */
 class Connection {
@@ -241,6 +269,11 @@ class Connection {
     private readonly options: Http1ClientOptions,
     private readonly events: ConnectionEvents,
   ) {}
+
+  /** Open, with no request on it. */
+  get isIdle(): boolean {
+    return !this.destroyed && this.pending === null && this.socket !== null
+  }
 
   usable(nowMs: number): boolean {
     return !this.destroyed && this.socket !== null && nowMs - this.idleSinceMs < IDLE_CLOSE_MS
@@ -260,17 +293,13 @@ class Connection {
             return
           }
           self.socket = socket
-          if (self.pending) self.write(self.pending.request)
+          if (self.pending) self.write(self.pending)
         },
         data(_socket, chunk) {
           self.receive(chunk)
         },
         drain() {
           self.flushOutbox()
-        },
-        timeout() {
-          // Idle too long (the socket's own inactivity timer, armed only while idle): let it go.
-          if (!self.pending) self.destroy()
         },
         close() {
           self.closedByPeer()
@@ -297,19 +326,10 @@ class Connection {
     this.pending = pending
     pending.connection = this
     this.response = null
-    this.write(pending.request)
+    this.write(pending)
   }
 
-  /** Back from idle: the request's deadline, not the inactivity timer, bounds it now. */
-  resume(): void {
-    this.socket?.timeout(0)
-  }
 
-  /** Waits for the next request; closed by the socket's inactivity timer if none comes. */
-  parkIdle(nowMs: number): void {
-    this.idleSinceMs = nowMs
-    this.socket?.timeout(IDLE_CLOSE_MS / 1000)
-  }
 
   destroy(): void {
     if (this.destroyed) return
@@ -318,12 +338,11 @@ class Connection {
     this.events.onClosed(this)
   }
 
-  private write(request: string): void {
+  private write({ request, requestBytes }: Pending): void {
     // The string is written as it is (copying it into a Buffer first cost about a tenth of an
     // attempt); only what the socket did not take is kept, as bytes, for its drain.
     const written = this.socket!.write(request)
-    const length = Buffer.byteLength(request)
-    if (written < length) this.outbox = Buffer.from(request).subarray(Math.max(0, written))
+    if (written < requestBytes) this.outbox = Buffer.from(request).subarray(Math.max(0, written))
   }
 
   private flushOutbox(): void {
@@ -410,21 +429,23 @@ export class ResponseParser {
 
   /** Feeds bytes; the answer once it is complete, else null. Throws HttpFailure("malformed"). */
   push(chunk: Buffer): ParsedAnswer | null {
-    let data = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk
+    // Positions instead of subarrays: each Buffer view made per answer cost measurably.
+    const data = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk
     this.buffer = null
+    let at = 0
     while (!this.head) {
-      const end = data.indexOf(CRLFCRLF)
+      const end = data.indexOf(CRLFCRLF, at)
       if (end < 0) {
-        if (data.length > MAX_HEAD_BYTES) throw new HttpFailure("malformed", "malformed response: head too long")
-        this.buffer = Buffer.from(data)
+        if (data.length - at > MAX_HEAD_BYTES) throw new HttpFailure("malformed", "malformed response: head too long")
+        this.buffer = Buffer.from(data.subarray(at))
         return null
       }
-      const head = this.parseHead(data.toString("latin1", 0, end))
-      data = data.subarray(end + 4)
+      const head = this.parseHead(data.toString("latin1", at, end))
+      at = end + 4
       // 1xx answers are interim (100 Continue, 103 Early Hints): the real one follows.
       if (head !== "interim") this.head = head
     }
-    return this.body(data)
+    return this.body(data, at)
   }
 
   /** The connection ended: the answer when its body was framed by that end, else null. */
@@ -434,21 +455,33 @@ export class ResponseParser {
   }
 
   private parseHead(text: string): { status: number; location: string | null; close: boolean } | "interim" {
-    const lines = text.split("\r\n")
-    const statusLine = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0]!)
-    if (!statusLine) throw new HttpFailure("malformed", `malformed response: status line ${JSON.stringify(lines[0]!.slice(0, 80))}`)
-    const status = Number(statusLine[2])
-    if (status >= 100 && status < 200) return "interim"
+    const firstEnd = text.indexOf("\r\n")
+    const statusLine = firstEnd < 0 ? text : text.slice(0, firstEnd)
+    const minor = statusLine.charCodeAt(7)
+    const code = statusLine.slice(9, 12)
+    const status = Number(code)
+    const shape =
+      statusLine.startsWith("HTTP/1.") && (minor === 48 || minor === 49) && statusLine.charCodeAt(8) === 32 &&
+      THREE_DIGITS.test(code) && status >= 100 && (statusLine.length === 12 || statusLine.charCodeAt(12) === 32)
+    if (!shape) throw new HttpFailure("malformed", `malformed response: status line ${JSON.stringify(statusLine.slice(0, 80))}`)
+    if (status < 200) return "interim"
     let length: number | null = null
     let chunked = false
     let location: string | null = null
-    let close = statusLine[1] === "0"
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!
-      const colon = line.indexOf(":")
-      if (colon <= 0) throw new HttpFailure("malformed", "malformed response: header line without a name")
-      const name = line.slice(0, colon).trim().toLowerCase()
-      const value = line.slice(colon + 1).trim()
+    let close = minor === 48
+    let at = firstEnd < 0 ? text.length : firstEnd + 2
+    while (at < text.length) {
+      let end = text.indexOf("\r\n", at)
+      if (end < 0) end = text.length
+      const colon = text.indexOf(":", at)
+      if (colon <= at || colon >= end) throw new HttpFailure("malformed", "malformed response: header line without a name")
+      const nameLength = colon - at
+      const lineStart = at
+      at = end + 2
+      // Only four headers matter; the others are skipped by their name's length before any copy.
+      if (nameLength !== 14 && nameLength !== 17 && nameLength !== 8 && nameLength !== 10) continue
+      const name = text.slice(lineStart, colon).toLowerCase()
+      const value = text.slice(colon + 1, end).trim()
       if (name === "content-length") {
         if (!/^\d+$/.test(value) || (length !== null && length !== Number(value))) throw new HttpFailure("malformed", "malformed response: bad Content-Length")
         length = Number(value)
@@ -475,28 +508,28 @@ export class ResponseParser {
     return { status, location, close }
   }
 
-  private body(data: Buffer): ParsedAnswer | null {
+  private body(data: Buffer, from: number): ParsedAnswer | null {
     if (this.framing === "length") {
-      const take = Math.min(this.remaining, data.length)
-      this.keep(data.subarray(0, take))
+      const take = Math.min(this.remaining, data.length - from)
+      this.keep(data, from, from + take)
       this.remaining -= take
-      if (this.remaining === 0) return this.finish(data.length === take)
+      if (this.remaining === 0) return this.finish(data.length === from + take)
       if (this.bodyRead >= this.readLimitBytes) return this.finish(false)
       return null
     }
     if (this.framing === "close") {
-      this.keep(data)
+      this.keep(data, from, data.length)
       return this.bodyRead >= this.readLimitBytes ? this.finish(false) : null
     }
-    return this.chunked(data)
+    return this.chunked(data, from)
   }
 
-  private chunked(data: Buffer): ParsedAnswer | null {
-    let at = 0
+  private chunked(data: Buffer, from: number): ParsedAnswer | null {
+    let at = from
     while (at < data.length) {
       if (this.chunkState === "data") {
         const take = Math.min(this.chunkLeft, data.length - at)
-        this.keep(data.subarray(at, at + take))
+        this.keep(data, at, at + take)
         at += take
         this.chunkLeft -= take
         if (this.chunkLeft === 0) this.chunkState = "data-crlf"
@@ -527,12 +560,14 @@ export class ResponseParser {
     return null
   }
 
-  private keep(bytes: Buffer): void {
-    this.bodyRead += bytes.length
-    if (this.keptBytes < this.keepBytes && bytes.length > 0) {
-      const part = bytes.subarray(0, this.keepBytes - this.keptBytes)
-      this.kept.push(Buffer.from(part))
-      this.keptBytes += part.length
+  private keep(data: Buffer, from: number, to: number): void {
+    this.bodyRead += to - from
+    const n = Math.min(to - from, this.keepBytes - this.keptBytes)
+    if (n > 0) {
+      const part = Buffer.allocUnsafe(n)
+      data.copy(part, 0, from, from + n)
+      this.kept.push(part)
+      this.keptBytes += n
     }
   }
 
