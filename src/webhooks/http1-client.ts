@@ -3,7 +3,7 @@ import type { Clock, TimerHandle } from "../lib/clock"
 
 /*
  * A minimal HTTP/1.1 client for webhook POSTs, on `Bun.connect` sockets kept alive per origin.
- * Bun's `fetch` costs about twice its CPU per request, measured in
+ * Bun's `fetch` costs about 1.6 times its CPU per request, measured in
  * docs/performance.md § "Webhooks, 2026-11-23 (second pass)", and a webhook needs little of what `fetch` does: one POST with a
  * small body, no redirects, no compression, no cookies, a status and the start of the response
  * body. What it must still get right, and the tests check against real servers: HTTPS with the

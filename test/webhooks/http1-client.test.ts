@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, test } from "bun:test"
 import type { Socket, TCPSocketListener } from "bun"
-import { createHttp1Client, HttpFailure, type Http1Client } from "../../src/webhooks/http1-client"
+import { createHttp1Client, HttpFailure, IDLE_CLOSE_MS, type Http1Client } from "../../src/webhooks/http1-client"
 import { TestClock } from "../helpers/test-clock"
 import { generateLoopbackCertificate, type TlsCertificate } from "../wa-sim/media-cert"
 
@@ -98,6 +98,21 @@ describe("the webhook HTTP/1.1 client", () => {
     for (let i = 0; i < 5; i++) expect((await c.post(raw.url, headers, `{"n":${i}}`)).status).toBe(200)
     expect(raw.connections()).toBe(1)
     expect(c.openConnections).toBe(1)
+  })
+
+  test("a connection left unused for IDLE_CLOSE_MS is closed; one used meanwhile stays", async () => {
+    const clock = new TestClock()
+    const raw = rawServer((socket) => socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+    const c = client(clock)
+    await c.post(raw.url, headers, "{}")
+    clock.advance(IDLE_CLOSE_MS - 1)
+    await c.post(raw.url, headers, "{}")
+    clock.advance(1)
+    expect(c.openConnections).toBe(1)
+    clock.advance(IDLE_CLOSE_MS)
+    expect(c.openConnections).toBe(0)
+    await c.post(raw.url, headers, "{}")
+    expect(raw.connections()).toBe(2)
   })
 
   test("concurrent requests open one connection each, then reuse them", async () => {
