@@ -1,7 +1,8 @@
-import { afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import type { Socket, TCPSocketListener } from "bun"
 import { createHttp1Client, HttpFailure, IDLE_CLOSE_MS, type Http1Client } from "../../src/webhooks/http1-client"
 import { TestClock } from "../helpers/test-clock"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { generateLoopbackCertificate, type TlsCertificate } from "../wa-sim/media-cert"
 
 /*
@@ -9,6 +10,9 @@ import { generateLoopbackCertificate, type TlsCertificate } from "../wa-sim/medi
  * (plain and HTTPS with a self-signed certificate) and raw TCP servers that answer exactly the
  * bytes a test gives them (chunked, close-delimited, interim, malformed, cut short).
  */
+
+// Generating the certificate spawns openssl.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 const TIMEOUT_MS = 15_000
 const READ_LIMIT = 64 * 1024
