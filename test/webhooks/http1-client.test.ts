@@ -1,5 +1,8 @@
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import type { Socket, TCPSocketListener } from "bun"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { createHttp1Client, HttpFailure, IDLE_CLOSE_MS, type Http1Client } from "../../src/webhooks/http1-client"
 import { TestClock } from "../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
@@ -348,6 +351,27 @@ describe("the webhook HTTP/1.1 client over HTTPS", () => {
     const err = await failure(client().post(url, headers, "{}"))
     expect(err).toMatchObject({ kind: "connect", message: "TLS handshake failed: self signed certificate" })
     expect(reached).toBe(false)
+  })
+
+  test("trusts the authorities in NODE_EXTRA_CA_CERTS (a private CA needs no fetch)", async () => {
+    const url = serve(() => new Response("private ca"), cert)
+    const dir = mkdtempSync(join(tmpdir(), "wagate-ca-"))
+    stoppers.push(() => rmSync(dir, { recursive: true, force: true }))
+    writeFileSync(join(dir, "ca.pem"), cert.certPem)
+    const script = `
+      import { createHttp1Client } from ${JSON.stringify(join(import.meta.dir, "..", "..", "src", "webhooks", "http1-client.ts"))}
+      const clock = { nowMs: () => 0, setTimer: () => ({ cancel() {} }) }
+      const c = createHttp1Client({ clock, timeoutMs: 5000, readLimitBytes: 1024, keepBytes: 64 })
+      try { console.log(JSON.stringify(await c.post(${JSON.stringify(url)}, {}, "{}"))) } catch (e) { console.log(String(e.message)) }
+      c.close()`
+    // Asynchronously: the receiver answers from this process.
+    const run = async (env: Record<string, string | undefined>) => {
+      const child = Bun.spawn(["bun", "-e", script], { env: { ...process.env, NODE_EXTRA_CA_CERTS: undefined, ...env }, stdout: "pipe", stderr: "pipe" })
+      const [out] = await Promise.all([new Response(child.stdout).text(), child.exited])
+      return out.trim()
+    }
+    expect(await run({ NODE_EXTRA_CA_CERTS: join(dir, "ca.pem") })).toBe(JSON.stringify({ status: 200, location: null, body: "private ca" }))
+    expect(await run({})).toBe("TLS handshake failed: self signed certificate")
   })
 
   test("refuses a trusted certificate issued for another name", async () => {
