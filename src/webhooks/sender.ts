@@ -1,6 +1,7 @@
 import type { Clock } from "../lib/clock"
 import { readAtMost } from "../lib/streams"
-import { HttpFailure, type Http1Client } from "./http1-client"
+import type { Http1Client } from "./http1-client"
+import { HttpFailure } from "./http1-response"
 
 /** Largest part of a receiver's response that is read; the rest is discarded unread. */
 export const RESPONSE_READ_LIMIT_BYTES = 64 * 1024
