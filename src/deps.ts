@@ -88,7 +88,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     logger,
     scheduler,
     metrics,
-    fetch: overrides.fetch,
+    fetch: overrides.fetch ?? (config.webhookViaFetch ? fetch : undefined),
     version: changes.version,
     config: {
       retryOffsetsMs: config.webhookRetryOffsetsMs,

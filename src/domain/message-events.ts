@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite"
 import type { MessageEventName } from "../lib/vocabulary"
 import { updateMessageStatuses, type MessageRow } from "../store/messages"
 import type { WriteTx } from "../store/writer"
+import type { OutboxEvent } from "../webhooks/outbox"
 import type { DomainContext } from "./context"
 import { buildMessageEventData } from "./event-catalogue"
 import { applySignal, type MessageState, type StatusSignal } from "./message-status"
@@ -21,14 +22,19 @@ export function recordMessageEvents(
   state: MessageState,
   events: readonly MessageEventName[],
 ): void {
-  for (const event of events) {
+  ctx.events.recordMany(db, tx, outboxEvents(ctx, message, state, events))
+}
+
+/** The outbox entries of one message's events, in order. */
+function outboxEvents(ctx: DomainContext, message: MessageRow, state: MessageState, events: readonly MessageEventName[]): OutboxEvent[] {
+  return events.map((event) => {
     // The data and the time are built when the outbox first reads them, which it does only for
     // an event some endpoint subscribes to: most sandbox events have none, and their ISO
     // timestamps were most of the cost of recording them (docs/performance.md § "Start-up and
     // sends, 2026-11-23 (evening)"). Each is built once, so every read sees the same value.
     let data: Record<string, unknown> | undefined
     let atMs: number | undefined
-    ctx.events.record(db, tx, {
+    return {
       accountId: message.accountId,
       env: message.env,
       type: event,
@@ -38,8 +44,8 @@ export function recordMessageEvents(
       get occurredAtMs() {
         return (atMs ??= occurredAtMs(state, event, ctx.clock.nowMs()))
       },
-    })
-  }
+    }
+  })
 }
 
 /**
@@ -83,5 +89,7 @@ export function applyMessageSignals(
   }
   const changes = [...before].map(([id, row]) => ({ before: row, patch: messages.get(id)! }))
   for (const updated of updateMessageStatuses(db, changes, ctx.clock.nowMs())) messages.set(updated.id, updated)
-  for (const { messageId, state, events } of steps) recordMessageEvents(ctx, db, tx, messages.get(messageId)!, state, events)
+  // A sweep's events, all of them, go to the outbox as one set (multi-row statements).
+  const outbox = steps.flatMap(({ messageId, state, events }) => outboxEvents(ctx, messages.get(messageId)!, state, events))
+  if (outbox.length > 0) ctx.events.recordMany(db, tx, outbox)
 }

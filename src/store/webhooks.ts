@@ -360,6 +360,25 @@ export function recordAttempts(db: Database, attempts: readonly AttemptRow[], pr
   runInChunks(db, progress, updateDeliveriesSql, (p) => [p.id, p.status, p.attemptCount, p.firstAttemptAtMs, p.nextAttemptAtMs, p.lastStatusCode, p.lastError, p.updatedAtMs])
 }
 
+const insertEventsSql = perRowCount((rows) => `INSERT INTO events (id, account_id, env, type, body, occurred_at_ms) VALUES ${valuesList(rows, 6)}`)
+
+const insertDeliveriesSql = perRowCount((rows) => `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, attempt_count,
+  first_attempt_at_ms, next_attempt_at_ms, last_status_code, last_error, resent_from, created_at_ms, updated_at_ms)
+  VALUES ${valuesList(rows, 12)}`)
+
+/**
+ * Inserts events and their deliveries with multi-row INSERTs (up to 64 rows each), as a sandbox
+ * sweep's many transitions need, instead of one statement per row. Run it inside the write
+ * transaction of the state change the events announce.
+ */
+export function insertEventsAndDeliveries(db: Database, events: readonly EventRow[], deliveries: readonly DeliveryRow[]): void {
+  runInChunks(db, events, insertEventsSql, (e) => [e.id, e.accountId, e.env, e.type, e.body, e.occurredAtMs])
+  runInChunks(db, deliveries, insertDeliveriesSql, (d) => [
+    d.id, d.eventId, d.endpointId, d.status, d.attemptCount, d.firstAttemptAtMs, d.nextAttemptAtMs,
+    d.lastStatusCode, d.lastError, d.resentFrom, d.createdAtMs, d.updatedAtMs,
+  ])
+}
+
 const SELECT_ATTEMPTS = `SELECT delivery_id AS deliveryId, attempt_number AS attemptNumber, attempted_at_ms AS attemptedAtMs,
   status_code AS statusCode, error, latency_ms AS latencyMs, response_body AS responseBody
   FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt_number`

@@ -4,7 +4,7 @@ import type { IdGenerator } from "../lib/ids"
 import { toIso } from "../lib/time"
 import type { Environment } from "../lib/vocabulary"
 import type { WriteTx } from "../store/writer"
-import { insertDelivery, insertEvent, listEnabledEndpoints, type DeliveryRow, type EndpointRow } from "../store/webhooks"
+import { insertDelivery, insertEventsAndDeliveries, listEnabledEndpoints, type DeliveryRow, type EndpointRow, type EventRow } from "../store/webhooks"
 import type { EventType } from "../lib/vocabulary"
 
 /** An event to record, with its spec data. */
@@ -24,6 +24,11 @@ export interface OutboxEvent {
  */
 export interface EventOutbox {
   record(db: Database, tx: WriteTx, event: OutboxEvent): void
+  /**
+   * Records many events at once (a sandbox sweep's transitions), in order, with the same rows
+   * and ids as recording them one by one, written as multi-row statements.
+   */
+  recordMany(db: Database, tx: WriteTx, events: readonly OutboxEvent[]): void
   /** A new delivery of an already delivered (or failed) event to the same endpoint, due now. */
   redeliver(db: Database, tx: WriteTx, original: DeliveryRow): DeliveryRow
 }
@@ -50,16 +55,10 @@ export function createOutbox(deps: {
     return entry.endpoints.filter((e) => e.events.includes("*") || e.events.includes(type))
   }
 
-  function addDelivery(
-    db: Database,
-    tx: WriteTx,
-    eventId: string,
-    endpointId: string,
-    resentFrom: string | null,
-    event?: { type: string; body: string },
-  ): DeliveryRow {
+  /** A pending delivery due now, with a new id. */
+  function newDelivery(eventId: string, endpointId: string, resentFrom: string | null): DeliveryRow {
     const nowMs = deps.clock.nowMs()
-    const row: DeliveryRow = {
+    return {
       id: deps.ids.newId("whd"),
       eventId,
       endpointId,
@@ -73,21 +72,36 @@ export function createOutbox(deps: {
       createdAtMs: nowMs,
       updatedAtMs: nowMs,
     }
-    insertDelivery(db, row)
-    tx.afterCommit(() => deps.onDeliveryCommitted(row, event))
-    return row
+  }
+
+
+  function recordMany(db: Database, tx: WriteTx, events: readonly OutboxEvent[]): void {
+    const eventRows: EventRow[] = []
+    const deliveries: { row: DeliveryRow; type: string; body: string }[] = []
+    for (const event of events) {
+      const endpoints = subscribed(db, event.accountId, event.env, event.type)
+      // Nobody listens: nothing to deliver, nothing to keep.
+      if (endpoints.length === 0) continue
+      const eventId = deps.ids.newId("evt")
+      const body = JSON.stringify({ event: event.type, timestamp: toIso(event.occurredAtMs), data: event.data })
+      eventRows.push({ id: eventId, accountId: event.accountId, env: event.env, type: event.type, body, occurredAtMs: event.occurredAtMs })
+      for (const endpoint of endpoints) deliveries.push({ row: newDelivery(eventId, endpoint.id, null), type: event.type, body })
+    }
+    if (eventRows.length === 0) return
+    insertEventsAndDeliveries(db, eventRows, deliveries.map((d) => d.row))
+    tx.afterCommit(() => {
+      for (const { row, type, body } of deliveries) deps.onDeliveryCommitted(row, { type, body })
+    })
   }
 
   return {
-    record(db, tx, event) {
-      const endpoints = subscribed(db, event.accountId, event.env, event.type)
-      // Nobody listens: nothing to deliver, nothing to keep.
-      if (endpoints.length === 0) return
-      const eventId = deps.ids.newId("evt")
-      const body = JSON.stringify({ event: event.type, timestamp: toIso(event.occurredAtMs), data: event.data })
-      insertEvent(db, { id: eventId, accountId: event.accountId, env: event.env, type: event.type, body, occurredAtMs: event.occurredAtMs })
-      for (const endpoint of endpoints) addDelivery(db, tx, eventId, endpoint.id, null, { type: event.type, body })
+    record: (db, tx, event) => recordMany(db, tx, [event]),
+    recordMany,
+    redeliver(db, tx, original) {
+      const row = newDelivery(original.eventId, original.endpointId, original.id)
+      insertDelivery(db, row)
+      tx.afterCommit(() => deps.onDeliveryCommitted(row))
+      return row
     },
-    redeliver: (db, tx, original) => addDelivery(db, tx, original.eventId, original.endpointId, original.id),
   }
 }

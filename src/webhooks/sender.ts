@@ -1,5 +1,7 @@
 import type { Clock } from "../lib/clock"
 import { readAtMost } from "../lib/streams"
+import type { Http1Client } from "./http1-client"
+import { HttpFailure } from "./http1-response"
 
 /** Largest part of a receiver's response that is read; the rest is discarded unread. */
 export const RESPONSE_READ_LIMIT_BYTES = 64 * 1024
@@ -73,6 +75,27 @@ export async function postAttempt(
   } finally {
     deadline.cancel()
     options.signal?.removeEventListener("abort", onOuterAbort)
+  }
+}
+
+/**
+ * Posts one webhook attempt through wagate's own HTTP/1.1 client, with the same rules and the
+ * same outcomes as `postAttempt`: the client holds the deadline (one timer for all requests in
+ * flight) and reads at most RESPONSE_READ_LIMIT_BYTES, keeping RESPONSE_KEEP_BYTES.
+ */
+export async function postAttemptDirect(client: Http1Client, request: AttemptRequest, clock: Clock): Promise<AttemptOutcome> {
+  const startedMs = clock.nowMs()
+  try {
+    const answer = await client.post(request.url, request.headers, request.body)
+    const status = answer.status
+    const delivered = status >= 200 && status < 300
+    let error: string | null = null
+    if (status >= 300 && status < 400) error = `redirect to ${answer.location ?? "(no location)"} not followed`
+    else if (!delivered) error = `HTTP ${status}`
+    return { delivered, gone: status === 410, statusCode: status, error, latencyMs: clock.nowMs() - startedMs, responseBody: answer.body }
+  } catch (err) {
+    const message = err instanceof HttpFailure ? (err.kind === "aborted" ? "aborted: wagate was shutting down" : err.message) : describeNetworkError(err)
+    return { delivered: false, gone: false, statusCode: null, error: message, latencyMs: clock.nowMs() - startedMs, responseBody: null }
   }
 }
 

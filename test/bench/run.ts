@@ -76,8 +76,18 @@ interface Wagate {
   out: string
 }
 
+/**
+ * BENCH_BUN_ARGS runs the server from source under `bun` with these arguments instead of the
+ * compiled binary, to profile it: `BENCH_BUN_ARGS="--cpu-prof-md --cpu-prof-dir=/tmp/prof"`
+ * writes a markdown CPU profile per server process when it stops. BENCH_SRC names another
+ * checkout's `src/main.ts` (an export of `main`, say) to profile that one instead.
+ */
+const BUN_ARGS = process.env.BENCH_BUN_ARGS?.split(" ").filter(Boolean) ?? null
+const SRC_MAIN = process.env.BENCH_SRC ?? join(REPO, "src", "main.ts")
+const serverCommand = () => (BUN_ARGS ? ["bun", ...BUN_ARGS, SRC_MAIN] : [BIN])
+
 async function startWagate(dir: string, env: Record<string, string> = {}, firstRun = true): Promise<Wagate> {
-  const proc = Bun.spawn(pinned([BIN, "serve", "--data", dir, "--port", "0", "--host", "127.0.0.1"]), {
+  const proc = Bun.spawn(pinned([...serverCommand(), "serve", "--data", dir, "--port", "0", "--host", "127.0.0.1"]), {
     env: { ...process.env, WAGATE_LOG_LEVEL: "warn", WAGATE_RATE_LIMIT_PER_MINUTE: "1000000", ...env },
     stdout: "pipe",
     stderr: "inherit",
@@ -503,7 +513,7 @@ async function benchWebhookCpu() {
  */
 async function benchFloors() {
   const { receiver, receiverBase } = await startReceiver()
-  const runs: { storeUsPerSend: number; fetchesPerSecond: number; fetchCpuUs: number }[] = []
+  const runs: { storeUsPerSend: number; fetchesPerSecond: number; fetchCpuUs: number; clientPerSecond: number; clientCpuUs: number }[] = []
   for (let round = 0; round < ROUNDS; round++) {
     const [cmd, ...args] = pinned(["bun", join(import.meta.dir, "floor.ts"), receiverBase])
     const floor = spawnSync(cmd!, args, { encoding: "utf8" })
@@ -515,6 +525,8 @@ async function benchFloors() {
     storeUsPerSend: median(runs.map((r) => r.storeUsPerSend)),
     fetchesPerSecond: median(runs.map((r) => r.fetchesPerSecond)),
     fetchCpuUs: median(runs.map((r) => r.fetchCpuUs)),
+    clientPerSecond: median(runs.map((r) => r.clientPerSecond)),
+    clientCpuUs: median(runs.map((r) => r.clientCpuUs)),
     runs,
   }
 }
@@ -608,6 +620,7 @@ async function main() {
       row("webhook CPU per sandbox message, one endpoint on \"*\" / none", `${f(webhookCpu.oneEndpointUsPerMessage, 0)} / ${f(webhookCpu.noEndpointUsPerMessage, 0)} µs = ${f(webhookCpu.ratio, 2)} ×`, "≤ 2.2 ×", webhookCpu.ratio <= 2.2),
       row("last event's arrival after it fell due", `${f(webhookCpu.worstLastEventLagMs, 0)} ms (worst of ${webhookCpu.rounds.length})`, "≤ 1 s", webhookCpu.worstLastEventLagMs <= 1000),
       row("fetch floor (Bun fetch alone, no database)", `${f(floors.fetchesPerSecond, 0)} /s, ${f(floors.fetchCpuUs)} µs of CPU each`, "", null),
+      row("client floor (wagate's webhook HTTP client alone)", `${f(floors.clientPerSecond, 0)} /s, ${f(floors.clientCpuUs)} µs of CPU each`, "", null),
       row("cold start to first 200", `${f(coldStart.medianMs)} ms`, "≤ 150 ms", coldStart.medianMs <= 150),
       row("restart to first 200 (data directory set up)", `${f(startup.restartMs)} ms, max ${f(startup.restartMaxMs)} ms`, "< 100 ms", startup.restartMs < 100),
       row("`wagate version` / `wagate help`", `${f(startup.versionMs)} ms / ${f(startup.helpMs)} ms (compiled hello-world ${f(startup.helloWorldMs)} ms)`, "≤ 40 ms", Math.max(startup.versionMs, startup.helpMs) <= 40),
