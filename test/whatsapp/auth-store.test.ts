@@ -88,10 +88,10 @@ describe("SQLite auth state", () => {
     writer.beforeCommit(() => void order.push("commit"))
     const preKeys: Record<string, { public: Uint8Array; private: Uint8Array }> = {}
     for (let id = 1; id <= KEY_WRITE_CHUNK + 1; id++) preKeys[String(id)] = Curve.generateKeyPair()
-    const small = auth.state.keys.set({ session: { "1555.0": Buffer.from("session") } }).then(() => order.push("small resolved"))
-    await small
-    const large = auth.state.keys.set({ "pre-key": preKeys }).then(() => order.push("large resolved"))
-    await large
+    await auth.state.keys.set({ session: { "1555.0": Buffer.from("session") } })
+    order.push("small resolved")
+    await auth.state.keys.set({ "pre-key": preKeys })
+    order.push("large resolved")
     expect(order).toEqual(["commit", "small resolved", "commit", "commit", "large resolved"])
     expect(db.inTransaction).toBe(false)
     expect(countKeys(db, PHONE)).toBe(KEY_WRITE_CHUNK + 2)
