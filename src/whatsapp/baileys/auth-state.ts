@@ -14,9 +14,11 @@ export type BaileysModule = typeof import("@whiskeysockets/baileys")
 /**
  * The most keys one write transaction stores. A larger `keys.set` (the 812 pre-keys of a first
  * login) is written in chunks, each its own commit, so the event loop serves requests between
- * them; a Signal session update is a handful of keys and stays one transaction.
+ * them; a Signal session update is a handful of keys and stays one transaction. Each commit
+ * costs an fsync on the event loop, so chunks are as large as a few milliseconds of encoding
+ * and inserting allow (docs/performance.md § "Phones per box (`--only=phones`)").
  */
-export const KEY_WRITE_CHUNK = 100
+export const KEY_WRITE_CHUNK = 400
 
 /** What `loadAuthState` needs: the writer connection for reads and the Writer for every write. */
 export interface AuthStateDeps {
