@@ -4,7 +4,7 @@
  * so rows written before and after this module read the same either way. BufferJSON does it
  * with a replacer and a reviver called for every value, and `Buffer.prototype.toJSON` turns each
  * byte into a JSON number first: for the 812 pre-keys of a first login that held the event loop
- * for about 25 ms per phone (docs/performance.md § "Phones per box (`--only=phones`)"). These
+ * for 10 to 25 ms per phone (docs/performance.md § "Where a phone's time goes"). These
  * walk the value once instead and give the same text and the same values back.
  */
 

@@ -16,7 +16,7 @@ export type BaileysModule = typeof import("@whiskeysockets/baileys")
  * login) is written in chunks, each its own commit, so the event loop serves requests between
  * them; a Signal session update is a handful of keys and stays one transaction. Each commit
  * costs an fsync on the event loop, so chunks are as large as a few milliseconds of encoding
- * and inserting allow (docs/performance.md § "Phones per box (`--only=phones`)").
+ * and inserting allow (docs/performance.md § "Where a phone's time goes").
  */
 export const KEY_WRITE_CHUNK = 400
 

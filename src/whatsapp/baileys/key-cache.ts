@@ -5,7 +5,7 @@ import type { CacheStore } from "@whiskeysockets/baileys"
  * bounded in entries. Baileys' default is one NodeCache per socket that keeps every key it sees
  * for five minutes and measures the size of each value it stores: a first login stores 812
  * pre-keys, so each pairing phone held them all in memory and spent tens of milliseconds of the
- * event loop sizing them (docs/performance.md § "Phones per box (`--only=phones`)").
+ * event loop sizing them (docs/performance.md § "Where a phone's time goes").
  * A miss only costs a read from SQLite, so the bound trades nothing but speed.
  */
 
