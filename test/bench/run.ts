@@ -259,7 +259,7 @@ async function benchColdStart() {
   const samples: number[] = []
   for (let i = 0; i < 11; i++) {
     const dir = tempDir()
-    const port = 3950 + i
+    const port = freePort()
     const t0 = performance.now()
     const proc = Bun.spawn(pinned([BIN, "serve", "--data", dir, "--port", String(port), "--host", "127.0.0.1"]), { stdout: "ignore", stderr: "ignore" })
     procs.push(proc)
