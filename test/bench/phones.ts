@@ -25,6 +25,7 @@ export interface PhonesBenchTools {
   startWagate(dir: string, env: Record<string, string>, firstRun?: boolean): Promise<Wagate>
   stopProc(proc: ReturnType<typeof Bun.spawn>): Promise<number>
   rssMiB(pid: number): number
+  cpuSeconds(pid: number): number
   tempDir(): string
   cli(dir: string, args: string[]): string
   progress(text: string): void
@@ -116,24 +117,32 @@ export async function benchPhones(tools: PhonesBenchTools) {
       message: probe(`${wagate.base}/v1/messages/${messageId}`, sandboxKey),
     })
     const stopProbes = (running: ReturnType<typeof startProbes>) => Promise.all([running.healthz.stop(), running.message.stop()])
-    tools.progress(`phones: pairing ${BENCH_PHONES}, ${PAIR_PARALLEL} at a time`)
+    const pairOne = async (index: number) => {
+      const phoneId = phoneIds[index]!
+      await admin("POST", `/phones/${phoneId}/connect`, { method: "qr" })
+      const qr = await poll(async () => (await admin("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, `a QR for phone ${index}`, 60_000)
+      await sim.primary(numbers[index]!).scanQr(qr)
+      await poll(async () => ((await admin("GET", `/phones/${phoneId}/pairing`)).connectionStatus === "connected" ? true : undefined), `phone ${index} connected`, 60_000)
+    }
+    // The first phone alone: loading Baileys is paid once per process, not per phone, so the
+    // marginal RSS per phone is counted from here.
+    await pairOne(0)
+    await Bun.sleep(2_000)
+    const oneRssMiB = tools.rssMiB(wagate.proc.pid)
+
+    tools.progress(`phones: pairing ${BENCH_PHONES - 1} more, ${PAIR_PARALLEL} at a time`)
     let probes = startProbes()
     const pairStartedAt = performance.now()
     const cpuBefore = process.cpuUsage()
-    let next = 0
+    const wagateCpuBefore = tools.cpuSeconds(wagate.proc.pid)
+    let next = 1
     const worker = async () => {
-      while (next < phoneIds.length) {
-        const index = next++
-        const phoneId = phoneIds[index]!
-        await admin("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-        const qr = await poll(async () => (await admin("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, `a QR for phone ${index}`, 60_000)
-        await sim.primary(numbers[index]!).scanQr(qr)
-        await poll(async () => ((await admin("GET", `/phones/${phoneId}/pairing`)).connectionStatus === "connected" ? true : undefined), `phone ${index} connected`, 60_000)
-      }
+      while (next < phoneIds.length) await pairOne(next++)
     }
     await Promise.all(Array.from({ length: PAIR_PARALLEL }, worker))
     const pairSeconds = (performance.now() - pairStartedAt) / 1_000
     const simCpu = process.cpuUsage(cpuBefore)
+    const wagateCpuPairingS = tools.cpuSeconds(wagate.proc.pid) - wagateCpuBefore
     const [healthzWhilePairing, messageWhilePairing] = await stopProbes(probes)
 
     tools.progress(`phones: ${BENCH_PHONES} paired in ${pairSeconds.toFixed(1)} s; settling ${SETTLE_MS / 1_000} s`)
@@ -148,6 +157,8 @@ export async function benchPhones(tools: PhonesBenchTools) {
     probes = startProbes()
     await poll(async () => (sim.loggedInConnections().length >= BENCH_PHONES ? true : undefined), `${BENCH_PHONES} phones to log in again`, 120_000, 50)
     const reconnectSeconds = (performance.now() - restartedAt) / 1_000
+    // From process start: includes the boot itself (tens of ms), small beside N reconnects.
+    const wagateCpuReconnectingS = tools.cpuSeconds(wagate.proc.pid)
     const [healthzWhileReconnecting, messageWhileReconnecting] = await stopProbes(probes)
     await Bun.sleep(SETTLE_MS)
     const settledRssAfterRestartMiB = tools.rssMiB(wagate.proc.pid)
@@ -159,9 +170,14 @@ export async function benchPhones(tools: PhonesBenchTools) {
       idleRssMiB,
       settledRssMiB,
       rssPerPhoneMiB: (settledRssMiB - idleRssMiB) / BENCH_PHONES,
+      oneRssMiB,
+      marginalRssPerPhoneMiB: BENCH_PHONES > 1 ? (settledRssMiB - oneRssMiB) / (BENCH_PHONES - 1) : 0,
       settledRssAfterRestartMiB,
       rssPerPhoneAfterRestartMiB: (settledRssAfterRestartMiB - idleRssMiB) / BENCH_PHONES,
+      marginalRssPerPhoneAfterRestartMiB: BENCH_PHONES > 1 ? (settledRssAfterRestartMiB - oneRssMiB) / (BENCH_PHONES - 1) : 0,
       pairSeconds,
+      wagateCpuMsPerPhonePairing: (wagateCpuPairingS * 1_000) / Math.max(1, BENCH_PHONES - 1),
+      wagateCpuMsPerPhoneReconnecting: (wagateCpuReconnectingS * 1_000) / BENCH_PHONES,
       simulatorCpuSecondsWhilePairing: (simCpu.user + simCpu.system) / 1e6,
       healthzWhilePairing,
       messageWhilePairing,

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { AuthenticationCreds, AuthenticationState, SignalDataSet, SignalDataTypeMap, SignalKeyStore } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
+import { decodeAuthValue, encodeAuthValue } from "./auth-codec"
 import { getKeys, readCreds, setKeys, upsertCreds, type WaKeyChange } from "../../store/wa-auth"
 import type { Writer } from "../../store/writer"
 
@@ -9,6 +10,15 @@ import type { Writer } from "../../store/writer"
  * so that loading this file never loads Baileys (about 190 ms) on a server without live phones.
  */
 export type BaileysModule = typeof import("@whiskeysockets/baileys")
+
+/**
+ * The most keys one write transaction stores. A larger `keys.set` (the 812 pre-keys of a first
+ * login) is written in chunks, each its own commit, so the event loop serves requests between
+ * them; a Signal session update is a handful of keys and stays one transaction. Each commit
+ * costs an fsync on the event loop, so chunks are as large as a few milliseconds of encoding
+ * and inserting allow (docs/performance.md § "Where a phone's time goes").
+ */
+export const KEY_WRITE_CHUNK = 400
 
 /** What `loadAuthState` needs: the writer connection for reads and the Writer for every write. */
 export interface AuthStateDeps {
@@ -60,17 +70,32 @@ export function storedCredsArePaired(db: Database, phoneId: string): boolean {
  * crash could still lose. Credentials start fresh (`initAuthCreds`) when the phone has none.
  */
 export function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps, phoneId: string): SqliteAuthState {
-  const { BufferJSON, initAuthCreds, proto } = baileys
+  const { initAuthCreds, proto } = baileys
   const { db, writer, clock } = deps
   const stored = readCreds(db, phoneId)
-  const creds: AuthenticationCreds = stored === null ? initAuthCreds() : (JSON.parse(stored, BufferJSON.reviver) as AuthenticationCreds)
+  const creds: AuthenticationCreds = stored === null ? initAuthCreds() : (decodeAuthValue(stored) as AuthenticationCreds)
   let detached = false
+
+  /** Encodes and commits `entries` (type, id, value) in chunks; resolves once the last chunk is committed. */
+  async function writeKeys(entries: [type: string, id: string, value: unknown][]): Promise<void> {
+    for (let start = 0; start < entries.length; start += KEY_WRITE_CHUNK) {
+      // A logout between two chunks wiped the rows: nothing more may be written.
+      if (detached) return
+      const changes: WaKeyChange[] = entries.slice(start, start + KEY_WRITE_CHUNK).map(([type, id, value]) => ({
+        type,
+        id,
+        data: value === null || value === undefined ? null : encodeAuthValue(value),
+      }))
+      // Each write commits in a later macrotask (the Writer's group commit), so awaiting it yields the loop.
+      await writer.write((wdb) => setKeys(wdb, phoneId, changes))
+    }
+  }
 
   const keys: SignalKeyStore = {
     async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
       const out: { [id: string]: SignalDataTypeMap[T] } = {}
       for (const [id, json] of getKeys(db, phoneId, type, ids)) {
-        let value: unknown = JSON.parse(json, BufferJSON.reviver)
+        let value: unknown = decodeAuthValue(json)
         // App-state keys are protobuf messages: Baileys calls methods on them, so plain JSON is not enough.
         if (type === "app-state-sync-key") value = proto.Message.AppStateSyncKeyData.fromObject(value as object)
         out[id] = value as SignalDataTypeMap[T]
@@ -79,13 +104,11 @@ export function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps, phone
     },
     async set(data: SignalDataSet) {
       if (detached) return
-      const changes: WaKeyChange[] = []
+      const entries: [string, string, unknown][] = []
       for (const [type, byId] of Object.entries(data)) {
-        for (const [id, value] of Object.entries(byId ?? {})) {
-          changes.push({ type, id, data: value === null || value === undefined ? null : JSON.stringify(value, BufferJSON.replacer) })
-        }
+        for (const [id, value] of Object.entries(byId ?? {})) entries.push([type, id, value])
       }
-      await writer.write((wdb) => setKeys(wdb, phoneId, changes))
+      await writeKeys(entries)
     },
   }
 
@@ -94,7 +117,7 @@ export function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps, phone
     async saveCreds() {
       if (detached) return
       // Serialized now, so the row holds the credentials as they were when Baileys asked.
-      const json = JSON.stringify(creds, BufferJSON.replacer)
+      const json = encodeAuthValue(creds)
       await writer.write((wdb) => upsertCreds(wdb, phoneId, json, clock.nowMs()))
     },
     detach() {

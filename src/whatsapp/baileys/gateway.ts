@@ -2,6 +2,7 @@ import type { CacheStore } from "@whiskeysockets/baileys"
 import { wipeAuth } from "../../store/wa-auth"
 import type { SessionEvents, WhatsAppGateway, WhatsAppSession } from "../gateway"
 import { storedCredsArePaired, type BaileysModule } from "./auth-state"
+import { createSignalKeyCache } from "./key-cache"
 import { BaileysSession, type SessionSettings } from "./session"
 import { baileysVersionLookup, createWaVersionChooser, type WaVersion, type WaVersionLookup } from "./wa-version"
 
@@ -15,6 +16,12 @@ export interface BaileysGatewayOptions extends SessionSettings {
 
 /** Retry counters kept per phone; more message ids than this and the oldest are forgotten. */
 const RETRY_CACHE_ENTRIES = 10_000
+
+/**
+ * Signal keys kept in memory for all phones together (sessions, identities, pre-keys): a few
+ * MiB at most, however many phones there are; a miss reads SQLite.
+ */
+const SIGNAL_KEY_CACHE_ENTRIES = 4_096
 
 /**
  * A small CacheStore for Baileys' `msgRetryCounterCache`: a bounded Map, so the counters live as
@@ -45,6 +52,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
   let baileys: Promise<BaileysModule> | null = null
   const retryCaches = new Map<string, CacheStore>()
   const live = new Map<string, Set<BaileysSession>>()
+  const signalKeyCache = createSignalKeyCache(SIGNAL_KEY_CACHE_ENTRIES)
 
   const loadOnce = () => {
     baileys ??= load().catch((err) => {
@@ -72,6 +80,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
     connectTimeoutMs: options.connectTimeoutMs,
     baileys: loadOnce,
     chooseWaVersion,
+    signalKeyCache,
     retryCache(phoneId: string) {
       let cache = retryCaches.get(phoneId)
       if (!cache) {

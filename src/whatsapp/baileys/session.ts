@@ -7,6 +7,7 @@ import type { Writer } from "../../store/writer"
 import type { ConnectionFailure } from "../failures"
 import { DEFAULT_CONNECT_TIMEOUT_MS, type DisconnectReason, type GroupInfo, type OutboundPart, type SessionEvents, type WhatsAppSession } from "../gateway"
 import { loadAuthState, storedCredsArePaired, type BaileysModule, type SqliteAuthState } from "./auth-state"
+import type { SignalKeyCache } from "./key-cache"
 import { failureCause, failureOf, upgradeRefusedError } from "./close-errors"
 import {
   closeMessage,
@@ -62,6 +63,8 @@ export interface SessionContext extends SessionSettings {
   baileys(): Promise<BaileysModule>
   /** The WhatsApp Web version the next connect announces. */
   chooseWaVersion(): Promise<ChosenWaVersion>
+  /** The cache in front of every phone's Signal key store, bounded for all phones together. */
+  signalKeyCache: SignalKeyCache
   /** The phone's retry counter cache, kept across reconnects (Baileys counts resends per message id). */
   retryCache(phoneId: string): CacheStore
   /** Called when a session's socket is gone, so the gateway stops tracking it. */
@@ -254,7 +257,7 @@ export class BaileysSession implements WhatsAppSession {
     this.auth = auth
     const logger = bridgeLogger(ctx.logger, { phoneId })
     const sock = baileys.makeWASocket({
-      auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger) },
+      auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger, ctx.signalKeyCache.forPhone(phoneId)) },
       waWebSocketUrl: ctx.wsUrl,
       version: [...version],
       connectTimeoutMs: ctx.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
