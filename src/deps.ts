@@ -19,6 +19,7 @@ import type { FetchLike } from "./webhooks/sender"
 import { createUsageRecorder, type UsageRecorder } from "./domain/usage"
 import type { HttpDeps } from "./http/deps"
 import type { Clock } from "./lib/clock"
+import type { EventLoopLagMonitor } from "./lib/event-loop-lag"
 import { ulidGenerator, type IdGenerator } from "./lib/ids"
 import type { Logger } from "./lib/logger"
 import { toIso } from "./lib/time"
@@ -59,6 +60,12 @@ export interface ServiceOverrides {
   fetchMedia?: FetchMedia
   /** Randomness for jitter (send pacing, reconnect backoff); tests make it deterministic. */
   random?: () => number
+  /**
+   * The event loop's lag monitor that paces connects (docs/live-whatsapp.md § "How connects are
+   * paced"); the server passes one, started and stopped with the services. Without one the
+   * connect gate only bounds concurrency.
+   */
+  lagMonitor?: EventLoopLagMonitor
 }
 
 /** Webhook attempts in flight at once, in total and per endpoint (docs/webhooks.md § "Retries"). */
@@ -158,6 +165,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     receipts,
     random: overrides.random,
     connectConcurrency: config.waConnectConcurrency,
+    lag: overrides.lagMonitor,
   })
   let started = false
   let stopped = false
@@ -179,6 +187,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     version: VERSION,
     start() {
       started = true
+      overrides.lagMonitor?.start()
       sandbox.start()
       dispatcher.start()
       webhookRetention.start()
@@ -190,6 +199,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
       stopped = true
       // Sessions may run without start() (pairing from the CLI): always close them.
       await sessions.stop()
+      overrides.lagMonitor?.stop()
       scheduler.stop()
       if (started) await dispatcher.stop()
       await webhookRetention.stop()

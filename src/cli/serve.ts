@@ -1,3 +1,4 @@
+import { createEventLoopLagMonitor } from "../lib/event-loop-lag"
 import { join } from "node:path"
 import { createApp } from "../app"
 import { loadConfig } from "../config"
@@ -43,7 +44,8 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
   prepareDataDir(config.dataDir, logger)
   const localToken = `loc_${randomBase62(32)}`
   const lock = acquireLock(join(config.dataDir, LOCK_FILE), { pid: process.pid, port: null, startedAt: toIso(clock.nowMs()), localToken })
-  const services = createServices(config, { clock, logger, databasePath: join(config.dataDir, DATABASE_FILE), checkpointOnStop: true })
+  const lagMonitor = createEventLoopLagMonitor(clock)
+  const services = createServices(config, { clock, logger, databasePath: join(config.dataDir, DATABASE_FILE), checkpointOnStop: true, lagMonitor })
   services.localAdminToken = localToken
   let server: ReturnType<typeof Bun.serve> | undefined
   try {

@@ -1,3 +1,4 @@
+import type { LagSource } from "../lib/event-loop-lag"
 import type { Scheduler } from "../lib/scheduler"
 import type { Release } from "../lib/semaphore"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
@@ -48,6 +49,8 @@ export interface LifecycleDeps {
   random?: () => number
   /** How many sockets may be opening (pairing or reconnecting) at once (connect-gate.ts). */
   connectConcurrency?: number
+  /** The event loop's lag; with it the gate admits a connect only while the loop is calm. */
+  lag?: LagSource
 }
 
 /**
@@ -62,7 +65,7 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
   const random = deps.random ?? Math.random
   const runtimes = new Map<string, Runtime>()
   const concurrency = deps.connectConcurrency ?? DEFAULT_CONNECT_CONCURRENCY
-  const gate = createConnectGate(concurrency)
+  const gate = createConnectGate({ concurrency, lag: deps.lag, clock: ctx.clock })
   let stopped = false
 
   const reopenDue = (change: StatusChange) => (phoneIds: string[]) => {
@@ -104,7 +107,7 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
 
   function open(phoneId: string, rt: Runtime, pairing: { method: PairingMethod } | null, change: StatusChange = {}): void {
     const phone = findPhone(ctx.db, phoneId)
-    if (!phone) return
+    if (!phone) return gate.release(rt)
     let session: WhatsAppSession
     const events = sessionEventsFor(handlers, phoneId, rt, () => session)
     session = gateway.session(phoneId, events)
@@ -188,6 +191,7 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
     offline,
     scheduleReconnect,
     releaseSlot: (rt: Runtime) => gate.release(rt),
+    holdSlot: (rt: Runtime) => gate.hold(rt),
     stopped: () => stopped,
   }
 

@@ -42,6 +42,12 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
       rt.pairingCode = code
       void h.setStatus(phoneId, "pairing")
     },
+    scanned() {
+      if (!current()) return
+      // What follows is pairing's CPU-heavy phase (signature checks, the fresh socket's login and
+      // its first pre-keys): it holds a slot until that login connects or fails.
+      h.holdSlot(rt)
+    },
     connected({ phoneNumber }) {
       if (!current()) return
       h.releaseSlot(rt)
@@ -59,7 +65,9 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
     },
     disconnected({ reason, final, failure }) {
       if (!current()) return
-      h.releaseSlot(rt)
+      const reopensAtOnce = reason === "restart_required" && rt.wanted && !h.stopped()
+      // A fresh socket WhatsApp asks for right after a scan opens on the slot taken at the scan.
+      if (!reopensAtOnce) h.releaseSlot(rt)
       const wasConnected = h.links.sessionOf(phoneId) !== null
       h.links.attach(phoneId, null)
       rt.session = null
@@ -67,7 +75,7 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
       rt.pairingCode = null
       if (reason === "closed_by_us") return
       if (wasConnected) h.links.disconnected(phoneId)
-      if (reason === "restart_required" && rt.wanted && !h.stopped()) {
+      if (reopensAtOnce) {
         // WhatsApp asks for a fresh socket (always right after pairing): open it at once.
         h.open(phoneId, rt, null, { reason: "restart_required", willReconnect: true })
         return
@@ -160,5 +168,7 @@ export type LifecycleHandlers = {
   scheduleReconnect(phoneId: string, rt: Runtime): number
   /** Gives back the connect slot of the phone's current session (it showed a code, connected or closed). */
   releaseSlot(rt: Runtime): void
+  /** Takes a connect slot, when one is free, for the phone's current session's heavy phase. */
+  holdSlot(rt: Runtime): void
   stopped(): boolean
 }

@@ -97,6 +97,11 @@ export interface SessionEvents {
   qr(qr: string): void
   /** The 8-character code to type on the phone. */
   pairingCode(code: string): void
+  /**
+   * The QR was scanned or the code typed: WhatsApp accepted this device. The CPU-heavy part of
+   * pairing (signature checks, then a fresh socket's login with the first pre-keys) runs next.
+   */
+  scanned(): void
   /** Logged in: `phoneNumber` is the E.164 of the WhatsApp account the device belongs to. */
   connected(info: { phoneNumber: string }): void
   /**

@@ -137,6 +137,11 @@ export class FakeSession implements WhatsAppSession {
     this.events.pairingCode(code)
   }
 
+  /** WhatsApp accepted the scan or the typed code; a fresh socket's login follows. */
+  scan(): void {
+    this.events.scanned()
+  }
+
   /** The phone scanned or typed the code (or stored credentials logged in): the socket is open. */
   open(phoneNumber: string): void {
     this.gateway.credentials.add(this.phoneId)

@@ -46,6 +46,7 @@ function recorder() {
     connecting() {},
     qr() {},
     pairingCode() {},
+    scanned() {},
     connected() {},
     disconnected(info) {
       disconnects.push(info)
@@ -246,6 +247,7 @@ function journal() {
     connecting: () => {},
     qr: (qr) => push("qr", qr),
     pairingCode: (code) => push("pairingCode", code),
+    scanned: () => push("scanned"),
     connected: (info) => push("connected", info.phoneNumber),
     disconnected: (info) => push("disconnected", info.reason, info.final),
     partAcked: (id, atMs) => push("acked", id, atMs),

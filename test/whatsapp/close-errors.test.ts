@@ -89,6 +89,7 @@ async function connectOnce(wsUrl: string, connectTimeoutMs = 20_000) {
       connecting() {},
       qr() {},
       pairingCode() {},
+      scanned() {},
       connected() {},
       disconnected: ({ reason, failure }) => resolve({ reason, failure }),
       partAcked() {},

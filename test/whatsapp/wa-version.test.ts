@@ -161,6 +161,7 @@ describe("the version through the Baileys adapter", () => {
         connecting: ({ waVersion }) => void announced.push(waVersion),
         qr() {},
         pairingCode() {},
+        scanned() {},
         connected() {},
         disconnected: ({ failure }) => resolve(failure),
         partAcked() {},

@@ -333,6 +333,7 @@ export class BaileysSession implements WhatsAppSession {
         )
       }
     }
+    if (update.isNewLogin) this.call(() => this.events.scanned())
     if (update.connection === "open") {
       this.open = true
       this.pairing = false
