@@ -117,6 +117,52 @@ describe("connect concurrency", () => {
   })
 })
 
+describe("the phase after a QR scan", () => {
+  test("a scan takes a slot, the fresh socket WhatsApp asks for opens on it at once, and its login gives it back", async () => {
+    h = await createHarness({ env: { WAGATE_WA_CONNECT_CONCURRENCY: "2" } })
+    const [scanning, second, third] = await seedPhones(h, 3)
+    await h.services.sessions.connect(scanning!.id, "qr")
+    await h.settle()
+    h.gateway.current(scanning!.id).showQr()
+    await h.services.sessions.connect(second!.id, "qr")
+    await h.settle()
+    // The QR gave its slot back: the second phone opened beside it.
+    expect(h.gateway.current(second!.id).connects).toHaveLength(1)
+
+    h.gateway.current(scanning!.id).scan()
+    await h.services.sessions.connect(third!.id, "qr")
+    await h.settle()
+    expect(h.gateway.current(third!.id).connects).toHaveLength(0)
+
+    // WhatsApp closes the paired socket and asks for a fresh one: it opens ahead of the waiting phone.
+    h.gateway.credentials.add(scanning!.id)
+    h.gateway.current(scanning!.id).drop("restart_required")
+    await h.settle()
+    expect(h.gateway.sessions.get(scanning!.id)).toHaveLength(2)
+    expect(h.gateway.current(scanning!.id).connects).toHaveLength(1)
+    expect(h.gateway.current(third!.id).connects).toHaveLength(0)
+
+    h.gateway.current(scanning!.id).open(scanning!.phoneNumber)
+    await h.settle()
+    expect(h.gateway.current(third!.id).connects).toHaveLength(1)
+  })
+
+  test("a scanned phone whose fresh socket fails gives its slot back to the waiting phone", async () => {
+    h = await createHarness({ env: { WAGATE_WA_CONNECT_CONCURRENCY: "1" } })
+    const [scanning, waiting] = await seedPhones(h, 2)
+    await h.services.sessions.connect(scanning!.id, "qr")
+    await h.settle()
+    h.gateway.current(scanning!.id).showQr()
+    h.gateway.current(scanning!.id).scan()
+    await h.services.sessions.connect(waiting!.id, "qr")
+    await h.settle()
+    expect(h.gateway.current(waiting!.id).connects).toHaveLength(0)
+    h.gateway.current(scanning!.id).drop("connection_lost")
+    await h.settle()
+    expect(h.gateway.current(waiting!.id).connects).toHaveLength(1)
+  })
+})
+
 describe("boot stagger", () => {
   test("boot spreads 50 paired phones' first connects across the window, and all 50 reconnect", async () => {
     const dir = mkdtempSync(join(tmpdir(), "wagate-connect-gate-"))
