@@ -20,9 +20,9 @@ export const BOOT_STAGGER_MAX_MS = 10_000
 export const CONNECT_MAX_LAG_MS = 20
 /**
  * Under lag that does not go away, the next connect is still admitted this long after the one
- * before (or after it started waiting): 1,000 phones get through in under a minute even then.
+ * before (or after it started waiting), whatever else is opening, so no phone waits for ever.
  */
-export const CONNECT_MAX_WAIT_MS = 40
+export const CONNECT_MAX_WAIT_MS = 250
 /** How often a gate with waiters looks at the lag again when nothing releases a slot. */
 const RECHECK_INTERVAL_MS = 5
 
@@ -88,6 +88,14 @@ export function createConnectGate(options: ConnectGateOptions = {}): ConnectGate
   let active = 0
   let lastAdmitMs = Number.NEGATIVE_INFINITY
   let readingAtLastAdmit = Number.NaN
+  /**
+   * How many connects may be opening at once right now, between 1 and the limit: it grows by one
+   * with each connect that finishes while the loop is calm and halves on a lagging reading. The
+   * lag shows a connect's CPU only after its network round trips, by when a pace based on the lag
+   * alone would have let several more in; a window reacts to what is already in flight.
+   */
+  let window = lag ? 1 : concurrency
+  let readingAtLastCut = Number.NaN
   let recheck: TimerHandle | null = null
 
   function take(holder: SlotHolder): void {
@@ -97,22 +105,27 @@ export function createConnectGate(options: ConnectGateOptions = {}): ConnectGate
       if (released) return
       released = true
       active--
+      if (lag && lag.lagMs() < maxLagMs) window = Math.min(concurrency, window + 1)
       admitWaiters()
     }
   }
 
   /**
    * Whether the queue's head may open now: always under the limit while nothing is opening (so
-   * a lag from elsewhere never starves connects), else only on a fresh, calm lag reading (one
-   * admission per reading, so connects admitted in one turn cannot land their CPU together), or
-   * once the head has waited `maxWaitMs`.
+   * a lag from elsewhere never starves connects), else only within the window and on a fresh,
+   * calm lag reading (one admission per reading, so connects admitted in one turn cannot land
+   * their CPU together), or once the head has waited `maxWaitMs`.
    */
   function mayAdmit(head: Waiter): boolean {
     if (active >= concurrency) return false
     if (active === 0 || !lag || !clock) return true
-    const nowMs = clock.nowMs()
-    if (nowMs - Math.max(lastAdmitMs, head.sinceMs) >= maxWaitMs) return true
-    return lag.readings() !== readingAtLastAdmit && lag.lagMs() < maxLagMs
+    const calm = lag.lagMs() < maxLagMs
+    if (!calm && lag.readings() !== readingAtLastCut) {
+      readingAtLastCut = lag.readings()
+      window = Math.max(1, window / 2)
+    }
+    if (clock.nowMs() - Math.max(lastAdmitMs, head.sinceMs) >= maxWaitMs) return true
+    return calm && active < Math.floor(window) && lag.readings() !== readingAtLastAdmit
   }
 
   function admitWaiters(): void {

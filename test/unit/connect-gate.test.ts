@@ -32,7 +32,15 @@ function setup(concurrency = 3) {
     gate.whenFree(holder, wanted, () => opened.push(name))
     return holder
   }
-  return { clock, lag, gate, opened, connect, holders }
+  /** Widens the window to `finished` + 1: that many connects open and finish on a calm loop. */
+  const warm = (finished: number) => {
+    for (let index = 0; index < finished; index++) {
+      const holder: SlotHolder = { releaseSlot: null }
+      gate.whenFree(holder, () => true, () => {})
+      gate.release(holder)
+    }
+  }
+  return { clock, lag, gate, opened, connect, holders, warm }
 }
 
 describe("admission by lag", () => {
@@ -44,7 +52,8 @@ describe("admission by lag", () => {
   ]
   for (const { name, lagMs, admitted } of cases) {
     test(name, () => {
-      const { clock, lag, opened, connect } = setup()
+      const { clock, lag, opened, connect, warm } = setup()
+      warm(2)
       connect("a")
       connect("b")
       lag.read(lagMs)
@@ -61,7 +70,8 @@ describe("admission by lag", () => {
   })
 
   test("connects admitted on one reading are one: a second waits for a fresh reading", () => {
-    const { clock, lag, opened, connect } = setup()
+    const { clock, lag, opened, connect, warm } = setup()
+    warm(2)
     connect("a")
     connect("b")
     connect("c")
@@ -74,13 +84,56 @@ describe("admission by lag", () => {
   })
 
   test("a connect held by lag opens once the lag falls", () => {
-    const { clock, lag, opened, connect } = setup()
+    const { clock, lag, opened, connect, warm } = setup(8)
+    warm(7)
     connect("a")
     connect("b")
     lag.read(60)
     clock.advance(5)
     expect(opened).toEqual(["a"])
     lag.read(10)
+    clock.advance(5)
+    expect(opened).toEqual(["a", "b"])
+  })
+})
+
+describe("the window of connects in flight", () => {
+  test("a fresh gate lets one connect open at a time; each one finishing on a calm loop lets one more overlap", () => {
+    const { clock, lag, gate, opened, connect, holders } = setup(3)
+    for (const name of ["a", "b", "c", "d"]) connect(name)
+    lag.read(0)
+    clock.advance(5)
+    expect(opened).toEqual(["a"])
+    gate.release(holders.get("a")!)
+    expect(opened).toEqual(["a", "b"])
+    lag.read(0)
+    clock.advance(5)
+    expect(opened).toEqual(["a", "b", "c"])
+    lag.read(0)
+    clock.advance(5)
+    expect(opened).toEqual(["a", "b", "c"])
+  })
+
+  test("a lagging reading halves the window: a calm loop afterwards admits half as many at once", () => {
+    const { clock, lag, opened, connect, warm } = setup(8)
+    warm(7)
+    lag.read(30)
+    for (const name of ["a", "b", "c", "d", "e", "f"]) connect(name)
+    for (let reading = 0; reading < 6; reading++) {
+      lag.read(0)
+      clock.advance(5)
+    }
+    expect(opened).toEqual(["a", "b", "c", "d"])
+  })
+
+  test("a connect finishing while the loop lags does not widen the window", () => {
+    const { clock, lag, gate, opened, connect, holders } = setup(3)
+    connect("a")
+    lag.read(30)
+    gate.release(holders.get("a")!)
+    connect("b")
+    connect("c")
+    lag.read(0)
     clock.advance(5)
     expect(opened).toEqual(["a", "b"])
   })
