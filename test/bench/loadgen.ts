@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -62,8 +62,12 @@ end`
   writeFileSync(script, `wrk.method = ${luaString(spec.method)}\n${headerLines}\n${bodyLua}\n`)
   const args = ["-t1", `-c${spec.connections}`, `-d${spec.durationSeconds}s`, "--latency", "--timeout", "10s", "-s", script, spec.url]
   const cmd = hasTaskset() ? ["taskset", "-c", "1", "wrk", ...args] : ["wrk", ...args]
-  const out = spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8" }).stdout
-  return { ...parseWrk(out), generator: "wrk" }
+  try {
+    const out = spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8" }).stdout
+    return { ...parseWrk(out), generator: "wrk" }
+  } finally {
+    rmSync(script, { force: true })
+  }
 }
 
 function toMs(value: string, unit: string): number {

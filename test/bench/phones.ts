@@ -10,7 +10,11 @@ import { startWaSim } from "../wa-sim"
  * how long that reconnect takes.
  */
 
-export const BENCH_PHONES = Number(process.env.BENCH_PHONES ?? 100)
+/**
+ * The phone counts to run, each on a fresh wagate: `BENCH_PHONES=1,100,1000` gives the figures
+ * per N; a full run's default leaves out 1,000, which takes several minutes of both cores.
+ */
+export const BENCH_PHONES: number[] = (process.env.BENCH_PHONES ?? "1,100").split(",").map((n) => Number(n.trim()))
 const PAIR_PARALLEL = Number(process.env.BENCH_PAIR_PARALLEL ?? 10)
 const SETTLE_MS = Number(process.env.BENCH_PHONES_SETTLE_S ?? 10) * 1_000
 
@@ -74,12 +78,12 @@ async function poll<T>(probeOnce: () => Promise<T | undefined>, what: string, ti
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
 }
 
-export async function benchPhones(tools: PhonesBenchTools) {
+export async function benchPhones(tools: PhonesBenchTools, phones: number) {
   const sim = await startWaSim()
   try {
     const dir = tools.tempDir()
     const env = { WAGATE_WA_WS_URL: sim.wsUrl, WAGATE_WA_VERSION: "2.3000.1027934701", WAGATE_LOG_LEVEL: "error" }
-    tools.progress(`phones: starting wagate for ${BENCH_PHONES} phones`)
+    tools.progress(`phones: starting wagate for ${phones} phones`)
     let wagate = await tools.startWagate(dir, env)
     const adminToken = /Admin token: +(adm_\w+)/.exec(wagate.out)![1]!
     const sandboxKey = /Sandbox key: +(sk_test_\w+)/.exec(wagate.out)![1]!
@@ -108,7 +112,7 @@ export async function benchPhones(tools: PhonesBenchTools) {
     await Bun.sleep(2_000)
     const idleRssMiB = tools.rssMiB(wagate.proc.pid)
 
-    const numbers = Array.from({ length: BENCH_PHONES }, (_, index) => `+1555${String(2_000_000 + index).padStart(7, "0")}`)
+    const numbers = Array.from({ length: phones }, (_, index) => `+1555${String(2_000_000 + index).padStart(7, "0")}`)
     const phoneIds: string[] = []
     for (const phoneNumber of numbers) phoneIds.push((await admin("POST", `/accounts/${accountId}/phones`, { phoneNumber })).id)
 
@@ -125,17 +129,22 @@ export async function benchPhones(tools: PhonesBenchTools) {
       await poll(async () => ((await admin("GET", `/phones/${phoneId}/pairing`)).connectionStatus === "connected" ? true : undefined), `phone ${index} connected`, 60_000)
     }
     // The first phone alone: loading Baileys is paid once per process, not per phone, so the
-    // marginal RSS per phone is counted from here.
-    await pairOne(0)
-    await Bun.sleep(2_000)
-    const oneRssMiB = tools.rssMiB(wagate.proc.pid)
+    // marginal RSS per phone is counted from here. With one phone, that phone is the one timed.
+    const firstAlone = phones > 1
+    let oneRssMiB = 0
+    if (firstAlone) {
+      await pairOne(0)
+      await Bun.sleep(2_000)
+      oneRssMiB = tools.rssMiB(wagate.proc.pid)
+    }
+    const timedPhones = firstAlone ? phones - 1 : phones
 
-    tools.progress(`phones: pairing ${BENCH_PHONES - 1} more, ${PAIR_PARALLEL} at a time`)
+    tools.progress(`phones: pairing ${timedPhones}${firstAlone ? " more" : ""}, ${PAIR_PARALLEL} at a time`)
     let probes = startProbes()
     const pairStartedAt = performance.now()
     const cpuBefore = process.cpuUsage()
     const wagateCpuBefore = tools.cpuSeconds(wagate.proc.pid)
-    let next = 1
+    let next = firstAlone ? 1 : 0
     const worker = async () => {
       while (next < phoneIds.length) await pairOne(next++)
     }
@@ -145,9 +154,10 @@ export async function benchPhones(tools: PhonesBenchTools) {
     const wagateCpuPairingS = tools.cpuSeconds(wagate.proc.pid) - wagateCpuBefore
     const [healthzWhilePairing, messageWhilePairing] = await stopProbes(probes)
 
-    tools.progress(`phones: ${BENCH_PHONES} paired in ${pairSeconds.toFixed(1)} s; settling ${SETTLE_MS / 1_000} s`)
+    tools.progress(`phones: ${phones} paired in ${pairSeconds.toFixed(1)} s; settling ${SETTLE_MS / 1_000} s`)
     await Bun.sleep(SETTLE_MS)
     const settledRssMiB = tools.rssMiB(wagate.proc.pid)
+    if (!firstAlone) oneRssMiB = settledRssMiB
 
     tools.progress("phones: restarting wagate")
     await tools.stopProc(wagate.proc)
@@ -155,7 +165,7 @@ export async function benchPhones(tools: PhonesBenchTools) {
     const restartedAt = performance.now()
     wagate = await tools.startWagate(dir, env, false)
     probes = startProbes()
-    await poll(async () => (sim.loggedInConnections().length >= BENCH_PHONES ? true : undefined), `${BENCH_PHONES} phones to log in again`, 120_000, 50)
+    await poll(async () => (sim.loggedInConnections().length >= phones ? true : undefined), `${phones} phones to log in again`, 120_000, 50)
     const reconnectSeconds = (performance.now() - restartedAt) / 1_000
     // From process start: includes the boot itself (tens of ms), small beside N reconnects.
     const wagateCpuReconnectingS = tools.cpuSeconds(wagate.proc.pid)
@@ -165,19 +175,19 @@ export async function benchPhones(tools: PhonesBenchTools) {
     await tools.stopProc(wagate.proc)
 
     return {
-      phones: BENCH_PHONES,
+      phones,
       pairParallel: PAIR_PARALLEL,
       idleRssMiB,
       settledRssMiB,
-      rssPerPhoneMiB: (settledRssMiB - idleRssMiB) / BENCH_PHONES,
+      rssPerPhoneMiB: (settledRssMiB - idleRssMiB) / phones,
       oneRssMiB,
-      marginalRssPerPhoneMiB: BENCH_PHONES > 1 ? (settledRssMiB - oneRssMiB) / (BENCH_PHONES - 1) : 0,
+      marginalRssPerPhoneMiB: phones > 1 ? (settledRssMiB - oneRssMiB) / (phones - 1) : 0,
       settledRssAfterRestartMiB,
-      rssPerPhoneAfterRestartMiB: (settledRssAfterRestartMiB - idleRssMiB) / BENCH_PHONES,
-      marginalRssPerPhoneAfterRestartMiB: BENCH_PHONES > 1 ? (settledRssAfterRestartMiB - oneRssMiB) / (BENCH_PHONES - 1) : 0,
+      rssPerPhoneAfterRestartMiB: (settledRssAfterRestartMiB - idleRssMiB) / phones,
+      marginalRssPerPhoneAfterRestartMiB: phones > 1 ? (settledRssAfterRestartMiB - oneRssMiB) / (phones - 1) : 0,
       pairSeconds,
-      wagateCpuMsPerPhonePairing: (wagateCpuPairingS * 1_000) / Math.max(1, BENCH_PHONES - 1),
-      wagateCpuMsPerPhoneReconnecting: (wagateCpuReconnectingS * 1_000) / BENCH_PHONES,
+      wagateCpuMsPerPhonePairing: (wagateCpuPairingS * 1_000) / timedPhones,
+      wagateCpuMsPerPhoneReconnecting: (wagateCpuReconnectingS * 1_000) / phones,
       simulatorCpuSecondsWhilePairing: (simCpu.user + simCpu.system) / 1e6,
       healthzWhilePairing,
       messageWhilePairing,
