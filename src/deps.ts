@@ -62,8 +62,8 @@ export interface ServiceOverrides {
   random?: () => number
   /**
    * The event loop's lag monitor that paces connects (docs/live-whatsapp.md § "How connects are
-   * paced"); the server passes one, started and stopped with the services. Without one the
-   * connect gate only bounds concurrency.
+   * paced"); the server passes one, which the connect gate runs only while connects are opening or
+   * waiting and the services stop. Without one the gate only bounds concurrency.
    */
   lagMonitor?: EventLoopLagMonitor
 }
@@ -187,7 +187,6 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     version: VERSION,
     start() {
       started = true
-      overrides.lagMonitor?.start()
       sandbox.start()
       dispatcher.start()
       webhookRetention.start()

@@ -98,8 +98,14 @@ export function createConnectGate(options: ConnectGateOptions = {}): ConnectGate
   let readingAtLastCut = Number.NaN
   let recheck: TimerHandle | null = null
 
+  /** Readings are wanted only while a connect is opening or waiting. */
+  function watchLag(): void {
+    lag?.watch?.(active > 0 || queue.length > 0)
+  }
+
   function take(holder: SlotHolder): void {
     active++
+    watchLag()
     let released = false
     holder.releaseSlot = () => {
       if (released) return
@@ -140,6 +146,7 @@ export function createConnectGate(options: ConnectGateOptions = {}): ConnectGate
       admit(head)
     }
     armRecheck()
+    watchLag()
   }
 
   function admit(waiter: Waiter): void {
@@ -166,6 +173,7 @@ export function createConnectGate(options: ConnectGateOptions = {}): ConnectGate
       if (queue.length === 0 && mayAdmit(waiter)) return admit(waiter)
       queue.push(waiter)
       armRecheck()
+      watchLag()
     },
     hold(holder) {
       if (holder.releaseSlot || active >= concurrency) return

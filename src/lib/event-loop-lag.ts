@@ -6,6 +6,11 @@ export interface LagSource {
   lagMs(): number
   /** How many readings have been taken; a new value means the lag was measured again since. */
   readings(): number
+  /**
+   * Told whether readings are wanted now: the connect gate needs them only while connects are
+   * opening or waiting, so a server with no phone connecting runs no sampling timer at all.
+   */
+  watch?(wanted: boolean): void
 }
 
 export interface EventLoopLagMonitor extends LagSource {
@@ -41,17 +46,22 @@ export function createEventLoopLagMonitor(clock: Clock, intervalMs = LAG_SAMPLE_
     })
   }
 
+  function start(): void {
+    if (timer) return
+    arm()
+  }
+
+  function stop(): void {
+    timer?.cancel()
+    timer = null
+    lagMs = 0
+  }
+
   return {
     lagMs: () => lagMs,
     readings: () => readings,
-    start() {
-      if (timer) return
-      arm()
-    },
-    stop() {
-      timer?.cancel()
-      timer = null
-      lagMs = 0
-    },
+    watch: (wanted) => (wanted ? start() : stop()),
+    start,
+    stop,
   }
 }

@@ -12,8 +12,11 @@ import { TestClock } from "../helpers/test-clock"
 class FakeLag implements LagSource {
   current = 0
   count = 0
+  /** Whether the gate wants readings now, as it last said. */
+  watching = false
   lagMs = () => this.current
   readings = () => this.count
+  watch = (wanted: boolean) => void (this.watching = wanted)
   read(lagMs: number): void {
     this.current = lagMs
     this.count++
@@ -253,5 +256,29 @@ describe("the phase after a scan", () => {
     expect(opened).toEqual([])
     gate.release(scanned)
     expect(opened).toEqual(["a"])
+  })
+})
+
+describe("connect gate: when the lag is measured", () => {
+  test("readings are wanted only while a connect is opening or waiting", () => {
+    const { lag, gate, connect, holders } = setup(1)
+    expect(lag.watching).toBe(false)
+    connect("a")
+    expect(lag.watching).toBe(true)
+    connect("b")
+    gate.release(holders.get("a")!)
+    expect(lag.watching).toBe(true)
+    gate.release(holders.get("b")!)
+    expect(lag.watching).toBe(false)
+  })
+
+  test("a waiter no longer wanted does not keep the lag measured", () => {
+    const { lag, gate, connect, holders } = setup(1)
+    let wanted = true
+    connect("a")
+    connect("b", () => wanted)
+    wanted = false
+    gate.release(holders.get("a")!)
+    expect(lag.watching).toBe(false)
   })
 })

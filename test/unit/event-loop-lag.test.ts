@@ -68,4 +68,15 @@ describe("event-loop lag monitor", () => {
     clock.idle()
     expect(monitor.lagMs()).toBe(20)
   })
+
+  test("watch(true) starts sampling and watch(false) stops it, so an idle server runs no timer", () => {
+    const clock = new LoopClock()
+    const monitor = createEventLoopLagMonitor(clock)
+    expect(clock.pending).toBe(0)
+    monitor.watch?.(true)
+    monitor.watch?.(true)
+    expect(clock.pending).toBe(1)
+    monitor.watch?.(false)
+    expect(clock.pending).toBe(0)
+  })
 })
