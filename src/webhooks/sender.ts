@@ -59,12 +59,7 @@ export async function postAttempt(
       signal: controller.signal,
     })
     const responseBody = await readCapped(res)
-    const status = res.status
-    const delivered = status >= 200 && status < 300
-    let error: string | null = null
-    if (status >= 300 && status < 400) error = `redirect to ${res.headers.get("location") ?? "(no location)"} not followed`
-    else if (!delivered) error = `HTTP ${status}`
-    return finish({ delivered, gone: status === 410, statusCode: status, error, responseBody })
+    return finish(answered(res.status, res.headers.get("location"), responseBody))
   } catch (err) {
     const message = timedOut
       ? `timed out after ${options.timeoutMs} ms`
@@ -87,16 +82,23 @@ export async function postAttemptDirect(client: Http1Client, request: AttemptReq
   const startedMs = clock.nowMs()
   try {
     const answer = await client.post(request.url, request.headers, request.body)
-    const status = answer.status
-    const delivered = status >= 200 && status < 300
-    let error: string | null = null
-    if (status >= 300 && status < 400) error = `redirect to ${answer.location ?? "(no location)"} not followed`
-    else if (!delivered) error = `HTTP ${status}`
-    return { delivered, gone: status === 410, statusCode: status, error, latencyMs: clock.nowMs() - startedMs, responseBody: answer.body }
+    return { ...answered(answer.status, answer.location, answer.body), latencyMs: clock.nowMs() - startedMs }
   } catch (err) {
     const message = err instanceof HttpFailure ? (err.kind === "aborted" ? "aborted: wagate was shutting down" : err.message) : describeNetworkError(err)
     return { delivered: false, gone: false, statusCode: null, error: message, latencyMs: clock.nowMs() - startedMs, responseBody: null }
   }
+}
+
+/**
+ * What an answered attempt came to, whichever client carried it: only 2xx is success, a 3xx is
+ * a redirect not followed, and 410 asks us to stop.
+ */
+function answered(status: number, location: string | null, responseBody: string | null): Omit<AttemptOutcome, "latencyMs"> {
+  const delivered = status >= 200 && status < 300
+  let error: string | null = null
+  if (status >= 300 && status < 400) error = `redirect to ${location ?? "(no location)"} not followed`
+  else if (!delivered) error = `HTTP ${status}`
+  return { delivered, gone: status === 410, statusCode: status, error, responseBody }
 }
 
 /** Reads at most RESPONSE_READ_LIMIT_BYTES and returns the first RESPONSE_KEEP_BYTES as text. */

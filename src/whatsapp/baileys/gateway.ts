@@ -2,7 +2,7 @@ import type { CacheStore } from "@whiskeysockets/baileys"
 import { wipeAuth } from "../../store/wa-auth"
 import type { SessionEvents, WhatsAppGateway, WhatsAppSession } from "../gateway"
 import { storedCredsArePaired, type BaileysModule } from "./auth-state"
-import { createSignalKeyCache } from "./key-cache"
+import { createSharedCache, createSignalKeyCache } from "./key-cache"
 import { BaileysSession, type SessionSettings } from "./session"
 import { baileysVersionLookup, createWaVersionChooser, type WaVersion, type WaVersionLookup } from "./wa-version"
 
@@ -28,17 +28,7 @@ const SIGNAL_KEY_CACHE_ENTRIES = 4_096
  * long as the gateway (across reconnects) without a cache dependency or unbounded growth.
  */
 export function boundedCache(maxEntries: number): CacheStore {
-  const map = new Map<string, unknown>()
-  return {
-    get: <T>(key: string) => map.get(key) as T | undefined,
-    set: <T>(key: string, value: T) => {
-      map.delete(key)
-      map.set(key, value)
-      if (map.size > maxEntries) map.delete(map.keys().next().value!)
-    },
-    del: (key: string) => map.delete(key),
-    flushAll: () => map.clear(),
-  }
+  return createSharedCache(maxEntries).view("")
 }
 
 /**

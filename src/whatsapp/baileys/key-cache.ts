@@ -21,12 +21,16 @@ export interface SignalKeyCache {
   readonly size: number
 }
 
-export function createSignalKeyCache(maxEntries: number): SignalKeyCache {
+/** A Map bounded in entries (least recently used out first) that hands out CacheStore views by key prefix. */
+export interface SharedCache {
+  /** The entries whose keys start with `prefix`, as a Baileys CacheStore. */
+  view(prefix: string): CacheStore
+  readonly size: number
+}
+
+export function createSharedCache(maxEntries: number): SharedCache {
   // Insertion order is recency order: a hit is moved to the end, the oldest entry goes first.
   const entries = new Map<string, unknown>()
-  // Each view gets its own prefix, so a new view of a phone finds nothing of the old one; the
-  // old one's entries age out like any other.
-  let views = 0
 
   function remember(key: string, value: unknown): void {
     entries.delete(key)
@@ -35,8 +39,7 @@ export function createSignalKeyCache(maxEntries: number): SignalKeyCache {
   }
 
   return {
-    forPhone(phoneId: string): CacheStore {
-      const prefix = `${phoneId}\u0000${++views}\u0000`
+    view(prefix: string): CacheStore {
       return {
         get<T>(key: string): T | undefined {
           const full = prefix + key
@@ -57,6 +60,19 @@ export function createSignalKeyCache(maxEntries: number): SignalKeyCache {
     },
     get size() {
       return entries.size
+    },
+  }
+}
+
+export function createSignalKeyCache(maxEntries: number): SignalKeyCache {
+  const shared = createSharedCache(maxEntries)
+  // Each view gets its own prefix, so a new view of a phone finds nothing of the old one; the
+  // old one's entries age out like any other.
+  let views = 0
+  return {
+    forPhone: (phoneId) => shared.view(`${phoneId}\u0000${++views}\u0000`),
+    get size() {
+      return shared.size
     },
   }
 }
