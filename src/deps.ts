@@ -3,6 +3,8 @@ import type { DomainContext } from "./domain/context"
 import { createRateLimiter, type RateLimiter } from "./domain/rate-limits"
 import { createSandboxScheduler, type SandboxScheduler } from "./domain/sandbox"
 import { createScheduler } from "./lib/scheduler"
+import { createByteBudget } from "./lib/byte-budget"
+import { mediaTempDir } from "./lib/media-temp"
 import { createAppMetrics } from "./lib/app-metrics"
 import { createLiveLookups } from "./domain/live-lookups"
 import { createLiveSender } from "./domain/live-sender"
@@ -150,7 +152,12 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     // Loaded on the first media download: its TLS, DNS and type-sniffing modules would otherwise
     // cost every start (and every CLI command) about 20 ms.
     fetchMedia:
-      overrides.fetchMedia ?? (async (url) => (await import("./lib/media-fetcher")).fetchMedia(url, { allowCidrs: config.outboundAllowCidrs, clock })),
+      overrides.fetchMedia ??
+      (async (url) => {
+        const { fetchMedia } = await import("./lib/media-fetcher")
+        return fetchMedia(url, { allowCidrs: config.outboundAllowCidrs, clock, tempDir: mediaTempDir(config.dataDir) })
+      }),
+    mediaBudget: createByteBudget(config.mediaMemoryMb * 1024 * 1024),
     sendIntervalMs: config.sendIntervalMs,
     sendTimeoutMs: config.sendTimeoutMs,
     random: overrides.random,

@@ -6,6 +6,7 @@ import { createServices, type Services } from "../deps"
 import { bootstrap, type BootstrapResult } from "../domain/bootstrap"
 import { systemClock } from "../lib/clock"
 import { prepareDataDir } from "../lib/data-dir"
+import { clearMediaTemp } from "../lib/media-temp"
 import { acquireLock, LOCK_FILE } from "../lib/lockfile"
 import { randomBase62 } from "../lib/secrets"
 import { toIso } from "../lib/time"
@@ -44,6 +45,9 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
   prepareDataDir(config.dataDir, logger)
   const localToken = `loc_${randomBase62(32)}`
   const lock = acquireLock(join(config.dataDir, LOCK_FILE), { pid: process.pid, port: null, startedAt: toIso(clock.nowMs()), localToken })
+  // Only the lock holder sends, so no download is in use yet: what is there, a crash left.
+  const leftover = clearMediaTemp(config.dataDir)
+  if (leftover > 0) logger.info("removed media files an earlier run left behind", { files: leftover })
   const lagMonitor = createEventLoopLagMonitor(clock)
   const services = createServices(config, { clock, logger, databasePath: join(config.dataDir, DATABASE_FILE), checkpointOnStop: true, lagMonitor })
   services.localAdminToken = localToken

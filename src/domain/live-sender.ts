@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite"
+import type { ByteBudget } from "../lib/byte-budget"
 import type { Scheduler } from "../lib/scheduler"
 import type { MessageErrorCode } from "../lib/vocabulary"
 import { findMessage, type MessageRow } from "../store/messages"
@@ -10,7 +11,7 @@ import type { DomainContext } from "./context"
 import type { LiveLookups } from "./live-lookups"
 import { applyMessageSignal } from "./message-events"
 import { applySignal } from "./message-status"
-import { downloadMedia, insertNewParts, planParts, type FetchMedia } from "./outbound-parts"
+import { discardMedia, downloadMedia, handOver, insertNewParts, planParts, type FetchMedia } from "./outbound-parts"
 import type { PhoneLinkListener, PhoneLinks } from "./phone-links"
 import { resolveRecipient } from "./recipients"
 
@@ -43,6 +44,8 @@ export function createLiveSender(deps: {
   scheduler: Scheduler
   lookups: LiveLookups
   fetchMedia: FetchMedia
+  /** WAGATE_MEDIA_MEMORY_MB: what all phones' media hand-offs may hold in memory at once. */
+  mediaBudget: ByteBudget
   links: PhoneLinks
   sendIntervalMs: number
   sendTimeoutMs: number
@@ -150,15 +153,13 @@ export function createLiveSender(deps: {
       await failMessage(messageId, download.errorCode, download.message)
       return true
     }
-    for (const part of await planParts(ctx, message, parts, download.media, recipient.jid)) {
-      try {
-        await session.sendPart(part)
-      } catch (err) {
-        ctx.logger.warn("handing a part to WhatsApp failed; it is retried on reconnect", { messageId, err })
-        return false
-      }
+    try {
+      return await handOver(ctx, session, deps.mediaBudget, messageId, await planParts(ctx, message, parts, download.media, recipient.jid))
+    } finally {
+      // Sent or not, the files go: a retry after a reconnect downloads again rather than keep
+      // customers' documents on disk for as long as a phone stays away.
+      discardMedia(download.media)
     }
-    return true
   }
 
   /** Fails a pending message and all its unfinished parts, ending its job. */

@@ -1,19 +1,37 @@
 import type { Database } from "bun:sqlite"
+import type { ByteBudget } from "../lib/byte-budget"
+import { discardFiles } from "../lib/media-temp"
 import type { MessageErrorCode } from "../lib/vocabulary"
 import type { MessageRow } from "../store/messages"
 import { insertPart, listParts, setPartMediaKind, type PartRow } from "../store/message-parts"
-import type { MediaKind, OutboundPart } from "../whatsapp/gateway"
+import type { MediaKind, OutboundPart, WhatsAppSession } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
 import { waMessageIdFor } from "./wa-ids"
 
-/** What downloading one media URL came to (the fetcher's result, in the domain's terms). */
+/**
+ * What downloading one media URL came to (the fetcher's result, in the domain's terms): a file on
+ * disk, never the bytes in memory, so a 100 MiB document costs the process a few buffers.
+ */
 export type MediaDownload =
-  | { ok: true; media: { kind: MediaKind; bytes: Uint8Array; mimetype: string; fileName: string } }
+  | { ok: true; media: { kind: MediaKind; path: string; sizeBytes: number; mimetype: string; fileName: string } }
   | { ok: false; errorCode: MessageErrorCode; message: string }
 
 export type FetchMedia = (url: string) => Promise<MediaDownload>
 
 type Downloaded = MediaDownload & { ok: true }
+
+/**
+ * The memory a part may hold while it is handed to WhatsApp, reserved from the process's media
+ * budget (WAGATE_MEDIA_MEMORY_MB). Video, audio and documents stream from their file through
+ * encryption and upload, a window of buffers at a time; an image is read whole to draw its
+ * preview thumbnail, so it reserves its size.
+ */
+export const MEDIA_STREAM_WINDOW_BYTES = 1024 * 1024
+
+export function handOffMemoryBytes(part: OutboundPart): number {
+  if (part.media === undefined) return 0
+  return part.media.kind === "image" ? Math.max(part.media.sizeBytes, MEDIA_STREAM_WINDOW_BYTES) : MEDIA_STREAM_WINDOW_BYTES
+}
 
 /** Media kinds WhatsApp shows a caption under. */
 const CAPTIONABLE: ReadonlySet<string> = new Set(["image", "video", "document"])
@@ -29,7 +47,8 @@ export function insertNewParts(db: Database, message: MessageRow): void {
 
 /**
  * Downloads the media of the parts still pending; the first failure ends it, since one part
- * that cannot be sent fails the whole message.
+ * that cannot be sent fails the whole message, and removes the files already downloaded. On
+ * success the caller owns the files and removes them with `discardMedia` after the send.
  */
 export async function downloadMedia(
   fetchMedia: FetchMedia,
@@ -39,10 +58,37 @@ export async function downloadMedia(
   for (const part of parts) {
     if (part.mediaUrl === null || part.status !== "pending") continue
     const download = await fetchMedia(part.mediaUrl)
-    if (!download.ok) return download
+    if (!download.ok) {
+      discardMedia(media)
+      return download
+    }
     media.set(part.partIndex, download)
   }
   return { ok: true, media }
+}
+
+/** Removes the downloaded files of a message once its parts were handed over (or could not be). */
+export function discardMedia(media: ReadonlyMap<number, Downloaded>): void {
+  discardFiles([...media.values()].map((download) => download.media.path))
+}
+
+/**
+ * Hands planned parts to WhatsApp one by one, each within the process's media memory budget.
+ * Returns false when the socket failed mid-way: the job stays and is taken up on the next connect.
+ */
+export async function handOver(ctx: DomainContext, session: WhatsAppSession, budget: ByteBudget, messageId: string, parts: OutboundPart[]): Promise<boolean> {
+  for (const part of parts) {
+    const release = await budget.acquire(handOffMemoryBytes(part))
+    try {
+      await session.sendPart(part)
+    } catch (err) {
+      ctx.logger.warn("handing a part to WhatsApp failed; it is retried on reconnect", { messageId, err })
+      return false
+    } finally {
+      release()
+    }
+  }
+  return true
 }
 
 /**
@@ -76,7 +122,7 @@ export async function planParts(ctx: DomainContext, message: MessageRow, parts: 
     }
     const m = media.get(part.partIndex)!.media
     const caption = hasText && part.partIndex === captionable?.partIndex ? message.content : undefined
-    out.push({ waMessageId: part.waMessageId, toJid, media: { kind: m.kind, bytes: m.bytes, mimetype: m.mimetype, fileName: m.fileName, caption } })
+    out.push({ waMessageId: part.waMessageId, toJid, media: { kind: m.kind, path: m.path, sizeBytes: m.sizeBytes, mimetype: m.mimetype, fileName: m.fileName, caption } })
   }
   return out
 }

@@ -1,12 +1,17 @@
+import { randomBytes } from "node:crypto"
 import dns from "node:dns"
+import { createWriteStream, type WriteStream } from "node:fs"
+import { rm } from "node:fs/promises"
 import type { ClientRequest, IncomingMessage } from "node:http"
 import https from "node:https"
 import net from "node:net"
+import { join } from "node:path"
 import type { Readable } from "node:stream"
 import tls from "node:tls"
 import zlib from "node:zlib"
 import type { Clock, TimerHandle } from "./clock"
 import { chooseFileName, SNIFF_HEAD_BYTES, sniffMedia, type MediaKind, type SniffedType } from "./media-sniff"
+import { MEDIA_TEMP_PREFIX } from "./media-temp"
 import { type CidrList, isAllowedAddress, mediaUrlProblem } from "./net-policy"
 
 /** Re-exported so callers need only this module; identical to the gateway's `MediaKind`. */
@@ -33,10 +38,16 @@ export const MEDIA_MIN_BYTES_PER_SECOND = 8 * 1024
 /** The window over which `MEDIA_MIN_BYTES_PER_SECOND` is measured, and the wait for response headers. */
 export const MEDIA_SLOW_WINDOW_MS = 10_000
 
-/** Settings of one download. Only `allowCidrs` and `clock` are required; the rest have production defaults. */
+/** Settings of one download. `allowCidrs`, `clock` and `tempDir` are required; the rest have production defaults. */
 export interface MediaFetchOptions {
   /** WAGATE_OUTBOUND_ALLOW_CIDRS: private ranges the operator (or a test) allows. */
   allowCidrs: CidrList
+  /**
+   * The directory the body is streamed into (a file of mode 0600), so a download never holds
+   * the file in memory. A failed download removes its file; a successful one hands it to the
+   * caller, who removes it after the send.
+   */
+  tempDir: string
   /** The total deadline and the slow-body detection use it, so tests drive time instead of sleeping. */
   clock: Clock
   /** Every address of a name; default `node:dns` lookup with `{ all: true }`. */
@@ -62,9 +73,19 @@ export interface MediaFetchOptions {
 /** Why a download failed; each becomes the message's `errorCode`. */
 export type MediaErrorCode = "media_url_blocked" | "media_fetch_failed" | "media_too_large" | "media_unsupported_type"
 
+/** A downloaded file on disk, ready for the gateway. */
+export interface DownloadedMedia {
+  kind: MediaKind
+  /** The file in `tempDir` that holds the body; the caller removes it. */
+  path: string
+  sizeBytes: number
+  mimetype: string
+  fileName: string
+}
+
 /** A downloaded file ready for the gateway, or why there is none (`message` is safe to show the API client). */
 export type MediaFetchResult =
-  | { ok: true; media: { kind: MediaKind; bytes: Uint8Array; mimetype: string; fileName: string } }
+  | { ok: true; media: DownloadedMedia }
   | { ok: false; errorCode: MediaErrorCode; message: string }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
@@ -104,6 +125,7 @@ async function systemResolve(hostname: string): Promise<string[]> {
  *   still verifies the certificate against the host name;
  * - connect, total and slow-body deadlines use the injected clock and abort the socket;
  * - bytes are counted while streaming and the download stops at the cap of the sniffed kind;
+ * - the body streams into a file in `tempDir` (mode 0600); only its first 8 KiB stay in memory;
  * - the kind comes from the bytes, never from Content-Type, and a web page is refused.
  *
  * It never throws: every failure is a result with an error code and a readable message.
@@ -124,6 +146,10 @@ class MediaDownload {
   private readonly largestCapBytes: number
   private readonly ca: string[] | undefined
   private readonly dialPort: number
+  private readonly tempDir: string
+  /** The file the current body is written to, removed unless the download succeeds. */
+  private tempPath: string | undefined
+  private tempFile: WriteStream | undefined
 
   private settled = false
   private settle!: (result: MediaFetchResult) => void
@@ -151,6 +177,7 @@ class MediaDownload {
     // Node's `ca` replaces the system store; appending to it keeps public CAs trusted too.
     this.ca = options.ca === undefined ? undefined : [...tls.rootCertificates, ...(Array.isArray(options.ca) ? options.ca : [options.ca])]
     this.dialPort = options.dialPort ?? 443
+    this.tempDir = options.tempDir
   }
 
   run(): Promise<MediaFetchResult> {
@@ -168,7 +195,22 @@ class MediaDownload {
     this.settled = true
     this.totalTimer?.cancel()
     this.endHop()
+    if (!result.ok) this.discardFile()
     this.settle(result)
+  }
+
+  /**
+   * Removes the body's file once its stream has closed: a file whose open is still pending
+   * would otherwise be created after its removal and be left behind.
+   */
+  private discardFile(): void {
+    const { tempPath, tempFile } = this
+    if (tempPath === undefined) return
+    const remove = () => void rm(tempPath, { force: true }).catch(() => undefined)
+    if (tempFile !== undefined && !tempFile.closed) {
+      tempFile.once("close", remove)
+      tempFile.destroy()
+    } else remove()
   }
 
   private fail(errorCode: MediaErrorCode, message: string): void {
@@ -333,13 +375,21 @@ class MediaDownload {
   }
 
   private readBody(body: Readable, res: IncomingMessage, host: string, declaredBytes: number | undefined, current: () => boolean): void {
-    const chunks: Buffer[] = []
+    // Only the first bytes stay in memory, for sniffing; the body goes to a file as it arrives.
+    const head = new Uint8Array(SNIFF_HEAD_BYTES)
+    let headBytes = 0
     let totalBytes = 0
     let capBytes = this.largestCapBytes
     let early: SniffedType | undefined
     let earlySniffStarted = false
     const contentType = res.headers["content-type"]
     const disposition = res.headers["content-disposition"]
+    const path = join(this.tempDir, `${MEDIA_TEMP_PREFIX}${randomBytes(12).toString("hex")}.part`)
+    this.tempPath = path
+    const file = createWriteStream(path, { flags: "wx", mode: 0o600 })
+    this.tempFile = file
+    // The file outlives the hop (it is flushed after the body ends), so its errors count until the download settles.
+    file.on("error", () => this.fail("media_fetch_failed", "the file could not be written to the data directory"))
 
     const tooLarge = (kind: MediaKind | undefined) =>
       this.fail(
@@ -352,8 +402,7 @@ class MediaDownload {
     // Learns the kind from the first bytes, so the cap of that kind applies while streaming.
     const sniffEarly = () => {
       earlySniffStarted = true
-      const head = Buffer.concat(chunks, totalBytes).subarray(0, SNIFF_HEAD_BYTES)
-      void sniffMedia(head, { contentType }).then((sniffed) => {
+      void sniffMedia(head.subarray(0, headBytes), { contentType }).then((sniffed) => {
         if (!current() || !sniffed.ok) return
         early = sniffed.type
         capBytes = this.maxBytes[early.kind]
@@ -365,8 +414,17 @@ class MediaDownload {
       if (!current()) return
       totalBytes += chunk.length
       if (totalBytes > capBytes) return tooLarge(early?.kind)
-      chunks.push(chunk)
-      if (!earlySniffStarted && totalBytes >= SNIFF_HEAD_BYTES) sniffEarly()
+      if (headBytes < SNIFF_HEAD_BYTES) {
+        const taken = chunk.subarray(0, SNIFF_HEAD_BYTES - headBytes)
+        head.set(taken, headBytes)
+        headBytes += taken.length
+      }
+      // Backpressure: a disk slower than the network pauses the socket instead of buffering.
+      if (!file.write(chunk)) {
+        body.pause()
+        file.once("drain", () => body.resume())
+      }
+      if (!earlySniffStarted && headBytes >= SNIFF_HEAD_BYTES) sniffEarly()
     })
     body.on("error", (error) => {
       if (current()) this.fail("media_fetch_failed", describeNetworkError(error, host))
@@ -386,21 +444,18 @@ class MediaDownload {
       }
       // The body is complete: stop the hop's timers and sockets; only the deadline can still end it.
       this.endHop()
-      const bytes = new Uint8Array(totalBytes)
-      let offset = 0
-      for (const chunk of chunks) {
-        bytes.set(chunk, offset)
-        offset += chunk.length
-      }
-      const fileNameHint = chooseFileName(disposition, this.visited, "bin")
-      void sniffMedia(bytes, { contentType, fileName: fileNameHint }).then((sniffed) => {
-        // Only the total deadline can have ended the download meanwhile.
-        if (this.settled) return
-        if (!sniffed.ok) return this.fail("media_unsupported_type", sniffed.message)
-        const { kind, mimetype, ext } = sniffed.type
-        capBytes = this.maxBytes[kind]
-        if (bytes.length > capBytes) return tooLarge(kind)
-        this.finish({ ok: true, media: { kind, bytes, mimetype, fileName: chooseFileName(disposition, this.visited, ext) } })
+      file.end((error?: Error | null) => {
+        if (this.settled || error) return
+        const fileNameHint = chooseFileName(disposition, this.visited, "bin")
+        void sniffMedia(head.subarray(0, headBytes), { contentType, fileName: fileNameHint, whole: Bun.file(path) }).then((sniffed) => {
+          // Only the total deadline can have ended the download meanwhile.
+          if (this.settled) return
+          if (!sniffed.ok) return this.fail("media_unsupported_type", sniffed.message)
+          const { kind, mimetype, ext } = sniffed.type
+          capBytes = this.maxBytes[kind]
+          if (totalBytes > capBytes) return tooLarge(kind)
+          this.finish({ ok: true, media: { kind, path, sizeBytes: totalBytes, mimetype, fileName: chooseFileName(disposition, this.visited, ext) } })
+        })
       })
     })
   }

@@ -1,4 +1,4 @@
-import { fileTypeFromBuffer } from "file-type/core"
+import { fileTypeFromBlob, fileTypeFromBuffer } from "file-type/core"
 
 /**
  * The WhatsApp message kinds a downloaded file can become. Kept identical to the gateway's
@@ -126,17 +126,19 @@ export function extensionOf(fileName: string | undefined): string | undefined {
  * `fileName` only refine the mimetype of plain text (CSV versus text) and confirm HTML.
  *
  * The fetcher calls this twice: on the first bytes, to learn the kind (and so the size cap) early,
- * and on the whole body for the final answer. A magic-number match does not change between the
- * two; a text verdict may (a NUL byte further on makes it binary).
+ * and on the whole body for the final answer (`bytes` is then the head and `whole` the file on
+ * disk). A magic-number match does not change between the two; a container's type may only
+ * become more precise (a zip found to be a .docx).
  */
 export async function sniffMedia(
   bytes: Uint8Array,
-  hints: { contentType?: string; fileName?: string } = {},
+  hints: { contentType?: string; fileName?: string; whole?: Blob } = {},
 ): Promise<SniffResult> {
   if (bytes.length === 0) return { ok: false, message: "the URL returned an empty body, not a file" }
   let detected: { ext: string; mime: string } | undefined
   try {
-    detected = await fileTypeFromBuffer(bytes)
+    // A file on disk is read lazily, as deep as file-type needs (a zip's entries), never whole.
+    detected = hints.whole === undefined ? await fileTypeFromBuffer(bytes) : await fileTypeFromBlob(hints.whole)
   } catch {
     // A truncated or malformed container makes file-type throw; treat it as unrecognised.
     detected = undefined

@@ -64,7 +64,8 @@ export interface OutboundPart {
   /** The JID to send to: `<digits>@s.whatsapp.net` from the number check, or `…@g.us`. */
   toJid: string
   text?: string
-  media?: { kind: MediaKind; bytes: Uint8Array; mimetype: string; fileName?: string; caption?: string }
+  /** A file wagate downloaded itself; the adapter streams it from disk and never deletes it. */
+  media?: { kind: MediaKind; path: string; sizeBytes: number; mimetype: string; fileName?: string; caption?: string }
 }
 
 /** A group as WhatsApp reports it, seen from the connected phone. */

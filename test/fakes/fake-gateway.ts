@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import type { ConnectionFailure, ConnectionFailureCode } from "../../src/whatsapp/failures"
 import type {
   DisconnectReason,
@@ -9,6 +10,20 @@ import type {
   WhatsAppGateway,
   WhatsAppSession,
 } from "../../src/whatsapp/gateway"
+
+/**
+ * A part as the fake saw it: the media's file is read when it is handed over (wagate removes it
+ * after the send), so a test compares the bytes WhatsApp would have received.
+ */
+export interface SentPart extends Omit<OutboundPart, "media"> {
+  media?: Omit<NonNullable<OutboundPart["media"]>, "path" | "sizeBytes"> & { bytes: Uint8Array }
+}
+
+function snapshot(part: OutboundPart): SentPart {
+  if (part.media === undefined) return { ...part, media: undefined }
+  const { path, sizeBytes: _size, ...media } = part.media
+  return { ...part, media: { ...media, bytes: new Uint8Array(readFileSync(path)) } }
+}
 
 /**
  * A WhatsApp stand-in at the gateway boundary (the PocketBase TestMailer pattern): it records
@@ -25,7 +40,7 @@ export class FakeGateway implements WhatsAppGateway {
   readonly groups = new Map<string, GroupInfo[]>()
   groupFetchError: Error | null = null
   /** Every part handed to WhatsApp, across sessions, in order. */
-  readonly sent: { phoneId: string; part: OutboundPart }[] = []
+  readonly sent: { phoneId: string; part: SentPart }[] = []
 
   session(phoneId: string, events: SessionEvents): WhatsAppSession {
     const session = new FakeSession(this, phoneId, events, this.credentials.has(phoneId))
@@ -49,7 +64,7 @@ export class FakeGateway implements WhatsAppGateway {
   }
 
   /** Parts sent by a phone. */
-  sentBy(phoneId: string): OutboundPart[] {
+  sentBy(phoneId: string): SentPart[] {
     return this.sent.filter((s) => s.phoneId === phoneId).map((s) => s.part)
   }
 }
@@ -87,6 +102,8 @@ export class FakeSession implements WhatsAppSession {
   loggedOut = false
   /** When set, sendPart rejects with it (a socket that dies mid-send). */
   sendError: Error | null = null
+  /** When set, sendPart waits for it before it records the part (an upload in progress). */
+  sendGate: Promise<void> | null = null
 
   constructor(
     private readonly gateway: FakeGateway,
@@ -114,7 +131,9 @@ export class FakeSession implements WhatsAppSession {
   async sendPart(part: OutboundPart): Promise<void> {
     if (!this.connected) throw new Error("not connected")
     if (this.sendError) throw this.sendError
-    this.gateway.sent.push({ phoneId: this.phoneId, part })
+    const sent = snapshot(part)
+    if (this.sendGate) await this.sendGate
+    this.gateway.sent.push({ phoneId: this.phoneId, part: sent })
   }
 
   async checkNumbers(phoneNumbers: string[]): Promise<Map<string, string | null>> {

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { MediaDownload } from "../../src/domain/outbound-parts"
 import type { Harness, TestResponse } from "../helpers/harness"
 import type { MediaKind } from "../../src/whatsapp/gateway"
@@ -53,9 +56,15 @@ export function mediaFixtures(fixtures: Record<string, { kind: MediaKind; mimety
     fetched.push(url)
     const f = fixtures[url]
     if (!f) return { ok: false, errorCode: "media_fetch_failed", message: `GET ${url} answered 404` }
-    return { ok: true, media: { kind: f.kind, mimetype: f.mimetype, fileName: f.fileName, bytes: f.bytes ?? new TextEncoder().encode(`bytes of ${url}`) } }
+    // Like the real fetcher, each download is a file of its own, which wagate removes after the send.
+    const bytes = f.bytes ?? new TextEncoder().encode(`bytes of ${url}`)
+    const path = join(dir, `media-${++files}`)
+    writeFileSync(path, bytes, { mode: 0o600 })
+    return { ok: true, media: { kind: f.kind, mimetype: f.mimetype, fileName: f.fileName, path, sizeBytes: bytes.length } }
   }
-  return { fetchMedia, fetched }
+  const dir = mkdtempSync(join(tmpdir(), "wagate-fixtures-"))
+  let files = 0
+  return { fetchMedia, fetched, dir }
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString()

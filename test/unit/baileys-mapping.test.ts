@@ -430,21 +430,23 @@ describe("groups", () => {
 })
 
 describe("adapter helpers", () => {
-  const bytes = new Uint8Array([1, 2, 3])
   const part = (media?: OutboundPart["media"], text?: string): OutboundPart => ({ waMessageId: "W", toJid: "1@s.whatsapp.net", media, text })
 
-  test("partContent: text, and media as bytes with mimetype, caption and file name where WhatsApp shows them", () => {
+  test("partContent: text, and media as the downloaded file with mimetype, caption and file name where WhatsApp shows them", () => {
+    const path = "/data/tmp/media-1.part"
+    const file = { url: path }
     expect(partContent(part(undefined, "hello"))).toEqual({ text: "hello" })
-    expect(partContent(part({ kind: "image", bytes, mimetype: "image/png", caption: "c" }))).toEqual({ image: Buffer.from(bytes), mimetype: "image/png", caption: "c" })
-    expect(partContent(part({ kind: "video", bytes, mimetype: "video/mp4" }))).toEqual({ video: Buffer.from(bytes), mimetype: "video/mp4" })
-    expect(partContent(part({ kind: "audio", bytes, mimetype: "audio/ogg", caption: "dropped" }))).toEqual({ audio: Buffer.from(bytes), mimetype: "audio/ogg" })
-    expect(partContent(part({ kind: "document", bytes, mimetype: "application/pdf", fileName: "a.pdf", caption: "c" }))).toEqual({
-      document: Buffer.from(bytes),
+    expect(partContent(part({ kind: "image", path, sizeBytes: 3, mimetype: "image/png", caption: "c" }))).toEqual({ image: file, mimetype: "image/png", caption: "c" })
+    expect(partContent(part({ kind: "video", path, sizeBytes: 3, mimetype: "video/mp4" }))).toEqual({ video: file, mimetype: "video/mp4" })
+    expect(partContent(part({ kind: "audio", path, sizeBytes: 3, mimetype: "audio/ogg", caption: "dropped" }))).toEqual({ audio: file, mimetype: "audio/ogg" })
+    expect(partContent(part({ kind: "document", path, sizeBytes: 3, mimetype: "application/pdf", fileName: "a.pdf", caption: "c" }))).toEqual({
+      document: file,
       mimetype: "application/pdf",
       fileName: "a.pdf",
       caption: "c",
     })
     expect(() => partContent(part())).toThrow(TypeError)
+    expect(() => partContent(part({ kind: "image", path: "https://cdn.example.com/a.png", sizeBytes: 3, mimetype: "image/png" }))).toThrow(TypeError)
   })
 
   test("bridgeLogger forwards warnings and errors only, with bindings", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import https from "node:https"
 import net from "node:net"
@@ -48,6 +48,19 @@ function filler(length: number, seed = 1): Uint8Array {
 
 function isoMedia(brand: string, payloadBytes = 20_000): Uint8Array {
   return bytes(u32be(24), "ftyp", brand, u32be(0x200), brand, "mp41", u32be(8 + payloadBytes), "mdat", filler(payloadBytes))
+}
+
+/** The data of one entry of a zip made by `storedZip`, found by walking its local headers. */
+function storedZipEntry(zip: Uint8Array, name: string): Uint8Array {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength)
+  for (let at = 0; view.getUint32(at, true) === 0x04034b50; ) {
+    const size = view.getUint32(at + 18, true)
+    const nameLength = view.getUint16(at + 26, true)
+    const start = at + 30 + nameLength + view.getUint16(at + 28, true)
+    if (new TextDecoder().decode(zip.subarray(at + 30, at + 30 + nameLength)) === name) return zip.subarray(start, start + size)
+    at = start + size
+  }
+  throw new Error(`no entry ${name}`)
 }
 
 /** A stored (uncompressed) zip of text entries. */
@@ -239,7 +252,22 @@ afterAll(async () => {
   await server?.stop()
   await silent?.stop()
   rmSync(certDir, { recursive: true, force: true })
+  rmSync(mediaDir, { recursive: true, force: true })
 }, SLOW_HOOK_TIMEOUT_MS)
+
+/** Where downloads are written; each test gets a folder of its own, so it can count what is left. */
+const mediaDir = mkdtempSync(join(tmpdir(), "wagate-media-"))
+let mediaSeq = 0
+function freshTempDir(): string {
+  const dir = join(mediaDir, String(++mediaSeq))
+  mkdirSync(dir)
+  return dir
+}
+
+/** The bytes a successful download wrote to its file. */
+function fileBytes(media: { path: string }): Buffer {
+  return readFileSync(media.path)
+}
 
 /** A resolver from a fixed table that records every name it was asked for. */
 function tableResolver(table: Record<string, string[]>) {
@@ -265,7 +293,7 @@ function harness(overrides: Partial<MediaFetchOptions> = {}, table: Record<strin
   return {
     clock,
     resolverCalls: resolver.calls,
-    options: { allowCidrs: LOOPBACK, clock, resolve: resolver.resolve, ca: cert, dialPort: server.port, ...overrides },
+    options: { allowCidrs: LOOPBACK, clock, resolve: resolver.resolve, ca: cert, dialPort: server.port, tempDir: freshTempDir(), ...overrides },
   }
 }
 
@@ -360,8 +388,8 @@ describe("fetchMedia: success", () => {
     expect(media.kind).toBe(kind as never)
     expect(media.mimetype).toBe(mimetype)
     expect(media.fileName).toBe(file)
-    expect(media.bytes).toBeInstanceOf(Uint8Array)
-    expect(Buffer.from(media.bytes).equals(Buffer.from(sample))).toBe(true)
+    expect(media.sizeBytes).toBe(sample.length)
+    expect(fileBytes(media).equals(Buffer.from(sample))).toBe(true)
     expect(h.clock.pendingTimers).toBe(0)
   })
 
@@ -381,7 +409,7 @@ describe("fetchMedia: success", () => {
     let calls = 0
     const resolve = async () => (++calls === 1 ? ["127.0.0.1"] : ["10.0.0.1"])
     const url = route("rebind.png", serve(SAMPLES.png))
-    expectOk(await fetchMedia(url, { allowCidrs: LOOPBACK, clock, resolve, ca: cert, dialPort: server.port }))
+    expectOk(await fetchMedia(url, { allowCidrs: LOOPBACK, clock, resolve, ca: cert, dialPort: server.port, tempDir: freshTempDir() }))
     expect(calls).toBe(1)
   })
 
@@ -414,14 +442,14 @@ describe("fetchMedia: success", () => {
       res.end(Buffer.from(SAMPLES.pdf.subarray(12_000)))
     })
     const media = expectOk(await fetchMedia(url, h.options))
-    expect(Buffer.from(media.bytes).equals(Buffer.from(SAMPLES.pdf))).toBe(true)
+    expect(fileBytes(media).equals(Buffer.from(SAMPLES.pdf))).toBe(true)
   })
 
   test("a gzip body the server sent anyway is decoded", async () => {
     const h = harness()
     const url = route("zipped.png", serve(gzipSync(SAMPLES.png), { "content-encoding": "gzip" }))
     const media = expectOk(await fetchMedia(url, h.options))
-    expect(Buffer.from(media.bytes).equals(Buffer.from(SAMPLES.png))).toBe(true)
+    expect(fileBytes(media).equals(Buffer.from(SAMPLES.png))).toBe(true)
   })
 
   test("the CSV mimetype comes from Content-Type when the bytes are text", async () => {
@@ -844,7 +872,7 @@ describe("fetchMedia: size caps", () => {
   test("a file exactly at the cap passes", async () => {
     const exact = bytes(PNG_1X1, filler(64 * 1024 - PNG_1X1.length))
     const h = harness({ maxBytes: smallCaps })
-    expect(expectOk(await fetchMedia(route("exact.png", serve(exact)), h.options)).bytes.length).toBe(64 * 1024)
+    expect(expectOk(await fetchMedia(route("exact.png", serve(exact)), h.options)).sizeBytes).toBe(64 * 1024)
     const over = harness({ maxBytes: { ...smallCaps, image: 64 * 1024 - 1 } })
     expectError(await fetchMedia(route("over.png", serve(exact)), over.options), "media_too_large")
   })
@@ -954,10 +982,75 @@ describe("fetchMedia: deadlines (TestClock, no sleeping)", () => {
       asked()
       return new Promise<string[]>(() => undefined)
     }
-    const fetching = fetchMedia("https://media.test/x.png", { allowCidrs: LOOPBACK, clock, resolve, ca: cert, dialPort: server.port })
+    const fetching = fetchMedia("https://media.test/x.png", { allowCidrs: LOOPBACK, clock, resolve, ca: cert, dialPort: server.port, tempDir: freshTempDir() })
     await lookedUp
     clock.advance(60_000)
     expectError(await fetching, "media_fetch_failed", /did not finish within 60 s/)
     expect(clock.pendingTimers).toBe(0)
+  })
+})
+
+describe("fetchMedia: the file on disk", () => {
+  /** The files a download left in its folder, once its removal (after the file's stream closed) has run. */
+  async function leftIn(dir: string): Promise<string[]> {
+    for (let i = 0; i < 400 && readdirSync(dir).length > 0; i++) await Bun.sleep(5)
+    return readdirSync(dir)
+  }
+
+  test("a download streams into one file of mode 0600 in tempDir, named so a clean-up can find it", async () => {
+    const h = harness()
+    const media = expectOk(await fetchMedia(route("doc.pdf", serve(SAMPLES.pdf)), h.options))
+    expect(media.path.startsWith(`${h.options.tempDir}/media-`)).toBe(true)
+    expect(statSync(media.path).mode & 0o777).toBe(0o600)
+    expect(await leftIn(h.options.tempDir)).toHaveLength(1)
+  })
+
+  test("a zip container is recognised from the whole file, not only its first bytes", async () => {
+    // The OOXML marker entry sits past the 8 KiB head, where only a read of the file finds it.
+    const types = new TextDecoder().decode(storedZipEntry(SAMPLES.docx, "[Content_Types].xml"))
+    const docx = storedZip({ "padding.bin": "p".repeat(12_000), "[Content_Types].xml": types, "word/document.xml": "<w:document/>" })
+    const h = harness()
+    const media = expectOk(await fetchMedia(route("letter", serve(docx)), h.options))
+    expect(media.mimetype).toBe("application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+  })
+
+  const failures: { name: string; handler: Handler; errorCode: string; caps?: boolean }[] = [
+    {
+      name: "a body cut short",
+      handler: (_req, res) => {
+        res.writeHead(200, { "content-length": String(SAMPLES.pdf.length) })
+        res.write(Buffer.from(SAMPLES.pdf.subarray(0, 10_000)))
+        setTimeout(() => res.destroy(), 20)
+      },
+      errorCode: "media_fetch_failed",
+    },
+    { name: "a file over its kind's cap", handler: serve(bytes(PNG_1X1, filler(80 * 1024))), errorCode: "media_too_large", caps: true },
+    { name: "a web page", handler: serve(SAMPLES.html), errorCode: "media_unsupported_type" },
+    { name: "an empty body", handler: serve(new Uint8Array(0)), errorCode: "media_unsupported_type" },
+  ]
+  test.each(failures)("$name leaves no file behind", async ({ handler, errorCode, caps }) => {
+    const h = harness(caps ? { maxBytes: { image: 64 * 1024, video: 64 * 1024, audio: 64 * 1024, document: 64 * 1024 } } : {})
+    expectError(await fetchMedia(route("f", handler), h.options), errorCode)
+    expect(await leftIn(h.options.tempDir)).toEqual([])
+  })
+
+  test("a download the deadline ends mid-body leaves no file behind", async () => {
+    const h = harness()
+    const url = route("slow.pdf", (_req, res) => {
+      res.writeHead(200, { "content-length": String(SAMPLES.pdf.length) })
+      res.write(Buffer.from(SAMPLES.pdf.subarray(0, 12_000)))
+    })
+    const fetching = fetchMedia(url, h.options)
+    // Wait until the body has started arriving, so the file exists when the deadline strikes.
+    for (let i = 0; i < 200 && readdirSync(h.options.tempDir).length === 0; i++) await Bun.sleep(5)
+    expect(readdirSync(h.options.tempDir)).toHaveLength(1)
+    h.clock.advance(60_000)
+    expectError(await fetching, "media_fetch_failed")
+    expect(await leftIn(h.options.tempDir)).toEqual([])
+  })
+
+  test("a tempDir that cannot be written fails the download with a reason, not a throw", async () => {
+    const h = harness({ tempDir: join(mediaDir, "missing", "dir") })
+    expectError(await fetchMedia(route("a.png", serve(SAMPLES.png)), h.options), "media_fetch_failed", /could not be written/)
   })
 })

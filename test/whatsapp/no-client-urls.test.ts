@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
-import { readdirSync, readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { localFile } from "../../src/whatsapp/baileys/session"
 import { createHarness, type Harness } from "../helpers/harness"
 
 /*
@@ -18,13 +20,22 @@ describe("no client URL ever reaches Baileys", () => {
     expect(readFileSync(join(REPO, "bun.lock"), "utf8")).not.toMatch(/"link-preview-js@/)
   })
 
-  test("the Baileys adapter builds media content from bytes only, never from a { url }", () => {
+  test("the Baileys adapter names a { url } in one place only, the guard that admits absolute local paths", () => {
     const dir = join(REPO, "src", "whatsapp", "baileys")
+    const places: string[] = []
     for (const file of readdirSync(dir)) {
       const text = readFileSync(join(dir, file), "utf8")
-      expect({ file, passesUrl: /\burl\s*:/.test(text) }).toEqual({ file, passesUrl: false })
+      for (const line of text.split("\n")) if (/\burl\s*:/.test(line)) places.push(`${file}: ${line.trim()}`)
     }
+    expect(places).toEqual(["session.ts: export function localFile(path: string): { url: string } {", "session.ts: return { url: path }"])
   })
+
+  test.each(["https://cdn.example.com/a.jpg", "http://10.0.0.1/x", "data:image/png;base64,AAAA", "relative/file.jpg", "file:///etc/passwd"])(
+    "the guard refuses %p: Baileys would fetch or resolve it itself",
+    (path) => {
+      expect(() => localFile(path)).toThrow(TypeError)
+    },
+  )
 
   let h: Harness
   let fetched: string[]
@@ -33,13 +44,15 @@ describe("no client URL ever reaches Baileys", () => {
     h = await createHarness({
       fetchMedia: async (url) => {
         fetched.push(url)
-        return { ok: true, media: { kind: "image", bytes: new Uint8Array([0xff, 0xd8, 0xff, 0xdb]), mimetype: "image/jpeg", fileName: "a.jpg" } }
+        const path = join(mkdtempSync(join(tmpdir(), "wagate-no-urls-")), "media-a")
+        writeFileSync(path, new Uint8Array([0xff, 0xd8, 0xff, 0xdb]))
+        return { ok: true, media: { kind: "image", path, sizeBytes: 4, mimetype: "image/jpeg", fileName: "a.jpg" } }
       },
     })
   })
   afterEach(() => h.close())
 
-  test("a URL in the content is sent as text and never fetched; media URLs are fetched by wagate and handed over as bytes", async () => {
+  test("a URL in the content is sent as text and never fetched; media URLs are fetched by wagate and handed over as the downloaded file's bytes", async () => {
     const { account, phone } = await h.seedTenant()
     const live = await h.seedKey(account.id, { env: "live" })
     await h.connectPhone(phone)

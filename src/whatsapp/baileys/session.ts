@@ -1,3 +1,4 @@
+import { isAbsolute } from "node:path"
 import type { Database } from "bun:sqlite"
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
@@ -99,21 +100,35 @@ export function bridgeLogger(logger: Logger, bindings: Record<string, unknown>):
   }
 }
 
-/** The Baileys content of one part: the bytes we fetched ourselves, never a URL Baileys would fetch. */
+/**
+ * The only way a location reaches Baileys: an absolute path of a file wagate downloaded. Baileys
+ * fetches an `http(s)://` or `data:` "url" itself, unguarded, so anything that is not an
+ * absolute path is refused here rather than handed over.
+ */
+export function localFile(path: string): { url: string } {
+  if (!isAbsolute(path) || path.includes("://")) throw new TypeError(`media must be a local file wagate downloaded, got ${JSON.stringify(path.slice(0, 80))}`)
+  return { url: path }
+}
+
+/**
+ * The Baileys content of one part: the file we downloaded ourselves, never a URL Baileys would
+ * fetch. A path that is not an http(s) URL makes Baileys stream the file from disk through its
+ * encryption and upload, so the file is never held in memory whole.
+ */
 export function partContent(part: OutboundPart): Parameters<WASocket["sendMessage"]>[1] {
   if (part.media) {
-    const { kind, bytes, mimetype, fileName, caption } = part.media
-    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const { kind, path, mimetype, fileName, caption } = part.media
+    const file = localFile(path)
     switch (kind) {
       case "image":
-        return { image: buffer, mimetype, ...(caption ? { caption } : {}) }
+        return { image: file, mimetype, ...(caption ? { caption } : {}) }
       case "video":
-        return { video: buffer, mimetype, ...(caption ? { caption } : {}) }
+        return { video: file, mimetype, ...(caption ? { caption } : {}) }
       // WhatsApp shows no caption on audio; the domain never puts one there.
       case "audio":
-        return { audio: buffer, mimetype }
+        return { audio: file, mimetype }
       case "document":
-        return { document: buffer, mimetype, ...(fileName ? { fileName } : {}), ...(caption ? { caption } : {}) }
+        return { document: file, mimetype, ...(fileName ? { fileName } : {}), ...(caption ? { caption } : {}) }
     }
   }
   if (part.text !== undefined) return { text: part.text }
