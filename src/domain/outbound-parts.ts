@@ -23,10 +23,12 @@ type Downloaded = MediaDownload & { ok: true }
 /**
  * The memory a part may hold while it is handed to WhatsApp, reserved from the process's media
  * budget (WAGATE_MEDIA_MEMORY_MB). Video, audio and documents stream from their file through
- * encryption and upload, a window of buffers at a time; an image is read whole to draw its
- * preview thumbnail, so it reserves its size.
+ * Baileys' encryption and upload; each of those stream stages holds 25 to 35 MiB of buffers in
+ * Bun however large the file (docs/performance.md § "Media of live sends"), so a streamed part
+ * reserves 16 MiB. An image is also read whole to draw its preview thumbnail, so it reserves at
+ * least its size.
  */
-export const MEDIA_STREAM_WINDOW_BYTES = 1024 * 1024
+export const MEDIA_STREAM_WINDOW_BYTES = 16 * 1024 * 1024
 
 export function handOffMemoryBytes(part: OutboundPart): number {
   if (part.media === undefined) return 0

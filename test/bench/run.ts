@@ -4,6 +4,7 @@ import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { hasTaskset, hasWrk, runLoad, type LoadResult } from "./loadgen"
 import { DASHBOARD_PAGE_TARGET_MS, timeDashboardPages } from "./dashboard"
+import { benchMedia, type MediaFigures } from "./media"
 import { BENCH_PHONES, benchPhones } from "./phones"
 import { seedMessages } from "./seed"
 
@@ -557,6 +558,19 @@ function printPhones(p: Awaited<ReturnType<typeof benchPhones>>): void {
   )
 }
 
+function printMedia(m: MediaFigures): void {
+  const f = (n: number, d = 1) => n.toFixed(d)
+  console.log(
+    [
+      "",
+      `| media case (${m.files} live documents of ${f(m.fileMiB, 0)} MiB, one phone) | result | target | |`,
+      "| --- | --- | --- | --- |",
+      row("RSS rise while sending", `${f(m.riseMiB)} MiB (${f(m.idleRssMiB)} → peak ${f(m.peakRssMiB)} MiB)`, `≤ ${m.budgetMiB} MiB (WAGATE_MEDIA_MEMORY_MB)`, m.riseMiB <= m.budgetMiB),
+      row("all sent", `${f(m.seconds)} s (${f((m.files * m.fileMiB) / m.seconds)} MiB/s)`, "", null),
+    ].join("\n"),
+  )
+}
+
 async function main() {
   if (process.argv.includes("--no-build") === false) {
     const build = spawnSync("bun", ["run", "build"], { cwd: REPO, encoding: "utf8" })
@@ -589,6 +603,8 @@ async function main() {
     return perCount
   })
   for (const figures of phones ?? []) printPhones(figures)
+  const media = await step("media", () => benchMedia({ startWagate, stopProc, rssMiB, cpuSeconds, tempDir, cli, progress }))
+  if (media) printMedia(media)
   if (webhookCpu) {
     console.log(
       `webhook CPU per sandbox message: ${webhookCpu.noEndpointUsPerMessage.toFixed(0)} µs with no endpoint, ` +

@@ -59,6 +59,25 @@ describe("live media files", () => {
     expect(readdirSync(media.dir)).toEqual([])
   })
 
+  test("a third streamed hand-off waits when two fill the media memory budget", async () => {
+    const media = fixtures()
+    h = await createHarness({ fetchMedia: media.fetchMedia, env: { WAGATE_MEDIA_MEMORY_MB: "32" } })
+    const tenants = [await liveTenant(h), await liveTenant(h), await liveTenant(h)]
+    const releases: (() => void)[] = []
+    for (const t of tenants.slice(0, 2)) h.gateway.current(t.phone.id).sendGate = new Promise((resolve) => releases.push(resolve))
+    for (const t of tenants) {
+      await send(h, t.key, { fromPhoneId: t.phone.id, to: TO, mediaUrls: [DOC] })
+      await h.settle()
+    }
+    expect(h.gateway.sent).toHaveLength(0)
+    releases[0]!()
+    await h.settle()
+    expect(h.gateway.sent.map((s) => s.phoneId).sort()).toEqual([tenants[0]!.phone.id, tenants[2]!.phone.id].sort())
+    releases[1]!()
+    await h.settle()
+    expect(h.gateway.sent).toHaveLength(3)
+  })
+
   test("image hand-offs of two phones wait for each other when both do not fit in the media memory budget", async () => {
     // Images reserve their size (WhatsApp's thumbnail reads them whole): 40 + 40 MiB > 64 MiB.
     const media = fixtures(40 * MiB)
@@ -79,7 +98,8 @@ describe("live media files", () => {
 
   test("documents stream from their files: two phones' hand-offs run side by side within the budget", async () => {
     const media = fixtures()
-    h = await createHarness({ fetchMedia: media.fetchMedia, env: { WAGATE_MEDIA_MEMORY_MB: "2" } })
+    // Each streamed part reserves 16 MiB: two fit in 32 MiB.
+    h = await createHarness({ fetchMedia: media.fetchMedia, env: { WAGATE_MEDIA_MEMORY_MB: "32" } })
     const a = await liveTenant(h)
     const b = await liveTenant(h)
     let releaseA!: () => void

@@ -19,7 +19,7 @@ describe("byte budget", () => {
     const got: number[] = []
     requests.forEach((bytes, i) => void budget.acquire(bytes).then(() => got.push(i)))
     await flush()
-    expect(got).toEqual(granted)
+    expect(got).toEqual([...granted])
     expect(budget.waiting).toBe(requests.length - granted.length)
   })
 
