@@ -513,7 +513,7 @@ async function benchWebhookCpu() {
  */
 async function benchFloors() {
   const { receiver, receiverBase } = await startReceiver()
-  const runs: { storeUsPerSend: number; fetchesPerSecond: number; fetchCpuUs: number; clientPerSecond: number; clientCpuUs: number }[] = []
+  const runs: { storeUsPerSend: number; fetchesPerSecond: number; fetchCpuUs: number }[] = []
   for (let round = 0; round < ROUNDS; round++) {
     const [cmd, ...args] = pinned(["bun", join(import.meta.dir, "floor.ts"), receiverBase])
     const floor = spawnSync(cmd!, args, { encoding: "utf8" })
@@ -525,8 +525,6 @@ async function benchFloors() {
     storeUsPerSend: median(runs.map((r) => r.storeUsPerSend)),
     fetchesPerSecond: median(runs.map((r) => r.fetchesPerSecond)),
     fetchCpuUs: median(runs.map((r) => r.fetchCpuUs)),
-    clientPerSecond: median(runs.map((r) => r.clientPerSecond)),
-    clientCpuUs: median(runs.map((r) => r.clientCpuUs)),
     runs,
   }
 }
@@ -627,7 +625,6 @@ async function main() {
       row("webhook CPU per sandbox message, one endpoint on \"*\" / none", `${f(webhookCpu.oneEndpointUsPerMessage, 0)} / ${f(webhookCpu.noEndpointUsPerMessage, 0)} µs = ${f(webhookCpu.ratio, 2)} ×`, "≤ 2.2 ×", webhookCpu.ratio <= 2.2),
       row("last event's arrival after it fell due", `${f(webhookCpu.worstLastEventLagMs, 0)} ms (worst of ${webhookCpu.rounds.length})`, "≤ 1 s", webhookCpu.worstLastEventLagMs <= 1000),
       row("fetch floor (Bun fetch alone, no database)", `${f(floors.fetchesPerSecond, 0)} /s, ${f(floors.fetchCpuUs)} µs of CPU each`, "", null),
-      row("client floor (wagate's webhook HTTP client alone)", `${f(floors.clientPerSecond, 0)} /s, ${f(floors.clientCpuUs)} µs of CPU each`, "", null),
       row("cold start to first 200", `${f(coldStart.medianMs)} ms`, "≤ 150 ms", coldStart.medianMs <= 150),
       row("restart to first 200 (data directory set up)", `${f(startup.restartMs)} ms, max ${f(startup.restartMaxMs)} ms`, "< 100 ms", startup.restartMs < 100),
       row("`wagate version` / `wagate help`", `${f(startup.versionMs)} ms / ${f(startup.helpMs)} ms (compiled hello-world ${f(startup.helloWorldMs)} ms)`, "≤ 40 ms", Math.max(startup.versionMs, startup.helpMs) <= 40),

@@ -6,7 +6,8 @@ import { createWriter } from "../../src/store/writer"
 import { insertEndpoint } from "../../src/store/webhooks"
 import { createOutbox } from "../../src/webhooks/outbox"
 import { DEFAULT_RETRY_OFFSETS_MS, nextAttemptAtMs } from "../../src/webhooks/retry-policy"
-import { postAttempt, RESPONSE_KEEP_BYTES } from "../../src/webhooks/sender"
+import { OUTSIDE_TEXT_MAX_CHARS } from "../../src/lib/outside-text"
+import { postAttempt } from "../../src/webhooks/sender"
 import { newSigningSecret, signatureHeader } from "../../src/webhooks/signer"
 import { TestClock } from "../helpers/test-clock"
 import { verifySignature } from "../helpers/verify-signature"
@@ -63,7 +64,7 @@ describe("postAttempt", () => {
   }
   const request = (url: string) => ({ url, headers: { "Content-Type": "application/json" }, body: "{}" })
 
-  test("reads at most 64 KiB of a huge response and keeps its first 1 KiB", async () => {
+  test("reads at most 64 KiB of a huge response and keeps its first 256 characters", async () => {
     let streamed = 0
     const url = serve(
       () =>
@@ -79,7 +80,7 @@ describe("postAttempt", () => {
     )
     const outcome = await postAttempt(request(url), { timeoutMs: 5_000, clock: new TestClock() })
     expect(outcome).toMatchObject({ delivered: true, statusCode: 200, error: null })
-    expect(outcome.responseBody).toHaveLength(RESPONSE_KEEP_BYTES)
+    expect(outcome.responseBody).toHaveLength(OUTSIDE_TEXT_MAX_CHARS)
     expect(streamed).toBeLessThan(10 * 1024 * 1024)
   })
 
