@@ -69,7 +69,7 @@ export async function postAttempt(
       ? `timed out after ${options.timeoutMs} ms`
       : options.signal?.aborted
         ? "aborted: wagate was shutting down"
-        : describeNetworkError(err)
+        : describeNetworkError(err, request.url)
     return finish({ delivered: false, gone: false, statusCode: null, error: boundedOutsideText(message), responseBody: null })
   } finally {
     deadline.cancel()
@@ -103,10 +103,26 @@ async function readExcerpt(res: Response): Promise<string | null> {
   return text === "" ? null : boundedOutsideText(text)
 }
 
-function describeNetworkError(err: unknown): string {
+/**
+ * Says why an attempt got no answer. Bun's messages name the whole request URL, whose path or
+ * query may carry a secret, so a message is used only with that URL cut down to its origin.
+ */
+function describeNetworkError(err: unknown, url: string): string {
   const e = err as { code?: string; message?: string }
   if (e.code === "ConnectionRefused" || e.code === "ECONNREFUSED") return "connection refused"
   if (e.code === "ConnectionClosed" || e.code === "ECONNRESET") return "connection closed by the receiver"
-  if (e.code === "FailedToOpenSocket" || e.code === "ENOTFOUND") return `could not connect: ${e.message ?? e.code}`
-  return e.message ? `request failed: ${e.message}` : "request failed"
+  if (e.code === "Malformed_HTTP_Response") return "the receiver's answer is not valid HTTP/1.1"
+  if (e.code === "FailedToOpenSocket" || e.code === "ENOTFOUND") return `could not connect (${e.code})`
+  if (e.code) return `request failed: ${e.code}`
+  return e.message ? `request failed: ${withOriginOnly(e.message, url)}` : "request failed"
+}
+
+function withOriginOnly(message: string, url: string): string {
+  let origin = "the receiver"
+  try {
+    origin = new URL(url).origin
+  } catch {
+    // An unparsable URL is named by nothing at all.
+  }
+  return message.split(url).join(origin)
 }
