@@ -5,6 +5,8 @@
  * between two, for WARMUP_MS (not counted: the probe's own first requests compile its code) and
  * then DURATION_MS, and prints `{ "latenciesMs": [...], "failures": n }`.
  */
+export {}
+
 const [url, bearer, warmupText, durationText, intervalText] = process.argv.slice(2)
 const intervalMs = Number(intervalText)
 let latenciesMs: number[] = []
