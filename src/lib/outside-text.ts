@@ -41,3 +41,8 @@ export function boundedOutsideText(text: string, maxChars: number = OUTSIDE_TEXT
   }
   return out + ELLIPSIS
 }
+
+/** `boundedOutsideText` for a value that may be absent. */
+export function boundedOutsideTextOrNull(text: string | null): string | null {
+  return text === null ? null : boundedOutsideText(text)
+}
