@@ -109,6 +109,13 @@ describe("dashboard: webhooks", () => {
     expect(endpointIds()).toEqual([])
   })
 
+  test("a URL with a control character is a 400 naming the URL by its origin only, and nothing is added", async () => {
+    const res = await addThroughPage("https://hooks.example.com/t0ken\u0007?key=s3cret")
+    expect(res.status).toBe(400)
+    expect(res.html).toContain("url must not contain control characters: found \\x07 at character 32 (the URL for https://hooks.example.com)")
+    expect(endpointIds()).toEqual([])
+  })
+
   test("endpoint URLs are escaped on the list, the endpoint page and the overview", async () => {
     // Stored normalised, the markup arrives percent-encoded; the `&` it keeps must still be escaped.
     const url = `https://example.com/a&b/${HOSTILE.script}${HOSTILE.attribute}`
