@@ -20,7 +20,7 @@ const BODY = `\u001b]0;pwned\u0007\r\n\u0000${"b".repeat(5_000)}`
 
 let h: Harness
 let logLines: string[]
-let listener: ReturnType<typeof Bun.listen>
+let listener: { port: number; stop(closeActive?: boolean): void }
 let url = ""
 
 beforeEach(async () => {
