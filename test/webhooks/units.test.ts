@@ -96,6 +96,38 @@ describe("postAttempt", () => {
     expect(followed).toBe(false)
   })
 
+  test("consecutive attempts to one receiver reuse one kept-alive connection", async () => {
+    const ports = new Set<number>()
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(req, srv) {
+        ports.add(srv.requestIP(req)!.port)
+        return new Response("ok")
+      },
+    })
+    servers.push(server)
+    for (let i = 0; i < 3; i++) {
+      expect(await postAttempt(request(`http://127.0.0.1:${server.port}/hook`), { timeoutMs: 5_000, clock: new TestClock() })).toMatchObject({ delivered: true })
+    }
+    expect(ports.size).toBe(1)
+  })
+
+  test("an answer that is not HTTP is reported without the URL's path or query, which may hold a secret", async () => {
+    const listener = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data(socket) {
+          socket.write("HTTP/1.1 200 OK\r\nX-Bad: \u0000\r\n\r\n")
+        },
+      },
+    })
+    servers.push({ stop: (force) => listener.stop(force) })
+    const outcome = await postAttempt(request(`http://127.0.0.1:${listener.port}/t0ken?key=s3cret`), { timeoutMs: 5_000, clock: new TestClock() })
+    expect(outcome).toMatchObject({ delivered: false, statusCode: null, error: "the receiver's answer is not valid HTTP/1.1" })
+  })
+
   test("410 is reported as gone", async () => {
     const url = serve(() => new Response("bye", { status: 410 }))
     expect(await postAttempt(request(url), { timeoutMs: 5_000, clock: new TestClock() })).toMatchObject({ gone: true, delivered: false, statusCode: 410 })
