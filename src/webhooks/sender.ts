@@ -94,6 +94,11 @@ async function readExcerpt(res: Response): Promise<string | null> {
   if (!res.body) return null
   const length = res.headers.get("content-length")
   const declared = length === null ? Number.NaN : Number(length)
+  // Past 2^53 no length can be meant (nor counted exactly): a malformed answer, not a body to wait for.
+  if (declared > Number.MAX_SAFE_INTEGER) {
+    await res.body.cancel().catch(() => {})
+    throw Object.assign(new Error("Content-Length past 2^53"), { code: "Malformed_HTTP_Response" })
+  }
   // The common answer, a short body of declared length, is read as text in one go: streaming
   // costs more per attempt than the rest of reading the response.
   const text =

@@ -113,19 +113,25 @@ describe("postAttempt", () => {
     expect(ports.size).toBe(1)
   })
 
-  test("an answer that is not HTTP is reported without the URL's path or query, which may hold a secret", async () => {
+  // Each answered at once and then held open: only a prompt verdict ends the attempt before its (distant) deadline.
+  test.each([
+    ["a NUL in a header value", "HTTP/1.1 200 OK\r\nX-Bad: \u0000\r\n\r\n", "the receiver's answer is not valid HTTP/1.1"],
+    ["a Content-Length past 2^53", "HTTP/1.1 200 OK\r\nContent-Length: 9007199254740993\r\n\r\nabc", "the receiver's answer is not valid HTTP/1.1"],
+    ["two different Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 5\r\n\r\nabcde", "request failed: InvalidContentLength"],
+    ["an unrequested 101 Switching Protocols", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", "request failed: UnrequestedUpgrade"],
+  ])("%s fails the attempt at once, its error naming no path or query (which may hold a secret)", async (_name, answer, error) => {
     const listener = Bun.listen({
       hostname: "127.0.0.1",
       port: 0,
       socket: {
         data(socket) {
-          socket.write("HTTP/1.1 200 OK\r\nX-Bad: \u0000\r\n\r\n")
+          socket.write(answer)
         },
       },
     })
     servers.push({ stop: (force) => listener.stop(force) })
-    const outcome = await postAttempt(request(`http://127.0.0.1:${listener.port}/t0ken?key=s3cret`), { timeoutMs: 5_000, clock: new TestClock() })
-    expect(outcome).toMatchObject({ delivered: false, statusCode: null, error: "the receiver's answer is not valid HTTP/1.1" })
+    const outcome = await postAttempt(request(`http://127.0.0.1:${listener.port}/t0ken?key=s3cret`), { timeoutMs: 60_000, clock: new TestClock() })
+    expect(outcome).toMatchObject({ delivered: false, statusCode: null, error })
   })
 
   test("410 is reported as gone", async () => {
