@@ -223,6 +223,7 @@ function attemptHeaders(a: {
   return {
     "Content-Type": "application/json",
     "User-Agent": a.userAgent,
+    "Accept-Encoding": "identity",
     "X-Service-Event": a.eventType,
     "X-Service-Event-Id": a.delivery.eventId,
     "X-Service-Delivery-Attempt": String(a.delivery.attemptCount + 1),

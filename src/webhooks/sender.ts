@@ -55,8 +55,9 @@ export async function postAttempt(
   try {
     const res = await (options.fetch ?? fetch)(request.url, {
       method: "POST",
-      // A compressed answer would only cost inflating it: the excerpt is for a human to read.
-      headers: { ...request.headers, "Accept-Encoding": "identity" },
+      // A compressed answer is not inflated: only its start is kept, for a person to read (the
+      // dispatcher asks for `Accept-Encoding: identity`).
+      headers: request.headers,
       body: request.body,
       redirect: "manual",
       decompress: false,
