@@ -59,18 +59,7 @@ export interface Config {
   metricsPublic: boolean
   /** Reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; empty believes none. */
   trustedProxies: CidrList
-  /**
-   * Webhooks go through Bun's `fetch` instead of wagate's own HTTP/1.1 client because the
-   * environment sets a proxy, which only `fetch` honours (docs/webhooks.md § "How requests are sent").
-   */
-  webhookViaFetch: boolean
 }
-
-/**
- * Environment variables only `fetch` honours; any of them set sends webhooks through `fetch`.
- * (NODE_EXTRA_CA_CERTS is not one: Bun's sockets trust those authorities too.)
- */
-export const FETCH_ONLY_ENV = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const
 
 /** A setting that cannot be used; the message says what to change. */
 export class ConfigError extends Error {
@@ -220,7 +209,6 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     waVersion: "auto",
     metricsPublic: false,
     trustedProxies: [],
-    webhookViaFetch: FETCH_ONLY_ENV.some((name) => Boolean(env[name])),
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

@@ -97,7 +97,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     logger,
     scheduler,
     metrics,
-    fetch: overrides.fetch ?? (config.webhookViaFetch ? fetch : undefined),
+    fetch: overrides.fetch,
     version: changes.version,
     config: {
       retryOffsetsMs: config.webhookRetryOffsetsMs,

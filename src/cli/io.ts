@@ -4,6 +4,7 @@ import { createServices, type Services } from "../deps"
 import { systemClock, type Clock } from "../lib/clock"
 import { prepareDataDir } from "../lib/data-dir"
 import { createLogger, type Logger } from "../lib/logger"
+import { escapeControls } from "../lib/outside-text"
 import { toIso } from "../lib/time"
 import { DATABASE_FILE } from "../store/db"
 
@@ -58,9 +59,12 @@ export async function withServices<T>(
   }
 }
 
-/** Formats rows as an aligned text table. */
+/**
+ * Formats rows as an aligned text table. Cells may hold text from outside (a receiver's error,
+ * a row written by an older version), so control characters are printed escaped, never raw.
+ */
 export function table(headers: string[], rows: (string | number | null)[][]): string {
-  const cells = [headers, ...rows.map((r) => r.map((c) => (c === null ? "-" : String(c))))]
+  const cells = [headers, ...rows.map((r) => r.map((c) => (c === null ? "-" : escapeControls(String(c)))))]
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)))
   return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n") + "\n"
 }

@@ -4,6 +4,7 @@ import type { EndpointRow } from "../store/webhooks"
 import type { PhoneRow } from "../store/phones"
 import type { AccountProfile } from "./accounts"
 import { lastErrorOf, type LastError } from "./connection-errors"
+import { boundedOutsideTextOrNull } from "../lib/outside-text"
 import type { DeliveryWithAttempts } from "./webhook-endpoints"
 
 /*
@@ -95,16 +96,16 @@ export function webhookDeliveryView(d: DeliveryWithAttempts) {
     attemptCount: d.delivery.attemptCount,
     nextAttemptAt: d.delivery.status === "pending" ? toIsoOrNull(d.delivery.nextAttemptAtMs) : null,
     lastStatusCode: d.delivery.lastStatusCode,
-    lastError: d.delivery.lastError,
+    lastError: boundedOutsideTextOrNull(d.delivery.lastError),
     resentFrom: d.delivery.resentFrom,
     createdAt: toIso(d.delivery.createdAtMs),
     attempts: d.attempts.map((a) => ({
       attempt: a.attemptNumber,
       attemptedAt: toIso(a.attemptedAtMs),
       statusCode: a.statusCode,
-      error: a.error,
+      error: boundedOutsideTextOrNull(a.error),
       latencyMs: a.latencyMs,
-      responseBody: a.responseBody,
+      responseBody: boundedOutsideTextOrNull(a.responseBody),
     })),
   }
 }

@@ -19,30 +19,11 @@ import {
 import { newSigningSecret } from "../webhooks/signer"
 import type { DomainContext } from "./context"
 import { EVENT_NAMES } from "./event-catalogue"
+import { checkWebhookUrl } from "./webhook-url"
 
 /** How long a rotated-out secret keeps signing beside the new one (docs/decisions.md § "Webhooks"). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
-export const WEBHOOK_URL_MAX_LENGTH = 2048
-
-/**
- * Checks an operator's webhook URL. Unlike media URLs, http and private addresses are allowed
- * (a local n8n is a common receiver, docs/decisions.md § "Outbound HTTP"); credentials are not, because fetch
- * refuses them and the signature is the authentication. Returns the problem, or null.
- */
-function urlProblem(url: string): string | null {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return "url must be an absolute http:// or https:// URL"
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return "url must use http or https"
-  if (parsed.username !== "" || parsed.password !== "") {
-    return "url must not contain credentials: verify the X-Service-Signature header instead"
-  }
-  if (url.length > WEBHOOK_URL_MAX_LENGTH) return `url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`
-  return null
-}
+export { WEBHOOK_URL_MAX_LENGTH } from "./webhook-url"
 
 function eventsProblem(events: readonly string[]): string | null {
   if (events.length === 1 && events[0] === "*") return null
@@ -52,15 +33,18 @@ function eventsProblem(events: readonly string[]): string | null {
   return null
 }
 
-/** Checks a URL and an event list together, so every problem is reported at once (docs/decisions.md § "Errors and validation"). */
-function checkInput(input: { url?: string; events?: readonly string[] }): { events?: string[] } {
-  const problems = [
-    input.url === undefined ? null : urlProblem(input.url),
-    input.events === undefined ? null : eventsProblem(input.events),
-  ].filter((p): p is string => p !== null)
+/**
+ * Checks a URL and an event list together, so every problem is reported at once (docs/decisions.md
+ * § "Errors and validation"); returns the URL normalised and the events deduplicated.
+ */
+function checkInput(input: { url?: string; events?: readonly string[] }): { url?: string; events?: string[] } {
+  const url = input.url === undefined ? null : checkWebhookUrl(input.url)
+  const problems = [url?.problem ?? null, input.events === undefined ? null : eventsProblem(input.events)].filter((p): p is string => p !== null)
   if (problems.length > 0) throw errors.validation(problems)
-  if (input.events === undefined) return {}
-  return { events: input.events.includes("*") ? ["*"] : [...new Set(input.events)] }
+  return {
+    url: url?.href ?? undefined,
+    events: input.events === undefined ? undefined : input.events.includes("*") ? ["*"] : [...new Set(input.events)],
+  }
 }
 
 /** One endpoint, or 404. */
@@ -82,13 +66,13 @@ export async function createEndpoint(
   cmd: { accountId: string; env: Environment; url: string; events: readonly string[] },
 ): Promise<EndpointRow> {
   if (!findAccount(ctx.db, cmd.accountId)) throw errors.accountNotFound(cmd.accountId)
-  const { events } = checkInput({ url: cmd.url, events: cmd.events })
+  const { url, events } = checkInput({ url: cmd.url, events: cmd.events })
   const nowMs = ctx.clock.nowMs()
   const row: EndpointRow = {
     id: ctx.ids.newId("wh"),
     accountId: cmd.accountId,
     env: cmd.env,
-    url: cmd.url,
+    url: url!,
     events: events!,
     enabled: true,
     secret: newSigningSecret(),
@@ -108,10 +92,10 @@ export async function changeEndpoint(
   patch: { url?: string; events?: readonly string[]; enabled?: boolean },
 ): Promise<EndpointRow> {
   const current = getEndpoint(ctx, id)
-  const { events } = checkInput(patch)
+  const { url, events } = checkInput(patch)
   const next: EndpointRow = {
     ...current,
-    url: patch.url ?? current.url,
+    url: url ?? current.url,
     events: events ?? current.events,
     enabled: patch.enabled ?? current.enabled,
     updatedAtMs: ctx.clock.nowMs(),

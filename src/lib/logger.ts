@@ -1,3 +1,5 @@
+import { escapeControls } from "./outside-text"
+
 /** Log levels in increasing severity. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -48,9 +50,9 @@ export function createLogger(options: {
       write(JSON.stringify({ time: options.nowIso(), level, msg: redact(msg), ...clean }))
     } else {
       const extra = Object.entries(clean)
-        .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+        .map(([k, v]) => `${k}=${typeof v === "string" ? escapeControls(v) : JSON.stringify(v)}`)
         .join(" ")
-      write(`${options.nowIso().slice(11, 23)} ${level.toUpperCase().padEnd(5)} ${redact(msg)}${extra ? " " + extra : ""}`)
+      write(`${options.nowIso().slice(11, 23)} ${level.toUpperCase().padEnd(5)} ${escapeControls(String(redact(msg)))}${extra ? " " + extra : ""}`)
     }
   }
   return { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") }

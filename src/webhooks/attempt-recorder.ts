@@ -1,6 +1,7 @@
 import type { AppMetrics } from "../lib/app-metrics"
 import type { Clock, TimerHandle } from "../lib/clock"
 import type { Logger } from "../lib/logger"
+import { boundedOutsideTextOrNull } from "../lib/outside-text"
 import type { Writer } from "../store/writer"
 import { recordAttempts, type AttemptRow, type DeliveryProgress, type DeliveryRow } from "../store/webhooks"
 import { nextAttemptAtMs } from "./retry-policy"
@@ -131,7 +132,8 @@ export function createAttemptRecorder(deps: {
 
   return {
     add(result) {
-      waiting.push(result)
+      // Whoever made the outcome, what reaches the delivery log and the logs is bounded and escaped.
+      waiting.push(result.outcome ? { ...result, outcome: boundedOutcome(result.outcome) } : result)
       waitingEndpoints.add(result.delivery.endpointId)
       if (!checkQueued) {
         checkQueued = true
@@ -140,6 +142,13 @@ export function createAttemptRecorder(deps: {
     },
     flush,
   }
+}
+
+/** The outcome with its receiver-controlled text bounded and escaped (the same object when it already is). */
+function boundedOutcome(outcome: AttemptOutcome): AttemptOutcome {
+  const error = boundedOutsideTextOrNull(outcome.error)
+  const responseBody = boundedOutsideTextOrNull(outcome.responseBody)
+  return error === outcome.error && responseBody === outcome.responseBody ? outcome : { ...outcome, error, responseBody }
 }
 
 /** The delivery after this attempt: succeeded, failed for good (410, no retry left, disabled), or pending until its next retry. */

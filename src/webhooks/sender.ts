@@ -1,12 +1,11 @@
 import type { Clock } from "../lib/clock"
+import { boundedOutsideText } from "../lib/outside-text"
 import { readAtMost } from "../lib/streams"
-import type { Http1Client } from "./http1-client"
-import { HttpFailure } from "./http1-response"
 
-/** Largest part of a receiver's response that is read; the rest is discarded unread. */
+/** Largest part of a receiver's response that is read; then the body is cancelled unread. */
 export const RESPONSE_READ_LIMIT_BYTES = 64 * 1024
-/** How much of the response body is kept with the attempt, for the operator. */
-export const RESPONSE_KEEP_BYTES = 1024
+/** The part of a redirect's target named in the attempt's error, in characters. */
+const LOCATION_MAX_CHARS = 200
 
 /** One POST to a receiver. */
 export interface AttemptRequest {
@@ -15,7 +14,7 @@ export interface AttemptRequest {
   body: string
 }
 
-/** What one attempt came to. */
+/** What one attempt came to. Its `error` and `responseBody` are already bounded and escaped. */
 export interface AttemptOutcome {
   /** 2xx: the receiver has the event. */
   delivered: boolean
@@ -28,13 +27,16 @@ export interface AttemptOutcome {
 }
 
 /** The fetch wagate posts with; tests may pass their own. */
-export type FetchLike = (url: string, init: RequestInit) => Promise<Response>
+export type FetchLike = (url: string, init: RequestInit & { decompress?: boolean }) => Promise<Response>
 
 /**
  * Posts one webhook attempt (Standard Webhooks rules): only 2xx is success; redirects are
- * never followed (a 3xx is a failure); the whole attempt, connecting to reading the response,
- * must end within `timeoutMs`, timed by the injected clock; at most 64 KiB of the response is
- * read. Never throws: every failure becomes an outcome to record.
+ * never followed (a 3xx is a failure); one deadline, `timeoutMs` on the injected clock, covers
+ * connecting, the answer's head and its body; at most 64 KiB of the body is read. Never throws:
+ * every failure becomes an outcome to record.
+ *
+ * It goes through Bun's `fetch`, which parses the receiver's answer off the thread that serves
+ * the API and keeps connections alive per origin (docs/webhooks.md § "How requests are sent").
  */
 export async function postAttempt(
   request: AttemptRequest,
@@ -53,78 +55,80 @@ export async function postAttempt(
   try {
     const res = await (options.fetch ?? fetch)(request.url, {
       method: "POST",
+      // A compressed answer is not inflated: only its start is kept, for a person to read (the
+      // dispatcher asks for `Accept-Encoding: identity`).
       headers: request.headers,
       body: request.body,
       redirect: "manual",
+      decompress: false,
       signal: controller.signal,
     })
-    const responseBody = await readCapped(res)
+    const responseBody = await readExcerpt(res)
     return finish(answered(res.status, res.headers.get("location"), responseBody))
   } catch (err) {
     const message = timedOut
       ? `timed out after ${options.timeoutMs} ms`
       : options.signal?.aborted
         ? "aborted: wagate was shutting down"
-        : describeNetworkError(err)
-    return finish({ delivered: false, gone: false, statusCode: null, error: message, responseBody: null })
+        : describeNetworkError(err, request.url)
+    return finish({ delivered: false, gone: false, statusCode: null, error: boundedOutsideText(message), responseBody: null })
   } finally {
     deadline.cancel()
     options.signal?.removeEventListener("abort", onOuterAbort)
   }
 }
 
-/**
- * Posts one webhook attempt through wagate's own HTTP/1.1 client, with the same rules and the
- * same outcomes as `postAttempt`: the client holds the deadline (one timer for all requests in
- * flight) and reads at most RESPONSE_READ_LIMIT_BYTES, keeping RESPONSE_KEEP_BYTES.
- */
-export async function postAttemptDirect(client: Http1Client, request: AttemptRequest, clock: Clock): Promise<AttemptOutcome> {
-  const startedMs = clock.nowMs()
-  try {
-    const answer = await client.post(request.url, request.headers, request.body)
-    return { ...answered(answer.status, answer.location, answer.body), latencyMs: clock.nowMs() - startedMs }
-  } catch (err) {
-    const message = err instanceof HttpFailure ? (err.kind === "aborted" ? "aborted: wagate was shutting down" : err.message) : describeNetworkError(err)
-    return { delivered: false, gone: false, statusCode: null, error: message, latencyMs: clock.nowMs() - startedMs, responseBody: null }
-  }
-}
-
-/**
- * What an answered attempt came to, whichever client carried it: only 2xx is success, a 3xx is
- * a redirect not followed, and 410 asks us to stop.
- */
+/** What an answered attempt came to: only 2xx is success, a 3xx is a redirect not followed, and 410 asks us to stop. */
 function answered(status: number, location: string | null, responseBody: string | null): Omit<AttemptOutcome, "latencyMs"> {
   const delivered = status >= 200 && status < 300
   let error: string | null = null
-  if (status >= 300 && status < 400) error = `redirect to ${location ?? "(no location)"} not followed`
+  if (status >= 300 && status < 400) error = `redirect to ${location === null ? "(no location)" : boundedOutsideText(location, LOCATION_MAX_CHARS)} not followed`
   else if (!delivered) error = `HTTP ${status}`
   return { delivered, gone: status === 410, statusCode: status, error, responseBody }
 }
 
-/** Reads at most RESPONSE_READ_LIMIT_BYTES and returns the first RESPONSE_KEEP_BYTES as text. */
-async function readCapped(res: Response): Promise<string | null> {
+/**
+ * Reads at most RESPONSE_READ_LIMIT_BYTES of the body, then cancels it, and returns its start
+ * as bounded text. The deadline's abort ends a read that is still waiting.
+ */
+async function readExcerpt(res: Response): Promise<string | null> {
   if (!res.body) return null
   const length = res.headers.get("content-length")
   const declared = length === null ? Number.NaN : Number(length)
-  // The common answer, a short body of declared length, is read as text in one go: no copy,
-  // no streaming (both cost more per attempt than the rest of reading the response).
-  if (Number.isFinite(declared) && declared <= RESPONSE_KEEP_BYTES) {
-    const text = await res.text()
-    return text === "" ? null : text
+  // Past 2^53 no length can be meant (nor counted exactly): a malformed answer, not a body to wait for.
+  if (declared > Number.MAX_SAFE_INTEGER) {
+    await res.body.cancel().catch(() => {})
+    throw Object.assign(new Error("Content-Length past 2^53"), { code: "Malformed_HTTP_Response" })
   }
-  // A small declared body is read in one go (streaming costs more per attempt).
-  const bytes =
+  // The common answer, a short body of declared length, is read as text in one go: streaming
+  // costs more per attempt than the rest of reading the response.
+  const text =
     Number.isFinite(declared) && declared <= RESPONSE_READ_LIMIT_BYTES
-      ? new Uint8Array(await res.arrayBuffer())
-      : (await readAtMost(res.body, RESPONSE_READ_LIMIT_BYTES)).bytes
-  const text = Buffer.from(bytes).subarray(0, RESPONSE_KEEP_BYTES).toString("utf8")
-  return text === "" ? null : text
+      ? await res.text()
+      : Buffer.from((await readAtMost(res.body, RESPONSE_READ_LIMIT_BYTES)).bytes).toString("utf8")
+  return text === "" ? null : boundedOutsideText(text)
 }
 
-function describeNetworkError(err: unknown): string {
+/**
+ * Says why an attempt got no answer. Bun's messages name the whole request URL, whose path or
+ * query may carry a secret, so a message is used only with that URL cut down to its origin.
+ */
+function describeNetworkError(err: unknown, url: string): string {
   const e = err as { code?: string; message?: string }
   if (e.code === "ConnectionRefused" || e.code === "ECONNREFUSED") return "connection refused"
   if (e.code === "ConnectionClosed" || e.code === "ECONNRESET") return "connection closed by the receiver"
-  if (e.code === "FailedToOpenSocket" || e.code === "ENOTFOUND") return `could not connect: ${e.message ?? e.code}`
-  return e.message ? `request failed: ${e.message}` : "request failed"
+  if (e.code === "Malformed_HTTP_Response") return "the receiver's answer is not valid HTTP/1.1"
+  if (e.code === "FailedToOpenSocket" || e.code === "ENOTFOUND") return `could not connect (${e.code})`
+  if (e.code) return `request failed: ${e.code}`
+  return e.message ? `request failed: ${withOriginOnly(e.message, url)}` : "request failed"
+}
+
+function withOriginOnly(message: string, url: string): string {
+  let origin = "the receiver"
+  try {
+    origin = new URL(url).origin
+  } catch {
+    // An unparsable URL is named by nothing at all.
+  }
+  return message.split(url).join(origin)
 }

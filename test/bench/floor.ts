@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ulidGenerator } from "../../src/lib/ids"
-import { systemClock, type Clock } from "../../src/lib/clock"
-import { createHttp1Client } from "../../src/webhooks/http1-client"
+import type { Clock } from "../../src/lib/clock"
 import { migrate, openDatabase } from "../../src/store/db"
 import { findMessageByIdempotencyKey, insertMessage, listSandboxDueMessages, nextSandboxDueMs, updateMessageStatuses } from "../../src/store/messages"
 import { createWriter } from "../../src/store/writer"
@@ -21,8 +20,9 @@ import { createWriter } from "../../src/store/writer"
  *   HTTP, auth, validation, events or JSON.
  * - Fetch floor of a webhook delivery: Bun's fetch POSTing a delivery-sized body to the
  *   benchmark's receiver, 64 at a time, with no database at all: its rate, and its CPU time per
- *   fetch (this process's own, user and system). Then the same through wagate's own HTTP/1.1
- *   client, which deliveries use unless a proxy is configured (the client floor).
+ *   fetch (this process's own, user and system), asked as deliveries ask it (no redirects, no
+ *   compression, the short answer read as text). Deliveries go through `fetch`, so this is
+ *   the floor under the webhook target (docs/performance.md).
  */
 
 const SENDS = Number(process.env.BENCH_FLOOR_SENDS ?? 40_000)
@@ -91,28 +91,20 @@ async function storeFloorUsPerSend(): Promise<number> {
   }
 }
 
-/** One POST of a delivery-sized body, answered; the fetch floor and the client floor differ only in this. */
-type PostOnce = (url: string, headers: Record<string, string>, body: string) => Promise<number>
-
-const postWithFetch: PostOnce = async (url, headers, body) => {
-  const res = await fetch(url, { method: "POST", headers, body })
-  await res.arrayBuffer()
-  return res.status
-}
-
-async function fetchFloor(base: string, post: PostOnce = postWithFetch): Promise<{ perSecond: number; cpuUsPerFetch: number }> {
+async function fetchFloor(base: string): Promise<{ perSecond: number; cpuUsPerFetch: number }> {
   const body = JSON.stringify({ event: "message.sent", timestamp: new Date(0).toISOString(), data: { messageId: "msg_".padEnd(30, "0"), from: "+14155550123", to: "+12025550104", isGroup: false, groupId: null, status: "sent", sentAt: new Date(0).toISOString(), deliveredAt: null, readAt: null, failedAt: null, errorCode: null, errorMessage: null } })
-  const headers = { "Content-Type": "application/json", "X-Wagate-Signature": `t=0,v1=${"0".repeat(64)}`, "X-Wagate-Event-Id": "evt_".padEnd(30, "0") }
+  const headers = { "Content-Type": "application/json", "X-Wagate-Signature": `t=0,v1=${"0".repeat(64)}`, "X-Wagate-Event-Id": "evt_".padEnd(30, "0"), "Accept-Encoding": "identity" }
   await fetch(`${base}/switch`)
   let started = 0
   const one = async () => {
     while (started < FETCHES) {
       started++
-      const status = await post(`${base}/hook`, headers, body)
-      if (status !== 200) throw new Error(`receiver answered ${status}`)
+      const res = await fetch(`${base}/hook`, { method: "POST", headers, body, redirect: "manual", decompress: false })
+      await res.text()
+      if (res.status !== 200) throw new Error(`receiver answered ${res.status}`)
     }
   }
-  // A warm-up outside the measure, so both clients are compiled and connected before it.
+  // A warm-up outside the measure, so fetch is compiled and connected before it.
   started = FETCHES - 2_000
   await Promise.all(Array.from({ length: 64 }, one))
   started = 0
@@ -123,25 +115,12 @@ async function fetchFloor(base: string, post: PostOnce = postWithFetch): Promise
   return { perSecond: FETCHES / ((performance.now() - t0) / 1000), cpuUsPerFetch: (cpu.user + cpu.system) / FETCHES }
 }
 
-/** The same through wagate's own webhook client (src/webhooks/http1-client.ts), which deliveries use. */
-async function clientFloor(base: string): Promise<{ perSecond: number; cpuUsPerFetch: number }> {
-  const client = createHttp1Client({ clock: systemClock(), timeoutMs: 15_000, readLimitBytes: 64 * 1024, keepBytes: 1024 })
-  try {
-    return await fetchFloor(base, async (url, headers, body) => (await client.post(url, headers, body)).status)
-  } finally {
-    client.close()
-  }
-}
-
 const storeUsPerSend = process.env.BENCH_FLOOR_SENDS === "0" ? null : await storeFloorUsPerSend()
 const fetched = receiverBase ? await fetchFloor(receiverBase) : null
-const direct = receiverBase ? await clientFloor(receiverBase) : null
 console.log(
   JSON.stringify({
     storeUsPerSend,
     fetchesPerSecond: fetched?.perSecond ?? null,
     fetchCpuUs: fetched?.cpuUsPerFetch ?? null,
-    clientPerSecond: direct?.perSecond ?? null,
-    clientCpuUs: direct?.cpuUsPerFetch ?? null,
   }),
 )

@@ -157,6 +157,11 @@ describe("wagate webhooks: mistakes get one clear line and exit 1 (failure) or 2
     [["webhooks", "add", "--url", "ftp://hooks.example.com"], 1, "error: url must use http or https\n"],
     [["webhooks", "add", "--url", "https://u:p@hooks.example.com"], 1, "error: url must not contain credentials: verify the X-Service-Signature header instead\n"],
     [["webhooks", "add", "--url", "https://hooks.example.com", "--events", "message.sent,message.bogus"], 1, `error: ${EVENTS}\n`],
+    [
+      ["webhooks", "add", "--url", "https://hooks.example.com/t0ken\r\n?key=s3cret"],
+      1,
+      "error: url must not contain control characters: found \\r at character 32 (the URL for https://hooks.example.com)\n",
+    ],
     [["webhooks", "add", "--url", "ftp://hooks.example.com", "--events", "message.bogus"], 1, `error: url must use http or https; ${EVENTS}\n`],
     [["webhooks", "add", "--url", "https://hooks.example.com", "--env", "production"], 2, "error: --env must be test or live"],
     [["webhooks", "add", "--url"], 2, "error: --url needs a value"],
@@ -308,6 +313,17 @@ describe("wagate webhooks deliveries and resend, beside a running server", () =>
       [1, 500, 250],
       [2, 500, 0],
     ])
+  })
+
+  test("deliveries never prints a raw control character, even from a row an older version stored raw", async () => {
+    const id = await failedDelivery()
+    const raw = "\u001b]0;pwned\u0007\u001b[2J\r\u0085\u009b31m"
+    server.services.db.query("UPDATE webhook_attempts SET error = ? WHERE delivery_id = ?").run(raw, id)
+    server.services.db.query("UPDATE webhook_deliveries SET last_status_code = NULL, last_error = ? WHERE id = ?").run(raw, id)
+    const res = await run(["webhooks", "deliveries", endpoint.id])
+    expect(res.code).toBe(0)
+    expect(res.stdout.replaceAll("\n", "")).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
+    expect(res.stdout).toContain("\\x1b]0;pwned\\x07\\x1b[2J\\r\\x85\\x9b31m")
   })
 
   test("resend of a delivery still being retried exits 1 and queues nothing", async () => {

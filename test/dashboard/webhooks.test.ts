@@ -109,10 +109,19 @@ describe("dashboard: webhooks", () => {
     expect(endpointIds()).toEqual([])
   })
 
+  test("a URL with a control character is a 400 naming the URL by its origin only, and nothing is added", async () => {
+    const res = await addThroughPage("https://hooks.example.com/t0ken\u0007?key=s3cret")
+    expect(res.status).toBe(400)
+    expect(res.html).toContain("url must not contain control characters: found \\x07 at character 32 (the URL for https://hooks.example.com)")
+    expect(endpointIds()).toEqual([])
+  })
+
   test("endpoint URLs are escaped on the list, the endpoint page and the overview", async () => {
-    const url = `https://example.com/${HOSTILE.script}${HOSTILE.attribute}`
+    // Stored normalised, the markup arrives percent-encoded; the `&` it keeps must still be escaped.
+    const url = `https://example.com/a&b/${HOSTILE.script}${HOSTILE.attribute}`
     const endpoint = await createEndpoint(h.services.ctx, { accountId: account.id, env: "test", url, events: ["*"] })
-    expectEscaped((await client.get(`/dashboard/webhooks?account=${account.id}`)).html, [url])
-    expectEscaped((await client.get(`/dashboard/webhooks/${endpoint.id}`)).html, [url])
+    expect(endpoint.url).toBe(new URL(url).href)
+    expectEscaped((await client.get(`/dashboard/webhooks?account=${account.id}`)).html, [endpoint.url])
+    expectEscaped((await client.get(`/dashboard/webhooks/${endpoint.id}`)).html, [endpoint.url])
   })
 })

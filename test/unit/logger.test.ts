@@ -125,6 +125,12 @@ describe("createLogger", () => {
     expect(lines).toEqual(["10:11:12.345 WARN  slow request path=/v1/messages ms=1234"])
   })
 
+  test("a pretty line prints control characters from outside escaped, never raw, so a terminal cannot act on them", () => {
+    const { logger, lines } = capture("debug", "pretty")
+    logger.info("webhook attempt failed\u001b[2J", { error: "redirect to http://x/\u001b]0;t\u0007\n\u009b not followed" })
+    expect(lines).toEqual(["10:11:12.345 INFO  webhook attempt failed\\x1b[2J error=redirect to http://x/\\x1b]0;t\\x07\\n\\x9b not followed"])
+  })
+
   test.each<{ level: LogLevel; written: string[] }>([
     { level: "debug", written: ["debug", "info", "warn", "error"] },
     { level: "info", written: ["info", "warn", "error"] },

@@ -150,12 +150,32 @@ describe("admin API: webhook endpoints and their secrets", () => {
     ["an invalid environment", { ...VALID, environment: "production" }, ["environment must be test or live"]],
     ["an unknown field", { ...VALID, secret: "whsec_mine" }, ["secret is not a recognised field"]],
     ["an empty body", {}, ["url is required", "environment is required", "events is required"]],
+    [
+      "a newline in the URL (named by its origin, never its path or query)",
+      { ...VALID, url: "https://hooks.example.com/t0ken\n?key=s3cret" },
+      ["url must not contain control characters: found \\n at character 32 (the URL for https://hooks.example.com)"],
+    ],
+    [
+      "an escape character in the URL",
+      { ...VALID, url: "https://hooks.example.com/\u001b[2J" },
+      ["url must not contain control characters: found \\x1b at character 27 (the URL for https://hooks.example.com)"],
+    ],
+    ["a C1 control character in the URL", { ...VALID, url: "https://hooks.example.com/\u009b" }, ["url must not contain control characters: found \\x9b at character 27 (the URL for https://hooks.example.com)"]],
+    ["a NUL in an unparsable URL", { ...VALID, url: "https://\u0000" }, ["url must not contain control characters: found \\x00 at character 9"]],
     ["a bad URL and bad events together", { ...VALID, url: "ftp://hooks.example.com", events: ["message.bogus"] }, ["url must use http or https", EVENTS_MESSAGE]],
   ])("creating with %s is 400 naming the field, and creates nothing", async (_name, body, messages) => {
     const account = await h.seedAccount()
     const path = `/admin/v1/accounts/${account.id}/webhooks`
     expect(expectErrorEnvelope(await create(account.id, body), 400, "Bad Request", path)).toEqual(messages)
     expect((await listEndpoints(account.id)).body.data).toEqual([])
+  })
+
+  test("the URL is stored and shown normalised, as the URL parser writes it", async () => {
+    const account = await h.seedAccount()
+    const res = await create(account.id, { ...VALID, url: "HTTPS://Hooks.Example.COM:443/a b?q=ü" })
+    expect(res.status).toBe(201)
+    expect(res.body.data.url).toBe("https://hooks.example.com/a%20b?q=%C3%BC")
+    expect((await listEndpoints(account.id)).body.data[0].url).toBe("https://hooks.example.com/a%20b?q=%C3%BC")
   })
 
   test("PATCH changes the URL, the events and the enabled flag, keeps the rest, and the next event goes by the new settings", async () => {
@@ -191,6 +211,7 @@ describe("admin API: webhook endpoints and their secrets", () => {
 
   test.each([
     ["an ftp: URL", { url: "ftp://hooks.example.com" }, ["url must use http or https"]],
+    ["a tab in the URL", { url: "https://hooks.example.com/a\tb?secret=1" }, ["url must not contain control characters: found \\t at character 28 (the URL for https://hooks.example.com)"]],
     ["an empty event list", { events: [] }, [EVENTS_MESSAGE]],
     ["a non-boolean enabled", { enabled: "yes" }, ["enabled must be true or false"]],
     ["an unknown field", { secret: "whsec_mine" }, ["secret is not a recognised field"]],
@@ -338,7 +359,7 @@ describe("admin API: the delivery log", () => {
     expect(expectErrorEnvelope(await listDeliveries(id, query), 400, "Bad Request")).toEqual([message])
   })
 
-  test("each delivery lists its attempts: number, time, status code, error, latency and the first 1 KiB of the answer; status filters", async () => {
+  test("each delivery lists its attempts: number, time, status code, error, latency and the start of the answer (256 characters, the cut marked); status filters", async () => {
     const { account, key, phone } = await h.seedTenant()
     const { id } = await addEndpoint(account.id, receiver.url(), { events: ["message.sent"] })
     const t0 = h.clock.nowMs()
@@ -370,7 +391,7 @@ describe("admin API: the delivery log", () => {
     expect(delivered).toMatchObject({ id: a, event: "message.sent", status: "succeeded", attemptCount: 2, nextAttemptAt: null, lastStatusCode: 200, lastError: null, resentFrom: null })
     expect(delivered.eventId).toMatch(/^evt_[0-9a-z]{26}$/)
     expect(delivered.attempts).toEqual([
-      { attempt: 1, attemptedAt: new Date(t0).toISOString(), statusCode: 500, error: "HTTP 500", latencyMs: 0, responseBody: "E".repeat(1_024) },
+      { attempt: 1, attemptedAt: new Date(t0).toISOString(), statusCode: 500, error: "HTTP 500", latencyMs: 0, responseBody: "E".repeat(255) + "…" },
       { attempt: 2, attemptedAt: new Date(t0 + 60_000).toISOString(), statusCode: 200, error: null, latencyMs: 250, responseBody: "ok" },
     ])
 

@@ -6,7 +6,8 @@ import { createWriter } from "../../src/store/writer"
 import { insertEndpoint } from "../../src/store/webhooks"
 import { createOutbox } from "../../src/webhooks/outbox"
 import { DEFAULT_RETRY_OFFSETS_MS, nextAttemptAtMs } from "../../src/webhooks/retry-policy"
-import { postAttempt, RESPONSE_KEEP_BYTES } from "../../src/webhooks/sender"
+import { OUTSIDE_TEXT_MAX_CHARS } from "../../src/lib/outside-text"
+import { postAttempt } from "../../src/webhooks/sender"
 import { newSigningSecret, signatureHeader } from "../../src/webhooks/signer"
 import { TestClock } from "../helpers/test-clock"
 import { verifySignature } from "../helpers/verify-signature"
@@ -63,7 +64,7 @@ describe("postAttempt", () => {
   }
   const request = (url: string) => ({ url, headers: { "Content-Type": "application/json" }, body: "{}" })
 
-  test("reads at most 64 KiB of a huge response and keeps its first 1 KiB", async () => {
+  test("reads at most 64 KiB of a huge response and keeps its first 256 characters", async () => {
     let streamed = 0
     const url = serve(
       () =>
@@ -79,7 +80,7 @@ describe("postAttempt", () => {
     )
     const outcome = await postAttempt(request(url), { timeoutMs: 5_000, clock: new TestClock() })
     expect(outcome).toMatchObject({ delivered: true, statusCode: 200, error: null })
-    expect(outcome.responseBody).toHaveLength(RESPONSE_KEEP_BYTES)
+    expect(outcome.responseBody).toHaveLength(OUTSIDE_TEXT_MAX_CHARS)
     expect(streamed).toBeLessThan(10 * 1024 * 1024)
   })
 
@@ -93,6 +94,44 @@ describe("postAttempt", () => {
     const outcome = await postAttempt(request(url), { timeoutMs: 5_000, clock: new TestClock() })
     expect(outcome).toMatchObject({ delivered: false, gone: false, statusCode: 307, error: `redirect to ${target} not followed` })
     expect(followed).toBe(false)
+  })
+
+  test("consecutive attempts to one receiver reuse one kept-alive connection", async () => {
+    const ports = new Set<number>()
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(req, srv) {
+        ports.add(srv.requestIP(req)!.port)
+        return new Response("ok")
+      },
+    })
+    servers.push(server)
+    for (let i = 0; i < 3; i++) {
+      expect(await postAttempt(request(`http://127.0.0.1:${server.port}/hook`), { timeoutMs: 5_000, clock: new TestClock() })).toMatchObject({ delivered: true })
+    }
+    expect(ports.size).toBe(1)
+  })
+
+  // Each answered at once and then held open: only a prompt verdict ends the attempt before its (distant) deadline.
+  test.each([
+    ["a NUL in a header value", "HTTP/1.1 200 OK\r\nX-Bad: \u0000\r\n\r\n", "the receiver's answer is not valid HTTP/1.1"],
+    ["a Content-Length past 2^53", "HTTP/1.1 200 OK\r\nContent-Length: 9007199254740993\r\n\r\nabc", "the receiver's answer is not valid HTTP/1.1"],
+    ["two different Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 5\r\n\r\nabcde", "request failed: InvalidContentLength"],
+    ["an unrequested 101 Switching Protocols", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", "request failed: UnrequestedUpgrade"],
+  ])("%s fails the attempt at once, its error naming no path or query (which may hold a secret)", async (_name, answer, error) => {
+    const listener = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data(socket) {
+          socket.write(answer)
+        },
+      },
+    })
+    servers.push({ stop: (force) => listener.stop(force) })
+    const outcome = await postAttempt(request(`http://127.0.0.1:${listener.port}/t0ken?key=s3cret`), { timeoutMs: 60_000, clock: new TestClock() })
+    expect(outcome).toMatchObject({ delivered: false, statusCode: null, error })
   })
 
   test("410 is reported as gone", async () => {

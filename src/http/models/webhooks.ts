@@ -101,7 +101,9 @@ export const WebhookAttempt = named("WebhookAttempt", Type.Object({
   statusCode: Type.Union([Type.Integer(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
   latencyMs: Type.Integer({ minimum: 0 }),
-  responseBody: Type.Union([Type.String(), Type.Null()], { description: "The first 1 KiB of the receiver's answer." }),
+  responseBody: Type.Union([Type.String(), Type.Null()], {
+    description: "The start of the receiver's answer: at most 256 characters (an ellipsis marks a cut), control characters escaped as \\n, \\x1b and so on.",
+  }),
 }))
 
 export const WebhookDelivery = named("WebhookDelivery", Type.Object({

@@ -1,5 +1,6 @@
 import { EVENT_NAMES } from "../../../domain/event-catalogue"
 import type { DeliveryWithAttempts } from "../../../domain/webhook-endpoints"
+import { boundedOutsideText, boundedOutsideTextOrNull } from "../../../lib/outside-text"
 import type { DeliveryRow, EndpointRow } from "../../../store/webhooks"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
@@ -8,7 +9,7 @@ import { excerpt, StackTable, Time, type Column } from "./parts"
 /** A delivery's outcome in a few words: the status, the last answer, and whether it retries. */
 export function DeliveryOutcome(props: { delivery: DeliveryRow }) {
   const d = props.delivery
-  const answer = d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : d.lastError
+  const answer = d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : boundedOutsideTextOrNull(d.lastError)
   const tone = d.status === "succeeded" ? "ok" : d.status === "failed" ? "bad" : "warn"
   return (
     <span>
@@ -65,9 +66,9 @@ export function EventChoices(props: { selected: readonly string[] }) {
 const ATTEMPT_COLUMNS: Column<DeliveryWithAttempts["attempts"][number]>[] = [
   { label: "Attempt", cell: (a) => String(a.attemptNumber) },
   { label: "Time", cell: (a) => <Time ms={a.attemptedAtMs} /> },
-  { label: "Result", cell: (a) => (a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? "no answer")) },
+  { label: "Result", cell: (a) => (a.statusCode !== null ? `HTTP ${a.statusCode}` : (boundedOutsideTextOrNull(a.error) ?? "no answer")) },
   { label: "Latency", cell: (a) => `${a.latencyMs} ms` },
-  { label: "Response", cell: (a) => (a.responseBody ? <code>{excerpt(a.responseBody, 200)}</code> : <span class="muted">empty</span>) },
+  { label: "Response", cell: (a) => (a.responseBody ? <code>{excerpt(boundedOutsideText(a.responseBody), 200)}</code> : <span class="muted">empty</span>) },
 ]
 
 /** The delivery log: every delivery with every attempt, and resend for finished ones. */
