@@ -6,6 +6,7 @@ import { createScheduler } from "./lib/scheduler"
 import { createByteBudget } from "./lib/byte-budget"
 import { mediaTempDir } from "./lib/media-temp"
 import { createAppMetrics } from "./lib/app-metrics"
+import { createContactChecker } from "./domain/contact-checks"
 import { createLiveLookups } from "./domain/live-lookups"
 import { createLiveSender } from "./domain/live-sender"
 import { createMessageReceipts } from "./domain/message-receipts"
@@ -188,6 +189,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     sessions,
     gateway,
     liveGroups: (phone) => sessions.liveGroups(phone),
+    contactChecks: createContactChecker({ ctx, lookups, links, perPhonePerHour: config.checksPerPhonePerHour }),
     metrics,
     metricsPublic: config.metricsPublic,
     trustedProxies: config.trustedProxies,

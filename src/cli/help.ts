@@ -19,6 +19,7 @@ const SETTING_HELP: Record<string, { value: string; text: string }> = {
   "webhook-retention-days": { value: "DAYS", text: "days webhook events and their delivery log are kept; 0 keeps them (default 30)" },
   "send-interval-ms": { value: "MS", text: "pause between two live sends of one phone, ±30 % (default 1000)" },
   "send-timeout-ms": { value: "MS", text: "how long live sends wait for a disconnected phone (default 600000)" },
+  "checks-per-phone-per-hour": { value: "N", text: "numbers each phone may check per hour with POST /v1/contacts/check (default 600)" },
   "media-memory-mb": { value: "MIB", text: "memory all live sends' media may hold at once while handed to WhatsApp (default 64)" },
   "wa-ws-url": { value: "URL", text: "the WhatsApp Web socket (default wss://web.whatsapp.com/ws/chat)" },
   "wa-connect-timeout-ms": { value: "MS", text: "how long opening the WhatsApp connection may take (default 15000)" },

@@ -29,6 +29,7 @@ export const REQUIRED_SCOPES = {
   groupsRead: ["groups:read", "messages:read", "messages:send", "messages:write"],
   phoneNumbersRead: ["phone_numbers:read", "phone-numbers:read", "messages:read", "messages:send", "messages:write"],
   accountRead: ["account:read", "messages:read", "messages:send", "messages:write"],
+  contactsCheck: ["messages:send", "messages:write", "messages:read"],
 } as const satisfies Record<string, readonly Scope[]>
 
 export function isScope(value: string): value is Scope {

@@ -1,3 +1,4 @@
+import type { ContactChecker } from "../domain/contact-checks"
 import type { DomainContext } from "../domain/context"
 import type { LiveGroupSource } from "../domain/groups"
 import type { RateLimiter } from "../domain/rate-limits"
@@ -18,6 +19,8 @@ export interface HttpDeps {
   sessions: SessionManager
   /** Fetches a connected phone's postable groups from WhatsApp. */
   liveGroups: LiveGroupSource
+  /** Number checks, with their hourly budget per phone. */
+  contactChecks: ContactChecker
   metrics: AppMetrics
   /** Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (WAGATE_TRUSTED_PROXIES). */
   trustedProxies: CidrList

@@ -86,5 +86,8 @@ export const errors = {
   deliveryNotFound: (id: string) => new AppError("not_found", [`Delivery ${id} not found`]),
   deliveryStillPending: (id: string) =>
     new AppError("conflict", [`Delivery ${id} is still being attempted; resend it once it has succeeded or failed`]),
+  checkBudgetExhausted: (e164: string, perHour: number, retryAfterSeconds: number) =>
+    new AppError("rate_limited", [`Phone ${e164} has checked its ${perHour} numbers for this hour; retry after ${retryAfterSeconds} s`], { retryAfterSeconds }),
+  whatsappUnanswered: (message: string, cause: unknown) => new AppError("bad_gateway", [message], { cause }),
   internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
 } as const

@@ -22,13 +22,22 @@ export interface TakeResult {
  * no token, so clients that respect Retry-After are served as soon as it elapses.
  */
 export function takeToken(previous: BucketState | undefined, limitPerMinute: number, nowMs: number): TakeResult {
-  const capacity = limitPerMinute
-  const refillPerMs = limitPerMinute / 60_000
+  return takeTokens(previous, { capacity: limitPerMinute, periodMs: 60_000 }, 1, nowMs)
+}
+
+/**
+ * Takes `count` tokens at once from a bucket of `capacity` tokens that refills completely over
+ * `periodMs`, or none: a refused request takes nothing, and `retryAfterMs` says when `count`
+ * tokens will be there. `count` must not exceed the capacity (the caller refuses such a request).
+ */
+export function takeTokens(previous: BucketState | undefined, bucket: { capacity: number; periodMs: number }, count: number, nowMs: number): TakeResult {
+  const { capacity } = bucket
+  const refillPerMs = capacity / bucket.periodMs
   const base = previous ?? { tokens: capacity, updatedAtMs: nowMs }
   const elapsedMs = Math.max(0, nowMs - base.updatedAtMs)
   const tokens = Math.min(capacity, base.tokens + elapsedMs * refillPerMs)
-  if (tokens >= 1) {
-    const left = tokens - 1
+  if (tokens >= count) {
+    const left = tokens - count
     return {
       allowed: true,
       state: { tokens: left, updatedAtMs: nowMs },
@@ -41,7 +50,7 @@ export function takeToken(previous: BucketState | undefined, limitPerMinute: num
     allowed: false,
     state: { tokens, updatedAtMs: nowMs },
     remaining: 0,
-    retryAfterMs: Math.ceil((1 - tokens) / refillPerMs),
+    retryAfterMs: Math.ceil((count - tokens) / refillPerMs),
     resetAfterMs: Math.ceil((capacity - tokens) / refillPerMs),
   }
 }

@@ -36,6 +36,9 @@ export class FakeGateway implements WhatsAppGateway {
   readonly sessions = new Map<string, FakeSession[]>()
   /** Numbers that are on WhatsApp map to their JID; any number not listed is on WhatsApp as `<digits>@s.whatsapp.net`. */
   readonly numbers = new Map<string, string | null>()
+  /** Every number check asked of WhatsApp, one list per request; `numbersError` makes the next ones fail. */
+  readonly numberChecks: string[][] = []
+  numbersError: Error | null = null
   /** Groups per phone; `groupFetchError` makes the next fetches fail. */
   readonly groups = new Map<string, GroupInfo[]>()
   groupFetchError: Error | null = null
@@ -138,6 +141,8 @@ export class FakeSession implements WhatsAppSession {
 
   async checkNumbers(phoneNumbers: string[]): Promise<Map<string, string | null>> {
     if (!this.connected) throw new Error("not connected")
+    if (this.gateway.numbersError) throw this.gateway.numbersError
+    this.gateway.numberChecks.push([...phoneNumbers])
     return new Map(phoneNumbers.map((n) => [n, this.gateway.numbers.has(n) ? this.gateway.numbers.get(n)! : `${n.slice(1)}@s.whatsapp.net`]))
   }
 

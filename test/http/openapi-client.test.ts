@@ -71,7 +71,20 @@ export async function media(): Promise<void> {
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", mediaUrls: ["https://example.com/a.pdf"] } })
 }
 
+export async function checkNumbers(): Promise<string[]> {
+  const { data, error } = await client.POST("/v1/contacts/check", { body: { fromPhoneId: "+14155550123", numbers: ["+14155550199", "+12025550101"] } })
+  if (error) {
+    const retryAfter: number | undefined = error.retryAfter
+    console.log(retryAfter)
+    return []
+  }
+  const answers: { number: string; onWhatsApp: boolean; jid: string | null }[] = data.data
+  return answers.filter((a) => a.onWhatsApp).map((a) => a.number)
+}
+
 export async function refusedByTheTypes(): Promise<void> {
+  // @ts-expect-error numbers is a list of strings
+  await client.POST("/v1/contacts/check", { body: { fromPhoneId: "+14155550123", numbers: "+14155550199" } })
   // @ts-expect-error content is a string
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", content: 5 } })
   // @ts-expect-error a message needs content or media

@@ -26,6 +26,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: "Inbound messages", description: "Messages your live phones received (always empty for test keys)." },
   { name: "Groups", description: "The WhatsApp groups a phone can post to." },
   { name: "Phone numbers", description: "The account's sender phones and their connection state." },
+  { name: "Contacts", description: "Which numbers are on WhatsApp, within each phone's hourly budget." },
   { name: "Account", description: "The account and its usage." },
   { name: "Admin: accounts", description: "The operator's API: accounts." },
   { name: "Admin: API keys", description: "The operator's API: API keys." },

@@ -2,6 +2,7 @@ import type { HttpDeps } from "../../deps"
 import { apiBase } from "../../plugins/api-auth"
 import { accountGet } from "./account-get"
 import { accountUsage } from "./account-usage"
+import { contactsCheck } from "./contacts-check"
 import { groupsList } from "./groups-list"
 import { inboundGet } from "./inbound-get"
 import { inboundList } from "./inbound-list"
@@ -30,4 +31,5 @@ export function v1Routes(deps: HttpDeps) {
     .use(phoneNumbersStatus(deps))
     .use(accountGet(deps))
     .use(accountUsage(deps))
+    .use(contactsCheck(deps))
 }
