@@ -189,6 +189,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     sessions,
     gateway,
     liveGroups: (phone) => sessions.liveGroups(phone),
+    presence: { links, lookups },
     contactChecks: createContactChecker({ ctx, lookups, links, perPhonePerHour: config.checksPerPhonePerHour }),
     metrics,
     metricsPublic: config.metricsPublic,

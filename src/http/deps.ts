@@ -1,5 +1,7 @@
 import type { ContactChecker } from "../domain/contact-checks"
 import type { DomainContext } from "../domain/context"
+import type { LiveLookups } from "../domain/live-lookups"
+import type { PhoneLinks } from "../domain/phone-links"
 import type { LiveGroupSource } from "../domain/groups"
 import type { RateLimiter } from "../domain/rate-limits"
 import type { LiveSender } from "../domain/live-sender"
@@ -19,6 +21,8 @@ export interface HttpDeps {
   sessions: SessionManager
   /** Fetches a connected phone's postable groups from WhatsApp. */
   liveGroups: LiveGroupSource
+  /** What presence needs: the connected sessions and the number cache. */
+  presence: { links: PhoneLinks; lookups: LiveLookups }
   /** Number checks, with their hourly budget per phone. */
   contactChecks: ContactChecker
   metrics: AppMetrics

@@ -62,6 +62,10 @@ export type MessageEventName = Extract<EventType, "message.sent" | "message.deli
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
+/** What a phone shows in a chat (`POST /v1/presence`): typing, recording a voice note, or neither. */
+export const PRESENCE_STATES = ["typing", "recording", "paused"] as const
+export type PresenceState = (typeof PRESENCE_STATES)[number]
+
 /** A page of rows and the total they are a page of. */
 export interface Page<T> {
   rows: T[]

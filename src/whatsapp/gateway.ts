@@ -4,7 +4,7 @@
  * outside src/whatsapp/baileys/ knows Baileys exists, and tests plug in a fake.
  */
 
-import type { InboundType, MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
+import type { InboundType, MessageErrorCode, PresenceState, ReceiptKind } from "../lib/vocabulary"
 import type { ConnectionFailure } from "./failures"
 
 /**
@@ -137,6 +137,8 @@ export interface WhatsAppSession {
   checkNumbers(phoneNumbers: string[]): Promise<Map<string, string | null>>
   /** Every group the phone participates in. */
   fetchGroups(): Promise<GroupInfo[]>
+  /** Shows (or stops showing) typing or recording in a chat; rejects when not connected. */
+  sendPresence(toJid: string, state: PresenceState): Promise<void>
 }
 
 /** Makes sessions; one per phone id. */

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs"
+import type { PresenceState } from "../../src/lib/vocabulary"
 import type { ConnectionFailure, ConnectionFailureCode } from "../../src/whatsapp/failures"
 import type {
   DisconnectReason,
@@ -42,6 +43,8 @@ export class FakeGateway implements WhatsAppGateway {
   /** Groups per phone; `groupFetchError` makes the next fetches fail. */
   readonly groups = new Map<string, GroupInfo[]>()
   groupFetchError: Error | null = null
+  /** Every presence shown, across sessions, in order. */
+  readonly presences: { phoneId: string; toJid: string; state: PresenceState }[] = []
   /** Every part handed to WhatsApp, across sessions, in order. */
   readonly sent: { phoneId: string; part: SentPart }[] = []
 
@@ -144,6 +147,11 @@ export class FakeSession implements WhatsAppSession {
     if (this.gateway.numbersError) throw this.gateway.numbersError
     this.gateway.numberChecks.push([...phoneNumbers])
     return new Map(phoneNumbers.map((n) => [n, this.gateway.numbers.has(n) ? this.gateway.numbers.get(n)! : `${n.slice(1)}@s.whatsapp.net`]))
+  }
+
+  async sendPresence(toJid: string, state: PresenceState): Promise<void> {
+    if (!this.connected) throw new Error("not connected")
+    this.gateway.presences.push({ phoneId: this.phoneId, toJid, state })
   }
 
   async fetchGroups(): Promise<GroupInfo[]> {

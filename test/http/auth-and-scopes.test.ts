@@ -48,6 +48,14 @@ function endpoints(phoneNumber: string, messageId: string) {
     },
     { name: "GET /v1/account", method: "GET", path: "/v1/account", ok: 200, scopes: ["account:read", "messages:read", "messages:send", "messages:write"] },
     {
+      name: "POST /v1/presence",
+      method: "POST",
+      path: "/v1/presence",
+      body: { fromPhoneId: phoneNumber, to: "+14155550199", state: "typing" },
+      ok: 204,
+      scopes: ["messages:send", "messages:write"],
+    },
+    {
       name: "POST /v1/contacts/check",
       method: "POST",
       path: "/v1/contacts/check",

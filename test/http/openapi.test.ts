@@ -54,6 +54,7 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["get", "/v1/account/usage", 200, "getAccountUsage", REQUIRED_SCOPES.accountRead],
   // Beyond the seed (docs/api.md § "Check numbers: POST /v1/contacts/check").
   ["post", "/v1/contacts/check", 200, "checkContacts", REQUIRED_SCOPES.contactsCheck],
+  ["post", "/v1/presence", 204, "sendPresence", REQUIRED_SCOPES.send],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -178,9 +179,14 @@ describe("OpenAPI document: /v1", () => {
     const op = doc.paths[path][method]
     expect(op.operationId).toBe(id)
     const success = op.responses[String(ok)]
-    const schema = success.content["application/json"].schema
-    expect(schema.properties.success).toEqual({ const: true, type: "boolean" })
-    expect(schema.properties.data).toBeDefined()
+    if (ok === 204) {
+      // No Content: no body at all, not even the envelope.
+      expect(success.content).toBeUndefined()
+    } else {
+      const schema = success.content["application/json"].schema
+      expect(schema.properties.success).toEqual({ const: true, type: "boolean" })
+      expect(schema.properties.data).toBeDefined()
+    }
     expect(Object.keys(success.headers)).toEqual(expect.arrayContaining(RATE_LIMIT_HEADERS))
     expect(op.security).toEqual(scopes.map((scope) => ({ apiKey: [scope] })))
     for (const status of ["401", "403", "429", "500"]) {

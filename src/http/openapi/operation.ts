@@ -32,7 +32,8 @@ export interface OperationOptions {
 
 interface Outcome {
   status: number
-  schema: TSchema
+  /** The body's schema; none for an answer without a body (204). */
+  schema?: TSchema
   description: string
   /** application/json unless said otherwise. */
   contentType?: string
@@ -87,13 +88,14 @@ function describe(options: OperationOptions, family: Family, security: Record<st
     responses,
   } as DocumentDecoration
   // Elysia checks a JSON answer against its schema; other answers are streams or text it does not parse.
-  const json = (options.success.contentType ?? JSON_TYPE) === JSON_TYPE
-  return { detail, response: json ? { [options.success.status]: options.success.schema } : {} }
+  const json = (options.success.contentType ?? JSON_TYPE) === JSON_TYPE && options.success.schema !== undefined
+  return { detail, response: json ? { [options.success.status]: options.success.schema! } : {} }
 }
 
 const JSON_TYPE = "application/json"
 
 function outcome(o: Outcome) {
+  if (o.schema === undefined) return { description: o.description }
   return { description: o.description, content: { [o.contentType ?? JSON_TYPE]: { schema: o.schema } } }
 }
 

@@ -1,5 +1,5 @@
 import type { DisconnectReason, GroupInfo, InboundMessage, PartRejection } from "../gateway"
-import type { ReceiptKind } from "../../lib/vocabulary"
+import type { PresenceState, ReceiptKind } from "../../lib/vocabulary"
 
 /*
  * Pure translations from Baileys payloads to wagate's vocabulary: no socket, no clock, no I/O
@@ -509,6 +509,15 @@ export interface SelfLike {
  * comparing each participant's id, phone number and LID with our id and LID, because LID-
  * addressed groups list us by LID.
  */
+/**
+ * WhatsApp's chat state for a presence wagate shows: `composing` is its word for typing. Sent as
+ * `<chatstate>`; WhatsApp's apps show it for about 25 s unless it is renewed, or until `paused`
+ * or a message ends it.
+ */
+export function chatStateOf(state: PresenceState): "composing" | "recording" | "paused" {
+  return state === "typing" ? "composing" : state
+}
+
 export function mapGroup(group: GroupMetadataLike, self: SelfLike): GroupInfo {
   const mine = (jid: string | null | undefined) => !!jid && (sameUser(jid, self.id) || (!!self.lid && sameUser(jid, self.lid)))
   const me = (group.participants ?? []).find((p) => mine(p.id) || mine(p.phoneNumber) || mine(p.lid))

@@ -2,6 +2,7 @@ import { isAbsolute } from "node:path"
 import type { Database } from "bun:sqlite"
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
+import type { PresenceState } from "../../lib/vocabulary"
 import type { Logger } from "../../lib/logger"
 import { hasCreds, wipeAuth } from "../../store/wa-auth"
 import type { Writer } from "../../store/writer"
@@ -12,6 +13,7 @@ import type { SignalKeyCache } from "./key-cache"
 import { failureCause, failureOf, upgradeRefusedError } from "./close-errors"
 import {
   closeMessage,
+  chatStateOf,
   closeStatusCode,
   decideDisconnect,
   decodeJid,
@@ -246,6 +248,11 @@ export class BaileysSession implements WhatsAppSession {
     const sock = this.requireOpen()
     const groups = await sock.groupFetchAllParticipating()
     return mapGroups(groups, sock.user!)
+  }
+
+  async sendPresence(toJid: string, state: PresenceState): Promise<void> {
+    const sock = this.requireOpen()
+    await sock.sendPresenceUpdate(chatStateOf(state), toJid)
   }
 
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */

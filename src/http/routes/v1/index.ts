@@ -3,6 +3,7 @@ import { apiBase } from "../../plugins/api-auth"
 import { accountGet } from "./account-get"
 import { accountUsage } from "./account-usage"
 import { contactsCheck } from "./contacts-check"
+import { presenceSend } from "./presence-send"
 import { groupsList } from "./groups-list"
 import { inboundGet } from "./inbound-get"
 import { inboundList } from "./inbound-list"
@@ -32,4 +33,5 @@ export function v1Routes(deps: HttpDeps) {
     .use(accountGet(deps))
     .use(accountUsage(deps))
     .use(contactsCheck(deps))
+    .use(presenceSend(deps))
 }
