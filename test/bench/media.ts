@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { generateLoopbackCertificate, startWaSim } from "../wa-sim"
-import type { PhonesBenchTools } from "./phones"
+import { adminClient, poll, type PhonesBenchTools } from "./phones"
 
 /*
  * `bun run bench --only=media`: a live key sends BENCH_MEDIA_FILES documents of BENCH_MEDIA_MIB
@@ -16,16 +16,6 @@ const FILES = Number(process.env.BENCH_MEDIA_FILES ?? 10)
 // (padding and a MAC on top), so the plaintext stays just under it.
 const FILE_BYTES = Math.min(Number(process.env.BENCH_MEDIA_MIB ?? 100) * MiB, 100 * MiB - 64)
 const BUDGET_MIB = Number(process.env.BENCH_MEDIA_MEMORY_MB ?? 64)
-
-async function poll<T>(probeOnce: () => Promise<T | undefined>, what: string, timeoutMs: number, gapMs = 100): Promise<T> {
-  const deadline = performance.now() + timeoutMs
-  while (performance.now() < deadline) {
-    const value = await probeOnce()
-    if (value !== undefined) return value
-    await Bun.sleep(gapMs)
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-}
 
 export interface MediaFigures {
   files: number
@@ -71,16 +61,7 @@ export async function benchMedia(tools: PhonesBenchTools): Promise<MediaFigures>
     })
     const adminToken = /Admin token: +(adm_\w+)/.exec(wagate.out)![1]!
     const accountId = /Account: +(acc_\w+)/.exec(wagate.out)![1]!
-    const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-      const res = await fetch(`${wagate.base}/admin/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-      const json = (await res.json()) as { data: any }
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
-      return json.data
-    }
+    const admin = adminClient(() => wagate.base, adminToken)
     const phoneId = (await admin("POST", `/accounts/${accountId}/phones`, { phoneNumber: me })).id
     await admin("POST", `/phones/${phoneId}/connect`, { method: "qr" })
     const qr = await poll(async () => (await admin("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, "a QR", 60_000)

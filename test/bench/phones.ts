@@ -68,7 +68,21 @@ function probe(url: string, bearer?: string): { stop: () => Promise<ProbeFigures
   }
 }
 
-async function poll<T>(probeOnce: () => Promise<T | undefined>, what: string, timeoutMs: number, gapMs = 200): Promise<T> {
+/** Calls the admin API of the wagate at `baseOf()`; returns `data`, throws on an error answer. */
+export function adminClient(baseOf: () => string, adminToken: string) {
+  return async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${baseOf()}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const json = (await res.json()) as { data: any }
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+    return json.data
+  }
+}
+
+export async function poll<T>(probeOnce: () => Promise<T | undefined>, what: string, timeoutMs: number, gapMs = 200): Promise<T> {
   const deadline = performance.now() + timeoutMs
   while (performance.now() < deadline) {
     const value = await probeOnce()
@@ -88,16 +102,8 @@ export async function benchPhones(tools: PhonesBenchTools, phones: number) {
     const adminToken = /Admin token: +(adm_\w+)/.exec(wagate.out)![1]!
     const sandboxKey = /Sandbox key: +(sk_test_\w+)/.exec(wagate.out)![1]!
     const accountId = /Account: +(acc_\w+)/.exec(wagate.out)![1]!
-    const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-      const res = await fetch(`${wagate.base}/admin/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-      const json = (await res.json()) as { data: any }
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
-      return json.data
-    }
+    // The base is read at each call: a restart below gives wagate a new port.
+    const admin = adminClient(() => wagate.base, adminToken)
 
     // One sandbox message to read back while the phones pair and reconnect.
     const sandboxPhone = "+14155550123"
