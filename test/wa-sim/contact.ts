@@ -40,6 +40,11 @@ export interface ContactOptions {
   autoAck?: boolean
   /** Receipts the contact sends on its own once it has decrypted a message. Default `read`. */
   autoReceipts?: AutoReceipts
+  /**
+   * When it cannot decrypt a 1:1 message, the contact asks for it again with a retry receipt, as
+   * real clients do (see retry-receipts.ts); the second request carries a fresh key bundle. Default true.
+   */
+  retryReceipts?: boolean
 }
 
 /** One-time pre-keys each contact publishes; every session a peer opens uses one. */
@@ -59,6 +64,7 @@ export class SimContact {
   readonly readReceipts: boolean
   readonly autoAck: boolean
   readonly autoReceipts: AutoReceipts
+  readonly retryReceipts: boolean
 
   private readonly creds = initAuthCreds()
   private readonly keys: SignalKeyStoreWithTransaction
@@ -80,12 +86,18 @@ export class SimContact {
     this.readReceipts = options.readReceipts ?? true
     this.autoAck = options.autoAck ?? true
     this.autoReceipts = options.autoReceipts ?? "read"
+    this.retryReceipts = options.retryReceipts ?? true
     this.keys = addTransactionCapability(new MemoryKeyStore(), silentLogger, { maxCommitRetries: 1, delayBetweenTriesMs: 1 })
     this.repository = DEFAULT_CONNECTION_CONFIG.makeSignalRepository({ creds: this.creds, keys: this.keys }, silentLogger)
     for (let keyId = 1; keyId <= CONTACT_PRE_KEYS; keyId++) {
       this.preKeyPairs[keyId] = Curve.generateKeyPair()
       this.unusedPreKeyIds.push(keyId)
     }
+  }
+
+  /** The registration id its device puts in retry receipts and pre-key bundles. */
+  get registrationId(): number {
+    return this.creds.registrationId
   }
 
   get pnJid(): string {
@@ -184,6 +196,11 @@ export class SimContact {
       })
     }
     return this.repository.encryptMessage({ jid: deviceJid, data: encodeWAMessage(message) })
+  }
+
+  /** Drops its Signal session with a device, as a reinstalled or broken client would; the next `msg` from it fails to decrypt. */
+  async forgetSessionWith(deviceJid: string): Promise<void> {
+    await this.keys.set({ session: { [this.repository.jidToSignalProtocolAddress(deviceJid)]: null } })
   }
 
   /** Whether this contact has an open session with a device (no bundle needed to write to it). */
