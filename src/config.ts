@@ -15,6 +15,8 @@ export const DEFAULT_SANDBOX_READ_MS = 3_000
 export const DEFAULT_WEBHOOK_RETRY_OFFSETS_MS: readonly number[] = [60_000, 300_000, 900_000]
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000
 export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30
+/** Days the WhatsApp message of each outbound part is kept to answer retry receipts. */
+export const DEFAULT_WA_RESEND_RETENTION_DAYS = 7
 export const DEFAULT_SEND_INTERVAL_MS = 1_000
 export const DEFAULT_SEND_TIMEOUT_MS = 600_000
 /** Enough for four 16 MiB images handed to WhatsApp at once, or dozens of streamed documents. */
@@ -40,6 +42,8 @@ export interface Config {
   webhookTimeoutMs: number
   /** Days a webhook event and its delivery log are kept after it occurred; 0 keeps them for ever. */
   webhookRetentionDays: number
+  /** Days each sent WhatsApp message is kept so a recipient's retry receipt gets it re-encrypted; 0 keeps none. */
+  waResendRetentionDays: number
   /** Pause between two live sends of one phone (±30% jitter), so WhatsApp sees a human pace. */
   sendIntervalMs: number
   /** How long a live send may wait for a disconnected phone before it fails with send_timeout. */
@@ -174,6 +178,7 @@ export const SETTINGS = [
   { key: "webhookRetryOffsetsMs", flag: "webhook-retry-offsets-ms", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", parse: offsets },
   { key: "webhookTimeoutMs", flag: "webhook-timeout-ms", env: "WAGATE_WEBHOOK_TIMEOUT_MS", parse: integer(100, 120_000) },
   { key: "webhookRetentionDays", flag: "webhook-retention-days", env: "WAGATE_WEBHOOK_RETENTION_DAYS", parse: integer(0, 36_500) },
+  { key: "waResendRetentionDays", flag: "wa-resend-retention-days", env: "WAGATE_WA_RESEND_RETENTION_DAYS", parse: integer(0, 365) },
   { key: "sendIntervalMs", flag: "send-interval-ms", env: "WAGATE_SEND_INTERVAL_MS", parse: integer(0, 3_600_000) },
   { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
   { key: "mediaMemoryMb", flag: "media-memory-mb", env: "WAGATE_MEDIA_MEMORY_MB", parse: integer(1, 65_536) },
@@ -205,6 +210,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     webhookRetryOffsetsMs: DEFAULT_WEBHOOK_RETRY_OFFSETS_MS,
     webhookTimeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS,
     webhookRetentionDays: DEFAULT_WEBHOOK_RETENTION_DAYS,
+    waResendRetentionDays: DEFAULT_WA_RESEND_RETENTION_DAYS,
     sendIntervalMs: DEFAULT_SEND_INTERVAL_MS,
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     mediaMemoryMb: DEFAULT_MEDIA_MEMORY_MB,

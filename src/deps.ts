@@ -17,6 +17,7 @@ import { createBaileysGateway } from "./whatsapp/baileys/gateway"
 import type { WhatsAppGateway } from "./whatsapp/gateway"
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
 import { createOutbox } from "./webhooks/outbox"
+import { createWaResendRetention } from "./domain/wa-resend-retention"
 import { createWebhookRetention, type WebhookRetention } from "./webhooks/retention"
 import type { FetchLike } from "./webhooks/sender"
 import { createUsageRecorder, type UsageRecorder } from "./domain/usage"
@@ -127,6 +128,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
   }
   const limiter = createRateLimiter(clock)
   const webhookRetention = createWebhookRetention({ writer, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
+  const waResendRetention = createWaResendRetention({ writer, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
   const usage = createUsageRecorder(ctx)
   const sandbox = createSandboxScheduler(ctx, scheduler)
   const gateway =
@@ -139,6 +141,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
       wsUrl: config.waWsUrl,
       waVersion: config.waVersion,
       connectTimeoutMs: config.waConnectTimeoutMs,
+      waResendRetentionDays: config.waResendRetentionDays,
     })
   const lookups = createLiveLookups(clock)
   // The sessions and the send queue meet only here: the sessions write which phones are
@@ -200,6 +203,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
       sandbox.start()
       dispatcher.start()
       webhookRetention.start()
+      waResendRetention.start()
       sessions.start()
       live.start()
     },
@@ -212,6 +216,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
       scheduler.stop()
       if (started) await dispatcher.stop()
       await webhookRetention.stop()
+      await waResendRetention.stop()
       await usage.stop()
       writer.flush()
       if (overrides.checkpointOnStop) db.run("PRAGMA wal_checkpoint(TRUNCATE)")

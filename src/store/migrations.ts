@@ -303,6 +303,21 @@ CREATE TABLE dashboard_sessions (
 CREATE INDEX dashboard_sessions_last_seen ON dashboard_sessions (last_seen_at_ms);
 `
 
+const WA_RESEND_MESSAGES = `
+-- The WhatsApp message (protobuf, as Baileys built and sent it) of each outbound part, so a
+-- recipient device that could not decrypt it and sends a retry receipt gets it re-encrypted, from
+-- its number or its LID, after a restart, however late (docs/live-whatsapp.md, "Retry receipts").
+-- Kept WAGATE_WA_RESEND_RETENTION_DAYS after the send, then pruned oldest first.
+CREATE TABLE wa_resend_messages (
+  phone_id TEXT NOT NULL,
+  wa_message_id TEXT NOT NULL,
+  message BLOB NOT NULL,
+  sent_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (phone_id, wa_message_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX wa_resend_messages_sent ON wa_resend_messages (sent_at_ms);
+`
+
 const SANDBOX_DUE_ON_MESSAGES = `
 -- The sandbox's promised status changes move onto the message row: a send writes one row
 -- instead of three, and the scheduler applies whatever is due in one sweep per tick
@@ -366,5 +381,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 9,
     name: "sandbox due times on messages",
     up: (db) => db.exec(SANDBOX_DUE_ON_MESSAGES),
+  },
+  {
+    version: 10,
+    name: "stored WhatsApp messages for retry receipts",
+    up: (db) => db.exec(WA_RESEND_MESSAGES),
   },
 ]

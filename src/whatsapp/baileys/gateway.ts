@@ -68,6 +68,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
     wsUrl: options.wsUrl,
     waVersion: options.waVersion,
     connectTimeoutMs: options.connectTimeoutMs,
+    waResendRetentionDays: options.waResendRetentionDays,
     baileys: loadOnce,
     chooseWaVersion,
     signalKeyCache,

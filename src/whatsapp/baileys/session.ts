@@ -27,6 +27,7 @@ import {
   type AckNode,
   type OutboundSignal,
 } from "./mapping"
+import { createResendStore, type ResendStore } from "./resend-store"
 import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-version"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
@@ -58,6 +59,8 @@ export interface SessionSettings {
   waVersion?: WaVersion | "auto"
   /** How long opening the socket and the handshake may take; DEFAULT_CONNECT_TIMEOUT_MS by default. */
   connectTimeoutMs?: number
+  /** Days each sent message is kept to answer retry receipts (resend-store.ts); 0 or absent keeps none. */
+  waResendRetentionDays?: number
 }
 
 /** What every session of one gateway shares. */
@@ -160,6 +163,7 @@ export class BaileysSession implements WhatsAppSession {
   /** Inbound mapping may await a LID lookup: a chain keeps messages in arrival order. */
   private inboundChain: Promise<void> = Promise.resolve()
   private readonly log: Logger
+  private resend: ResendStore | null = null
 
   constructor(
     private readonly ctx: SessionContext,
@@ -221,7 +225,8 @@ export class BaileysSession implements WhatsAppSession {
 
   async sendPart(part: OutboundPart): Promise<void> {
     const sock = this.requireOpen()
-    await sock.sendMessage(part.toJid, partContent(part), { messageId: part.waMessageId })
+    const sent = await sock.sendMessage(part.toJid, partContent(part), { messageId: part.waMessageId })
+    await this.resend?.remember(sent)
   }
 
   async checkNumbers(phoneNumbers: string[]): Promise<Map<string, string | null>> {
@@ -278,6 +283,8 @@ export class BaileysSession implements WhatsAppSession {
     const auth = loadAuthState(baileys, ctx, phoneId)
     this.auth = auth
     const logger = bridgeLogger(ctx.logger, { phoneId })
+    const resend = createResendStore(ctx, phoneId, baileys)
+    this.resend = resend
     const sock = baileys.makeWASocket({
       auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger, ctx.signalKeyCache.forPhone(phoneId)) },
       waWebSocketUrl: ctx.wsUrl,
@@ -289,8 +296,8 @@ export class BaileysSession implements WhatsAppSession {
       syncFullHistory: false,
       // Ignored stanzas are acked and dropped before decryption: status updates, broadcasts, newsletters.
       shouldIgnoreJid: (jid) => isIgnoredJid(jid),
-      // We keep no message bodies: a recipient's retry request then gets no resend, which is rare.
-      getMessage: async () => undefined,
+      // A recipient's retry receipt that Baileys' own five-minute cache cannot answer.
+      getMessage: (key) => resend.getMessage(key),
       msgRetryCounterCache: ctx.retryCache(phoneId),
     })
     this.sock = sock
