@@ -19,7 +19,11 @@ export interface ResendStore {
   getMessage(key: WAMessageKey): Promise<proto.IMessage | undefined>
 }
 
-export function createResendStore(ctx: SessionContext, phoneId: string, baileys: BaileysModule): ResendStore {
+export function createResendStore(
+  ctx: Pick<SessionContext, "db" | "writer" | "clock" | "logger" | "waResendRetentionDays">,
+  phoneId: string,
+  baileys: BaileysModule,
+): ResendStore {
   const enabled = (ctx.waResendRetentionDays ?? 0) > 0
   return {
     async remember(sent) {
