@@ -18,7 +18,7 @@ import { ConnectionStatusSchema, ErrorCodeSchema, InboundTypeSchema } from "./sc
 const E164 = Type.String({ pattern: E164_PATTERN, examples: ["+14155550123"] })
 const Recipient = Type.String({
   pattern: `(${E164_PATTERN})|(${GROUP_JID_PATTERN})`,
-  description: "E.164 number, or a group JID.",
+  description: "E.164 number, a group JID, or a hidden number's `…@lid` JID.",
   examples: ["+14155550199"],
 })
 const GroupJid = Type.String({ pattern: GROUP_JID_PATTERN, examples: ["120363000000000001@g.us"] })

@@ -1,5 +1,5 @@
 import { errors } from "../lib/errors"
-import { isGroupJid } from "../lib/formats"
+import { isGroupJid, isLidJid } from "../lib/formats"
 import type { PresenceState } from "../lib/vocabulary"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
@@ -30,7 +30,7 @@ export async function sendPresence(
   if (session === null) throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
   let jid: string | null
   try {
-    jid = isGroupJid(cmd.to) ? cmd.to : await deps.lookups.recipientJid(phone.id, session, cmd.to)
+    jid = isGroupJid(cmd.to) || isLidJid(cmd.to) ? cmd.to : await deps.lookups.recipientJid(phone.id, session, cmd.to)
   } catch (err) {
     throw errors.whatsappUnanswered("Checking the number with WhatsApp failed; retry after a moment", err)
   }

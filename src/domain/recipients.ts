@@ -1,3 +1,4 @@
+import { isLidJid } from "../lib/formats"
 import type { MessageErrorCode } from "../lib/vocabulary"
 import type { MessageRow } from "../store/messages"
 import type { WhatsAppSession } from "../whatsapp/gateway"
@@ -23,6 +24,9 @@ export async function resolveRecipient(lookups: LiveLookups, phoneId: string, me
     if (!groups || (group && canPost(group))) return { kind: "jid", jid: message.toAddress }
     return { kind: "refused", errorCode: "group_not_allowed", message: `Phone ${message.fromNumber} cannot post to group ${message.toAddress}` }
   }
+  // A hidden number is known to WhatsApp only by this JID: there is no number to check, and the
+  // chat it started is answered where it came from (docs/live-whatsapp.md § "Hidden numbers (LID)").
+  if (isLidJid(message.toAddress)) return { kind: "jid", jid: message.toAddress }
   let jid: string | null
   try {
     jid = await lookups.recipientJid(phoneId, session, message.toAddress)

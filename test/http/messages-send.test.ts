@@ -91,7 +91,7 @@ describe("POST /v1/messages/send: success", () => {
 
 describe("POST /v1/messages/send: validation (400)", () => {
   test.each([
-    ["to is not E.164 nor a group JID", { to: "14155550199", content: "x" }, ["to must be an E.164 number (+ and 8–15 digits) or a group JID"]],
+    ["to is not E.164 nor a group JID", { to: "14155550199", content: "x" }, ["to must be an E.164 number (+ and 8–15 digits), a group JID or a …@lid JID"]],
     ["to is missing", { content: "x" }, ["to is required"]],
     ["content and mediaUrls both empty", { to: "+14155550199" }, ["content is required when mediaUrls is empty"]],
     ["content is whitespace only", { to: "+14155550199", content: "   " }, ["content is required when mediaUrls is empty"]],
@@ -117,7 +117,7 @@ describe("POST /v1/messages/send: validation (400)", () => {
     const res = await send(key, { to: "nope", content: 1, extra: true })
     expect(expectErrorEnvelope(res, 400, "Bad Request")).toEqual([
       "fromPhoneId is required",
-      "to must be an E.164 number (+ and 8–15 digits) or a group JID",
+      "to must be an E.164 number (+ and 8–15 digits), a group JID or a …@lid JID",
       "content must be a string of at most 4096 characters",
       "extra is not a recognised field",
     ])
@@ -140,7 +140,7 @@ describe("POST /v1/messages/send: validation (400)", () => {
     try {
       const { key, phone } = await h.seedTenant()
       const res = await send(key, { fromPhoneId: phone.phoneNumber, to: "bad" })
-      expect(expectErrorEnvelope(res, 400, "Bad Request")).toContain("to must be an E.164 number (+ and 8–15 digits) or a group JID")
+      expect(expectErrorEnvelope(res, 400, "Bad Request")).toContain("to must be an E.164 number (+ and 8–15 digits), a group JID or a …@lid JID")
     } finally {
       process.env.NODE_ENV = previous
     }

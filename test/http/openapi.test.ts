@@ -92,7 +92,7 @@ describe("OpenAPI document: the whole", () => {
     // The server still explains a bad field with its own sentence.
     const { key, phone } = await h.seedTenant()
     const res = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "nope", content: "x" } })
-    expect(res.body.message).toEqual(["to must be an E.164 number (+ and 8–15 digits) or a group JID"])
+    expect(res.body.message).toEqual(["to must be an E.164 number (+ and 8–15 digits), a group JID or a …@lid JID"])
   })
 
   test("names the spec's shapes in components.schemas", () => {

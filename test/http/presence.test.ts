@@ -34,7 +34,7 @@ describe("presence: success", () => {
 describe("presence: errors", () => {
   test.each([
     { name: "an unknown state", body: { to: "+14155550199", state: "online" }, message: "state must be one of typing, recording, paused" },
-    { name: "a bad recipient", body: { to: "4155550199", state: "typing" }, message: "to must be an E.164 number (+ and 8–15 digits) or a group JID" },
+    { name: "a bad recipient", body: { to: "4155550199", state: "typing" }, message: "to must be an E.164 number (+ and 8–15 digits), a group JID or a …@lid JID" },
     { name: "no state", body: { to: "+14155550199" }, message: "state is required" },
   ])("$name: 400 with one readable message", async ({ body, message }) => {
     h = await createHarness()

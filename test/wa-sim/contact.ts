@@ -32,6 +32,11 @@ export interface ContactOptions {
   name?: string
   /** How its 1:1 messages and receipts are addressed. Default `pn`. */
   addressing?: Addressing
+  /**
+   * The contact hides its number: its LID-addressed stanzas carry no `sender_pn` or
+   * `participant_pn`, so a client learns only its LID. Default false.
+   */
+  hidesNumber?: boolean
   /** False: usync answers `contact type="out"` and no devices, so `onWhatsApp` leaves it out. Default true. */
   onWhatsApp?: boolean
   /** The contact's privacy setting. Off: it never sends `read` for 1:1 messages (groups still do). Default true. */
@@ -60,6 +65,8 @@ export class SimContact {
   readonly lid: string
   readonly name: string
   readonly addressing: Addressing
+  /** Writable: a test can have a contact hide its number after WhatsApp named it once. */
+  hidesNumber: boolean
   readonly onWhatsApp: boolean
   readonly readReceipts: boolean
   readonly autoAck: boolean
@@ -82,6 +89,7 @@ export class SimContact {
     this.lid = options.lid
     this.name = options.name ?? `Contact ${this.phoneNumber.slice(-4)}`
     this.addressing = options.addressing ?? "pn"
+    this.hidesNumber = options.hidesNumber ?? false
     this.onWhatsApp = options.onWhatsApp ?? true
     this.readReceipts = options.readReceipts ?? true
     this.autoAck = options.autoAck ?? true

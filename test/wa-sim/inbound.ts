@@ -87,12 +87,14 @@ export async function deliverInbound(delivery: InboundDelivery): Promise<string>
   const group = options.group
   const addressing = options.addressing ?? group?.addressing ?? from.addressing
   const senderJid = from.jid(addressing)
+  // A contact that hides its number names only its LID (WhatsApp's username and number-privacy chats).
+  const pn = (attr: string): Record<string, string> => (from.hidesNumber ? {} : { [attr]: from.pnJid })
   const senderAttrs: Record<string, string> = group
     ? addressing === "lid"
-      ? { from: group.jid, participant: senderJid, participant_pn: from.pnJid, addressing_mode: "lid" }
+      ? { from: group.jid, participant: senderJid, ...pn("participant_pn"), addressing_mode: "lid" }
       : { from: group.jid, participant: senderJid, participant_lid: from.lidJid, addressing_mode: "pn" }
     : addressing === "lid"
-      ? { from: senderJid, sender_pn: from.pnJid, addressing_mode: "lid" }
+      ? { from: senderJid, ...pn("sender_pn"), addressing_mode: "lid" }
       : { from: senderJid, sender_lid: from.lidJid }
   const type = message.conversation != null || message.extendedTextMessage ? "text" : "media"
   const groupCipher = group ? await from.encryptForGroup(group.jid, senderJid, message) : undefined

@@ -13,7 +13,7 @@ export const ErrorEnvelope = named(
       message: Type.Array(Type.String(), {
         minItems: 1,
         description: "One readable entry per problem, each naming the field.",
-        examples: [["to must be an E.164 number (+ and 8–15 digits) or a group JID"]],
+        examples: [["to must be an E.164 number (+ and 8–15 digits), a group JID or a …@lid JID"]],
       }),
       statusCode: Type.Integer({ examples: [400] }),
       timestamp: Timestamp,

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox"
-import { E164_PATTERN, GROUP_JID_PATTERN } from "../../lib/formats"
+import { E164_PATTERN, GROUP_JID_PATTERN, RECIPIENT_PATTERN } from "../../lib/formats"
 import { toIso, toIsoOrNull } from "../../lib/time"
 import type { MessageRow } from "../../store/messages"
 import { CONTENT_MAX_CODE_POINTS, MEDIA_URLS_MAX } from "../../domain/messages"
@@ -12,8 +12,7 @@ import { NullableTimestamp, PageQueryFields, Timestamp } from "./common"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
 const IDEMPOTENCY_KEY_PATTERN = "^[\\x21-\\x7E]{1,64}$"
-const RECIPIENT_PATTERN = `(${E164_PATTERN})|(${GROUP_JID_PATTERN})`
-const TO_MESSAGE = "to must be an E.164 number (+ and 8–15 digits) or a group JID"
+const TO_MESSAGE = "to must be an E.164 number (+ and 8–15 digits), a group JID or a …@lid JID"
 
 /** The message statuses, as the list filter accepts them. */
 export const MessageStatus = MessageStatusSchema
@@ -28,7 +27,8 @@ const SendMessageFields = {
   }),
   to: Type.String({
     pattern: RECIPIENT_PATTERN,
-    description: "Recipient E.164 number, or a group JID from GET /v1/groups.",
+    description:
+      "Recipient E.164 number, a group JID from GET /v1/groups, or a hidden number's `…@lid` JID as an inbound message's `from` names it (live keys reach that chat; test keys treat it as an ordinary recipient).",
     examples: ["+14155550199"],
     errorMessage: TO_MESSAGE,
   }),
@@ -104,7 +104,7 @@ export const Message = named(
   Type.Object({
     id: Type.String({ examples: ["msg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
     from: Type.String({ pattern: E164_PATTERN, description: "The sender phone's E.164 number.", examples: ["+14155550123"] }),
-    to: Type.String({ pattern: RECIPIENT_PATTERN, description: "E.164 number or group JID.", examples: ["+14155550199"] }),
+    to: Type.String({ pattern: RECIPIENT_PATTERN, description: "E.164 number, group JID, or a hidden number's `…@lid` JID.", examples: ["+14155550199"] }),
     isGroup: Type.Boolean(),
     groupId: Nullable(Type.String({ pattern: GROUP_JID_PATTERN, examples: ["120363000000000001@g.us"] })),
     content: Type.String(),

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox"
-import { E164_PATTERN, GROUP_JID_PATTERN } from "../../lib/formats"
+import { RECIPIENT_PATTERN } from "../../lib/formats"
 import { named, OneOf } from "../../lib/schema"
 import { PRESENCE_STATES } from "../../lib/vocabulary"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
@@ -18,10 +18,10 @@ export const PresenceBody = explainUnknownFields(
           errorMessage: "fromPhoneId must be the sender phone's E.164 number or id",
         }),
         to: Type.String({
-          pattern: `(${E164_PATTERN})|(${GROUP_JID_PATTERN})`,
-          description: "The chat: an E.164 number, or a group JID from GET /v1/groups.",
+          pattern: RECIPIENT_PATTERN,
+          description: "The chat: an E.164 number, a group JID from GET /v1/groups, or a hidden number's `…@lid` JID.",
           examples: ["+14155550199"],
-          errorMessage: "to must be an E.164 number (+ and 8–15 digits) or a group JID",
+          errorMessage: "to must be an E.164 number (+ and 8–15 digits), a group JID or a …@lid JID",
         }),
         state: OneOf(PRESENCE_STATES, {
           description: "`typing` or `recording` (a voice note) shows it for about 25 s, or until `paused` or a message ends it.",
