@@ -275,8 +275,10 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
         const id = (await untrusting.adminOk("POST", `/accounts/${untrusting.accountId}/phones`, { phoneNumber: STRANDED, displayName: "Untrusting" })).id
         const upgradesBefore = front.upgrades.length
         const { failure, elapsedMs } = await failedPairing({ kind: "forward" }, { wagate: untrusting, phoneId: id })
+        // tls_failed (not handshake_timeout) says the refusal was seen, not waited out; the time
+        // bound only keeps it from hiding behind a retry, with slack for a busy machine.
         expect(failure.lastError!.code).toBe("tls_failed")
-        expect(elapsedMs).toBeLessThan(CONNECT_TIMEOUT_MS)
+        expect(elapsedMs).toBeLessThan(CONNECT_TIMEOUT_MS + REPORT_SLACK_MS)
         expect(front.upgrades.length).toBe(upgradesBefore)
       } finally {
         await untrusting.dispose()
