@@ -64,8 +64,7 @@ export async function benchMedia(tools: PhonesBenchTools): Promise<MediaFigures>
     const admin = adminClient(() => wagate.base, adminToken)
     const phoneId = (await admin("POST", `/accounts/${accountId}/phones`, { phoneNumber: me })).id
     await admin("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-    const qr = await poll(async () => (await admin("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, "a QR", 60_000)
-    await sim.primary(me).scanQr(qr)
+    await sim.primary(me).scanShownQr(async () => (await admin("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, 60_000)
     await poll(async () => ((await admin("GET", `/phones/${phoneId}/pairing`)).connectionStatus === "connected" ? true : undefined), "the phone connected", 60_000)
     const key = (await admin("POST", `/accounts/${accountId}/keys`, { environment: "live", name: "media bench", scopes: ["messages:send", "messages:read"] })).key
     const api = { authorization: `Bearer ${key}`, "content-type": "application/json" }

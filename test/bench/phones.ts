@@ -130,8 +130,8 @@ export async function benchPhones(tools: PhonesBenchTools, phones: number) {
     const pairOne = async (index: number) => {
       const phoneId = phoneIds[index]!
       await admin("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-      const qr = await poll(async () => (await admin("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, `a QR for phone ${index}`, 60_000)
-      await sim.primary(numbers[index]!).scanQr(qr)
+      // The simulator retires the first QR's secret, as WhatsApp does: the phone scans the QR shown next.
+      await sim.primary(numbers[index]!).scanShownQr(async () => (await admin("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, 60_000)
       await poll(async () => ((await admin("GET", `/phones/${phoneId}/pairing`)).connectionStatus === "connected" ? true : undefined), `phone ${index} connected`, 60_000)
     }
     // The first phone alone: loading Baileys is paid once per process, not per phone, so the

@@ -117,7 +117,11 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         expect(qr).toStartWith("https://wa.me/settings/linked_devices#")
         // A marker on the window proves the page is never reloaded while it turns to Connected.
         await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true))
-        await sim.primary(PHONE).scanQr(qr)
+        // The simulator retires the first QR's secret (WhatsApp since July 2026): the page must
+        // show the new QR by itself, and scanning that one links.
+        const readQr = async () => ((await page.locator("[data-qr]").count()) === 1 ? ((await page.locator("[data-qr]").getAttribute("data-qr")) ?? undefined) : undefined)
+        const linked = await sim.primary(PHONE).scanShownQr(readQr)
+        expect(linked.refusedQrs).toEqual([qr])
         await page.locator(".badge", { hasText: "Connected" }).waitFor({ timeout: 20_000 })
         expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true)
         expect(await page.locator("[data-qr]").count()).toBe(0)

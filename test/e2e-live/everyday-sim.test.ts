@@ -29,8 +29,7 @@ beforeAll(async () => {
   api = new ApiClient(wagate, key.key)
   phoneId = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: ME })).id
   await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-  const qr = await poll(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, "a QR")
-  await sim.primary(ME).scanQr(qr)
+  await sim.primary(ME).scanShownQr(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined)
   await api.phoneWithStatus(phoneId, "connected")
 }, SLOW_HOOK_TIMEOUT_MS)
 

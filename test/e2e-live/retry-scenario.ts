@@ -87,8 +87,7 @@ export function describeRetryReceipts(label: string, options: { transport: "ws" 
   describe(`retry receipts, ${label}`, () => {
     test("pairs by QR", async () => {
       await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-      const qr = await poll(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, "a QR in GET /pairing", 20_000)
-      await sim.primary(ME).scanQr(qr)
+      await sim.primary(ME).scanShownQr(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined)
       await api.phoneWithStatus(phoneId, "connected", 15_000)
     }, PAIRING_TEST_TIMEOUT_MS)
 

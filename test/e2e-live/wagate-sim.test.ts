@@ -129,7 +129,11 @@ describe("wagate against the WhatsApp simulator", () => {
     const qr = await poll(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, "a QR in GET /pairing")
     expect(qr).toStartWith("https://wa.me/settings/linked_devices#")
 
-    const linked = await sim.primary(ME).scanQr(qr)
+    // The simulator retires the secret of the first QR scanned, as WhatsApp does since July 2026:
+    // the admin API then shows the same ref with a new secret, and that scan links.
+    const linked = await sim.primary(ME).scanShownQr(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined)
+    expect(linked.refusedQrs).toEqual([qr])
+    expect(sim.clientStanzas.some(({ node }) => node.tag === "ack" && node.attrs.type === "companion_reg_refresh")).toBe(true)
     expect(linked.jid).toBe(`${ME.slice(1)}:1@s.whatsapp.net`)
     const phone = await api.phoneWithStatus(phoneId, "connected")
     expect(phone.lastConnectedAt).not.toBeNull()
@@ -299,6 +303,7 @@ describe("wagate against the WhatsApp simulator", () => {
     expect(started.connectionStatus).toBe("pairing")
     const code = await poll(async () => (await wagate.adminOk("GET", `/phones/${otherPhoneId}/pairing`)).pairingCode ?? undefined, "a pairing code")
     expect(code).toMatch(/^[A-Z0-9]{8}$/)
+    // The simulator retires the secret after companion_finish; the one the code exchange derived must be kept.
     await sim.primary(OTHER).confirmPairingCode(code)
     await api.phoneWithStatus(otherPhoneId, "connected")
     expect(await hooks.next("phone.connected", (d) => d.phoneId === otherPhoneId)).toMatchObject({ phoneNumber: OTHER, connectionStatus: "connected" })

@@ -39,6 +39,12 @@ export class SimConnection {
   qrRefs: string[] = []
   /** Set while a pairing-code request waits for the phone. */
   companionHello?: CompanionHello
+  /** Set once the server retired this registering companion's ADV secret (adv-refresh.ts). */
+  advSecretRefreshed = false
+  /** ADV secrets (base64) the server retired for this companion: a QR carrying one is refused. */
+  readonly retiredAdvSecrets = new Set<string>()
+  /** Ids of the notifications the client acknowledged. */
+  readonly ackedNotifications = new Set<string>()
   private closed = false
   private readonly closedListeners: (() => void)[] = []
   private readonly pendingReplies = new Map<string, (reply: BinaryNode) => void>()

@@ -6,7 +6,8 @@
  * const sim = await startWaSim()
  * const alice = sim.contact({ phoneNumber: "+15550002222" })
  * // … the app shows a QR from Baileys' connection.update …
- * await sim.primary("+15550001111").scanQr(qr)
+ * // The server retires the secret of the first QR scanned (adv-refresh.ts); scanShownQr scans again.
+ * await sim.primary("+15550001111").scanShownQr(async () => currentQr)
  * const sent = await sim.nextMessage(alice)         // decrypted by Alice: sent.text, sent.media?.bytes
  * await sim.sendInbound(alice, { text: "hi" })
  * await sim.stop()
@@ -19,6 +20,7 @@ export { startWaSim, WaSim, type AckErrorCode, type ClientStanza, type MessageTa
 export { SimContact, type Addressing, type AutoReceipts, type ContactOptions } from "./contact"
 export { SimGroup, type GroupOptions } from "./groups"
 export { SimPrimary, type LinkedDevice } from "./primary"
+export { advRefreshNode, RetiredQrSecretError, type AdvRefreshChild } from "./adv-refresh"
 export type { OutboundMedia, OutboundMessage } from "./outbound"
 export type { InboundContent, InboundOptions } from "./inbound"
 export type { TlsCertificate } from "./media-cert"

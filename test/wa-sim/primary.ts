@@ -14,6 +14,7 @@ import {
 import type { SimAccount } from "./accounts"
 import type { SimConnection } from "./connection"
 import { childBytes, contentBytes, requiredChildBytes, unixSeconds } from "./nodes"
+import { advRefreshNode, RetiredQrSecretError } from "./adv-refresh"
 import { deriveAdvSecret, openKeyBundle, unwrapEphemeralKey, wrapEphemeralKey } from "./pairing-code"
 
 /** A companion device the phone has just linked. */
@@ -34,7 +35,12 @@ export interface PrimaryDeps {
   nowMs(): number
   /** How long to wait for each answer of the companion during pairing. */
   replyTimeoutMs: number
+  /** Whether the server retires each registering companion's ADV secret once, mid-pairing (adv-refresh.ts). */
+  advSecretRotation: boolean
 }
+
+/** How often `scanShownQr` looks at the QR again after a refused scan. */
+const RESCAN_GAP_MS = 50
 
 /**
  * The user's phone, the primary device of an account. It links companions (Baileys) the two ways
@@ -57,7 +63,38 @@ export class SimPrimary {
     if (!ref || !identityKeyB64 || !advSecretB64) throw new Error(`not a WhatsApp pairing QR: ${qr}`)
     const connection = [...this.deps.connections()].find((candidate) => candidate.isOpen && candidate.qrRefs.includes(ref))
     if (!connection) throw new Error(`no open connection is showing QR ref ${ref}`)
+    if (connection.retiredAdvSecrets.has(advSecretB64)) throw new RetiredQrSecretError(ref)
+    if (this.deps.advSecretRotation && !connection.advSecretRefreshed) {
+      // The rotation lands between showing the QR and scanning it: the secret on screen is retired.
+      connection.advSecretRefreshed = true
+      connection.retiredAdvSecrets.add(advSecretB64)
+      connection.send(advRefreshNode(this.deps.nowMs()))
+      throw new RetiredQrSecretError(ref)
+    }
     return this.link(connection, Buffer.from(identityKeyB64, "base64"), Buffer.from(advSecretB64, "base64"))
+  }
+
+  /**
+   * What a person does with a QR on a screen: scans it, and when the phone reports that its secret
+   * was retired, waits for the screen to show another QR and scans that. `readQr` reads what is
+   * shown now (undefined while nothing is). Resolves with the link and the QR codes that were refused.
+   */
+  async scanShownQr(readQr: () => Promise<string | undefined>, timeoutMs = 30_000): Promise<LinkedDevice & { refusedQrs: string[] }> {
+    const deadline = performance.now() + timeoutMs
+    const refusedQrs: string[] = []
+    for (;;) {
+      const qr = await readQr()
+      if (qr !== undefined && !refusedQrs.includes(qr)) {
+        try {
+          return { ...(await this.scanQr(qr)), refusedQrs }
+        } catch (error) {
+          if (!(error instanceof RetiredQrSecretError)) throw error
+          refusedQrs.push(qr)
+        }
+      }
+      if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for a QR whose secret the phone accepts (refused: ${refusedQrs.length})`)
+      await Bun.sleep(RESCAN_GAP_MS)
+    }
   }
 
   /**
@@ -106,7 +143,20 @@ export class SimPrimary {
     }
     const identityShared = Curve.sharedKey(this.account.identity.private, companionIdentityKey)
     connection.companionHello = undefined
+    if (this.deps.advSecretRotation && !connection.advSecretRefreshed) await this.refreshAfterFinish(connection)
     return this.link(connection, companionIdentityKey, deriveAdvSecret(ephemeralShared, identityShared, bundle.random))
+  }
+
+  /**
+   * The rotation at its most harmful point of the code flow: after `companion_finish`, before
+   * `pair-success`. The secret stays the one both sides derived; a client that replaced it now
+   * could not check `pair-success`. Waits for the ack so the companion has seen it first.
+   */
+  private async refreshAfterFinish(connection: SimConnection): Promise<void> {
+    connection.advSecretRefreshed = true
+    const refresh = advRefreshNode(this.deps.nowMs())
+    connection.send(refresh)
+    await this.deps.waitFor(() => (connection.ackedNotifications.has(refresh.attrs.id!) ? true : undefined), "the companion's ack of companion_reg_refresh")
   }
 
   /**

@@ -25,7 +25,8 @@ class Scope {
   private readonly cleanups: (() => unknown)[] = []
 
   async sim(): Promise<WaSim> {
-    const sim = await startWaSim({ log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
+    // Baileys 7.0.0-rc14 alone cannot pair through a secret rotation (see "secret rotation" below).
+    const sim = await startWaSim({ advSecretRotation: false, log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
     this.cleanups.push(() => sim.stop())
     return sim
   }

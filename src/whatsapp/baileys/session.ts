@@ -29,6 +29,7 @@ import {
 } from "./mapping"
 import { createResendStore, type ResendStore } from "./resend-store"
 import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-version"
+import { createAdvRotation, type AdvRotation, type NotificationNode } from "./adv-rotation"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
@@ -156,6 +157,8 @@ export class BaileysSession implements WhatsAppSession {
   private ended = false
   /** The version this socket announces, once chosen (x.y.z). */
   private waVersion: string | null = null
+  /** Rewrites QR codes to carry the live ADV secret and handles its rotation. */
+  private rotation: AdvRotation | null = null
   /** The digits to request a pairing code for, when pairing by code. */
   private codeFor: string | null = null
   private codeRequested = false
@@ -309,6 +312,16 @@ export class BaileysSession implements WhatsAppSession {
     sock.ws.on("unexpected-response", (_request: unknown, response: { statusCode?: number }) => {
       if (this.sock === sock) void sock.end(upgradeRefusedError(response.statusCode ?? 0))
     })
+    const rotation = createAdvRotation(auth.state.creds, () => this.codeFor !== null)
+    this.rotation = rotation
+    sock.ws.on("CB:notification,type:companion_reg_refresh", (node: NotificationNode) => {
+      const refreshed = rotation.refresh(node)
+      if (refreshed === null || this.sock !== sock) return
+      this.log.info("WhatsApp retired the pairing secret; the QR is shown again with a new one")
+      sock.sendNode(refreshed.ack).catch((err) => this.log.error("acknowledging the pairing secret's rotation failed", { err }))
+      auth.saveCreds().catch((err) => this.log.error("saving WhatsApp credentials failed", { err }))
+      if (refreshed.qr !== null) this.call(() => this.events.qr(refreshed.qr!))
+    })
     sock.ws.on("CB:ack,class:message", (node: AckNode) => {
       const signal = mapServerAck(node, ctx.clock.nowMs())
       if (signal) this.report(signal)
@@ -349,7 +362,8 @@ export class BaileysSession implements WhatsAppSession {
 
   private onConnectionUpdate(sock: WASocket, update: BaileysEventMap["connection.update"]): void {
     if (update.qr) {
-      if (this.codeFor === null) this.call(() => this.events.qr(update.qr!))
+      // Every QR carries the live ADV secret, which a rotation may have replaced (adv-rotation.ts).
+      if (this.codeFor === null) this.call(() => this.events.qr(this.rotation?.qr(update.qr!) ?? update.qr!))
       else if (!this.codeRequested) {
         // The first QR says the handshake is done: a code is asked for instead of showing it.
         this.codeRequested = true
