@@ -16,6 +16,8 @@ import { ApiClient, poll, WagateProcess } from "./live-world"
 const ME = "+15550001111"
 /** A phone whose pairing attempts meet a faulty edge. */
 const STRANDED = "+15550001112"
+/** Paired by code, then disconnected again. */
+const CODED = "+15550001113"
 /** Shortened so that a failed attempt ends within a few seconds (wagate's default is 20 s). */
 const CONNECT_TIMEOUT_MS = 4_000
 /** What a busy 2-core machine may add on top of the connect timeout before a failure is reported. */
@@ -206,6 +208,20 @@ export function describeWssTransport(label: string, prepare: () => Promise<strin
       }
       // The socket before the post-pairing restart is gone; only the logged-in one is relayed.
       await front.waitFor(() => (front.openRelays === 1 ? true : undefined), "one relayed socket")
+    }, PAIRING_TEST_TIMEOUT_MS)
+
+    test("pairs by code through the front: the secret rotation after the code exchange leaves the pairing intact", async () => {
+      const codedId = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: CODED, displayName: "Coded" })).id
+      try {
+        await wagate.adminOk("POST", `/phones/${codedId}/connect`, { method: "code" })
+        const code = await poll(async () => (await wagate.adminOk("GET", `/phones/${codedId}/pairing`)).pairingCode ?? undefined, "a pairing code", 20_000)
+        await sim.primary(CODED).confirmPairingCode(code)
+        await api.phoneWithStatus(codedId, "connected", 15_000)
+        expect(sim.loggedInConnections(CODED)).toHaveLength(1)
+      } finally {
+        await wagate.adminOk("POST", `/phones/${codedId}/disconnect`)
+      }
+      await sim.waitFor(() => (sim.loggedInConnections(CODED).length === 0 ? true : undefined), "the coded phone's socket closed")
     }, PAIRING_TEST_TIMEOUT_MS)
 
     test("a sent text reaches the contact, and its ack and receipts come back: sent, delivered, read", async () => {
