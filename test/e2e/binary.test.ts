@@ -388,7 +388,7 @@ describe("the compiled dist/wagate", () => {
 
   test("a .env and a bunfig.toml in the working directory are ignored", async () => {
     const cwd = tempDir()
-    const dotenvAdmin = "dotenv_admin_token_0123456789"
+    const dotenvAdmin = "dotenv_admin_token_0123456789abcdef"
     writeFileSync(
       join(cwd, ".env"),
       [
