@@ -24,6 +24,8 @@ export const DEFAULT_MEDIA_MEMORY_MB = 64
 /** Ten a minute on average: a support desk's lookups, never an address book at once. */
 export const DEFAULT_CHECKS_PER_PHONE_PER_HOUR = 600
 export const DEFAULT_WA_WS_URL = "wss://web.whatsapp.com/ws/chat"
+/** A configured admin token is as hard to guess as a generated one: 32 characters at least. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32
 
 /** The validated settings of one wagate process. */
 export interface Config {
@@ -167,7 +169,11 @@ export const SETTINGS = [
     flag: "admin-token",
     env: "WAGATE_ADMIN_TOKEN",
     parse: (v: string, name: string) => {
-      if (v.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`)
+      if (v.length < MIN_ADMIN_TOKEN_LENGTH) {
+        throw new ConfigError(
+          `${name} must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (this one has ${v.length}): make a good one with \`openssl rand -hex 32\``,
+        )
+      }
       return v
     },
   },

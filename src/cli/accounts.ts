@@ -3,13 +3,15 @@ import { adminAccountView } from "../domain/api-views"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
+import { suggester } from "./suggest"
 
 /** `wagate accounts …`: list, create and update accounts. */
 export async function accountsCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(["json"]))
   const [sub = "list", ...rest] = args.positionals
   requireSubcommand("accounts", sub)
-  return withServices(io, args.flags, async (services) => {
+  return withServices(io, args.flags, async (services, config) => {
+    const suggest = suggester(io, config.dataDir)
     const ctx = services.ctx
     if (sub === "list") {
       const profiles = listAccounts(ctx).map((a) => accountProfile(ctx, a.id))
@@ -39,7 +41,7 @@ export async function accountsCommand(argv: string[], io: CliIo): Promise<number
       const email = args.flags.email
       if (!name || !email) throw new UsageError("accounts create needs --name and --email")
       const account = await createAccount(ctx, name, email)
-      io.stdout(`Created account ${account.id} (${account.name}).\nNext: wagate keys create --account ${account.id} --env test\n`)
+      io.stdout(`Created account ${account.id} (${account.name}).\nNext: ${suggest(`keys create --account ${account.id} --env test`)}\n`)
       return 0
     }
     if (sub === "update") {

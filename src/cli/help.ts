@@ -9,7 +9,7 @@ const SETTING_HELP: Record<string, { value: string; text: string }> = {
   host: { value: "ADDR", text: "address to bind, e.g. 127.0.0.1 (default 0.0.0.0)" },
   data: { value: "DIR", text: "the data directory (default ./data)" },
   "log-level": { value: "LEVEL", text: "debug, info, warn or error (default info)" },
-  "admin-token": { value: "TOKEN", text: "the admin token, at least 16 characters; none is generated when set" },
+  "admin-token": { value: "TOKEN", text: "the admin token, at least 32 characters (`openssl rand -hex 32`); none is generated when set" },
   "rate-limit-per-minute": { value: "N", text: "requests per minute per key unless the account overrides it (default 100)" },
   "sandbox-delivered-ms": { value: "MS", text: "when a sandbox message becomes delivered, after the send (default 1000)" },
   "sandbox-read-ms": { value: "MS", text: "when a sandbox message becomes read, after the send (default 3000)" },

@@ -15,7 +15,7 @@ function isCompiledEntry(scriptPath: string): boolean {
 }
 
 /** Quotes a word for a POSIX shell when it holds anything but safe characters. */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`
 }
 

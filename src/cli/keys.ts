@@ -5,6 +5,7 @@ import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
+import { suggester } from "./suggest"
 import { selectAccount } from "./select-account"
 
 /** `wagate keys …`: create, list and revoke API keys. */
@@ -12,10 +13,11 @@ export async function keysCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(["json"]))
   const [sub = "list", ...rest] = args.positionals
   requireSubcommand("keys", sub)
-  return withServices(io, args.flags, async (services) => {
+  return withServices(io, args.flags, async (services, config) => {
+    const suggest = suggester(io, config.dataDir)
     const ctx = services.ctx
     if (sub === "list") {
-      const accountId = selectAccount(services, args.flags.account)
+      const accountId = selectAccount(services, args.flags.account, suggest)
       const keys = listApiKeys(ctx, accountId)
       if (args.switches.has("json")) {
         printJson(io, keys.map(apiKeyView))
@@ -40,7 +42,7 @@ export async function keysCommand(argv: string[], io: CliIo): Promise<number> {
       return 0
     }
     if (sub === "create") {
-      const accountId = selectAccount(services, args.flags.account)
+      const accountId = selectAccount(services, args.flags.account, suggest)
       const env = args.flags.env ?? "test"
       if (env !== "test" && env !== "live") throw new UsageError("--env must be test or live")
       const scopes = args.flags.scopes ? args.flags.scopes.split(",").map((s) => s.trim()).filter(Boolean) : [...CANONICAL_SCOPES]

@@ -1,6 +1,6 @@
 import { resetAdminToken } from "../domain/admin"
-import { existsSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { existsSync, statSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
 import { backupDatabase, DATABASE_FILE, latestSchemaVersion, schemaVersion } from "../store/db"
 import { parseArgs, UsageError } from "./args"
 import { withServices, type CliIo } from "./io"
@@ -32,12 +32,34 @@ export async function backupCommand(argv: string[], io: CliIo): Promise<number> 
   const target = args.positionals[0]
   if (!target) throw new UsageError("usage: wagate backup FILE")
   const path = resolve(target)
-  if (existsSync(path)) throw new UsageError(`${path} already exists; choose a new file name`)
+  // A target that cannot be written is the operator's to fix, not wrong usage: one line, exit 1.
+  const problem = backupTargetProblem(path)
+  if (problem) return fail(io, problem)
   return withServices(io, args.flags, (services, config) => {
-    backupDatabase(services.db, path)
+    try {
+      backupDatabase(services.db, path)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (typeof code !== "string") throw err
+      return fail(io, `cannot write the backup to ${path} (${code})`)
+    }
     io.stdout(`Backed up the database to ${path}.\n${restoreHint(path, join(config.dataDir, DATABASE_FILE))}`)
     return 0
   })
+}
+
+/** Why a backup cannot go to `path`, before the database is opened, or null. */
+function backupTargetProblem(path: string): string | null {
+  if (existsSync(path)) return `${path} already exists; choose a new file name`
+  const folder = dirname(path)
+  if (!existsSync(folder)) return `the folder ${folder} does not exist; create it first or choose another path`
+  if (!statSync(folder).isDirectory()) return `${folder} is not a folder; choose another path`
+  return null
+}
+
+function fail(io: CliIo, message: string): number {
+  io.stderr(`error: ${message}\n`)
+  return 1
 }
 
 /**

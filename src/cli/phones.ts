@@ -1,6 +1,6 @@
 import { getAccount } from "../domain/accounts"
 import { adminPhoneView } from "../domain/api-views"
-import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../domain/phones"
+import { addPhone, findPhoneAnywhere, listPhones, removePhone, requireE164 } from "../domain/phones"
 import { loadConfig } from "../config"
 import { pairCommand } from "./pair"
 import { adminCall, runningServer } from "./server-client"
@@ -8,6 +8,7 @@ import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
+import { suggester } from "./suggest"
 import { selectAccount } from "./select-account"
 
 /**
@@ -21,11 +22,12 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
   const [sub = "list", ...rest] = args.positionals
   requireSubcommand("phones", sub)
   const server = runningServer(loadConfig(io.env, args.flags).dataDir)
-  return withServices(io, args.flags, async (services) => {
+  return withServices(io, args.flags, async (services, config) => {
+    const suggest = suggester(io, config.dataDir)
     const ctx = services.ctx
     if (sub === "list") {
       // getAccount: a mistyped --account is an error, not an empty list.
-      const phones = listPhones(ctx, getAccount(ctx, selectAccount(services, args.flags.account)).id)
+      const phones = listPhones(ctx, getAccount(ctx, selectAccount(services, args.flags.account, suggest)).id)
       if (args.switches.has("json")) {
         printJson(io, phones.map(adminPhoneView))
         return 0
@@ -41,7 +43,9 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
     if (sub === "add") {
       const number = rest[0]
       if (!number) throw new UsageError("phones add needs a phone number in E.164 form, for example +14155550123")
-      const phone = await addPhone(ctx, selectAccount(services, args.flags.account), number, args.flags.name)
+      // The number is checked before the account is chosen: a bad number is reported first.
+      requireE164(number)
+      const phone = await addPhone(ctx, selectAccount(services, args.flags.account, suggest), number, args.flags.name)
       io.stdout(
         `Added phone ${phone.id} (${phone.phoneNumber}), status ${phone.connectionStatus}.\n` +
           `Test keys can send from it now: fromPhoneId "${phone.phoneNumber}".\n`,
@@ -71,7 +75,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
       io.stdout(
         sub === "remove"
           ? `Removed phone ${phone.id} (${phone.phoneNumber}); its messages are kept.\n`
-          : `Logged out ${phone.phoneNumber}: its credentials are wiped; pair it again with \`wagate phones pair ${phone.phoneNumber}\`.\n`,
+          : `Logged out ${phone.phoneNumber}: its credentials are wiped; pair it again with \`${suggest(`phones pair ${phone.phoneNumber}`)}\`.\n`,
       )
       return 0
     }

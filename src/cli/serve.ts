@@ -16,6 +16,7 @@ import { parseArgs } from "./args"
 import { bunTooOld } from "./bun-version"
 import { cliLogger, type CliIo } from "./io"
 import { renderQr } from "./pair"
+import { suggester, type Suggest } from "./suggest"
 
 /** Longest a shutdown waits for in-flight requests (docs/decisions.md § "Configuration and operations"). */
 export const SHUTDOWN_GRACE_MS = 6_000
@@ -63,7 +64,7 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
     lock.update(port, config.host)
     const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host
     io.stdout(`wagate ${VERSION} listening on http://${shownHost}:${port} (data: ${config.dataDir})\n`)
-    printFirstRun(io, created, `http://${shownHost}:${port}`)
+    printFirstRun(io, created, `http://${shownHost}:${port}`, suggester(io, config.dataDir))
     logger.info("server started", { port, host: config.host, dataDir: config.dataDir, version: VERSION })
 
     const signal = await stopSignal
@@ -95,7 +96,7 @@ function printPairingPrompts(io: CliIo, services: Services): void {
   })
 }
 
-function printFirstRun(io: CliIo, created: BootstrapResult, baseUrl: string): void {
+function printFirstRun(io: CliIo, created: BootstrapResult, baseUrl: string, suggest: Suggest): void {
   if (!created.sandboxKey && !created.adminToken) return
   const lines: string[] = ["", "First run: wagate set itself up. These secrets are shown only now; store them."]
   if (created.account) lines.push(`  Account:      ${created.account.id} (${created.account.name})`)
@@ -105,7 +106,7 @@ function printFirstRun(io: CliIo, created: BootstrapResult, baseUrl: string): vo
     lines.push(
       "",
       "Next step: add a phone (test keys can send from it at once, no pairing needed):",
-      `  ${io.invocation ?? "wagate"} phones add +14155550123 --name 'Support'`,
+      `  ${suggest("phones add +14155550123 --name 'Support'")}`,
       "then send a sandbox message:",
       `  curl -X POST ${baseUrl}/v1/messages/send -H 'Authorization: Bearer ${created.sandboxKey}' \\`,
       `    -H 'Content-Type: application/json' -d '{"fromPhoneId":"+14155550123","to":"+14155550199","content":"Hello"}'`,

@@ -14,6 +14,7 @@ import { toIso, toIsoOrNull } from "../lib/time"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
+import { suggester } from "./suggest"
 import { selectAccount } from "./select-account"
 
 function parseEvents(text: string | undefined): string[] | undefined {
@@ -39,10 +40,11 @@ export async function webhooksCommand(argv: string[], io: CliIo): Promise<number
     if (!id) throw new UsageError(`webhooks ${sub} needs a ${what}`)
     return id
   }
-  return withServices(io, args.flags, async (services) => {
+  return withServices(io, args.flags, async (services, config) => {
+    const suggest = suggester(io, config.dataDir)
     const ctx = services.ctx
     if (sub === "list") {
-      const endpoints = listAccountEndpoints(ctx, selectAccount(services, args.flags.account))
+      const endpoints = listAccountEndpoints(ctx, selectAccount(services, args.flags.account, suggest))
       if (args.switches.has("json")) {
         printJson(io, endpoints.map(webhookEndpointView))
         return 0
@@ -60,7 +62,7 @@ export async function webhooksCommand(argv: string[], io: CliIo): Promise<number
       const env = args.flags.env ?? "test"
       if (env !== "test" && env !== "live") throw new UsageError("--env must be test or live")
       const endpoint = await createEndpoint(ctx, {
-        accountId: selectAccount(services, args.flags.account),
+        accountId: selectAccount(services, args.flags.account, suggest),
         env,
         url: args.flags.url,
         events: parseEvents(args.flags.events) ?? ["*"],

@@ -24,6 +24,11 @@ export function listPhones(ctx: DomainContext, accountId: string): PhoneRow[] {
   return listPhoneRows(ctx.db, accountId)
 }
 
+/** Refuses a phone number that is not E.164, with the message the API and the CLI show. */
+export function requireE164(phoneNumber: string): void {
+  if (!isE164(phoneNumber)) throw errors.validation(["phoneNumber must be an E.164 number (+ and 8–15 digits)"])
+}
+
 /** Adds a phone to an account; it stays `unpaired` until it is paired. */
 export async function addPhone(
   ctx: DomainContext,
@@ -31,7 +36,7 @@ export async function addPhone(
   phoneNumber: string,
   displayName?: string,
 ): Promise<PhoneRow> {
-  if (!isE164(phoneNumber)) throw errors.validation(["phoneNumber must be an E.164 number (+ and 8–15 digits)"])
+  requireE164(phoneNumber)
   if (!findAccount(ctx.db, accountId)) throw errors.accountNotFound(accountId)
   const nowMs = ctx.clock.nowMs()
   const row: PhoneRow = {

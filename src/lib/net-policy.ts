@@ -14,22 +14,45 @@ export function parseCidrList(text: string): CidrList {
   return out
 }
 
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3")
+
 /**
- * True when `ip` is public unicast. `process` unwraps IPv4-mapped IPv6 (`::ffff:127.0.0.1`) so
- * it is judged as the IPv4 address it is; every special range (private, loopback, link-local,
- * CGNAT, multicast, NAT64, 6to4, Teredo, documentation…) has a range name other than unicast.
+ * An address as it will be dialled, or null when `ip` is not one. IPv6 text is first written the
+ * way URLs write it (`::127.0.0.1` becomes `::7f00:1`): ipaddr.js reads an IPv4 tail after `::`
+ * as IPv4-mapped, which `::127.0.0.1` is not. An IPv4-mapped address (`::ffff:a.b.c.d`) is then
+ * the IPv4 address it carries.
+ */
+function dialledAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (!ipaddr.isValid(ip)) return null
+  let text = ip
+  if (ip.includes(":")) {
+    try {
+      text = new URL(`http://[${ip}]/`).hostname.slice(1, -1)
+    } catch {
+      return null
+    }
+  }
+  return ipaddr.process(text)
+}
+
+/**
+ * True when `ip` is public unicast. Every special IPv4 range (private, loopback, link-local,
+ * CGNAT, multicast, documentation…) has a range name other than unicast. IPv6 must be global
+ * unicast (`2000::/3`) besides: everything else, IPv4-compatible `::/96` (`[::127.0.0.1]`)
+ * included, is refused, and inside `2000::/3` NAT64, 6to4, Teredo and documentation are too.
  */
 export function isPublicUnicast(ip: string): boolean {
-  if (!ipaddr.isValid(ip)) return false
-  return ipaddr.process(ip).range() === "unicast"
+  const address = dialledAddress(ip)
+  if (address === null || address.range() !== "unicast") return false
+  return address.kind() === "ipv4" || address.match(GLOBAL_UNICAST_V6)
 }
 
 /** True when `ip` is public unicast or inside one of the operator's allowed ranges. */
 export function isAllowedAddress(ip: string, allow: CidrList): boolean {
   if (isPublicUnicast(ip)) return true
-  if (!ipaddr.isValid(ip)) return false
-  const addr = ipaddr.process(ip)
-  return allow.some(([range, bits]) => range.kind() === addr.kind() && addr.match(range, bits))
+  const address = dialledAddress(ip)
+  if (address === null) return false
+  return allow.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits))
 }
 
 const BLOCKED_SUFFIXES = [".localhost", ".local", ".internal"]

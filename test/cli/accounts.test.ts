@@ -25,7 +25,7 @@ describe("wagate accounts", () => {
     expect(res.code).toBe(0)
     const id = printedAccountId(res.stdout)
     expect(id).toMatch(/^acc_[0-9a-z]{26}$/)
-    expect(res.stdout).toContain(`Next: wagate keys create --account ${id} --env test`)
+    expect(res.stdout).toContain(`Next: wagate keys create --account ${id} --env test --data ${dir}`)
 
     const table = await cli(dir, ["accounts", "list"])
     expect(table.code).toBe(0)

@@ -103,7 +103,7 @@ describe("wagate keys create", () => {
     try {
       const res = await cli(empty, ["keys", "create"])
       expect(res.code).toBe(2)
-      expect(res.stderr).toContain("There is no account yet: run `wagate accounts create --name NAME --email EMAIL`")
+      expect(res.stderr).toContain(`There is no account yet: run \`wagate accounts create --name NAME --email EMAIL --data ${empty}\``)
     } finally {
       removeDataDir(empty)
     }

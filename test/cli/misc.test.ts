@@ -163,4 +163,30 @@ describe("wagate backup", () => {
     const accounts = JSON.parse((await cli(dir, ["accounts", "list", "--json"])).stdout)
     expect(accounts.map((a: { accountId: string }) => a.accountId)).toEqual([id])
   })
+
+  test("into a folder that does not exist: one error line naming the folder, exit 1, nothing written", async () => {
+    const missing = join(dir, "missing-dir")
+    const res = await cli(dir, ["backup", join(missing, "x.db")])
+    expect(res.code).toBe(1)
+    expect(res.stdout).toBe("")
+    expect(res.stderr).toBe(`error: the folder ${missing} does not exist; create it first or choose another path\n`)
+    expect(existsSync(missing)).toBe(false)
+  })
+
+  test("onto an existing file: one error line, exit 1 (not a usage error), the file untouched", async () => {
+    const target = join(dir, "taken.db")
+    await Bun.write(target, "keep me")
+    const res = await cli(dir, ["backup", target])
+    expect(res.code).toBe(1)
+    expect(res.stderr).toBe(`error: ${target} already exists; choose a new file name\n`)
+    expect(await Bun.file(target).text()).toBe("keep me")
+  })
+
+  test("a file the system refuses to create: one error line with the reason, exit 1", async () => {
+    // A name longer than the file system allows (255 bytes) fails the same way for root and everyone.
+    const res = await cli(dir, ["backup", join(dir, `${"x".repeat(300)}.db`)])
+    expect(res.code).toBe(1)
+    expect(res.stdout).toBe("")
+    expect(res.stderr).toMatch(/^error: cannot write the backup to .*x\.db \(ENAMETOOLONG\)\n$/)
+  })
 })

@@ -33,7 +33,7 @@ export function removeDataDir(dir: string): void {
 export async function cli(
   dir: string,
   argv: string[],
-  options: { env?: Record<string, string>; clock?: Clock } = {},
+  options: { env?: Record<string, string>; clock?: Clock; invocation?: string } = {},
 ): Promise<CliResult> {
   let stdout = ""
   let stderr = ""
@@ -45,6 +45,7 @@ export async function cli(
       stderr: (text) => void (stderr += text),
       isTty: false,
       clock: options.clock,
+      invocation: options.invocation,
     },
     NEVER,
   )

@@ -60,7 +60,8 @@ describe("wagate serve (in-process)", () => {
     ["wagate", "the executable on the PATH"],
   ])("the first-run banner's next step starts with the command as it was run: %s (%s)", async (invocation) => {
     running = await serve(dir, ["serve", "--port", "0", "--host", "127.0.0.1"], invocation)
-    expect(running.stdout()).toContain(`\n  ${invocation} phones add +14155550123 --name 'Support'\n`)
+    // The data directory is not ./data of the working directory, so the command carries it.
+    expect(running.stdout()).toContain(`\n  ${invocation} phones add +14155550123 --name 'Support' --data ${dir}\n`)
   })
 
 

@@ -57,6 +57,21 @@ describe("the Bun version check", () => {
       expect(stderr).toBe(`error: wagate needs Bun >= ${minimumVersion(BUN_ENGINES)}; this is Bun 1.3.0: upgrade with \`bun upgrade\`\n`)
       expect(existsSync(dataDir)).toBe(false)
     })
+
+    test("refuses a WAGATE_ADMIN_TOKEN under 32 characters with one sentence saying how to make a good one, exit 1, before touching the data directory", async () => {
+      const dataDir = join(dir, "never-created")
+      let stdout = ""
+      let stderr = ""
+      const code = await runCli(
+        ["serve", "--port", "0", "--host", "127.0.0.1"],
+        { env: { WAGATE_DATA_DIR: dataDir, WAGATE_ADMIN_TOKEN: "x".repeat(31) }, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTty: false },
+        NEVER,
+      )
+      expect(code).toBe(1)
+      expect(stdout).toBe("")
+      expect(stderr).toBe("error: WAGATE_ADMIN_TOKEN must be at least 32 characters long (this one has 31): make a good one with `openssl rand -hex 32`\n")
+      expect(existsSync(dataDir)).toBe(false)
+    })
   })
 })
 

@@ -188,7 +188,7 @@ describe("the compiled dist/wagate", () => {
     expect(server.p.out).toContain("First run: wagate set itself up. These secrets are shown only now; store them.")
     expect(server.p.out).toContain("Next step: add a phone (test keys can send from it at once, no pairing needed):")
     // The banner shows the command as it was run: here, the executable's absolute path.
-    expect(server.p.out).toContain(`  ${BINARY} phones add +14155550123 --name 'Support'`)
+    expect(server.p.out).toContain(`  ${BINARY} phones add +14155550123 --name 'Support' --data ${server.dir}`)
     expect(server.p.out).toContain(`curl -X POST ${server.base}/v1/messages/send -H 'Authorization: Bearer ${server.key}'`)
     // The secrets are printed once on stdout, never logged.
     await server.p.waitFor(/"msg":"server started"/, 15_000, "err")
@@ -388,7 +388,7 @@ describe("the compiled dist/wagate", () => {
 
   test("a .env and a bunfig.toml in the working directory are ignored", async () => {
     const cwd = tempDir()
-    const dotenvAdmin = "dotenv_admin_token_0123456789"
+    const dotenvAdmin = "dotenv_admin_token_0123456789abcdef"
     writeFileSync(
       join(cwd, ".env"),
       [
@@ -434,10 +434,11 @@ describe("the compiled dist/wagate", () => {
   })
 
   test("the first-run banner shows the executable as it was typed: ./dist/wagate from the checkout", async () => {
-    const p = new Proc(["serve", "--data", tempDir(), "--host", "127.0.0.1", "--port", "0"], envWithoutWagate(), { command: ["./dist/wagate"], cwd: REPO })
+    const data = tempDir()
+    const p = new Proc(["serve", "--data", data, "--host", "127.0.0.1", "--port", "0"], envWithoutWagate(), { command: ["./dist/wagate"], cwd: REPO })
     spawned.push(p)
     await p.waitFor(/^API reference: .*\n/m)
-    expect(p.out).toContain("\n  ./dist/wagate phones add +14155550123 --name 'Support'\n")
+    expect(p.out).toContain(`\n  ./dist/wagate phones add +14155550123 --name 'Support' --data ${data}\n`)
   })
 
   test("help, --help on a subcommand and version answer from the executable without a data directory", async () => {

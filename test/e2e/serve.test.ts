@@ -25,7 +25,7 @@ describe("wagate serve as a process", () => {
     expect(admin).toBeDefined()
     expect(first.p.out).toContain("Next step: add a phone (test keys can send from it at once, no pairing needed):")
     // The banner shows the command as it was run: Bun (by the path this test spawned it with) and the script.
-    expect(first.p.out).toContain(`  ${process.execPath} src/main.ts phones add +14155550123 --name 'Support'`)
+    expect(first.p.out).toContain(`  ${process.execPath} src/main.ts phones add +14155550123 --name 'Support' --data ${dir}`)
     // Secrets go to stdout once, never into the log.
     expect(first.p.err).not.toContain(key)
     expect(first.p.err).not.toContain(admin)

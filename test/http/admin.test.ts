@@ -33,9 +33,9 @@ describe("admin API: authentication", () => {
   })
 
   test("WAGATE_ADMIN_TOKEN replaces the stored token", async () => {
-    h = await createHarness({ env: { WAGATE_ADMIN_TOKEN: "configured-admin-token-123" } })
+    h = await createHarness({ env: { WAGATE_ADMIN_TOKEN: "configured-admin-token-0123456789" } })
     const stored = await h.adminToken()
-    expect((await h.request("GET", "/admin/v1/accounts", { key: "configured-admin-token-123" })).status).toBe(200)
+    expect((await h.request("GET", "/admin/v1/accounts", { key: "configured-admin-token-0123456789" })).status).toBe(200)
     expectErrorEnvelope(await h.request("GET", "/admin/v1/accounts", { key: stored }), 401, "Unauthorized")
   })
 })

@@ -584,6 +584,17 @@ describe("fetchMedia: blocked URLs never connect", () => {
     expect((result as { message: string }).message).not.toContain("127.0.0.1")
   })
 
+  test.each([
+    { name: "an IPv4-compatible IPv6 address (::127.0.0.1)", address: "::127.0.0.1" },
+    { name: "an IPv4-compatible IPv6 address as URLs write it (::7f00:1)", address: "::7f00:1" },
+    { name: "an IPv6 address outside global unicast 2000::/3", address: "4000::1" },
+  ])("a name resolving to $name is blocked before any connection", async ({ address }) => {
+    const h = harness({ allowCidrs: [] }, { "media.test": [address] })
+    const { result, connections } = await fetchCounting(route("v6.png", serve(SAMPLES.png)), h.options)
+    expectError(result, "media_url_blocked", /media\.test resolves to a non-public address/)
+    expect(connections).toBe(0)
+  })
+
   test("a resolver answer mixing public and private addresses is blocked", async () => {
     const h = harness({}, { "media.test": ["93.184.216.34", "10.0.0.5"] })
     const { result, connections } = await fetchCounting(route("mixed.png", serve(SAMPLES.png)), h.options)

@@ -31,6 +31,13 @@ describe("isPublicUnicast", () => {
     { name: "6to4 2002::/16", ip: "2002:7f00:1::1" },
     { name: "Teredo 2001::/32", ip: "2001::1" },
     { name: "IPv6 documentation 2001:db8::/32", ip: "2001:db8::1" },
+    { name: "IPv4-compatible loopback ::127.0.0.1", ip: "::127.0.0.1" },
+    { name: "IPv4-compatible loopback, as URLs write it", ip: "::7f00:1" },
+    { name: "IPv4-compatible public ::8.8.8.8", ip: "::8.8.8.8" },
+    { name: "IPv4-compatible private ::10.0.0.1", ip: "::a00:1" },
+    { name: "IPv6 outside 2000::/3, below", ip: "1fff:ffff::1" },
+    { name: "IPv6 outside 2000::/3, above", ip: "4000::1" },
+    { name: "IPv6 discard-only 100::/64", ip: "100::1" },
     { name: "not an address", ip: "example.com" },
     { name: "empty", ip: "" },
   ])("$name ($ip) is not public unicast", ({ ip }) => {
@@ -44,6 +51,8 @@ describe("isPublicUnicast", () => {
     { name: "just above CGNAT", ip: "100.128.0.1" },
     { name: "just below 10/8", ip: "9.255.255.255" },
     { name: "public IPv6", ip: "2606:4700:4700::1111" },
+    { name: "global unicast at the bottom of 2000::/3", ip: "2400:cb00::1" },
+    { name: "global unicast near the top of 2000::/3", ip: "3ffe:1::1" },
     { name: "IPv4-mapped public address", ip: "::ffff:8.8.8.8" },
   ])("$name ($ip) is public unicast", ({ ip }) => {
     expect(isPublicUnicast(ip)).toBe(true)
@@ -141,6 +150,10 @@ describe("mediaUrlProblem", () => {
     { name: "::ffff:169.254.169.254", url: "https://[::ffff:169.254.169.254]/", problem: PRIVATE },
     { name: "64:ff9b::/96", url: "https://[64:ff9b::a9fe:a9fe]/", problem: PRIVATE },
     { name: "2002::/16", url: "https://[2002:a9fe:a9fe::1]/", problem: PRIVATE },
+    { name: "IPv4-compatible [::127.0.0.1]", url: "https://[::127.0.0.1]/a.png", problem: PRIVATE },
+    { name: "IPv4-compatible [::169.254.169.254]", url: "https://[::169.254.169.254]/", problem: PRIVATE },
+    { name: "IPv4-compatible of a public address [::8.8.8.8]", url: "https://[::8.8.8.8]/", problem: PRIVATE },
+    { name: "IPv6 outside 2000::/3", url: "https://[4000::1]/", problem: PRIVATE },
     // Names.
     { name: "localhost", url: "https://localhost/a.png", problem: HOST },
     { name: "LOCALHOST in capitals", url: "https://LOCALHOST/a.png", problem: HOST },

@@ -3,18 +3,21 @@ import { verifyAdminToken } from "../../domain/admin"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
 import { bearerToken } from "./api-auth"
-import { refuseAuthentication } from "./failed-auth"
+import { refuseAuthentication, throttledAuthentication } from "./failed-auth"
 import { readRawBody } from "./body"
 
 /**
  * The `/admin/v1` base: the operator's API (docs/decisions.md § "Operator surface"), behind the admin token, with the
- * same body handling and envelopes as `/v1`. Failed attempts share the per-IP throttle.
+ * same body handling and envelopes as `/v1`. Failed attempts share the per-IP throttle, and a
+ * throttled address is refused before its token is looked at, the right one included.
  */
 export function adminBase(deps: HttpDeps) {
   const { ctx } = deps
   return new Elysia({ prefix: "/admin/v1" })
     .onParse(readRawBody)
     .onBeforeHandle(({ headers, request, server }) => {
+      const throttled = throttledAuthentication(deps, server, request)
+      if (throttled) throw throttled
       const token = bearerToken(headers.authorization)
       if (token && verifyAdminToken(ctx, token, deps.localAdminToken)) return
       throw refuseAuthentication(deps, server, request, errors.missingAdminToken())

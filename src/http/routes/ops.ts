@@ -6,6 +6,7 @@ import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
 import { opsOperation } from "../openapi/operation"
 import { bearerToken } from "../plugins/api-auth"
+import { refuseAuthentication, throttledAuthentication } from "../plugins/failed-auth"
 
 const TAG = "Operations"
 const Health = Type.Object({ status: Type.Literal("ok") })
@@ -55,10 +56,14 @@ export function opsRoutes(deps: HttpDeps) {
     )
     .get(
       "/metrics",
-      ({ headers }) => {
+      ({ headers, request, server }) => {
         if (!deps.metricsPublic) {
+          // The admin token is guarded as on /admin/v1: wrong tokens count toward the address's
+          // failed-authentication budget, and a throttled address waits whatever it sends.
+          const throttled = throttledAuthentication(deps, server, request)
+          if (throttled) throw throttled
           const token = bearerToken(headers.authorization)
-          if (!token || !verifyAdminToken(deps.ctx, token, deps.localAdminToken)) throw errors.missingAdminToken()
+          if (!token || !verifyAdminToken(deps.ctx, token, deps.localAdminToken)) throw refuseAuthentication(deps, server, request, errors.missingAdminToken())
         }
         return new Response(renderMetrics(deps.ctx, deps.metrics), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } })
       },
@@ -73,7 +78,7 @@ export function opsRoutes(deps: HttpDeps) {
           schema: Type.String({ description: "The Prometheus text exposition format, version 0.0.4." }),
           description: "The metrics",
         },
-        errors: [401],
+        errors: [401, 429],
       }),
     )
 }
