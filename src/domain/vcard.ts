@@ -12,7 +12,7 @@
 export interface ContactCard {
   name: string
   /** E.164 numbers, 1 to 5. */
-  phoneNumbers: string[]
+  phoneNumbers: readonly string[]
   organization?: string
   email?: string
 }
