@@ -20,6 +20,7 @@ export { SimContact, type Addressing, type AutoReceipts, type ContactOptions } f
 export { SimGroup, type GroupOptions } from "./groups"
 export { SimPrimary, type LinkedDevice } from "./primary"
 export type { OutboundMedia, OutboundMessage } from "./outbound"
+export type { MessageKinds, QuotedContext } from "./message-kinds"
 export type { InboundContent, InboundOptions } from "./inbound"
 export type { TlsCertificate } from "./media-cert"
 export { generateLoopbackCertificate } from "./media-cert"
