@@ -7,8 +7,8 @@ import type { MediaDownload } from "./outbound-parts"
 import { buildVCard } from "./vcard"
 
 /*
- * What a live message's parts carry beyond text and media (docs/live-whatsapp.md § "Replies,
- * mentions, locations, contacts and voice notes"): the body of a location or contact message,
+ * What a live message's parts carry beyond text and media
+ * (docs/live-whatsapp.md § "Replies, mentions, locations, contacts and voice notes"): the body of a location or contact message,
  * the quoted context of a reply, mentions and the voice-note flag.
  */
 

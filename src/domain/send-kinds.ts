@@ -6,8 +6,9 @@ import { findScopedMessage, type ContactExtra, type LocationExtra, type MessageE
 import type { DomainContext } from "./context"
 
 /*
- * The kinds of message beyond text and media (docs/api.md § "Send"): a reply quoting another
- * message, mentions, a location, a contact card, a voice note. Exactly one of content/mediaUrls,
+ * The kinds of message beyond text and media
+ * (docs/api.md § "Replies, mentions, locations, contact cards and voice notes"): a reply quoting
+ * another message, mentions, a location, a contact card, a voice note. Exactly one of content/mediaUrls,
  * location and contact carries a message; replyTo, mentions and voiceNote modify it.
  */
 
@@ -106,8 +107,9 @@ export function checkReplyTarget(ctx: DomainContext, accountId: string, env: Env
 
 /**
  * The sandbox never downloads media, so it decides a voice note's fate from its URL alone,
- * deterministically (docs/api.md § "Sandbox"): a path ending in `.ogg` or `.opus` is a voice
- * note; anything else fails as a live send of other audio would, with `media_unsupported_type`.
+ * deterministically (docs/api.md § "Sandbox (test keys)"): a path ending in `.ogg` or `.opus` is
+ * a voice note; anything else fails as a live send of other audio would, with
+ * `media_unsupported_type`.
  */
 export function sandboxVoiceNoteRefusal(mediaUrl: string): string | null {
   let path: string

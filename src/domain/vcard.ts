@@ -1,10 +1,11 @@
 /**
- * The vCard wagate sends for `contact` (docs/api.md § "Send a location or a contact"). WhatsApp's
+ * The vCard wagate sends for `contact`
+ * (docs/api.md § "Replies, mentions, locations, contact cards and voice notes"). WhatsApp's
  * apps read vCard 3.0 with one `TEL` per number and a `waid` parameter naming the WhatsApp
  * account, which makes the card offer "Message" (Baileys' README builds its example the same
- * way). Text values are escaped as RFC 6350 § 3.4 says: a backslash, comma and semicolon get a
+ * way). Text values are escaped as RFC 6350 §3.4 says: a backslash, comma and semicolon get a
  * backslash, a line break becomes `\n`; the structured values (`N`, `ORG`) escape their
- * component separator too. Lines end in CRLF (RFC 6350 § 3.2). Lines are not folded: folding is a
+ * component separator too. Lines end in CRLF (RFC 6350 §3.2). Lines are not folded: folding is a
  * SHOULD, and WhatsApp's apps read long unfolded lines.
  */
 
@@ -17,7 +18,7 @@ export interface ContactCard {
   email?: string
 }
 
-/** A text value escaped per RFC 6350 § 3.4 (also right for one component of a structured value). */
+/** A text value escaped per RFC 6350 §3.4 (also right for one component of a structured value). */
 export function escapeVCardText(value: string): string {
   return value
     .replace(/\\/g, "\\\\")

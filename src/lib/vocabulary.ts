@@ -24,7 +24,10 @@ export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number]
 export const INBOUND_TYPES = ["text", "image", "video", "audio", "document", "sticker", "location", "contact", "other"] as const
 export type InboundType = (typeof INBOUND_TYPES)[number]
 
-/** What an outbound message carries (additive to the seed's Message; docs/api.md § "Send"). */
+/**
+ * What an outbound message carries, additive to the seed's Message
+ * (docs/api.md § "Replies, mentions, locations, contact cards and voice notes").
+ */
 export const MESSAGE_TYPES = ["text", "media", "location", "contact"] as const
 export type MessageType = (typeof MESSAGE_TYPES)[number]
 

@@ -14,7 +14,7 @@ import { ApiClient, FileHost, poll, WagateProcess } from "./live-world"
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
- * Sends beyond text and media (docs/api.md § "Send"), end to end: wagate from source reaches the
+ * Sends beyond text and media (docs/api.md § "Replies, mentions, locations, contact cards and voice notes"), end to end: wagate from source reaches the
  * simulator over `wss://` through the TLS front, real Baileys encrypts, and the contact decrypts
  * each message and reads it as its app would (test/wa-sim/message-kinds.ts): a location, a
  * contact card, a reply to a received message and to one of ours, mentions in a group, and a

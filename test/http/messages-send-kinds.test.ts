@@ -4,7 +4,7 @@ import { Message } from "../../src/http/models/messages"
 import { createHarness, expectErrorEnvelope, expectSchema, type Harness } from "../helpers/harness"
 
 /*
- * POST /v1/messages/send beyond text and media (docs/api.md § "Send"): replies, mentions,
+ * POST /v1/messages/send beyond text and media (docs/api.md § "Replies, mentions, locations, contact cards and voice notes"): replies, mentions,
  * locations, contact cards and voice notes, with test keys, against real SQLite.
  */
 

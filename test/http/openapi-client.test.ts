@@ -26,7 +26,7 @@ const SPEC_MESSAGE_FIELDS = [
   "createdAt", "sentAt", "deliveredAt", "readAt", "failedAt", "errorCode", "errorMessage",
 ]
 
-/** Optional fields added beside the spec's (docs/api.md § "Send"), after them. */
+/** Optional fields added beside the spec's (docs/api.md § "Replies, mentions, locations, contact cards and voice notes"), after them. */
 const ADDITIVE_MESSAGE_FIELDS = ["type", "replyTo"]
 const MESSAGE_FIELDS = [...SPEC_MESSAGE_FIELDS, ...ADDITIVE_MESSAGE_FIELDS]
 
