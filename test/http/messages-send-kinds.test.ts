@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { Envelope } from "../../src/http/models/common"
-import { Message } from "../../src/http/models/messages"
+import { Message, SEND_EXAMPLES } from "../../src/http/models/messages"
 import { createHarness, expectErrorEnvelope, expectSchema, type Harness } from "../helpers/harness"
 
 /*
@@ -111,6 +111,18 @@ describe("POST /v1/messages/send with replies, mentions, locations, contacts and
     const { key, phone } = await h.seedTenant()
     const res = await send(key, { fromPhoneId: phone.phoneNumber, to: "+12025550101", mediaUrls: ["https://files.example.com/note.mp3"], voiceNote: true })
     expect(res.body.data).toMatchObject({ status: "failed", errorCode: "recipient_not_on_whatsapp" })
+  })
+
+  test("every request example the OpenAPI document publishes is accepted with a test key", async () => {
+    const { key, phone } = await h.seedTenant()
+    const quoted = (await send(key, { fromPhoneId: phone.phoneNumber, to: TO, content: "quoted" })).body.data
+    for (const [name, example] of Object.entries(SEND_EXAMPLES)) {
+      const value: Record<string, unknown> = { ...example.value, fromPhoneId: phone.phoneNumber }
+      // The sandbox has no inbound messages: the reply example quotes a sandbox message instead.
+      if ("replyTo" in value) value.replyTo = quoted.id
+      const res = await send(key, value)
+      expect({ name, status: res.status, failed: res.body.data?.status === "failed" }).toEqual({ name, status: 201, failed: false })
+    }
   })
 
   test("an idempotent replay of a location returns the same message; the same key with another location is 400", async () => {

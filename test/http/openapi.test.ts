@@ -219,6 +219,10 @@ describe("OpenAPI document: /v1", () => {
     expect(body.properties.mentions).toMatchObject({ maxItems: 50, items: { type: "string", pattern: E164_PATTERN } })
     expect(body.properties.location.properties.latitude).toMatchObject({ type: "number", minimum: -90, maximum: 90 })
     expect(body.properties.contact.properties.phoneNumbers).toMatchObject({ minItems: 1, maxItems: 5 })
+    const examples = op.requestBody.content["application/json"].examples
+    expect(Object.keys(examples)).toEqual(["text", "media", "reply", "mentions", "location", "contact", "voiceNote"])
+    const check = new Ajv2020({ strict: false }).compile(body)
+    for (const [name, example] of Object.entries<any>(examples)) expect({ name, valid: check(example.value) }).toEqual({ name, valid: true })
     expect(Object.keys(op.responses["201"].headers)).toContain("Idempotent-Replayed")
     expect(op.parameters).toEqual([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })])
     expect(op.parameters[0].schema.pattern).toBe(body.properties.idempotencyKey.pattern)

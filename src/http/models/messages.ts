@@ -175,6 +175,28 @@ export const SendMessageBody = explainUnknownFields(
 )
 export type SendMessageBody = typeof SendMessageBody.static
 
+const FROM_TO = { fromPhoneId: "+14155550123", to: "+14155550199" }
+
+/** One example request per kind of message, published with the send operation. */
+export const SEND_EXAMPLES = {
+  text: { summary: "A text", value: { ...FROM_TO, content: "Your order has shipped", idempotencyKey: "order-1234-shipped" } },
+  media: { summary: "A document with a caption", value: { ...FROM_TO, content: "Your invoice", mediaUrls: ["https://files.example.com/invoice.pdf"] } },
+  reply: { summary: "A reply to a customer's message", value: { ...FROM_TO, content: "It ships today", replyTo: "inmsg_01jd0m3k7v5q9z8y6x4w2t0r1p" } },
+  mentions: {
+    summary: "A group message mentioning someone",
+    value: { fromPhoneId: "+14155550123", to: "120363000000000001@g.us", content: "@14155550199 please check", mentions: ["+14155550199"] },
+  },
+  location: {
+    summary: "A location",
+    value: { ...FROM_TO, location: { latitude: 52.520008, longitude: 13.404954, name: "Our shop", address: "Alexanderplatz 1, 10178 Berlin" } },
+  },
+  contact: {
+    summary: "A contact card",
+    value: { ...FROM_TO, contact: { name: "Acme Support", phoneNumbers: ["+14155550123"], organization: "Acme, Inc.", email: "help@acme.example" } },
+  },
+  voiceNote: { summary: "A voice note (Ogg/Opus)", value: { ...FROM_TO, mediaUrls: ["https://files.example.com/note.ogg"], voiceNote: true } },
+} as const
+
 /** The headers a send reads: the idempotency key may come as a header, as Stripe takes it. */
 export const SendMessageHeaders = Type.Object({
   "Idempotency-Key": Type.Optional(
