@@ -1,6 +1,10 @@
-import { describe, expect, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { proto } from "@whiskeysockets/baileys"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { readMessageKinds } from "./message-kinds"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /* The simulator reads a decrypted message's quote, mentions, location, contact and voice-note flag as an app would. */
 
