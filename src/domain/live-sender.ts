@@ -11,7 +11,7 @@ import type { DomainContext } from "./context"
 import type { LiveLookups } from "./live-lookups"
 import { applyMessageSignal } from "./message-events"
 import { applySignal } from "./message-status"
-import { discardMedia, downloadMedia, handOver, insertNewParts, planParts, type FetchMedia } from "./outbound-parts"
+import { discardMedia, downloadMedia, handOver, insertNewParts, planOutbound, type FetchMedia } from "./outbound-parts"
 import type { PhoneLinkListener, PhoneLinks } from "./phone-links"
 import { resolveRecipient } from "./recipients"
 
@@ -154,7 +154,9 @@ export function createLiveSender(deps: {
       return true
     }
     try {
-      return await handOver(ctx, session, deps.mediaBudget, messageId, await planParts(ctx, message, parts, download.media, recipient.jid))
+      const plan = await planOutbound(ctx, message, parts, download.media, recipient.jid)
+      if (!plan.ok) await failMessage(messageId, plan.errorCode, plan.message)
+      return plan.ok ? await handOver(ctx, session, deps.mediaBudget, messageId, plan.parts) : true
     } finally {
       // Sent or not, the files go: a retry after a reconnect downloads again rather than keep
       // customers' documents on disk for as long as a phone stays away.

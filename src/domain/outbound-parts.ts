@@ -6,6 +6,7 @@ import type { MessageRow } from "../store/messages"
 import { insertPart, listParts, setPartMediaKind, type PartRow } from "../store/message-parts"
 import type { MediaKind, OutboundPart, WhatsAppSession } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
+import { bodyOf, decorateParts, firstPartOf, quoteOf, voiceNoteRefusal } from "./outbound-kinds"
 import { waMessageIdFor } from "./wa-ids"
 
 /**
@@ -119,7 +120,7 @@ export async function planParts(ctx: DomainContext, message: MessageRow, parts: 
   for (const part of [...all].sort((a, b) => Number(b.mediaUrl === null) - Number(a.mediaUrl === null))) {
     if (part.status !== "pending") continue
     if (part.mediaUrl === null) {
-      out.push({ waMessageId: part.waMessageId, toJid, text: message.content })
+      out.push({ waMessageId: part.waMessageId, toJid, ...bodyOf(message) })
       continue
     }
     const m = media.get(part.partIndex)!.media
@@ -127,4 +128,23 @@ export async function planParts(ctx: DomainContext, message: MessageRow, parts: 
     out.push({ waMessageId: part.waMessageId, toJid, media: { kind: m.kind, path: m.path, sizeBytes: m.sizeBytes, mimetype: m.mimetype, fileName: m.fileName, caption } })
   }
   return out
+}
+
+/**
+ * The parts to hand to WhatsApp, with their reply context, mentions and voice-note flag
+ * (outbound-kinds.ts); or why the message cannot be sent as asked (a voice note that is not
+ * Ogg/Opus), which fails it.
+ */
+export async function planOutbound(
+  ctx: DomainContext,
+  message: MessageRow,
+  parts: PartRow[],
+  media: Map<number, Downloaded>,
+  toJid: string,
+): Promise<{ ok: true; parts: OutboundPart[] } | { ok: false; errorCode: MessageErrorCode; message: string }> {
+  const refusal = voiceNoteRefusal(message, media.values())
+  if (refusal !== null) return { ok: false, errorCode: "media_unsupported_type", message: refusal }
+  const planned = await planParts(ctx, message, parts, media, toJid)
+  const first = firstPartOf(listParts(ctx.db, message.id))
+  return { ok: true, parts: decorateParts(message, planned, quoteOf(ctx.db, message), first?.waMessageId) }
 }

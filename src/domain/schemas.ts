@@ -1,5 +1,5 @@
 import { named, OneOf } from "../lib/schema"
-import { CONNECTION_STATUSES, INBOUND_TYPES, MESSAGE_ERROR_CODES, MESSAGE_STATUSES } from "../lib/vocabulary"
+import { CONNECTION_STATUSES, INBOUND_TYPES, MESSAGE_ERROR_CODES, MESSAGE_STATUSES, MESSAGE_TYPES } from "../lib/vocabulary"
 
 /**
  * The domain's closed sets as TypeBox schemas, shared by the API models and the webhook event
@@ -20,3 +20,8 @@ export const ConnectionStatusSchema = named("ConnectionStatus", OneOf(CONNECTION
 export const InboundTypeSchema = named("InboundMessageType", OneOf(INBOUND_TYPES))
 
 export const ErrorCodeSchema = named("ErrorCode", OneOf(MESSAGE_ERROR_CODES, { description: "Why a message failed (a closed set)." }))
+
+export const MessageTypeSchema = named(
+  "MessageType",
+  OneOf(MESSAGE_TYPES, { description: "What the message carries: text, media (with an optional caption), a location or a contact card." }),
+)

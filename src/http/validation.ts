@@ -61,9 +61,11 @@ export function validationMessages(schema: TObject, value: unknown): string[] {
       continue
     }
     const fieldSchema = own(schema.properties, field) as (TSchema & { errorMessage?: string }) | undefined
-    if (error.type === ValueErrorType.ObjectAdditionalProperties || fieldSchema === undefined) {
+    // A problem inside an object field (`location/zoom`) is that field's: its own message says what it takes.
+    const nested = error.path.split("/").length > 2
+    if (fieldSchema === undefined || (!nested && error.type === ValueErrorType.ObjectAdditionalProperties)) {
       byField.set(field, own(unknownFieldMessages.get(schema), field) ?? `${field} is not a recognised field`)
-    } else if (error.type === ValueErrorType.ObjectRequiredProperty) {
+    } else if (!nested && error.type === ValueErrorType.ObjectRequiredProperty) {
       byField.set(field, `${field} is required`)
     } else {
       byField.set(field, fieldSchema.errorMessage ?? `${field} is invalid`)

@@ -24,6 +24,13 @@ export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number]
 export const INBOUND_TYPES = ["text", "image", "video", "audio", "document", "sticker", "location", "contact", "other"] as const
 export type InboundType = (typeof INBOUND_TYPES)[number]
 
+/**
+ * What an outbound message carries, additive to the seed's Message
+ * (docs/api.md § "Replies, mentions, locations, contact cards and voice notes").
+ */
+export const MESSAGE_TYPES = ["text", "media", "location", "contact"] as const
+export type MessageType = (typeof MESSAGE_TYPES)[number]
+
 /** Why a message failed: the closed set of `errorCode` values (docs/api.md lists each). */
 export const MESSAGE_ERROR_CODES = [
   "recipient_not_on_whatsapp",

@@ -4,6 +4,33 @@ import { utcDayStartMs } from "../lib/time"
 import type { Environment, MessageStatus } from "../lib/vocabulary"
 
 
+/** A location as a message carries it. */
+export interface LocationExtra {
+  latitude: number
+  longitude: number
+  name?: string
+  address?: string
+}
+
+/** A contact card as a message carries it (the vCard is built from it when sent). */
+export interface ContactExtra {
+  name: string
+  phoneNumbers: string[]
+  organization?: string
+  email?: string
+}
+
+/**
+ * What a message carries besides its text and media (stored as JSON, null when none): whom it
+ * mentions, a location or a contact card instead of text, and whether its one audio is a voice note.
+ */
+export interface MessageExtras {
+  mentions?: string[]
+  location?: LocationExtra
+  contact?: ContactExtra
+  voiceNote?: true
+}
+
 /** An outbound message row. */
 export interface MessageRow {
   id: string
@@ -32,11 +59,14 @@ export interface MessageRow {
   sandboxDeliveredDueMs: number | null
   /** When the sandbox marks it read; null once applied, or if it never will. */
   sandboxReadDueMs: number | null
+  /** The msg_ or inmsg_ id this message quotes, or null. */
+  replyTo: string | null
+  extras: MessageExtras | null
 }
 
 /** What a new message row needs: everything but its sequence; the sandbox due times default to none. */
-export type NewMessageRow = Omit<MessageRow, "seq" | "sandboxDeliveredDueMs" | "sandboxReadDueMs"> &
-  Partial<Pick<MessageRow, "sandboxDeliveredDueMs" | "sandboxReadDueMs">>
+export type NewMessageRow = Omit<MessageRow, "seq" | "sandboxDeliveredDueMs" | "sandboxReadDueMs" | "replyTo" | "extras"> &
+  Partial<Pick<MessageRow, "sandboxDeliveredDueMs" | "sandboxReadDueMs" | "replyTo" | "extras">>
 
 /** The fields a status change may set (the sandbox's due times are cleared as their changes apply). */
 export type MessageStatusPatch = Pick<
@@ -45,20 +75,21 @@ export type MessageStatusPatch = Pick<
   | "sandboxDeliveredDueMs" | "sandboxReadDueMs"
 >
 
-type RawRow = Omit<MessageRow, "isGroup" | "mediaUrls"> & { isGroup: number; mediaUrls: string }
+type RawRow = Omit<MessageRow, "isGroup" | "mediaUrls" | "extras"> & { isGroup: number; mediaUrls: string; extras: string | null }
 
 const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, api_key_id AS apiKeyId,
   from_number AS fromNumber, to_address AS toAddress, is_group AS isGroup, content, media_urls AS mediaUrls, status,
   idempotency_key AS idempotencyKey, request_fingerprint AS requestFingerprint, created_at_ms AS createdAtMs,
   sent_at_ms AS sentAtMs, delivered_at_ms AS deliveredAtMs, read_at_ms AS readAtMs, failed_at_ms AS failedAtMs,
   error_code AS errorCode, error_message AS errorMessage, updated_at_ms AS updatedAtMs,
-  sandbox_delivered_due_ms AS sandboxDeliveredDueMs, sandbox_read_due_ms AS sandboxReadDueMs`
+  sandbox_delivered_due_ms AS sandboxDeliveredDueMs, sandbox_read_due_ms AS sandboxReadDueMs, reply_to AS replyTo, extras`
 
-/** Converts a fresh result row in place (a copy of its 24 fields cost every read and every sweep). */
+/** Converts a fresh result row in place (a copy of its 26 fields cost every read and every sweep). */
 function fromRaw(raw: RawRow): MessageRow {
   const row = raw as unknown as MessageRow
   row.isGroup = raw.isGroup === 1
   row.mediaUrls = JSON.parse(raw.mediaUrls as unknown as string) as string[]
+  row.extras = raw.extras === null ? null : (JSON.parse(raw.extras) as MessageExtras)
   return row
 }
 
@@ -72,8 +103,8 @@ export function nextSequence(db: Database, accountId: string, key: string): numb
 
 const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id, api_key_id, from_number, to_address, is_group,
   content, media_urls, status, idempotency_key, request_fingerprint, created_at_ms, sent_at_ms, delivered_at_ms, read_at_ms,
-  failed_at_ms, error_code, error_message, updated_at_ms, sandbox_delivered_due_ms, sandbox_read_due_ms)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)`
+  failed_at_ms, error_code, error_message, updated_at_ms, sandbox_delivered_due_ms, sandbox_read_due_ms, reply_to, extras)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)`
 
 /**
  * Inserts a message with the next sequence number of its account and environment and counts
@@ -81,12 +112,20 @@ const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id
  */
 export function insertMessage(db: Database, row: NewMessageRow): MessageRow {
   const seq = nextSequence(db, row.accountId, row.env)
-  const stored: MessageRow = { ...row, seq, sandboxDeliveredDueMs: row.sandboxDeliveredDueMs ?? null, sandboxReadDueMs: row.sandboxReadDueMs ?? null }
+  const stored: MessageRow = {
+    ...row,
+    seq,
+    sandboxDeliveredDueMs: row.sandboxDeliveredDueMs ?? null,
+    sandboxReadDueMs: row.sandboxReadDueMs ?? null,
+    replyTo: row.replyTo ?? null,
+    extras: row.extras ?? null,
+  }
   db.query(INSERT_MESSAGE).run(
     stored.id, stored.accountId, stored.env, stored.seq, stored.phoneId, stored.apiKeyId, stored.fromNumber, stored.toAddress,
     stored.isGroup ? 1 : 0, stored.content, JSON.stringify(stored.mediaUrls), stored.status, stored.idempotencyKey,
     stored.requestFingerprint, stored.createdAtMs, stored.sentAtMs, stored.deliveredAtMs, stored.readAtMs, stored.failedAtMs,
     stored.errorCode, stored.errorMessage, stored.updatedAtMs, stored.sandboxDeliveredDueMs, stored.sandboxReadDueMs,
+    stored.replyTo, stored.extras === null ? null : JSON.stringify(stored.extras),
   )
   adjustCounts(db, stored, stored.status, 1)
   return stored

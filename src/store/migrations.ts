@@ -335,6 +335,15 @@ CREATE INDEX messages_sandbox_due ON messages (COALESCE(sandbox_delivered_due_ms
   WHERE COALESCE(sandbox_delivered_due_ms, sandbox_read_due_ms) IS NOT NULL;
 `
 
+const MESSAGE_KINDS = `
+-- A message may quote another (reply_to: a msg_ or inmsg_ id of the same account and
+-- environment) and carry more than text and media: extras is JSON with its mentions, location,
+-- contact card or voice-note flag (docs/api.md, "Send"), NULL for a plain text or media message,
+-- so every row written before this migration reads as it did.
+ALTER TABLE messages ADD COLUMN reply_to TEXT;
+ALTER TABLE messages ADD COLUMN extras TEXT;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -386,5 +395,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 10,
     name: "stored WhatsApp messages for retry receipts",
     up: (db) => db.exec(WA_RESEND_MESSAGES),
+  },
+  {
+    version: 11,
+    name: "replies and message kinds",
+    up: (db) => db.exec(MESSAGE_KINDS),
   },
 ]

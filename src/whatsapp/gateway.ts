@@ -57,7 +57,19 @@ export interface PartRejection {
 /** A WhatsApp-side media kind; one media URL becomes one part of this kind. */
 export type MediaKind = "image" | "video" | "audio" | "document"
 
-/** One WhatsApp message of a wagate message (text, or one media with an optional caption). */
+/** The message a part replies to, as WhatsApp's quoted context names it. */
+export interface QuotedPart {
+  /** The quoted message's WhatsApp id. */
+  waMessageId: string
+  /** True for one of the phone's own parts, false for a message the phone received. */
+  fromMe: boolean
+  /** Who wrote a received message: E.164, or the `…@lid` JID when WhatsApp hid the number. */
+  from?: string
+  /** The quoted message's text as wagate recorded it, shown by apps that lack the original. */
+  text: string
+}
+
+/** One WhatsApp message of a wagate message (text, one media with an optional caption, a location or a contact card). */
 export interface OutboundPart {
   /** Derived from the msg_ id, so a part re-sent after a crash keeps its WhatsApp id. */
   waMessageId: string
@@ -65,7 +77,14 @@ export interface OutboundPart {
   toJid: string
   text?: string
   /** A file wagate downloaded itself; the adapter streams it from disk and never deletes it. */
-  media?: { kind: MediaKind; path: string; sizeBytes: number; mimetype: string; fileName?: string; caption?: string }
+  media?: { kind: MediaKind; path: string; sizeBytes: number; mimetype: string; fileName?: string; caption?: string; voiceNote?: boolean }
+  location?: { latitude: number; longitude: number; name?: string; address?: string }
+  /** A contact card: the name shown and the vCard wagate built. */
+  contact?: { displayName: string; vcard: string }
+  /** The message this part replies to. */
+  quote?: QuotedPart
+  /** E.164 numbers mentioned in the text or caption. */
+  mentions?: string[]
 }
 
 /** A group as WhatsApp reports it, seen from the connected phone. */

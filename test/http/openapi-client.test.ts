@@ -26,13 +26,17 @@ const SPEC_MESSAGE_FIELDS = [
   "createdAt", "sentAt", "deliveredAt", "readAt", "failedAt", "errorCode", "errorMessage",
 ]
 
+/** Optional fields added beside the spec's (docs/api.md § "Replies, mentions, locations, contact cards and voice notes"), after them. */
+const ADDITIVE_MESSAGE_FIELDS = ["type", "replyTo"]
+const MESSAGE_FIELDS = [...SPEC_MESSAGE_FIELDS, ...ADDITIVE_MESSAGE_FIELDS]
+
 const PROGRAM = `import createClient from "openapi-fetch"
 import type { components, paths } from "./schema"
 
 type Message = components["schemas"]["Message"]
 
 /** Fails to compile when the generated Message lacks a field of the spec, or has one more. */
-type SpecField = ${SPEC_MESSAGE_FIELDS.map((f) => JSON.stringify(f)).join(" | ")}
+type SpecField = ${MESSAGE_FIELDS.map((f) => JSON.stringify(f)).join(" | ")}
 type Missing = Exclude<SpecField, keyof Message>
 type Extra = Exclude<keyof Message, SpecField>
 const noneMissing: [Missing] extends [never] ? true : false = true
@@ -71,6 +75,25 @@ export async function media(): Promise<void> {
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", mediaUrls: ["https://example.com/a.pdf"] } })
 }
 
+export async function replyWithALocation(quoted: Message): Promise<Message | null> {
+  const { data } = await client.POST("/v1/messages/send", {
+    body: { fromPhoneId: "+14155550123", to: "+14155550199", replyTo: quoted.id, location: { latitude: 52.52, longitude: 13.4, name: "Our shop" } },
+  })
+  if (!data) return null
+  const type: "text" | "media" | "location" | "contact" | undefined = data.data.type
+  const replyTo: string | null | undefined = data.data.replyTo
+  console.log(type, replyTo)
+  return data.data
+}
+
+export async function contactMentionAndVoiceNote(): Promise<void> {
+  await client.POST("/v1/messages/send", {
+    body: { fromPhoneId: "+14155550123", to: "+14155550199", contact: { name: "Acme Support", phoneNumbers: ["+14155550123"], organization: "Acme", email: "help@acme.example" } },
+  })
+  await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "120363000000000001@g.us", content: "@14155550199 look", mentions: ["+14155550199"] } })
+  await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", mediaUrls: ["https://example.com/note.ogg"], voiceNote: true } })
+}
+
 export async function checkNumbers(): Promise<string[]> {
   const { data, error } = await client.POST("/v1/contacts/check", { body: { fromPhoneId: "+14155550123", numbers: ["+14155550199", "+12025550101"] } })
   if (error) {
@@ -89,6 +112,10 @@ export async function refusedByTheTypes(): Promise<void> {
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", content: 5 } })
   // @ts-expect-error a message needs content or media
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199" } })
+  // @ts-expect-error a location needs its coordinates
+  await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", location: { name: "somewhere" } } })
+  // @ts-expect-error a contact's numbers are a list
+  await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", contact: { name: "Bo", phoneNumbers: "+14155550123" } } })
   // @ts-expect-error the status filter is a closed set
   await client.GET("/v1/messages", { params: { query: { status: "lost" } } })
 }
@@ -142,6 +169,6 @@ describe("a typed client generated from the document", () => {
   test("the generated Message has every field of the spec", () => {
     const message = /^ {8}Message: \{\n([\s\S]*?)^ {8}\};/m.exec(generated)?.[1] ?? ""
     const fields = [...message.matchAll(/^ {12}(\w+)\??:/gm)].map((m) => m[1])
-    expect(fields).toEqual(SPEC_MESSAGE_FIELDS)
+    expect(fields).toEqual(MESSAGE_FIELDS)
   })
 })

@@ -1,3 +1,4 @@
+import { E164_PATTERN } from "../../src/lib/formats"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import Ajv2020 from "ajv/dist/2020"
 import { Elysia } from "elysia"
@@ -209,12 +210,19 @@ describe("OpenAPI document: /v1", () => {
     const op = doc.paths["/v1/messages/send"].post
     expect(op.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/SendMessageRequest" })
     const body = doc.components.schemas.SendMessageRequest
-    expect(Object.keys(body.properties)).toEqual(["fromPhoneId", "to", "content", "mediaUrls", "idempotencyKey"])
+    expect(Object.keys(body.properties)).toEqual(["fromPhoneId", "to", "content", "mediaUrls", "idempotencyKey", "replyTo", "mentions", "location", "contact", "voiceNote"])
     expect(body.required).toEqual(["fromPhoneId", "to"])
     expect(body.additionalProperties).toBe(false)
     expect(body.properties.content.maxLength).toBe(4096)
     expect(body.properties.mediaUrls).toMatchObject({ maxItems: 10, items: { type: "string", maxLength: 2048 } })
-    expect(body.allOf[0].anyOf.map((b: any) => b.required)).toEqual([["content"], ["mediaUrls"]])
+    expect(body.allOf[0].anyOf.map((b: any) => b.required)).toEqual([["content"], ["mediaUrls"], ["location"], ["contact"]])
+    expect(body.properties.mentions).toMatchObject({ maxItems: 50, items: { type: "string", pattern: E164_PATTERN } })
+    expect(body.properties.location.properties.latitude).toMatchObject({ type: "number", minimum: -90, maximum: 90 })
+    expect(body.properties.contact.properties.phoneNumbers).toMatchObject({ minItems: 1, maxItems: 5 })
+    const examples = op.requestBody.content["application/json"].examples
+    expect(Object.keys(examples)).toEqual(["text", "media", "reply", "mentions", "location", "contact", "voiceNote"])
+    const check = new Ajv2020({ strict: false }).compile(body)
+    for (const [name, example] of Object.entries<any>(examples)) expect({ name, valid: check(example.value) }).toEqual({ name, valid: true })
     expect(Object.keys(op.responses["201"].headers)).toContain("Idempotent-Replayed")
     expect(op.parameters).toEqual([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })])
     expect(op.parameters[0].schema.pattern).toBe(body.properties.idempotencyKey.pattern)
@@ -254,6 +262,14 @@ describe("OpenAPI document: a validating proxy refuses what the server refuses",
     ["a recipient that is neither E.164 nor a group", { to: "14155550199", content: "x" }],
     ["environment in the body", { content: "x", environment: "test" }],
     ["an idempotencyKey with a space", { content: "x", idempotencyKey: "a b" }],
+    ["a location", { location: { latitude: -90, longitude: 180, name: "Pole" } }],
+    ["a location out of range", { location: { latitude: 90.1, longitude: 0 } }],
+    ["a contact card", { contact: { name: "Acme", phoneNumbers: ["+14155550123"], email: "a@b.example" } }],
+    ["a contact with no number", { contact: { name: "Acme", phoneNumbers: [] } }],
+    ["a contact with a blank name", { contact: { name: " ", phoneNumbers: ["+14155550123"] } }],
+    ["51 mentions", { content: "x", mentions: Array.from({ length: 51 }, (_, i) => `+1415555${1000 + i}`) }],
+    ["a mention that is not E.164", { content: "x", mentions: ["bob"] }],
+    ["a replyTo that is not a message id", { content: "x", replyTo: "abc" }],
   ]
 
   test.each(cases)("%s", async (_name, partial) => {

@@ -52,6 +52,8 @@ describe("live send lifecycle", () => {
         errorCode: null,
         errorMessage: null,
         createdAt: iso(createdAtMs),
+        type: "text",
+        replyTo: null,
       })
       await h.settle()
 

@@ -4,6 +4,7 @@ import type { SimConnection } from "./connection"
 import type { SimContact } from "./contact"
 import type { SimGroup } from "./groups"
 import { decryptMedia, type MediaKind } from "./media-crypto"
+import { readMessageKinds, type MessageKinds } from "./message-kinds"
 import type { MediaHost } from "./media-host"
 import { childrenByTag, contentBytes, userOf } from "./nodes"
 import { ChangeSignal } from "./wait"
@@ -40,6 +41,8 @@ export interface OutboundMessage {
   message?: proto.IMessage
   text?: string
   media?: OutboundMedia
+  /** What the recipient's app reads besides text and media: a quote, mentions, a location, a contact card, a voice note. */
+  kinds: MessageKinds
 }
 
 /** What reading an outbound stanza needs from the simulator. */
@@ -114,6 +117,7 @@ export async function readOutbound(stanza: BinaryNode, context: OutboundContext)
     errors,
     message,
     text: message?.conversation ?? message?.extendedTextMessage?.text ?? undefined,
+    kinds: message ? readMessageKinds(message) : {},
   }
   if (message) {
     try {

@@ -4,7 +4,18 @@ import { toIso, toIsoOrNull } from "../../lib/time"
 import type { MessageRow } from "../../store/messages"
 import { CONTENT_MAX_CODE_POINTS, MEDIA_URLS_MAX } from "../../domain/messages"
 import type { MessageErrorCode } from "../../lib/vocabulary"
-import { ErrorCodeSchema, MessageStatusSchema } from "../../domain/schemas"
+import { ErrorCodeSchema, MessageStatusSchema, MessageTypeSchema } from "../../domain/schemas"
+import {
+  CONTACT_EMAIL_MAX,
+  CONTACT_NAME_MAX,
+  CONTACT_NUMBERS_MAX,
+  CONTACT_ORGANIZATION_MAX,
+  EMAIL_PATTERN,
+  LOCATION_ADDRESS_MAX,
+  LOCATION_NAME_MAX,
+  MENTIONS_MAX,
+  messageTypeOf,
+} from "../../domain/send-kinds"
 import { MEDIA_URL_MAX_LENGTH } from "../../lib/net-policy"
 import { named, Nullable, withDomainRules } from "../../lib/schema"
 import { Environment } from "./admin"
@@ -13,6 +24,48 @@ import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
 const IDEMPOTENCY_KEY_PATTERN = "^[\\x21-\\x7E]{1,64}$"
 const TO_MESSAGE = "to must be an E.164 number (+ and 8–15 digits), a group JID or a …@lid JID"
+
+const MESSAGE_ID_PATTERN = "^(msg|inmsg)_[0-9A-Za-z]{1,64}$"
+
+/**
+ * A location to send. The shape check wants two numbers; their ranges and the text lengths are
+ * the domain's, with one message each (the published schema carries them). Not a named
+ * component: the request schema stays self-contained, so a proxy can validate with it alone.
+ */
+export const LocationSchema = Type.Object(
+  {
+    latitude: withDomainRules(Type.Number({ description: "Degrees, -90 to 90.", examples: [52.520008] }), { minimum: -90, maximum: 90 }),
+    longitude: withDomainRules(Type.Number({ description: "Degrees, -180 to 180.", examples: [13.404954] }), { minimum: -180, maximum: 180 }),
+    name: Type.Optional(withDomainRules(Type.String({ description: "A place name shown above the map.", examples: ["Our shop"] }), { maxLength: LOCATION_NAME_MAX })),
+    address: Type.Optional(
+      withDomainRules(Type.String({ description: "The address shown under the name.", examples: ["Alexanderplatz 1, 10178 Berlin"] }), { maxLength: LOCATION_ADDRESS_MAX }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: "A location, sent instead of content/mediaUrls.",
+    errorMessage: "location must be an object with numbers latitude and longitude and optional strings name and address",
+  },
+)
+
+/** A contact card to send; wagate builds the vCard (RFC 6350 escaping). */
+export const ContactCardSchema = Type.Object(
+  {
+    name: withDomainRules(Type.String({ description: "The name the card shows.", examples: ["Acme Support"] }), { pattern: "\\S", maxLength: CONTACT_NAME_MAX }),
+    phoneNumbers: withDomainRules(Type.Array(Type.String(), { description: "E.164 numbers, 1 to 5; each becomes a TEL line with its WhatsApp id.", examples: [["+14155550123"]] }), {
+      minItems: 1,
+      maxItems: CONTACT_NUMBERS_MAX,
+      items: { type: "string", pattern: E164_PATTERN },
+    }),
+    organization: Type.Optional(withDomainRules(Type.String({ examples: ["Acme, Inc."] }), { maxLength: CONTACT_ORGANIZATION_MAX })),
+    email: Type.Optional(withDomainRules(Type.String({ examples: ["help@acme.example"] }), { maxLength: CONTACT_EMAIL_MAX, pattern: EMAIL_PATTERN })),
+  },
+  {
+    additionalProperties: false,
+    description: "A contact card, sent instead of content/mediaUrls.",
+    errorMessage: "contact must be an object with a string name, an array phoneNumbers of E.164 numbers, and optional strings organization and email",
+  },
+)
 
 /** The message statuses, as the list filter accepts them. */
 export const MessageStatus = MessageStatusSchema
@@ -60,18 +113,52 @@ const SendMessageFields = {
       errorMessage: "idempotencyKey must be 1–64 printable ASCII characters without spaces",
     }),
   ),
+  replyTo: Type.Optional(
+    Type.String({
+      pattern: MESSAGE_ID_PATTERN,
+      description: "A `msg_…` or `inmsg_…` id of this account and environment: the new message quotes it (404 when there is no such message).",
+      examples: ["inmsg_01jd0m3k7v5q9z8y6x4w2t0r1p"],
+      errorMessage: "replyTo must be a msg_… or inmsg_… message id",
+    }),
+  ),
+  mentions: Type.Optional(
+    withDomainRules(
+      Type.Array(Type.String(), {
+        description: "E.164 numbers mentioned in a group message, at most 50; content should name each as `@<digits>` (not enforced: WhatsApp shows what it gets).",
+        examples: [["+14155550199"]],
+        errorMessage: "mentions must be an array of E.164 numbers",
+      }),
+      { maxItems: MENTIONS_MAX, items: { type: "string", pattern: E164_PATTERN } },
+    ),
+  ),
+  location: Type.Optional(LocationSchema),
+  contact: Type.Optional(ContactCardSchema),
+  voiceNote: Type.Optional(
+    Type.Boolean({
+      description: "true: the one audio of mediaUrls is sent as a voice note (push-to-talk). It must be Ogg/Opus; other audio fails with media_unsupported_type when downloaded.",
+      examples: [true],
+      errorMessage: "voiceNote must be true or false",
+    }),
+  ),
 }
 
 /**
- * Text with something other than white space, or at least one media URL. Wrapped in `allOf` so
+ * Text with something other than white space, at least one media URL, a location or a contact.
+ * That only one of them may carry the message is the domain's rule alone: client generators
+ * (openapi-typescript) read a `not: {required}` as a requirement and would refuse valid sends. Wrapped in `allOf` so
  * that client generators combine it with the fields (an `anyOf` beside them becomes a union).
  */
+const TEXT_OR_MEDIA = [
+  { required: ["content"], properties: { content: { type: "string", pattern: "\\S" } } },
+  { required: ["mediaUrls"], properties: { mediaUrls: { type: "array", items: { type: "string" }, minItems: 1 } } },
+]
 const CONTENT_OR_MEDIA = {
   allOf: [
     {
       anyOf: [
-        { required: ["content"], properties: { content: { type: "string", pattern: "\\S" } } },
-        { required: ["mediaUrls"], properties: { mediaUrls: { type: "array", items: { type: "string" }, minItems: 1 } } },
+        ...TEXT_OR_MEDIA,
+        { required: ["location"], properties: { location: {} } },
+        { required: ["contact"], properties: { contact: {} } },
       ],
     },
   ],
@@ -87,6 +174,28 @@ export const SendMessageBody = explainUnknownFields(
   ENVIRONMENT_FROM_KEY,
 )
 export type SendMessageBody = typeof SendMessageBody.static
+
+const FROM_TO = { fromPhoneId: "+14155550123", to: "+14155550199" }
+
+/** One example request per kind of message, published with the send operation. */
+export const SEND_EXAMPLES = {
+  text: { summary: "A text", value: { ...FROM_TO, content: "Your order has shipped", idempotencyKey: "order-1234-shipped" } },
+  media: { summary: "A document with a caption", value: { ...FROM_TO, content: "Your invoice", mediaUrls: ["https://files.example.com/invoice.pdf"] } },
+  reply: { summary: "A reply to a customer's message", value: { ...FROM_TO, content: "It ships today", replyTo: "inmsg_01jd0m3k7v5q9z8y6x4w2t0r1p" } },
+  mentions: {
+    summary: "A group message mentioning someone",
+    value: { fromPhoneId: "+14155550123", to: "120363000000000001@g.us", content: "@14155550199 please check", mentions: ["+14155550199"] },
+  },
+  location: {
+    summary: "A location",
+    value: { ...FROM_TO, location: { latitude: 52.520008, longitude: 13.404954, name: "Our shop", address: "Alexanderplatz 1, 10178 Berlin" } },
+  },
+  contact: {
+    summary: "A contact card",
+    value: { ...FROM_TO, contact: { name: "Acme Support", phoneNumbers: ["+14155550123"], organization: "Acme, Inc.", email: "help@acme.example" } },
+  },
+  voiceNote: { summary: "A voice note (Ogg/Opus)", value: { ...FROM_TO, mediaUrls: ["https://files.example.com/note.ogg"], voiceNote: true } },
+} as const
 
 /** The headers a send reads: the idempotency key may come as a header, as Stripe takes it. */
 export const SendMessageHeaders = Type.Object({
@@ -118,6 +227,8 @@ export const Message = named(
     failedAt: NullableTimestamp,
     errorCode: Type.Union([ErrorCodeSchema, Type.Null()], { description: "Set only when status is failed." }),
     errorMessage: Type.Union([Type.String(), Type.Null()], { description: "Set only when status is failed." }),
+    type: Type.Optional(MessageTypeSchema),
+    replyTo: Type.Optional(Nullable(Type.String({ pattern: MESSAGE_ID_PATTERN, description: "The msg_ or inmsg_ id this message quotes, or null.", examples: ["inmsg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }))),
   }),
 )
 export type Message = typeof Message.static
@@ -142,6 +253,8 @@ export function toMessage(row: MessageRow): Message {
     // Only the status machine writes a code, and only one of the closed set.
     errorCode: row.errorCode as MessageErrorCode | null,
     errorMessage: row.errorMessage,
+    type: messageTypeOf(row),
+    replyTo: row.replyTo,
   }
 }
 

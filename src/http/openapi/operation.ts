@@ -16,6 +16,8 @@ export interface OperationOptions {
   summary: string
   description?: string
   body?: TObject
+  /** Named examples of the request body (OpenAPI's `examples` of its media type). */
+  bodyExamples?: Readonly<Record<string, { summary: string; value: unknown }>>
   query?: TObject
   path?: TObject
   /** Request headers the operation reads, as a TypeBox object of header names. */
@@ -84,7 +86,9 @@ function describe(options: OperationOptions, family: Family, security: Record<st
     tags: [options.tag],
     security,
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(options.body ? { requestBody: { required: true, content: { "application/json": { schema: options.body } } } } : {}),
+    ...(options.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: options.body, ...(options.bodyExamples ? { examples: options.bodyExamples } : {}) } } } }
+      : {}),
     responses,
   } as DocumentDecoration
   // Elysia checks a JSON answer against its schema; other answers are streams or text it does not parse.

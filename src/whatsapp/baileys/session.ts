@@ -27,6 +27,7 @@ import {
   type AckNode,
   type OutboundSignal,
 } from "./mapping"
+import { kindContent, sendOptions, withMentions } from "./part-kinds"
 import { createResendStore, type ResendStore } from "./resend-store"
 import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-version"
 import { createAdvRotation, type AdvRotation, type NotificationNode } from "./adv-rotation"
@@ -122,6 +123,12 @@ export function localFile(path: string): { url: string } {
  * encryption and upload, so the file is never held in memory whole.
  */
 export function partContent(part: OutboundPart): Parameters<WASocket["sendMessage"]>[1] {
+  const kind = kindContent(part)
+  if (kind) return withMentions(kind, part)
+  return withMentions(mediaOrText(part), part)
+}
+
+function mediaOrText(part: OutboundPart): Parameters<WASocket["sendMessage"]>[1] {
   if (part.media) {
     const { kind, path, mimetype, fileName, caption } = part.media
     const file = localFile(path)
@@ -132,7 +139,7 @@ export function partContent(part: OutboundPart): Parameters<WASocket["sendMessag
         return { video: file, mimetype, ...(caption ? { caption } : {}) }
       // WhatsApp shows no caption on audio; the domain never puts one there.
       case "audio":
-        return { audio: file, mimetype }
+        return { audio: file, mimetype, ...(part.media.voiceNote ? { ptt: true } : {}) }
       case "document":
         return { document: file, mimetype, ...(fileName ? { fileName } : {}), ...(caption ? { caption } : {}) }
     }
@@ -228,7 +235,8 @@ export class BaileysSession implements WhatsAppSession {
 
   async sendPart(part: OutboundPart): Promise<void> {
     const sock = this.requireOpen()
-    const sent = await sock.sendMessage(part.toJid, partContent(part), { messageId: part.waMessageId })
+    const options = await sendOptions(part, async (id) => (this.resend ? this.resend.getMessage({ id }) : undefined))
+    const sent = await sock.sendMessage(part.toJid, partContent(part), options)
     await this.resend?.remember(sent)
   }
 

@@ -2,7 +2,7 @@ import { sendMessage } from "../../../domain/messages"
 import { REQUIRED_SCOPES } from "../../../domain/scopes"
 import type { HttpDeps } from "../../deps"
 import { Envelope, ok } from "../../models/common"
-import { Message, SendMessageBody, SendMessageHeaders, toMessage } from "../../models/messages"
+import { Message, SEND_EXAMPLES, SendMessageBody, SendMessageHeaders, toMessage } from "../../models/messages"
 import { apiOperation } from "../../openapi/operation"
 import type { ApiApp } from "../../plugins/api-auth"
 import { parseJsonBody, type RawBody } from "../../validation"
@@ -25,12 +25,14 @@ export const messagesSend = (deps: HttpDeps) => (app: ApiApp) =>
         operationId: "sendMessage",
         scopes: REQUIRED_SCOPES.send,
         tag: "Messages",
-        summary: "Send a text or media message",
+        summary: "Send a text, media, location or contact message, or a reply",
         description:
           "Test keys: born `sent` and simulated by the sandbox. Live keys: born `pending`. " +
+          "Exactly one of content/mediaUrls, location and contact carries the message; replyTo, mentions and voiceNote modify it. " +
           "Reusing an idempotencyKey with the same parameters returns 201 with `Idempotent-Replayed: true` and the message's current data. " +
           "The key may be sent as the `Idempotency-Key` header instead; sent in both places, the two must be equal.",
         body: SendMessageBody,
+        bodyExamples: SEND_EXAMPLES,
         headers: SendMessageHeaders,
         success: { status: 201, schema: Envelope(Message), description: "The message", headers: ["Idempotent-Replayed"] },
         errors: [400, 401, 403, 404, 413, 429],
