@@ -32,10 +32,14 @@ export interface MessageRow {
   sandboxDeliveredDueMs: number | null
   /** When the sandbox marks it read; null once applied, or if it never will. */
   sandboxReadDueMs: number | null
+  /** When its text or caption was last edited (store/message-actions.ts); null if never. */
+  editedAtMs: number | null
+  /** When it was revoked for everyone; null if it was not. The row stays. */
+  revokedAtMs: number | null
 }
 
 /** What a new message row needs: everything but its sequence; the sandbox due times default to none. */
-export type NewMessageRow = Omit<MessageRow, "seq" | "sandboxDeliveredDueMs" | "sandboxReadDueMs"> &
+export type NewMessageRow = Omit<MessageRow, "seq" | "sandboxDeliveredDueMs" | "sandboxReadDueMs" | "editedAtMs" | "revokedAtMs"> &
   Partial<Pick<MessageRow, "sandboxDeliveredDueMs" | "sandboxReadDueMs">>
 
 /** The fields a status change may set (the sandbox's due times are cleared as their changes apply). */
@@ -52,9 +56,10 @@ const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, api
   idempotency_key AS idempotencyKey, request_fingerprint AS requestFingerprint, created_at_ms AS createdAtMs,
   sent_at_ms AS sentAtMs, delivered_at_ms AS deliveredAtMs, read_at_ms AS readAtMs, failed_at_ms AS failedAtMs,
   error_code AS errorCode, error_message AS errorMessage, updated_at_ms AS updatedAtMs,
-  sandbox_delivered_due_ms AS sandboxDeliveredDueMs, sandbox_read_due_ms AS sandboxReadDueMs`
+  sandbox_delivered_due_ms AS sandboxDeliveredDueMs, sandbox_read_due_ms AS sandboxReadDueMs,
+  edited_at_ms AS editedAtMs, revoked_at_ms AS revokedAtMs`
 
-/** Converts a fresh result row in place (a copy of its 24 fields cost every read and every sweep). */
+/** Converts a fresh result row in place (a copy of its fields would cost every read and every sweep). */
 function fromRaw(raw: RawRow): MessageRow {
   const row = raw as unknown as MessageRow
   row.isGroup = raw.isGroup === 1
@@ -81,7 +86,14 @@ const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id
  */
 export function insertMessage(db: Database, row: NewMessageRow): MessageRow {
   const seq = nextSequence(db, row.accountId, row.env)
-  const stored: MessageRow = { ...row, seq, sandboxDeliveredDueMs: row.sandboxDeliveredDueMs ?? null, sandboxReadDueMs: row.sandboxReadDueMs ?? null }
+  const stored: MessageRow = {
+    ...row,
+    seq,
+    sandboxDeliveredDueMs: row.sandboxDeliveredDueMs ?? null,
+    sandboxReadDueMs: row.sandboxReadDueMs ?? null,
+    editedAtMs: null,
+    revokedAtMs: null,
+  }
   db.query(INSERT_MESSAGE).run(
     stored.id, stored.accountId, stored.env, stored.seq, stored.phoneId, stored.apiKeyId, stored.fromNumber, stored.toAddress,
     stored.isGroup ? 1 : 0, stored.content, JSON.stringify(stored.mediaUrls), stored.status, stored.idempotencyKey,

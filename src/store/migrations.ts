@@ -335,6 +335,18 @@ CREATE INDEX messages_sandbox_due ON messages (COALESCE(sandbox_delivered_due_ms
   WHERE COALESCE(sandbox_delivered_due_ms, sandbox_read_due_ms) IS NOT NULL;
 `
 
+const MESSAGE_ACTIONS = `
+-- Edits and revokes of our own messages (docs/api.md, "Act on a message"): when each happened;
+-- the row and its content stay (an edit replaces the content). Inbound messages remember when a
+-- read receipt covered them, so marking a chat read sends receipts only for what is still unread;
+-- the partial index holds only unread rows, by chat, for that lookup.
+ALTER TABLE messages ADD COLUMN edited_at_ms INTEGER;
+ALTER TABLE messages ADD COLUMN revoked_at_ms INTEGER;
+ALTER TABLE inbound_messages ADD COLUMN read_at_ms INTEGER;
+CREATE INDEX inbound_unread_chat ON inbound_messages (phone_id, COALESCE(group_id, from_address), seq)
+  WHERE read_at_ms IS NULL;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -386,5 +398,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 10,
     name: "stored WhatsApp messages for retry receipts",
     up: (db) => db.exec(WA_RESEND_MESSAGES),
+  },
+  {
+    version: 12,
+    name: "message edits, revokes and inbound reads",
+    up: (db) => db.exec(MESSAGE_ACTIONS),
   },
 ]
