@@ -5,6 +5,7 @@ import type { SimContact } from "./contact"
 import type { SimGroup } from "./groups"
 import { decryptMedia, type MediaKind } from "./media-crypto"
 import type { MediaHost } from "./media-host"
+import { readAction, type MessageAction } from "./message-actions"
 import { childrenByTag, contentBytes, userOf } from "./nodes"
 import { ChangeSignal } from "./wait"
 
@@ -40,6 +41,8 @@ export interface OutboundMessage {
   message?: proto.IMessage
   text?: string
   media?: OutboundMedia
+  /** A reaction, edit or revoke of an earlier message, as the recipients' apps read it (message-actions.ts). */
+  action?: MessageAction
 }
 
 /** What reading an outbound stanza needs from the simulator. */
@@ -115,6 +118,9 @@ export async function readOutbound(stanza: BinaryNode, context: OutboundContext)
     message,
     text: message?.conversation ?? message?.extendedTextMessage?.text ?? undefined,
   }
+  const read = readAction(message, stanza)
+  outbound.action = read.action
+  errors.push(...read.errors)
   if (message) {
     try {
       outbound.media = await downloadAttachment(message, context.media)
