@@ -8,7 +8,8 @@ import { connectedSession, inboundRef, type LiveActionDeps } from "./wa-targets"
 /**
  * The most read receipts one call sends: the newest unread messages of the chat up to the one
  * named. Older unread ones are marked read without a receipt of their own, as WhatsApp's apps do
- * when a chat is opened (its sender's ticks turn blue from the newest messages).
+ * when a chat is opened (its sender's ticks turn blue from the newest messages; docs/decisions.md §
+ * "Acting on messages").
  */
 export const READ_RECEIPTS_MAX = 100
 

@@ -12,15 +12,15 @@ import { buildMessageReactionData } from "./reaction-event"
 import { connectedSession, inboundRef, outboundChatJid, outboundRefs, type LiveActionDeps } from "./wa-targets"
 
 /*
- * Reactions, edits and revokes (docs/api.md, "Act on a message"). The rules are the same for both
+ * Reactions, edits and revokes (docs/api.md § "Act on a message"). The rules are the same for both
  * environments; a live key also tells WhatsApp first, through the phone that sent or received
  * the message, and records the change only once WhatsApp took it. Test keys change the sandbox
- * message at once.
+ * message at once. Only reactions emit an event (docs/decisions.md § "Acting on messages").
  */
 
 /** How long after `sentAt` WhatsApp lets the sender edit a message. */
 export const EDIT_WINDOW_MS = 15 * 60_000
-/** How long after `sentAt` wagate revokes a message; WhatsApp allows about two days. */
+/** How long after `sentAt` wagate revokes a message; WhatsApp allows a little more (docs/decisions.md § "Acting on messages"). */
 export const REVOKE_WINDOW_MS = 2 * 24 * 3_600_000
 
 const EMOJI_PROBLEM = 'emoji must be exactly one emoji (one grapheme, e.g. "👍"), or "" to remove the reaction'

@@ -3,7 +3,7 @@ import { named, Timestamp } from "../lib/schema"
 import { toIso } from "../lib/time"
 
 /*
- * The `message.reaction` event (docs/webhooks.md, "Events"): someone reacted to one of our
+ * The `message.reaction` event (docs/webhooks.md § "Events"): someone reacted to one of our
  * messages or to an inbound message in a chat of ours. Reactions sent through
  * `POST /v1/messages/{messageId}/reaction` emit it too, with the sending phone as `from`, in both
  * environments, so a receiver can be built against the sandbox.

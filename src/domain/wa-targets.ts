@@ -11,7 +11,7 @@ import type { LiveLookups } from "./live-lookups"
 import type { PhoneLinks } from "./phone-links"
 
 /*
- * How wagate names one of its messages to WhatsApp when it acts on it (docs/api.md, "Act on a
+ * How wagate names one of its messages to WhatsApp when it acts on it (docs/api.md § "Act on a
  * message"). An outbound message is one WhatsApp message per part (live-sender.ts): its text or
  * caption rides on one of them, which is the one reactions and edits point at; a revoke deletes
  * every part. An inbound message is named by its chat and, in a group, its author.

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite"
 
 /*
  * What acting on a message writes: the edit or revoke of one of our messages, and the read marks
- * of inbound messages (docs/api.md, "Act on a message"). The status counters do not move: an edit
+ * of inbound messages (docs/api.md § "Act on a message"). The status counters do not move: an edit
  * or a revoke changes no status.
  */
 

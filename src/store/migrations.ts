@@ -336,7 +336,7 @@ CREATE INDEX messages_sandbox_due ON messages (COALESCE(sandbox_delivered_due_ms
 `
 
 const MESSAGE_ACTIONS = `
--- Edits and revokes of our own messages (docs/api.md, "Act on a message"): when each happened;
+-- Edits and revokes of our own messages (docs/api.md § "Act on a message"): when each happened;
 -- the row and its content stay (an edit replaces the content). Inbound messages remember when a
 -- read receipt covered them, so marking a chat read sends receipts only for what is still unread;
 -- the partial index holds only unread rows, by chat, for that lookup.

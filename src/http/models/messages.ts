@@ -118,7 +118,7 @@ export const Message = named(
     failedAt: NullableTimestamp,
     errorCode: Type.Union([ErrorCodeSchema, Type.Null()], { description: "Set only when status is failed." }),
     errorMessage: Type.Union([Type.String(), Type.Null()], { description: "Set only when status is failed." }),
-    // Beyond the seed (docs/api.md, "Act on a message"): optional, so a client of the seed's contract sees no change.
+    // Beyond the seed (docs/api.md § "Act on a message"): optional, so a client of the seed's contract sees no change.
     editedAt: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: "When the text or caption was last edited (PATCH); null if never." })),
     revokedAt: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: "When it was deleted for everyone (DELETE); null if it was not. The message stays." })),
   }),
