@@ -52,6 +52,9 @@ describe("live send lifecycle", () => {
         errorCode: null,
         errorMessage: null,
         createdAt: iso(createdAtMs),
+        // Beyond the seed (docs/api.md § "Act on a message").
+        editedAt: null,
+        revokedAt: null,
       })
       await h.settle()
 
