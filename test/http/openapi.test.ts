@@ -272,7 +272,7 @@ describe("OpenAPI document: a validating proxy refuses what the server refuses",
 })
 
 describe("OpenAPI document: webhooks", () => {
-  test("lists the seven events, each with the envelope, its data schema and the delivery headers", () => {
+  test("lists the eight events, each with the envelope, its data schema and the delivery headers", () => {
     expect(Object.keys(doc.webhooks)).toEqual([...EVENT_NAMES])
     for (const event of EVENT_NAMES) {
       const op = doc.webhooks[event].post
