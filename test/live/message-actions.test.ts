@@ -11,7 +11,7 @@ import { eventsOf, iso, liveTenant, mediaFixtures, recordEvents, send } from "./
  * Acting on live messages through the WhatsApp port (docs/api.md § "Act on a message"): which
  * WhatsApp message each action names (chat, id, ours or theirs, a group's author), that nothing
  * is recorded when WhatsApp does not take it, and the read marks of a chat. The same actions
- * against real Baileys and the simulator: test/e2e-live/actions-sim.test.ts.
+ * against real Baileys and the simulator: test/e2e-live/actions-scenario.ts.
  */
 
 let h: Harness
