@@ -8,7 +8,7 @@ import type { WaMessageRef, WhatsAppSession } from "../whatsapp/gateway"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import { CONTENT_MAX_CODE_POINTS } from "./messages"
-import { buildMessageReactionData } from "./reaction-event"
+import { buildReactionData } from "./reaction-event"
 import { connectedSession, inboundRef, outboundChatJid, outboundRefs, type LiveActionDeps } from "./wa-targets"
 
 /*
@@ -55,7 +55,7 @@ export async function reactToMessage(
       accountId: principal.accountId,
       env: principal.env,
       type: "message.reaction",
-      data: buildMessageReactionData({ messageId, from, emoji, atMs }),
+      data: buildReactionData({ messageId, from, emoji, atMs }),
       occurredAtMs: atMs,
     })
   })

@@ -24,6 +24,6 @@ export const MessageReactionData = named(
 )
 
 /** The data of `message.reaction`. */
-export function buildMessageReactionData(reaction: { messageId: string; from: string; emoji: string; atMs: number }) {
+export function buildReactionData(reaction: { messageId: string; from: string; emoji: string; atMs: number }) {
   return { messageId: reaction.messageId, from: reaction.from, emoji: reaction.emoji, removed: reaction.emoji === "", at: toIso(reaction.atMs) }
 }
