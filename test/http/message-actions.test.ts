@@ -121,6 +121,15 @@ describe("edits with test keys", () => {
     expect((await h.request("GET", `/v1/messages/${message.id}`, { key })).body.data).toMatchObject({ content: "Your order has shipped", editedAt: null })
   })
 
+  test("media sent without a caption has no text to edit: 409", async () => {
+    h = await createHarness()
+    const { key, phone } = await h.seedTenant()
+    const sent = await send(h, key, { fromPhoneId: phone.phoneNumber, to: "+14155550199", mediaUrls: ["https://example.com/a.pdf"] })
+    expect(expectErrorEnvelope(await edit(key, sent.body.data.id, { content: "a caption" }), 409, "Conflict")).toEqual([
+      `Message ${sent.body.data.id} has no text or caption to edit`,
+    ])
+  })
+
   test("a failed message: 409", async () => {
     const { key, message } = await sandboxMessage("120363000000000009@g.us")
     expect(message.status).toBe("failed")
