@@ -8,7 +8,7 @@ import { readAction, targetProblem } from "./message-actions"
  * naming a message the chat does not have, is an error of the message, so a test fails on it.
  */
 
-const stanza = (attrs: Record<string, string>): BinaryNode => ({ tag: "message", attrs: { id: "X", to: "1@s.whatsapp.net", ...attrs } })
+const stanza = (attrs: { type?: string; edit?: string }): BinaryNode => ({ tag: "message", attrs: { id: "X", to: "1@s.whatsapp.net", ...(attrs as Record<string, string>) } })
 const EDIT = proto.Message.ProtocolMessage.Type.MESSAGE_EDIT
 const REVOKE = proto.Message.ProtocolMessage.Type.REVOKE
 
