@@ -193,6 +193,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     gateway,
     liveGroups: (phone) => sessions.liveGroups(phone),
     presence: { links, lookups },
+    messageActions: { links, lookups },
     contactChecks: createContactChecker({ ctx, lookups, links, perPhonePerHour: config.checksPerPhonePerHour }),
     metrics,
     metricsPublic: config.metricsPublic,

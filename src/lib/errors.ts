@@ -73,6 +73,8 @@ export const errors = {
       headers: { Allow: allowed.join(", ") },
     }),
   messageNotFound: (id: string) => new AppError("not_found", [`Message ${id} not found`]),
+  /** A reaction, edit or revoke the message's state does not allow (docs/api.md § "Act on a message"). */
+  messageActionRefused: (message: string) => new AppError("conflict", [message]),
   inboundNotFound: (id: string) => new AppError("not_found", [`Inbound message ${id} not found`]),
   phoneNotFound: (ref: string) => new AppError("not_found", [`Phone number ${ref} not found`]),
   phoneNotConnected: (e164: string, status: string) =>

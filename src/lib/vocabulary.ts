@@ -54,6 +54,7 @@ export const EVENT_TYPES = [
   "message.read",
   "message.failed",
   "message.received",
+  "message.reaction",
   "phone.connected",
   "phone.disconnected",
 ] as const

@@ -62,10 +62,14 @@ export interface MessageRow {
   /** The msg_ or inmsg_ id this message quotes, or null. */
   replyTo: string | null
   extras: MessageExtras | null
+  /** When its text or caption was last edited (store/message-actions.ts); null if never. */
+  editedAtMs: number | null
+  /** When it was revoked for everyone; null if it was not. The row stays. */
+  revokedAtMs: number | null
 }
 
 /** What a new message row needs: everything but its sequence; the sandbox due times default to none. */
-export type NewMessageRow = Omit<MessageRow, "seq" | "sandboxDeliveredDueMs" | "sandboxReadDueMs" | "replyTo" | "extras"> &
+export type NewMessageRow = Omit<MessageRow, "seq" | "sandboxDeliveredDueMs" | "sandboxReadDueMs" | "replyTo" | "extras" | "editedAtMs" | "revokedAtMs"> &
   Partial<Pick<MessageRow, "sandboxDeliveredDueMs" | "sandboxReadDueMs" | "replyTo" | "extras">>
 
 /** The fields a status change may set (the sandbox's due times are cleared as their changes apply). */
@@ -82,9 +86,10 @@ const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, api
   idempotency_key AS idempotencyKey, request_fingerprint AS requestFingerprint, created_at_ms AS createdAtMs,
   sent_at_ms AS sentAtMs, delivered_at_ms AS deliveredAtMs, read_at_ms AS readAtMs, failed_at_ms AS failedAtMs,
   error_code AS errorCode, error_message AS errorMessage, updated_at_ms AS updatedAtMs,
-  sandbox_delivered_due_ms AS sandboxDeliveredDueMs, sandbox_read_due_ms AS sandboxReadDueMs, reply_to AS replyTo, extras`
+  sandbox_delivered_due_ms AS sandboxDeliveredDueMs, sandbox_read_due_ms AS sandboxReadDueMs, reply_to AS replyTo, extras,
+  edited_at_ms AS editedAtMs, revoked_at_ms AS revokedAtMs`
 
-/** Converts a fresh result row in place (a copy of its 26 fields cost every read and every sweep). */
+/** Converts a fresh result row in place (a copy of its fields would cost every read and every sweep). */
 function fromRaw(raw: RawRow): MessageRow {
   const row = raw as unknown as MessageRow
   row.isGroup = raw.isGroup === 1
@@ -119,6 +124,8 @@ export function insertMessage(db: Database, row: NewMessageRow): MessageRow {
     sandboxReadDueMs: row.sandboxReadDueMs ?? null,
     replyTo: row.replyTo ?? null,
     extras: row.extras ?? null,
+    editedAtMs: null,
+    revokedAtMs: null,
   }
   db.query(INSERT_MESSAGE).run(
     stored.id, stored.accountId, stored.env, stored.seq, stored.phoneId, stored.apiKeyId, stored.fromNumber, stored.toAddress,

@@ -344,6 +344,18 @@ ALTER TABLE messages ADD COLUMN reply_to TEXT;
 ALTER TABLE messages ADD COLUMN extras TEXT;
 `
 
+const MESSAGE_ACTIONS = `
+-- Edits and revokes of our own messages (docs/api.md § "Act on a message"): when each happened;
+-- the row and its content stay (an edit replaces the content). Inbound messages remember when a
+-- read receipt covered them, so marking a chat read sends receipts only for what is still unread;
+-- the partial index holds only unread rows, by chat, for that lookup.
+ALTER TABLE messages ADD COLUMN edited_at_ms INTEGER;
+ALTER TABLE messages ADD COLUMN revoked_at_ms INTEGER;
+ALTER TABLE inbound_messages ADD COLUMN read_at_ms INTEGER;
+CREATE INDEX inbound_unread_chat ON inbound_messages (phone_id, COALESCE(group_id, from_address), seq)
+  WHERE read_at_ms IS NULL;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -400,5 +412,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 11,
     name: "replies and message kinds",
     up: (db) => db.exec(MESSAGE_KINDS),
+  },
+  {
+    version: 12,
+    name: "message edits, revokes and inbound reads",
+    up: (db) => db.exec(MESSAGE_ACTIONS),
   },
 ]

@@ -87,6 +87,21 @@ export interface OutboundPart {
   mentions?: string[]
 }
 
+/**
+ * Which WhatsApp message a reaction, an edit, a revoke or a read receipt is about: WhatsApp
+ * names a message by its chat, its id and whether this phone wrote it (in a group, someone
+ * else's message also by its author).
+ */
+export interface WaMessageRef {
+  /** The chat: `<digits>@s.whatsapp.net`, a `…@lid` JID, or `…@g.us`. */
+  chatJid: string
+  waMessageId: string
+  /** True for a message this phone sent. */
+  fromMe: boolean
+  /** In a group, the JID of the author of someone else's message. */
+  authorJid?: string
+}
+
 /** A group as WhatsApp reports it, seen from the connected phone. */
 export interface GroupInfo {
   id: string
@@ -158,6 +173,14 @@ export interface WhatsAppSession {
   fetchGroups(): Promise<GroupInfo[]>
   /** Shows (or stops showing) typing or recording in a chat; rejects when not connected. */
   sendPresence(toJid: string, state: PresenceState): Promise<void>
+  /** Reacts to a message with one emoji; `""` removes this phone's reaction. Rejects when not connected. */
+  react(target: WaMessageRef, emoji: string): Promise<void>
+  /** Replaces the text (or caption) of a message this phone sent. Rejects when not connected. */
+  editText(target: WaMessageRef, text: string): Promise<void>
+  /** Deletes a message this phone sent for everyone in the chat. Rejects when not connected. */
+  revoke(target: WaMessageRef): Promise<void>
+  /** Sends read receipts for received messages (any chats). Rejects when not connected. */
+  markRead(targets: WaMessageRef[]): Promise<void>
 }
 
 /** Makes sessions; one per phone id. */

@@ -8,6 +8,7 @@ import type {
   OutboundPart,
   PartRejection,
   SessionEvents,
+  WaMessageRef,
   WhatsAppGateway,
   WhatsAppSession,
 } from "../../src/whatsapp/gateway"
@@ -25,6 +26,13 @@ function snapshot(part: OutboundPart): SentPart {
   const { path, sizeBytes: _size, ...media } = part.media
   return { ...part, media: { ...media, bytes: new Uint8Array(readFileSync(path)) } }
 }
+
+/** A reaction, edit, revoke or batch of read receipts as the fake saw it. */
+export type FakeAction =
+  | { phoneId: string; kind: "react"; target: WaMessageRef; emoji: string }
+  | { phoneId: string; kind: "edit"; target: WaMessageRef; text: string }
+  | { phoneId: string; kind: "revoke"; target: WaMessageRef }
+  | { phoneId: string; kind: "read"; targets: WaMessageRef[] }
 
 /**
  * A WhatsApp stand-in at the gateway boundary (the PocketBase TestMailer pattern): it records
@@ -47,6 +55,9 @@ export class FakeGateway implements WhatsAppGateway {
   readonly presences: { phoneId: string; toJid: string; state: PresenceState }[] = []
   /** Every part handed to WhatsApp, across sessions, in order. */
   readonly sent: { phoneId: string; part: SentPart }[] = []
+  /** Every reaction, edit, revoke and read receipt sent, across sessions, in order; `actionError` makes the next ones fail. */
+  readonly actions: FakeAction[] = []
+  actionError: Error | null = null
 
   session(phoneId: string, events: SessionEvents): WhatsAppSession {
     const session = new FakeSession(this, phoneId, events, this.credentials.has(phoneId))
@@ -152,6 +163,28 @@ export class FakeSession implements WhatsAppSession {
   async sendPresence(toJid: string, state: PresenceState): Promise<void> {
     if (!this.connected) throw new Error("not connected")
     this.gateway.presences.push({ phoneId: this.phoneId, toJid, state })
+  }
+
+  async react(target: WaMessageRef, emoji: string): Promise<void> {
+    this.act({ phoneId: this.phoneId, kind: "react", target, emoji })
+  }
+
+  async editText(target: WaMessageRef, text: string): Promise<void> {
+    this.act({ phoneId: this.phoneId, kind: "edit", target, text })
+  }
+
+  async revoke(target: WaMessageRef): Promise<void> {
+    this.act({ phoneId: this.phoneId, kind: "revoke", target })
+  }
+
+  async markRead(targets: WaMessageRef[]): Promise<void> {
+    this.act({ phoneId: this.phoneId, kind: "read", targets })
+  }
+
+  private act(action: FakeAction): void {
+    if (!this.connected) throw new Error("not connected")
+    if (this.gateway.actionError) throw this.gateway.actionError
+    this.gateway.actions.push(action)
   }
 
   async fetchGroups(): Promise<GroupInfo[]> {

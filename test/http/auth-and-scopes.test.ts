@@ -63,6 +63,19 @@ function endpoints(phoneNumber: string, messageId: string) {
       ok: 200,
       scopes: ["messages:send", "messages:write", "messages:read"],
     },
+    // Acting on a message (docs/api.md § "Act on a message"); the revoke comes last, since a revoked message refuses the others.
+    {
+      name: "POST /v1/messages/{id}/reaction",
+      method: "POST",
+      path: `/v1/messages/${messageId}/reaction`,
+      body: { emoji: "👍" },
+      ok: 200,
+      scopes: ["messages:send", "messages:write"],
+    },
+    { name: "PATCH /v1/messages/{id}", method: "PATCH", path: `/v1/messages/${messageId}`, body: { content: "edited" }, ok: 200, scopes: ["messages:send", "messages:write"] },
+    { name: "DELETE /v1/messages/{id}", method: "DELETE", path: `/v1/messages/${messageId}`, ok: 200, scopes: ["messages:send", "messages:write"] },
+    // Test keys have no inbound messages: an unknown id gets past auth to 404.
+    { name: "POST /v1/messages/inbound/{id}/read", method: "POST", path: "/v1/messages/inbound/inmsg_x/read", ok: 404, scopes: ["messages:send", "messages:write"] },
     {
       name: "GET /v1/account/usage",
       method: "GET",

@@ -25,6 +25,8 @@ const SPEC_MESSAGE_FIELDS = [
   "id", "from", "to", "isGroup", "groupId", "content", "mediaUrls", "environment", "status",
   "createdAt", "sentAt", "deliveredAt", "readAt", "failedAt", "errorCode", "errorMessage",
 ]
+/** Optional fields beyond the seed (docs/api.md § "Act on a message"), after the spec's. */
+const BEYOND_SEED_MESSAGE_FIELDS = ["editedAt", "revokedAt"]
 
 /** Optional fields added beside the spec's (docs/api.md § "Replies, mentions, locations, contact cards and voice notes"), after them. */
 const ADDITIVE_MESSAGE_FIELDS = ["type", "replyTo"]
@@ -37,8 +39,9 @@ type Message = components["schemas"]["Message"]
 
 /** Fails to compile when the generated Message lacks a field of the spec, or has one more. */
 type SpecField = ${MESSAGE_FIELDS.map((f) => JSON.stringify(f)).join(" | ")}
+type BeyondSeedField = ${BEYOND_SEED_MESSAGE_FIELDS.map((f) => JSON.stringify(f)).join(" | ")}
 type Missing = Exclude<SpecField, keyof Message>
-type Extra = Exclude<keyof Message, SpecField>
+type Extra = Exclude<keyof Message, SpecField | BeyondSeedField>
 const noneMissing: [Missing] extends [never] ? true : false = true
 const noneExtra: [Extra] extends [never] ? true : false = true
 
@@ -105,7 +108,24 @@ export async function checkNumbers(): Promise<string[]> {
   return answers.filter((a) => a.onWhatsApp).map((a) => a.number)
 }
 
+export async function actOnMessages(messageId: string, inboundId: string): Promise<void> {
+  const reacted = await client.POST("/v1/messages/{messageId}/reaction", { params: { path: { messageId } }, body: { emoji: "👍" } })
+  const emoji: string | undefined = reacted.data?.data.emoji
+  const edited = await client.PATCH("/v1/messages/{messageId}", { params: { path: { messageId } }, body: { content: "Updated" } })
+  // Beyond the seed, so optional: a client of the seed's contract sees no change.
+  const editedAt: string | null | undefined = edited.data?.data.editedAt
+  const revoked = await client.DELETE("/v1/messages/{messageId}", { params: { path: { messageId } } })
+  const revokedAt: string | null | undefined = revoked.data?.data.revokedAt
+  const read = await client.POST("/v1/messages/inbound/{messageId}/read", { params: { path: { messageId: inboundId } } })
+  const markedRead: number | undefined = read.data?.data.markedRead
+  console.log(emoji, editedAt, revokedAt, markedRead)
+}
+
 export async function refusedByTheTypes(): Promise<void> {
+  // @ts-expect-error emoji is a string
+  await client.POST("/v1/messages/{messageId}/reaction", { params: { path: { messageId: "msg_1" } }, body: { emoji: 1 } })
+  // @ts-expect-error an edit carries content
+  await client.PATCH("/v1/messages/{messageId}", { params: { path: { messageId: "msg_1" } }, body: {} })
   // @ts-expect-error numbers is a list of strings
   await client.POST("/v1/contacts/check", { body: { fromPhoneId: "+14155550123", numbers: "+14155550199" } })
   // @ts-expect-error content is a string
@@ -166,9 +186,9 @@ describe("a typed client generated from the document", () => {
     TSC_TIMEOUT_MS,
   )
 
-  test("the generated Message has every field of the spec", () => {
+  test("the generated Message has every field of the spec, then the optional ones beyond it", () => {
     const message = /^ {8}Message: \{\n([\s\S]*?)^ {8}\};/m.exec(generated)?.[1] ?? ""
     const fields = [...message.matchAll(/^ {12}(\w+)\??:/gm)].map((m) => m[1])
-    expect(fields).toEqual(MESSAGE_FIELDS)
+    expect(fields).toEqual([...MESSAGE_FIELDS, ...BEYOND_SEED_MESSAGE_FIELDS])
   })
 })

@@ -56,6 +56,11 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   // Beyond the seed (docs/api.md § "Check numbers: POST /v1/contacts/check").
   ["post", "/v1/contacts/check", 200, "checkContacts", REQUIRED_SCOPES.contactsCheck],
   ["post", "/v1/presence", 204, "sendPresence", REQUIRED_SCOPES.send],
+  // Beyond the seed (docs/api.md § "Act on a message").
+  ["post", "/v1/messages/{messageId}/reaction", 200, "reactToMessage", REQUIRED_SCOPES.send],
+  ["patch", "/v1/messages/{messageId}", 200, "editMessage", REQUIRED_SCOPES.send],
+  ["delete", "/v1/messages/{messageId}", 200, "revokeMessage", REQUIRED_SCOPES.send],
+  ["post", "/v1/messages/inbound/{messageId}/read", 200, "markInboundRead", REQUIRED_SCOPES.send],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -283,7 +288,7 @@ describe("OpenAPI document: a validating proxy refuses what the server refuses",
 })
 
 describe("OpenAPI document: webhooks", () => {
-  test("lists the seven events, each with the envelope, its data schema and the delivery headers", () => {
+  test("lists the eight events, each with the envelope, its data schema and the delivery headers", () => {
     expect(Object.keys(doc.webhooks)).toEqual([...EVENT_NAMES])
     for (const event of EVENT_NAMES) {
       const op = doc.webhooks[event].post

@@ -18,8 +18,8 @@ function v1Routes(): { method: string; path: string }[] {
 }
 
 describe("environment in the query string", () => {
-  test("the route table has the thirteen /v1 routes (the table below covers each)", () => {
-    expect(v1Routes()).toHaveLength(13)
+  test("the route table has the seventeen /v1 routes (the table below covers each)", () => {
+    expect(v1Routes()).toHaveLength(17)
   })
 
   test.each(["?environment=test", "?environment=live", "?limit=5&environment=", "?%65nvironment=test"])(
@@ -134,12 +134,12 @@ describe("an unencoded + in a phone query parameter", () => {
 
 describe("a known path with the wrong method", () => {
   test.each([
-    // GET /v1/messages/send is GET /v1/messages/{messageId}: the path exists under both methods.
-    ["DELETE", "/v1/messages/send", "GET, POST"],
+    // GET, PATCH and DELETE /v1/messages/send are those of /v1/messages/{messageId}: the path exists under all four.
+    ["PUT", "/v1/messages/send", "DELETE, GET, PATCH, POST"],
     ["DELETE", "/v1/account/usage", "GET"],
     ["PUT", "/v1/messages", "GET"],
     ["PUT", "/v1/messages/", "GET"],
-    ["POST", "/v1/messages/msg_123", "GET"],
+    ["POST", "/v1/messages/msg_123", "DELETE, GET, PATCH"],
     ["PATCH", "/v1/phone-numbers/%2B14155550123", "GET"],
     ["PUT", "/admin/v1/accounts/acc_1/keys", "GET, POST"],
     ["PUT", "/admin/v1/accounts/acc_1", "PATCH"],

@@ -54,6 +54,9 @@ describe("live send lifecycle", () => {
         createdAt: iso(createdAtMs),
         type: "text",
         replyTo: null,
+        // Beyond the seed (docs/api.md § "Act on a message").
+        editedAt: null,
+        revokedAt: null,
       })
       await h.settle()
 

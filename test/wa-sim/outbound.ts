@@ -6,6 +6,7 @@ import type { SimGroup } from "./groups"
 import { decryptMedia, type MediaKind } from "./media-crypto"
 import { readMessageKinds, type MessageKinds } from "./message-kinds"
 import type { MediaHost } from "./media-host"
+import { readAction, type MessageAction } from "./message-actions"
 import { childrenByTag, contentBytes, userOf } from "./nodes"
 import { ChangeSignal } from "./wait"
 
@@ -43,6 +44,8 @@ export interface OutboundMessage {
   media?: OutboundMedia
   /** What the recipient's app reads besides text and media: a quote, mentions, a location, a contact card, a voice note. */
   kinds: MessageKinds
+  /** A reaction, edit or revoke of an earlier message, as the recipients' apps read it (message-actions.ts). */
+  action?: MessageAction
 }
 
 /** What reading an outbound stanza needs from the simulator. */
@@ -119,6 +122,9 @@ export async function readOutbound(stanza: BinaryNode, context: OutboundContext)
     text: message?.conversation ?? message?.extendedTextMessage?.text ?? undefined,
     kinds: message ? readMessageKinds(message) : {},
   }
+  const read = readAction(message, stanza)
+  outbound.action = read.action
+  errors.push(...read.errors)
   if (message) {
     try {
       outbound.media = await downloadAttachment(message, context.media)

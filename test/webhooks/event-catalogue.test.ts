@@ -55,7 +55,7 @@ describe("the event catalogue", () => {
     expect(failed.sort()).toEqual(["group_not_allowed", "recipient_not_on_whatsapp"])
   })
 
-  test("live traffic: connect, sends with acks, receipts and an error ack, inbound messages and a dropped connection match their schemas", async () => {
+  test("live traffic: connect, sends with acks, receipts and an error ack, inbound messages, a reaction and a dropped connection match their schemas", async () => {
     const { account, key, phone } = await liveTenant(h, { connect: false })
     await recordEvents(h, account.id)
     await h.connectPhone(phone)
@@ -87,6 +87,8 @@ describe("the event catalogue", () => {
       receivedAtMs: nowMs,
     })
     await h.settle()
+    // Our own reaction through the API (docs/api.md § "Act on a message") emits message.reaction.
+    expect((await h.request("POST", `/v1/messages/${ids[0]}/reaction`, { key, body: { emoji: "👍" } })).status).toBe(200)
     session.drop("connection_lost")
     await h.settle()
 

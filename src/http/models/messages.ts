@@ -229,6 +229,9 @@ export const Message = named(
     errorMessage: Type.Union([Type.String(), Type.Null()], { description: "Set only when status is failed." }),
     type: Type.Optional(MessageTypeSchema),
     replyTo: Type.Optional(Nullable(Type.String({ pattern: MESSAGE_ID_PATTERN, description: "The msg_ or inmsg_ id this message quotes, or null.", examples: ["inmsg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }))),
+    // Beyond the seed (docs/api.md § "Act on a message"): optional, so a client of the seed's contract sees no change.
+    editedAt: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: "When the text or caption was last edited (PATCH); null if never." })),
+    revokedAt: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: "When it was deleted for everyone (DELETE); null if it was not. The message stays." })),
   }),
 )
 export type Message = typeof Message.static
@@ -255,6 +258,8 @@ export function toMessage(row: MessageRow): Message {
     errorMessage: row.errorMessage,
     type: messageTypeOf(row),
     replyTo: row.replyTo,
+    editedAt: toIsoOrNull(row.editedAtMs),
+    revokedAt: toIsoOrNull(row.revokedAtMs),
   }
 }
 

@@ -7,7 +7,15 @@ import type { Logger } from "../../lib/logger"
 import { hasCreds, wipeAuth } from "../../store/wa-auth"
 import type { Writer } from "../../store/writer"
 import type { ConnectionFailure } from "../failures"
-import { DEFAULT_CONNECT_TIMEOUT_MS, type DisconnectReason, type GroupInfo, type OutboundPart, type SessionEvents, type WhatsAppSession } from "../gateway"
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  type DisconnectReason,
+  type GroupInfo,
+  type OutboundPart,
+  type SessionEvents,
+  type WaMessageRef,
+  type WhatsAppSession,
+} from "../gateway"
 import { loadAuthState, storedCredsArePaired, type BaileysModule, type SqliteAuthState } from "./auth-state"
 import type { SignalKeyCache } from "./key-cache"
 import { failureCause, failureOf, upgradeRefusedError } from "./close-errors"
@@ -28,6 +36,7 @@ import {
   type OutboundSignal,
 } from "./mapping"
 import { kindContent, sendOptions, withMentions } from "./part-kinds"
+import { editContent, reactionContent, revokeContent, waKeyOf } from "./message-actions"
 import { createResendStore, type ResendStore } from "./resend-store"
 import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-version"
 import { createAdvRotation, type AdvRotation, type NotificationNode } from "./adv-rotation"
@@ -269,6 +278,29 @@ export class BaileysSession implements WhatsAppSession {
   async sendPresence(toJid: string, state: PresenceState): Promise<void> {
     const sock = this.requireOpen()
     await sock.sendPresenceUpdate(chatStateOf(state), toJid)
+  }
+
+  async react(target: WaMessageRef, emoji: string): Promise<void> {
+    await this.sendAction(target.chatJid, reactionContent(target, emoji))
+  }
+
+  async editText(target: WaMessageRef, text: string): Promise<void> {
+    await this.sendAction(target.chatJid, editContent(target, text))
+  }
+
+  async revoke(target: WaMessageRef): Promise<void> {
+    await this.sendAction(target.chatJid, revokeContent(target))
+  }
+
+  async markRead(targets: WaMessageRef[]): Promise<void> {
+    const sock = this.requireOpen()
+    await sock.readMessages(targets.map(waKeyOf))
+  }
+
+  /** Sends a reaction, edit or revoke, kept like a part so a retry receipt for it is answered too. */
+  private async sendAction(chatJid: string, content: Parameters<WASocket["sendMessage"]>[1]): Promise<void> {
+    const sock = this.requireOpen()
+    await this.resend?.remember(await sock.sendMessage(chatJid, content))
   }
 
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */

@@ -4,6 +4,10 @@ import { accountGet } from "./account-get"
 import { accountUsage } from "./account-usage"
 import { contactsCheck } from "./contacts-check"
 import { presenceSend } from "./presence-send"
+import { inboundRead } from "./inbound-read"
+import { messagesEdit } from "./messages-edit"
+import { messagesReact } from "./messages-react"
+import { messagesRevoke } from "./messages-revoke"
 import { groupsList } from "./groups-list"
 import { inboundGet } from "./inbound-get"
 import { inboundList } from "./inbound-list"
@@ -34,4 +38,8 @@ export function v1Routes(deps: HttpDeps) {
     .use(accountUsage(deps))
     .use(contactsCheck(deps))
     .use(presenceSend(deps))
+    .use(inboundRead(deps))
+    .use(messagesReact(deps))
+    .use(messagesEdit(deps))
+    .use(messagesRevoke(deps))
 }
