@@ -35,3 +35,50 @@ describe("dashboard: favicon", () => {
     }
   })
 })
+
+/** The messages of a page's "That did not work" list, unescaped. */
+function formErrors(html: string): string[] {
+  const block = /<div class="errors" role="alert">([\s\S]*?)<\/div>/.exec(html)
+  if (!block) return []
+  return [...block[1]!.matchAll(/<li>([\s\S]*?)<\/li>/g)].map((m) => m[1]!.replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&"))
+}
+
+/** Words of the API a form never shows: field names (the one-word ones as a message's subject) and JSON syntax. */
+const API_WORDS = /\b(phoneNumber|displayName|fromPhoneId|expiresAt|rateLimitPerMinute|subscriptionStatus|mediaUrls)\b|^(url|events|scopes|email|name|content|to)\b|\["\*"\]|ISO 8601/
+
+describe("dashboard: form errors use the words on the form", () => {
+  test("every form names its fields by their labels, never by the API's field names", async () => {
+    const q = `?account=${account.id}&env=test`
+    const phone = await h.seedPhone(account.id, "+14155550170")
+    const cases: { path: string; fields: Record<string, string | string[]>; expected: string[] }[] = [
+      { path: `/dashboard/phones${q}`, fields: { phoneNumber: "12345", displayName: "" }, expected: ["Phone number must be an E.164 number (+ and 8–15 digits)"] },
+      {
+        path: `/dashboard/keys${q}`,
+        fields: { name: "x".repeat(201), environment: "test", expiresAt: "soon" },
+        expected: ["Scopes: tick at least one scope", "Name must be 1–200 characters", "Expires must be a date and time (UTC), or empty for a key that never expires"],
+      },
+      { path: `/dashboard/keys${q}`, fields: { name: "k", environment: "test", scopes: ["messages:send"], expiresAt: "2020-01-01T00:00" }, expected: ["Expires must be in the future"] },
+      { path: `/dashboard/webhooks${q}`, fields: { url: "ftp://example.com/x", events: ["nothing.real"] }, expected: ["URL must use http or https", "Events: tick All events, or at least one event"] },
+      { path: `/dashboard/accounts${q}`, fields: { name: "", email: "nope" }, expected: ["Name must be 1–200 characters", "E-mail must be an e-mail address"] },
+      {
+        path: `/dashboard/accounts/${account.id}${q}`,
+        fields: { name: "Acme", email: "ops@acme.example", subscriptionStatus: "active", rateLimitPerMinute: "0" },
+        expected: ["Rate limit per key must be a whole number from 1 to 1000000, or empty for the server default"],
+      },
+    ]
+    const { row: key } = await (await import("../../src/domain/api-keys")).createApiKey(h.services.ctx, { accountId: account.id, env: "test", scopes: ["messages:send"] })
+    cases.push({
+      path: `/dashboard/sandbox${q}`,
+      fields: { keyId: key.id, fromPhoneId: phone.id, to: "nobody", content: " " },
+      expected: ["To must be a phone number (+ and 8–15 digits), a group JID or a …@lid JID"],
+    })
+    cases.push({ path: `/dashboard/sandbox${q}`, fields: { keyId: key.id, fromPhoneId: phone.id, to: "+14155550199", content: " " }, expected: ["Content is required"] })
+    for (const c of cases) {
+      const res = await client.post(c.path, c.fields)
+      expect({ path: c.path, status: res.status }).toEqual({ path: c.path, status: 400 })
+      const shown = formErrors(res.html)
+      expect(shown).toEqual(c.expected)
+      for (const message of shown) expect(message).not.toMatch(API_WORDS)
+    }
+  })
+})

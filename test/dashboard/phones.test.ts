@@ -72,7 +72,7 @@ describe("dashboard: phones", () => {
   test("an invalid number shows the domain's reason beside the form and keeps what was typed", async () => {
     const res = await client.post(`/dashboard/phones?account=${account.id}`, { phoneNumber: "555", displayName: "Desk" })
     expect(res.status).toBe(400)
-    expect(res.html).toContain("phoneNumber must be an E.164 number")
+    expect(res.html).toContain("Phone number must be an E.164 number")
     expect(res.html).toContain('value="Desk"')
   })
 

@@ -1,7 +1,7 @@
 import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../../../domain/phones"
 import { isDashboardSessionLive } from "../../../domain/dashboard-sessions"
 import type { DashboardApp } from "../base"
-import { action, formFailure, page, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, type Dashboard, type FormWords, type PageContext } from "../context"
 import { liveHtmlResponse } from "../live"
 import { htmlResponse, redirect, renderFragment } from "../respond"
 import { href } from "../scope"
@@ -9,6 +9,12 @@ import { CsrfField, Layout } from "../views/layout"
 import { ErrorList } from "../views/parts"
 import { PhonesTable, PhoneStatusList } from "../views/phones"
 import { errorPage } from "./errors"
+
+/** The add-phone form's labels for the API's field names. */
+const PHONE_WORDS: FormWords = {
+  phoneNumber: { label: "Phone number" },
+  displayName: { label: "Display name" },
+}
 
 interface AddPhoneForm {
   phoneNumber: string
@@ -106,7 +112,7 @@ export const phonesRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             const phone = await addPhone(dash.deps.ctx, c.scope.account.id, values.phoneNumber, values.displayName)
             return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, c.scope))
           } catch (err) {
-            return formFailure(err, (failure) => phonesPage(c, { ...failure, values }))
+            return formFailure(err, (failure) => phonesPage(c, { ...failure, values }), { words: PHONE_WORDS })
           }
         },
         errorPage,

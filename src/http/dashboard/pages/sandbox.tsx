@@ -9,7 +9,7 @@ import type { ApiKeyRow } from "../../../store/api-keys"
 import type { PhoneRow } from "../../../store/phones"
 import { SendMessageBody } from "../../models/messages"
 import type { DashboardApp } from "../base"
-import { action, formFailure, page, validated, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, validated, type Dashboard, type FormWords, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
@@ -42,6 +42,13 @@ function MagicRecipients() {
       <StackTable columns={RECIPIENT_COLUMNS} rows={RECIPIENT_ROWS} />
     </section>
   )
+}
+
+/** The send form's labels for the API's field names. */
+const SEND_WORDS: FormWords = {
+  fromPhoneId: { label: "From phone", sentences: [[/must be the sender/, "From phone must be one of this account's phones"]] },
+  to: { label: "To", sentences: [[/^to must be/, "To must be a phone number (+ and 8–15 digits), a group JID or a …@lid JID"]] },
+  content: { label: "Content", sentences: [[/is required/, "Content is required"]] },
 }
 
 interface SendForm {
@@ -151,7 +158,7 @@ async function sendTest(c: PageContext): Promise<Response> {
     const { message } = await sendMessage(c.dash.deps.ctx, { sandbox: c.dash.deps.sandbox, live: c.dash.deps.live }, principal, input)
     return redirect(href(`/dashboard/messages/${encodeURIComponent(message.id)}`, { account: c.scope.account, env: "test" }))
   } catch (err) {
-    return formFailure(err, (failure) => sandboxPage(c, { ...failure, values }))
+    return formFailure(err, (failure) => sandboxPage(c, { ...failure, values }), { words: SEND_WORDS })
   }
 }
 

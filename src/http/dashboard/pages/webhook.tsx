@@ -7,7 +7,7 @@ import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ConfirmAction, ErrorList, SecretOnce, Time } from "../views/parts"
-import { DeliveryLog, EventChoices } from "../views/webhooks"
+import { DeliveryLog, ENDPOINT_WORDS, EventChoices } from "../views/webhooks"
 import { errorPage } from "./errors"
 
 const LOG_PAGE_SIZE = 25
@@ -138,7 +138,7 @@ export const webhookRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             })
             return redirect(href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, { account: c.scope.account, env: endpoint.env }))
           } catch (err) {
-            return formFailure(err, (failure) => endpointPage(c, { ...failure, values }), "not_found")
+            return formFailure(err, (failure) => endpointPage(c, { ...failure, values }), { words: ENDPOINT_WORDS, passOn: "not_found" })
           }
         },
         errorPage,

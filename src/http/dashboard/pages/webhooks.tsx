@@ -6,7 +6,7 @@ import { htmlResponse } from "../respond"
 import { href } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ErrorList } from "../views/parts"
-import { EndpointsTable, EventChoices } from "../views/webhooks"
+import { ENDPOINT_WORDS, EndpointsTable, EventChoices } from "../views/webhooks"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 import { endpointPage } from "./webhook"
@@ -73,7 +73,7 @@ export const webhooksRoutes = (dash: Dashboard) => (app: DashboardApp) =>
           // Rendered, not redirected: the secret must never sit in a URL or a page fetched again.
           return endpointPage({ ...c, params: { webhookId: endpoint.id } }, { secret: endpoint.secret, status: 201 })
         } catch (err) {
-          return formFailure(err, (failure) => webhooksPage(c, { ...failure, values }))
+          return formFailure(err, (failure) => webhooksPage(c, { ...failure, values }), { words: ENDPOINT_WORDS })
         }
       },
       errorPage,

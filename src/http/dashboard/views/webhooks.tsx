@@ -2,6 +2,7 @@ import { EVENT_NAMES } from "../../../domain/event-catalogue"
 import type { DeliveryWithAttempts } from "../../../domain/webhook-endpoints"
 import { boundedOutsideText, boundedOutsideTextOrNull } from "../../../lib/outside-text"
 import type { DeliveryRow, EndpointRow } from "../../../store/webhooks"
+import type { FormWords } from "../context"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
 import { excerpt, StackTable, Time, type Column } from "./parts"
@@ -44,6 +45,12 @@ export function EndpointsTable(props: { endpoints: { endpoint: EndpointRow; late
     },
   ]
   return <StackTable columns={columns} rows={props.endpoints} />
+}
+
+/** The endpoint forms' labels for the API's field names. */
+export const ENDPOINT_WORDS: FormWords = {
+  url: { label: "URL" },
+  events: { label: "Events", sentences: [[/^events must be/, "Events: tick All events, or at least one event"]] },
 }
 
 /** The event checkboxes: "All events" (`*`) or a choice among them. */
