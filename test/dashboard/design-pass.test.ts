@@ -82,3 +82,15 @@ describe("dashboard: form errors use the words on the form", () => {
     }
   })
 })
+
+describe("dashboard: removing a phone", () => {
+  test("the list it returns to says which phone was removed; a crafted notice shows nothing", async () => {
+    const phone = await h.seedPhone(account.id, "+14155550171")
+    const res = await client.post(`/dashboard/phones/${phone.id}/remove?account=${account.id}&env=test`)
+    expect(res.status).toBe(303)
+    const list = await client.get(res.headers.get("location")!)
+    expect(list.html).toContain('<p class="notice" role="status">Removed +14155550171: it is unlinked and any queued sends failed; its messages are kept.</p>')
+    const crafted = await client.get(`/dashboard/phones?account=${account.id}&removed=${encodeURIComponent("your bank account")}`)
+    expect(crafted.html).not.toContain('class="notice"')
+  })
+})

@@ -1,4 +1,5 @@
 import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../../../domain/phones"
+import { isE164 } from "../../../lib/formats"
 import { isDashboardSessionLive } from "../../../domain/dashboard-sessions"
 import type { DashboardApp } from "../base"
 import { action, formFailure, page, type Dashboard, type FormWords, type PageContext } from "../context"
@@ -6,7 +7,7 @@ import { liveHtmlResponse } from "../live"
 import { htmlResponse, redirect, renderFragment } from "../respond"
 import { href } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ErrorList } from "../views/parts"
+import { ErrorList, Notice } from "../views/parts"
 import { PhonesTable, PhoneStatusList } from "../views/phones"
 import { errorPage } from "./errors"
 
@@ -26,8 +27,12 @@ function phonesPage(c: PageContext, options: { errors?: string[]; values?: AddPh
   const csrf = c.session.csrfToken
   const account = scope.account
   const phones = account ? listPhones(c.dash.deps.ctx, account.id) : []
+  // After a removal the list says which phone went; only a number is shown, so a crafted link
+  // cannot put other words on the page.
+  const removed = c.url.searchParams.get("removed") ?? ""
   return htmlResponse(
     <Layout title="Phones" section="Phones" scope={scope} csrfToken={csrf} path="/dashboard/phones">
+      <Notice text={isE164(removed) ? `Removed ${removed}: it is unlinked and any queued sends failed; its messages are kept.` : null} />
       {account ? (
         <>
           <section aria-labelledby="phones-list">
@@ -127,7 +132,8 @@ export const phonesRoutes = (dash: Dashboard) => (app: DashboardApp) =>
           // The same steps as the admin API's DELETE: unlink and fail queued sends, then remove.
           await dash.deps.sessions.forget(phone.id)
           await removePhone(dash.deps.ctx, phone.id)
-          return redirect(href("/dashboard/phones", { account: c.scope.accounts.find((a) => a.id === phone.accountId) ?? c.scope.account, env: c.scope.env }))
+          const account = c.scope.accounts.find((a) => a.id === phone.accountId) ?? c.scope.account
+          return redirect(href("/dashboard/phones", { account, env: c.scope.env }, { removed: phone.phoneNumber }))
         },
         errorPage,
       ),
