@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import type { AccountRow } from "../../src/store/accounts"
 import { createHarness, type Harness } from "../helpers/harness"
 import { ORIGIN, signIn, type DashboardClient } from "../helpers/dashboard"
+import { waMessageIdFor } from "../../src/domain/wa-ids"
+import { liveTenant } from "../live/live-helpers"
 
 /*
  * The dashboard's design pass (issue 19) as seen over HTTP: the favicon, what forms and notices
@@ -92,5 +94,22 @@ describe("dashboard: removing a phone", () => {
     expect(list.html).toContain('<p class="notice" role="status">Removed +14155550171: it is unlinked and any queued sends failed; its messages are kept.</p>')
     const crafted = await client.get(`/dashboard/phones?account=${account.id}&removed=${encodeURIComponent("your bank account")}`)
     expect(crafted.html).not.toContain('class="notice"')
+  })
+})
+
+describe("dashboard: a message's timeline", () => {
+  test("a live message read without a delivery receipt says Delivered was skipped, not 'not yet'", async () => {
+    const tenant = await liveTenant(h, { connect: false })
+    await h.connectPhone(tenant.phone)
+    const sent = await h.request("POST", "/v1/messages/send", { key: tenant.key, body: { fromPhoneId: tenant.phone.phoneNumber, to: "+14155550199", content: "hi" } })
+    expect(sent.status).toBe(201)
+    await h.settle()
+    h.gateway.current(tenant.phone.id).receipt(waMessageIdFor(sent.body.data.id, 0), "read", h.clock.nowMs() + 10)
+    await h.settle()
+    client = await signIn(h)
+    const { html } = await client.get(`/dashboard/messages/${sent.body.data.id}/timeline?account=${tenant.account.id}&env=live`)
+    expect(html).toContain(">read</span>")
+    expect(html).toContain("<strong>Delivered</strong> <span class=\"muted\">skipped: WhatsApp reported it read without a delivery receipt</span>")
+    expect(html).not.toContain("not yet")
   })
 })

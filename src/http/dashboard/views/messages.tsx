@@ -78,6 +78,12 @@ function Attempts(props: { d: TrailDelivery }) {
 }
 
 /**
+ * What the timeline says for a message read without a delivery receipt (WhatsApp may send only
+ * the read receipt, and the status machine moves sent → read): "not yet" would promise one.
+ */
+const SKIPPED_DELIVERED = "skipped: WhatsApp reported it read without a delivery receipt"
+
+/**
  * A message's timeline, parts and webhook deliveries. While the message can still change, the
  * block asks for itself again every second (htmx polling) and replaces itself; once settled it
  * renders without the trigger, so the polling stops.
@@ -103,7 +109,7 @@ export function MessageTimeline(props: { trail: MessageTrail; scope: Scope; self
             .filter(([name, at]) => at !== null || (name !== "Failed" && m.status !== "failed"))
             .map(([name, at]) => (
               <li class={at === null ? "muted" : undefined}>
-                <strong>{name}</strong> <Time ms={at} empty="not yet" />
+                <strong>{name}</strong> <Time ms={at} empty={name === "Delivered" && m.readAtMs !== null ? SKIPPED_DELIVERED : "not yet"} />
                 {name === "Failed" && m.errorCode ? <span>{`: ${m.errorCode}${m.errorMessage ? `: ${m.errorMessage}` : ""}`}</span> : null}
               </li>
             ))}
