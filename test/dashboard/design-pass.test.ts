@@ -113,3 +113,13 @@ describe("dashboard: a message's timeline", () => {
     expect(html).not.toContain("not yet")
   })
 })
+
+describe("dashboard: usage words", () => {
+  test("the test-data usage page never says a message reached WhatsApp; the live one does", async () => {
+    const test = await client.get(`/dashboard/usage?account=${account.id}&env=test`)
+    expect(test.html).toContain("<dt>Sent (by the sandbox)</dt>")
+    expect(test.html).not.toContain("reached WhatsApp")
+    const live = await client.get(`/dashboard/usage?account=${account.id}&env=live`)
+    expect(live.html).toContain("<dt>Sent (reached WhatsApp)</dt>")
+  })
+})

@@ -131,7 +131,8 @@ function UsageBody(props: { c: PageContext; scope: Scope; accountId: string; per
           sinceMs={report.startMs}
           counts={[
             ["Total", report.messages.total],
-            ["Sent (reached WhatsApp)", report.messages.sent],
+            // Test messages never reach WhatsApp: the sandbox moves them through their statuses.
+            [scope.env === "live" ? "Sent (reached WhatsApp)" : "Sent (by the sandbox)", report.messages.sent],
             ["Pending", report.messages.pending],
             ["Failed", report.messages.failed],
           ]}
