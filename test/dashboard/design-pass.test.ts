@@ -123,3 +123,21 @@ describe("dashboard: usage words", () => {
     expect(live.html).toContain("<dt>Sent (reached WhatsApp)</dt>")
   })
 })
+
+describe("dashboard: sandbox", () => {
+  test("sending from the Sandbox page moves the key's last use, and counts no API request", async () => {
+    const phone = await h.seedPhone(account.id, "+14155550172")
+    const { createApiKey } = await import("../../src/domain/api-keys")
+    const { row } = await createApiKey(h.services.ctx, { accountId: account.id, env: "test", scopes: ["messages:send"], name: "sandbox" })
+    const sentAtMs = h.clock.nowMs()
+    const res = await client.post(`/dashboard/sandbox?account=${account.id}`, { keyId: row.id, fromPhoneId: phone.id, to: "+14155550199", content: "hi" })
+    expect(res.status).toBe(303)
+    await h.services.usage.flush()
+    const stored = h.services.ctx.db.query("SELECT last_used_at_ms AS lastUsedAtMs FROM api_keys WHERE id = ?").get(row.id)
+    expect(stored).toEqual({ lastUsedAtMs: sentAtMs })
+    const keys = await client.get(`/dashboard/keys?account=${account.id}&env=test`)
+    const iso = new Date(sentAtMs).toISOString()
+    expect(keys.html).toContain(`<td data-label="Last used"><time datetime="${iso}">`)
+    expect(h.services.usage.reportFor(account.id, "test", "day").apiRequests.total).toBe(0)
+  })
+})

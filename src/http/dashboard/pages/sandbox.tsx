@@ -156,6 +156,8 @@ async function sendTest(c: PageContext): Promise<Response> {
     if (principal.env !== "test" || principal.accountId !== c.scope.account?.id) throw errors.validation(["Pick a test key of this account"])
     const input = validated(SendMessageBody, { fromPhoneId: values.fromPhoneId, to: values.to, content: values.content })
     const { message } = await sendMessage(c.dash.deps.ctx, { sandbox: c.dash.deps.sandbox, live: c.dash.deps.live }, principal, input)
+    // The key sent this message, as it would over the API: its last use moves (the API's request counts do not).
+    c.dash.deps.usage.recordKeyUse(principal)
     return redirect(href(`/dashboard/messages/${encodeURIComponent(message.id)}`, { account: c.scope.account, env: "test" }))
   } catch (err) {
     return formFailure(err, (failure) => sandboxPage(c, { ...failure, values }), { words: SEND_WORDS })
