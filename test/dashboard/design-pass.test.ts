@@ -141,3 +141,31 @@ describe("dashboard: sandbox", () => {
     expect(h.services.usage.reportFor(account.id, "test", "day").apiRequests.total).toBe(0)
   })
 })
+
+describe("dashboard: endpoints that share a URL", () => {
+  test("are told apart by id on the list and on a message's deliveries, and adding the second names the first", async () => {
+    const { createEndpoint } = await import("../../src/domain/webhook-endpoints")
+    const url = "http://127.0.0.1:9/shared"
+    const first = await createEndpoint(h.services.ctx, { accountId: account.id, env: "test", url, events: ["*"] })
+    const added = await client.post(`/dashboard/webhooks?account=${account.id}&env=test`, { url, events: ["*"] })
+    expect(added.status).toBe(201)
+    const second = /<dt>Id<\/dt><dd><code>(wh_[0-9a-z]+)<\/code>/.exec(added.html)![1]!
+    expect(second).not.toBe(first.id)
+    expect(added.html).toContain(`<p class="notice" role="status">This URL is also the URL of ${first.id}: each endpoint signs with its own secret`)
+    const list = await client.get(`/dashboard/webhooks?account=${account.id}&env=test`)
+    for (const id of [first.id, second]) expect(list.html).toContain(`<code class="muted">${id}</code>`)
+
+    const key = await h.seedKey(account.id)
+    const phone = await h.seedPhone(account.id, "+14155550173")
+    const sent = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.id, to: "+14155550199", content: "x" } })
+    await h.settle()
+    const message = await client.get(`/dashboard/messages/${sent.body.data.id}/timeline?account=${account.id}&env=test`)
+    for (const id of [first.id, second]) expect(message.html).toContain(`<code class="muted">${id}</code>`)
+  })
+
+  test("a URL no other endpoint uses gets no such notice", async () => {
+    const added = await client.post(`/dashboard/webhooks?account=${account.id}&env=test`, { url: "http://127.0.0.1:9/alone", events: ["*"] })
+    expect(added.status).toBe(201)
+    expect(added.html).not.toContain("This URL is also the URL of")
+  })
+})

@@ -41,7 +41,8 @@ function FailingEndpoints(props: { failing: Overview["failingEndpoints"]; scope:
         <ul>
           {props.failing.map(({ endpoint, delivery }) => (
             <li>
-              <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a>
+              <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a>{" "}
+              <code class="muted">{endpoint.id}</code>
               {": "}
               {delivery.lastStatusCode !== null ? `HTTP ${delivery.lastStatusCode}` : (delivery.lastError ?? "no answer")}
               {` after ${delivery.attemptCount} attempt${delivery.attemptCount === 1 ? "" : "s"}`}

@@ -132,6 +132,12 @@ export function MessageTimeline(props: { trail: MessageTrail; scope: Scope; self
                 <strong>{d.eventType}</strong>
                 {" to "}
                 <a href={href(`/dashboard/webhooks/${encodeURIComponent(d.endpointId)}`, props.scope)}>{d.endpointUrl ?? d.endpointId}</a>
+                {d.endpointUrl ? (
+                  <>
+                    {" "}
+                    <code class="muted">{d.endpointId}</code>
+                  </>
+                ) : null}
                 {": "}
                 <DeliveryOutcome delivery={d.delivery} />
                 <Attempts d={d} />

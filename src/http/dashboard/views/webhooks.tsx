@@ -29,7 +29,18 @@ export function DeliveryOutcome(props: { delivery: DeliveryRow }) {
 export function EndpointsTable(props: { endpoints: { endpoint: EndpointRow; latest: DeliveryRow | null }[]; scope: Scope }) {
   if (props.endpoints.length === 0) return <p class="muted">{`No ${props.scope.env} endpoints yet.`}</p>
   const columns: Column<(typeof props.endpoints)[number]>[] = [
-    { label: "URL", cell: ({ endpoint }) => <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a> },
+    {
+      label: "URL",
+      // Two endpoints may post to one URL (docs/webhooks.md § "Configure an endpoint"): the id
+      // under it tells them apart.
+      cell: ({ endpoint }) => (
+        <>
+          <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a>
+          <br />
+          <code class="muted">{endpoint.id}</code>
+        </>
+      ),
+    },
     { label: "Events", cell: ({ endpoint }) => (endpoint.events.includes("*") ? "all events" : endpoint.events.join(", ")) },
     { label: "Enabled", cell: ({ endpoint }) => (endpoint.enabled ? "yes" : <span class="badge warn">no</span>) },
     {
