@@ -6,7 +6,7 @@ import { action, formFailure, page, validated, type Dashboard, type FormWords, t
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ErrorList, Notice, StackTable, Time, type Column } from "../views/parts"
+import { Clip, ErrorList, Notice, StackTable, Time, type Column } from "../views/parts"
 import { errorPage } from "./errors"
 
 function AccountsTable(props: { accounts: AccountRow[]; scope: Scope; defaultRate: number }) {
@@ -16,12 +16,14 @@ function AccountsTable(props: { accounts: AccountRow[]; scope: Scope; defaultRat
       label: "Name",
       cell: (a) => (
         <>
-          <a href={href(`/dashboard/accounts/${encodeURIComponent(a.id)}`, { account: a, env: props.scope.env })}>{a.name}</a>
+          <a href={href(`/dashboard/accounts/${encodeURIComponent(a.id)}`, { account: a, env: props.scope.env })}>
+            <Clip text={a.name} />
+          </a>
           {a.id === props.scope.account?.id ? <span class="muted"> (selected)</span> : null}
         </>
       ),
     },
-    { label: "E-mail", cell: (a) => a.email },
+    { label: "E-mail", cell: (a) => <Clip text={a.email} /> },
     { label: "Subscription", cell: (a) => <span class={`badge ${a.subscriptionStatus === "active" ? "ok" : "bad"}`}>{a.subscriptionStatus}</span> },
     { label: "Rate limit", cell: (a) => (a.rateLimitPerMinute === null ? `${props.defaultRate}/min (default)` : `${a.rateLimitPerMinute}/min`) },
     { label: "Created", cell: (a) => <Time ms={a.createdAtMs} /> },

@@ -8,7 +8,7 @@ import { action, formFailure, page, validated, type Dashboard, type FormWords, t
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ConfirmAction, ErrorList, SecretOnce, StackTable, Time, type Column } from "../views/parts"
+import { Clip, ConfirmAction, ErrorList, SecretOnce, StackTable, Time, type Column } from "../views/parts"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -25,9 +25,9 @@ function keyState(key: ApiKeyRow, nowMs: number): KeyState {
 function KeysTable(props: { keys: ApiKeyRow[]; scope: Scope; csrfToken: string; nowMs: number }) {
   if (props.keys.length === 0) return <p class="muted">{`No ${props.scope.env} keys yet.`}</p>
   const columns: Column<{ key: ApiKeyRow; state: KeyState }>[] = [
-    { label: "Name", cell: ({ key }) => key.name },
-    { label: "Key", cell: ({ key }) => <code>{`${key.prefix}…${key.last4}`}</code> },
-    { label: "Environment", cell: ({ key }) => key.env },
+    { label: "Name", cell: ({ key }) => <Clip text={key.name} /> },
+    // The list is of one environment (its heading says which), so the key's own is not repeated.
+    { label: "Key", cell: ({ key }) => <Clip text={`${key.prefix}…${key.last4}`} code /> },
     { label: "Scopes", cell: ({ key }) => key.scopes.join(", ") },
     { label: "Created", cell: ({ key }) => <Time ms={key.createdAtMs} /> },
     { label: "Last used", cell: ({ key }) => <Time ms={key.lastUsedAtMs} /> },

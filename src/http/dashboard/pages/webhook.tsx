@@ -25,7 +25,7 @@ function EndpointFacts(props: { endpoint: EndpointRow; scope: Scope; csrfToken: 
   return (
     <section aria-labelledby="endpoint-facts">
       <h2 id="endpoint-facts">{endpoint.url}</h2>
-      <dl class="facts">
+      <dl class="facts stack-narrow">
         <dt>Id</dt>
         <dd>
           <code>{endpoint.id}</code>

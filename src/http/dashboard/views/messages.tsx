@@ -3,7 +3,7 @@ import type { InboundRow } from "../../../store/inbound"
 import type { MessageStatus } from "../../../lib/vocabulary"
 import type { MessageRow } from "../../../store/messages"
 import { href, type Scope } from "../scope"
-import { excerpt, StackTable, Time, type Column } from "./parts"
+import { Clip, excerpt, StackTable, Time, type Column } from "./parts"
 import { DeliveryOutcome } from "./webhooks"
 
 const STATUS_TONE: Record<MessageStatus, string> = { pending: "warn", sent: "", delivered: "ok", read: "ok", failed: "bad" }
@@ -25,10 +25,10 @@ export function OutboundTable(props: { rows: MessageRow[]; scope: Scope }) {
   if (props.rows.length === 0) return <p class="muted">No messages match.</p>
   const columns: Column<MessageRow>[] = [
     { label: "Created", cell: (m) => <MessageLink id={m.id} atMs={m.createdAtMs} scope={props.scope} /> },
-    { label: "From", cell: (m) => m.fromNumber },
-    { label: "To", cell: (m) => m.toAddress },
+    { label: "From", cell: (m) => <Clip text={m.fromNumber} /> },
+    { label: "To", cell: (m) => <Clip text={m.toAddress} /> },
     { label: "Status", cell: (m) => <MessageStatusBadge status={m.status} /> },
-    { label: "Content", cell: (m) => excerpt(m.content) || (m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : "") },
+    { label: "Content", cell: (m) => <Clip text={excerpt(m.content) || (m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : "")} /> },
   ]
   return <StackTable columns={columns} rows={props.rows} />
 }
@@ -37,17 +37,17 @@ export function InboundTable(props: { rows: InboundRow[]; scope: Scope }) {
   if (props.rows.length === 0) return <p class="muted">No inbound messages match.</p>
   const columns: Column<InboundRow>[] = [
     { label: "Received", cell: (m) => <MessageLink id={m.id} atMs={m.receivedAtMs} scope={props.scope} /> },
-    { label: "From", cell: (m) => (m.isGroup ? `${m.fromAddress} in ${m.groupId ?? "a group"}` : m.fromAddress) },
-    { label: "To", cell: (m) => m.toNumber },
+    { label: "From", cell: (m) => <Clip text={m.isGroup ? `${m.fromAddress} in ${m.groupId ?? "a group"}` : m.fromAddress} /> },
+    { label: "To", cell: (m) => <Clip text={m.toNumber} /> },
     { label: "Type", cell: (m) => m.type },
-    { label: "Content", cell: (m) => excerpt(m.content) },
+    { label: "Content", cell: (m) => <Clip text={excerpt(m.content)} /> },
   ]
   return <StackTable columns={columns} rows={props.rows} />
 }
 
 const PART_COLUMNS: Column<MessageTrail["parts"][number]>[] = [
   { label: "Part", cell: (p) => String(p.partIndex + 1) },
-  { label: "Kind", cell: (p) => (p.mediaUrl ? `${p.mediaKind ?? "media"}: ${p.mediaUrl}` : "text") },
+  { label: "Kind", cell: (p) => (p.mediaUrl ? <Clip text={`${p.mediaKind ?? "media"}: ${p.mediaUrl}`} /> : "text") },
   { label: "Status", cell: (p) => <MessageStatusBadge status={p.status} /> },
   { label: "Error", cell: (p) => (p.errorCode ? `${p.errorCode}${p.errorMessage ? `: ${p.errorMessage}` : ""}` : "") },
 ]

@@ -5,7 +5,7 @@ import type { DeliveryRow, EndpointRow } from "../../../store/webhooks"
 import type { FormWords } from "../context"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
-import { excerpt, StackTable, Time, type Column } from "./parts"
+import { Clip, excerpt, StackTable, Time, type Column } from "./parts"
 
 /** A delivery's outcome in a few words: the status, the last answer, and whether it retries. */
 export function DeliveryOutcome(props: { delivery: DeliveryRow }) {
@@ -35,7 +35,9 @@ export function EndpointsTable(props: { endpoints: { endpoint: EndpointRow; late
       // under it tells them apart.
       cell: ({ endpoint }) => (
         <>
-          <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a>
+          <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>
+            <Clip text={endpoint.url} />
+          </a>
           <br />
           <code class="muted">{endpoint.id}</code>
         </>
@@ -86,7 +88,7 @@ const ATTEMPT_COLUMNS: Column<DeliveryWithAttempts["attempts"][number]>[] = [
   { label: "Time", cell: (a) => <Time ms={a.attemptedAtMs} /> },
   { label: "Result", cell: (a) => (a.statusCode !== null ? `HTTP ${a.statusCode}` : (boundedOutsideTextOrNull(a.error) ?? "no answer")) },
   { label: "Latency", cell: (a) => `${a.latencyMs} ms` },
-  { label: "Response", cell: (a) => (a.responseBody ? <code>{excerpt(boundedOutsideText(a.responseBody), 200)}</code> : <span class="muted">empty</span>) },
+  { label: "Response", cell: (a) => (a.responseBody ? <Clip text={excerpt(boundedOutsideText(a.responseBody), 200)} code /> : <span class="muted">empty</span>) },
 ]
 
 /** The delivery log: every delivery with every attempt, and resend for finished ones. */
