@@ -67,10 +67,11 @@ function SendFormView(props: { scope: Scope; csrfToken: string; values: SendForm
       <CsrfField token={csrf} />
       <div>
         <label for="send-from">From phone</label>
+        {/* The number first: a narrow select cuts the end of a long name, never the number. */}
         <select id="send-from" name="fromPhoneId">
           {phones.map((p) => (
             <option value={p.id} selected={p.id === values.fromPhoneId}>
-              {`${p.displayName} (${p.phoneNumber})`}
+              {`${p.phoneNumber} · ${p.displayName}`}
             </option>
           ))}
         </select>
