@@ -383,6 +383,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
       "the page's icon is served by this wagate",
       async () => {
         await page.goto(`${wagate.base}/dashboard`)
+        expect(await page.locator("link[rel='icon']").count()).toBe(1)
         const icon = await page.locator("link[rel='icon']").getAttribute("href")
         const res = await page.request.get(`${wagate.base}${icon}`)
         expect(res.status()).toBe(200)
