@@ -30,6 +30,11 @@ export interface UsageReport {
  */
 export interface UsageRecorder {
   recordRequest(principal: Principal, statusCode: number): void
+  /**
+   * Remembers that a key was used without an API request (the dashboard's sandbox sends as a
+   * key): its last use moves, the request counts do not.
+   */
+  recordKeyUse(principal: Principal): void
   report(principal: Principal, period: UsagePeriod): UsageReport
   /** The same report for an account and environment (the operator's dashboard). */
   reportFor(accountId: string, env: Environment, period: UsagePeriod): UsageReport
@@ -76,6 +81,10 @@ export function createUsageRecorder(ctx: DomainContext): UsageRecorder {
         failed: ok ? 0 : 1,
       })
       lastUsed.set(principal.keyId, nowMs)
+      timer ??= ctx.clock.setTimer(USAGE_FLUSH_INTERVAL_MS, () => void flush())
+    },
+    recordKeyUse(principal) {
+      lastUsed.set(principal.keyId, ctx.clock.nowMs())
       timer ??= ctx.clock.setTimer(USAGE_FLUSH_INTERVAL_MS, () => void flush())
     },
     report(principal, period) {

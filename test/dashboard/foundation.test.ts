@@ -274,11 +274,11 @@ describe("dashboard: headers and assets", () => {
     const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!.replaceAll("&amp;", "&"))
     expect(urls.filter((u) => !u.startsWith("#") && !(u.startsWith("/") && !u.startsWith("//")))).toEqual([])
     const assets = urls.filter((u) => u.startsWith("/dashboard/assets/"))
-    expect(assets.length).toBe(3)
+    expect(assets.length).toBe(4)
     for (const url of assets) {
       const res = await h.app.handle(new Request(`${ORIGIN}${url}`))
       expect(res.status).toBe(200)
-      expect(res.headers.get("content-type")).toMatch(/^text\/(css|javascript)/)
+      expect(res.headers.get("content-type")).toMatch(/^(text\/(css|javascript)|image\/svg\+xml)/)
       expect((await res.text()).length).toBeGreaterThan(100)
     }
   })

@@ -54,10 +54,10 @@ describe("dashboard: keys", () => {
   test("the admin API's rules apply: no scope, or an expiry in the past, is a 400 with the reason", async () => {
     const none = await client.post(`/dashboard/keys?account=${account.id}`, { environment: "test" })
     expect(none.status).toBe(400)
-    expect(none.html).toContain("scopes must be a non-empty array")
+    expect(none.html).toContain("Scopes: tick at least one scope")
     const past = await client.post(`/dashboard/keys?account=${account.id}`, { environment: "test", scopes: "messages:send", expiresAt: "2001-01-01T00:00" })
     expect(past.status).toBe(400)
-    expect(past.html).toContain("expiresAt must be in the future")
+    expect(past.html).toContain("Expires must be in the future")
     expect(h.services.ctx.db.query("SELECT id FROM api_keys").all()).toEqual([])
   })
 
@@ -101,11 +101,11 @@ describe("dashboard: accounts", () => {
   test("the admin API's rules and messages apply to the forms", async () => {
     const bad = await client.post("/dashboard/accounts", { name: "", email: "not-an-email" })
     expect(bad.status).toBe(400)
-    expect(bad.html).toContain("name must be 1–200 characters")
-    expect(bad.html).toContain("email must be an e-mail address")
+    expect(bad.html).toContain("Name must be 1–200 characters")
+    expect(bad.html).toContain("E-mail must be an e-mail address")
     const rate = await client.post(`/dashboard/accounts/${account.id}`, { name: "Acme", email: "a@b.c", subscriptionStatus: "active", rateLimitPerMinute: "0" })
     expect(rate.status).toBe(400)
-    expect(rate.html).toContain("rateLimitPerMinute must be an integer between 1 and 1000000")
+    expect(rate.html).toContain("Rate limit per key must be a whole number from 1 to 1000000")
   })
 
   test("account names and e-mails are escaped on the list and the edit page", async () => {

@@ -72,7 +72,7 @@ describe("dashboard: phones", () => {
   test("an invalid number shows the domain's reason beside the form and keeps what was typed", async () => {
     const res = await client.post(`/dashboard/phones?account=${account.id}`, { phoneNumber: "555", displayName: "Desk" })
     expect(res.status).toBe(400)
-    expect(res.html).toContain("phoneNumber must be an E.164 number")
+    expect(res.html).toContain("Phone number must be an E.164 number")
     expect(res.html).toContain('value="Desk"')
   })
 
@@ -90,7 +90,7 @@ describe("dashboard: phones", () => {
     expect(list.html).toContain(">Remove +14155550125</button>")
     const res = await client.post(`/dashboard/phones/${phone.id}/remove?account=${account.id}`)
     expect(res.status).toBe(303)
-    expect(res.headers.get("location")).toBe(`/dashboard/phones?account=${account.id}&env=test`)
+    expect(res.headers.get("location")).toBe(`/dashboard/phones?account=${account.id}&env=test&removed=%2B14155550125`)
     expect(h.services.ctx.db.query("SELECT id FROM phones").all()).toEqual([])
   })
 

@@ -102,17 +102,17 @@ describe("dashboard: webhooks", () => {
   test("the domain's rules apply: a bad URL or no event is a 400 with the reason, and nothing is added", async () => {
     const badUrl = await addThroughPage("ftp://example.com/x")
     expect(badUrl.status).toBe(400)
-    expect(badUrl.html).toContain("url must use http or https")
+    expect(badUrl.html).toContain("URL must use http or https")
     const noEvents = await addThroughPage(receiver.url(), [])
     expect(noEvents.status).toBe(400)
-    expect(noEvents.html).toContain("events must be")
+    expect(noEvents.html).toContain("Events: tick All events, or at least one event")
     expect(endpointIds()).toEqual([])
   })
 
   test("a URL with a control character is a 400 naming the URL by its origin only, and nothing is added", async () => {
     const res = await addThroughPage("https://hooks.example.com/t0ken\u0007?key=s3cret")
     expect(res.status).toBe(400)
-    expect(res.html).toContain("url must not contain control characters: found \\x07 at character 32 (the URL for https://hooks.example.com)")
+    expect(res.html).toContain("URL must not contain control characters: found \\x07 at character 32 (the URL for https://hooks.example.com)")
     expect(endpointIds()).toEqual([])
   })
 

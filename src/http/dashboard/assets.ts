@@ -2,6 +2,7 @@
 import htmxSource from "htmx.org/dist/htmx.min.js" with { type: "text" }
 import css from "./assets/dashboard.css" with { type: "text" }
 import js from "./assets/dashboard.js" with { type: "text" }
+import favicon from "./assets/favicon.svg" with { type: "text" }
 import { SECURITY_HEADERS } from "./respond"
 import htmxPackage from "htmx.org/package.json"
 
@@ -21,6 +22,7 @@ export const ASSET_PATHS = {
   htmx: stamp("htmx.min.js", htmxPackage.version),
   css: stamp("dashboard.css", String(Bun.hash(css))),
   js: stamp("dashboard.js", String(Bun.hash(js))),
+  favicon: stamp("favicon.svg", String(Bun.hash(favicon))),
 } as const
 
 const ASSETS: ReadonlyMap<string, Asset> = new Map(
@@ -28,6 +30,8 @@ const ASSETS: ReadonlyMap<string, Asset> = new Map(
     { path: "/dashboard/assets/htmx.min.js", body: htmxSource as string, contentType: "text/javascript; charset=utf-8" },
     { path: "/dashboard/assets/dashboard.css", body: css as string, contentType: "text/css; charset=utf-8" },
     { path: "/dashboard/assets/dashboard.js", body: js as string, contentType: "text/javascript; charset=utf-8" },
+    // An SVG icon: one small file serves every size, and it is text like the other assets.
+    { path: "/dashboard/assets/favicon.svg", body: favicon as string, contentType: "image/svg+xml" },
   ].map((a) => [a.path, a]),
 )
 

@@ -132,12 +132,37 @@ export interface FormFailure {
 }
 
 /**
- * Shows a refused form on its own page again, with the failure's messages and status. Any other
- * error, and an AppError of the kind `passOn` (a record that no longer exists), goes on to the
- * action's error page.
+ * How a form names the API fields it fills: the label the operator reads beside the field, and,
+ * where the API's sentence speaks of JSON (`["*"]`, ISO 8601, a companion field the form does
+ * not have), the sentence to say instead, chosen by a pattern of the API's message.
  */
-export function formFailure(err: unknown, render: (failure: FormFailure) => Response, passOn?: ErrorKind): Response {
-  if (err instanceof AppError && err.kind !== passOn) return render({ errors: err.publicMessages, status: statusOf(err.kind) })
+export type FormWords = Readonly<Record<string, { label: string; sentences?: readonly (readonly [RegExp, string])[] }>>
+
+/**
+ * A refusal's messages in the form's words: a message that starts with an API field name starts
+ * with that field's label instead (or is replaced by the form's own sentence for it). Messages
+ * about nothing on the form pass unchanged.
+ */
+export function inFormWords(messages: readonly string[], words: FormWords): string[] {
+  return messages.map((message) => {
+    for (const [field, { label, sentences }] of Object.entries(words)) {
+      if (!message.startsWith(`${field} `) && !message.startsWith(`${field}[`)) continue
+      const sentence = sentences?.find(([pattern]) => pattern.test(message))
+      return sentence ? sentence[1] : `${label}${message.slice(field.length)}`
+    }
+    return message
+  })
+}
+
+/**
+ * Shows a refused form on its own page again, with the failure's messages (in the form's
+ * `words`) and status. Any other error, and an AppError of the kind `passOn` (a record that no
+ * longer exists), goes on to the action's error page.
+ */
+export function formFailure(err: unknown, render: (failure: FormFailure) => Response, options: { words?: FormWords; passOn?: ErrorKind } = {}): Response {
+  if (err instanceof AppError && err.kind !== options.passOn) {
+    return render({ errors: options.words ? inFormWords(err.publicMessages, options.words) : err.publicMessages, status: statusOf(err.kind) })
+  }
   throw err
 }
 

@@ -10,6 +10,11 @@ declare module "*.css" {
   export default source
 }
 
+declare module "*.svg" {
+  const source: string
+  export default source
+}
+
 declare module "*/assets/dashboard.js" {
   const source: string
   export default source

@@ -2,11 +2,11 @@ import { createAccount, getAccount, updateAccount } from "../../../domain/accoun
 import type { AccountRow } from "../../../store/accounts"
 import { CreateAccountBody, UpdateAccountBody } from "../../models/admin"
 import type { DashboardApp } from "../base"
-import { action, formFailure, page, validated, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, validated, type Dashboard, type FormWords, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ErrorList, Notice, StackTable, Time, type Column } from "../views/parts"
+import { Clip, ErrorList, Notice, StackTable, Time, type Column } from "../views/parts"
 import { errorPage } from "./errors"
 
 function AccountsTable(props: { accounts: AccountRow[]; scope: Scope; defaultRate: number }) {
@@ -16,17 +16,30 @@ function AccountsTable(props: { accounts: AccountRow[]; scope: Scope; defaultRat
       label: "Name",
       cell: (a) => (
         <>
-          <a href={href(`/dashboard/accounts/${encodeURIComponent(a.id)}`, { account: a, env: props.scope.env })}>{a.name}</a>
+          <a href={href(`/dashboard/accounts/${encodeURIComponent(a.id)}`, { account: a, env: props.scope.env })}>
+            <Clip text={a.name} />
+          </a>
           {a.id === props.scope.account?.id ? <span class="muted"> (selected)</span> : null}
         </>
       ),
     },
-    { label: "E-mail", cell: (a) => a.email },
+    { label: "E-mail", cell: (a) => <Clip text={a.email} /> },
     { label: "Subscription", cell: (a) => <span class={`badge ${a.subscriptionStatus === "active" ? "ok" : "bad"}`}>{a.subscriptionStatus}</span> },
     { label: "Rate limit", cell: (a) => (a.rateLimitPerMinute === null ? `${props.defaultRate}/min (default)` : `${a.rateLimitPerMinute}/min`) },
     { label: "Created", cell: (a) => <Time ms={a.createdAtMs} /> },
   ]
   return <StackTable columns={columns} rows={props.accounts} />
+}
+
+/** The account forms' labels for the API's field names. */
+const ACCOUNT_WORDS: FormWords = {
+  name: { label: "Name" },
+  email: { label: "E-mail" },
+  subscriptionStatus: { label: "Subscription status" },
+  rateLimitPerMinute: {
+    label: "Rate limit per key",
+    sentences: [[/must be/, "Rate limit per key must be a whole number from 1 to 1000000, or empty for the server default"]],
+  },
 }
 
 interface AccountForm {
@@ -155,7 +168,7 @@ export const accountsRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             const account = await createAccount(c.dash.deps.ctx, input.name, input.email)
             return redirect(href(`/dashboard/accounts/${encodeURIComponent(account.id)}`, { account, env: c.scope.env }))
           } catch (err) {
-            return formFailure(err, (failure) => accountsPage(c, { ...failure, values }))
+            return formFailure(err, (failure) => accountsPage(c, { ...failure, values }), { words: ACCOUNT_WORDS })
           }
         },
         errorPage,
@@ -182,7 +195,7 @@ export const accountsRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             const account = await updateAccount(c.dash.deps.ctx, c.params.accountId!, input)
             return redirect(href(`/dashboard/accounts/${encodeURIComponent(account.id)}`, { account, env: c.scope.env }, { saved: "1" }))
           } catch (err) {
-            return formFailure(err, (failure) => accountPage(c, { ...failure, values }), "not_found")
+            return formFailure(err, (failure) => accountPage(c, { ...failure, values }), { words: ACCOUNT_WORDS, passOn: "not_found" })
           }
         },
         errorPage,

@@ -4,11 +4,11 @@ import { toIso } from "../../../lib/time"
 import type { ApiKeyRow, Environment } from "../../../store/api-keys"
 import { CreateKeyBody } from "../../models/admin"
 import type { DashboardApp } from "../base"
-import { action, formFailure, page, validated, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, validated, type Dashboard, type FormWords, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ConfirmAction, ErrorList, SecretOnce, StackTable, Time, type Column } from "../views/parts"
+import { Clip, ConfirmAction, ErrorList, SecretOnce, StackTable, Time, type Column } from "../views/parts"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -25,9 +25,9 @@ function keyState(key: ApiKeyRow, nowMs: number): KeyState {
 function KeysTable(props: { keys: ApiKeyRow[]; scope: Scope; csrfToken: string; nowMs: number }) {
   if (props.keys.length === 0) return <p class="muted">{`No ${props.scope.env} keys yet.`}</p>
   const columns: Column<{ key: ApiKeyRow; state: KeyState }>[] = [
-    { label: "Name", cell: ({ key }) => key.name },
-    { label: "Key", cell: ({ key }) => <code>{`${key.prefix}…${key.last4}`}</code> },
-    { label: "Environment", cell: ({ key }) => key.env },
+    { label: "Name", cell: ({ key }) => <Clip text={key.name} /> },
+    // The list is of one environment (its heading says which), so the key's own is not repeated.
+    { label: "Key", cell: ({ key }) => <Clip text={`${key.prefix}…${key.last4}`} code /> },
     { label: "Scopes", cell: ({ key }) => key.scopes.join(", ") },
     { label: "Created", cell: ({ key }) => <Time ms={key.createdAtMs} /> },
     { label: "Last used", cell: ({ key }) => <Time ms={key.lastUsedAtMs} /> },
@@ -50,6 +50,14 @@ function KeysTable(props: { keys: ApiKeyRow[]; scope: Scope; csrfToken: string; 
     },
   ]
   return <StackTable columns={columns} rows={props.keys.map((key) => ({ key, state: keyState(key, props.nowMs) }))} />
+}
+
+/** The create-key form's labels for the API's field names. */
+const KEY_WORDS: FormWords = {
+  name: { label: "Name" },
+  environment: { label: "Environment" },
+  scopes: { label: "Scopes", sentences: [[/must be a non-empty|at least one/, "Scopes: tick at least one scope"]] },
+  expiresAt: { label: "Expires", sentences: [[/ISO 8601/, "Expires must be a date and time (UTC), or empty for a key that never expires"]] },
 }
 
 interface CreateKeyForm {
@@ -161,7 +169,7 @@ async function createKey(c: PageContext): Promise<Response> {
     // Rendered, not redirected: the key must never sit in a URL or a page that can be fetched again.
     return keysPage({ ...c, scope }, { created, status: 201 })
   } catch (err) {
-    return formFailure(err, (failure) => keysPage({ ...c, scope }, { ...failure, values }))
+    return formFailure(err, (failure) => keysPage({ ...c, scope }, { ...failure, values }), { words: KEY_WORDS })
   }
 }
 

@@ -22,7 +22,7 @@ function inboundPage(c: PageContext): Response {
         <a href={href("/dashboard/messages", scope, { direction: "inbound" })}>← Inbound messages</a>
       </p>
       <section>
-        <dl class="facts">
+        <dl class="facts stack-narrow">
           <dt>Id</dt>
           <dd>
             <code>{m.id}</code>
@@ -62,7 +62,7 @@ function outboundPage(c: PageContext): Response {
         <a href={href("/dashboard/messages", scope)}>← Messages</a>
       </p>
       <section>
-        <dl class="facts">
+        <dl class="facts stack-narrow">
           <dt>Id</dt>
           <dd>
             <code>{m.id}</code>

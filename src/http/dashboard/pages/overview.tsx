@@ -7,7 +7,7 @@ import { page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse } from "../respond"
 import { href, type Scope } from "../scope"
 import { Layout } from "../views/layout"
-import { StackTable, Time, type Column } from "../views/parts"
+import { Clip, StackTable, Time, type Column } from "../views/parts"
 import { PhoneStatusList } from "../views/phones"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
@@ -41,7 +41,8 @@ function FailingEndpoints(props: { failing: Overview["failingEndpoints"]; scope:
         <ul>
           {props.failing.map(({ endpoint, delivery }) => (
             <li>
-              <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a>
+              <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a>{" "}
+              <code class="muted">{endpoint.id}</code>
               {": "}
               {delivery.lastStatusCode !== null ? `HTTP ${delivery.lastStatusCode}` : (delivery.lastError ?? "no answer")}
               {` after ${delivery.attemptCount} attempt${delivery.attemptCount === 1 ? "" : "s"}`}
@@ -60,11 +61,11 @@ function failedColumns(scope: Scope): Column<Overview["latestFailedMessages"][nu
       label: "Message",
       cell: (m) => (
         <a href={href(`/dashboard/messages/${encodeURIComponent(m.id)}`, scope)}>
-          <code>{m.id}</code>
+          <Clip text={m.id} code />
         </a>
       ),
     },
-    { label: "To", cell: (m) => m.toAddress },
+    { label: "To", cell: (m) => <Clip text={m.toAddress} /> },
     { label: "Error", cell: (m) => `${m.errorCode ?? "unknown"}${m.errorMessage ? `: ${m.errorMessage}` : ""}` },
     { label: "Failed", cell: (m) => <Time ms={m.failedAtMs} /> },
   ]
@@ -73,7 +74,7 @@ function failedColumns(scope: Scope): Column<Overview["latestFailedMessages"][nu
 function LatestErrors(props: { overview: Overview; phoneErrors: { name: string; id: string; error: LastError }[]; scope: Scope }) {
   const { overview, phoneErrors, scope } = props
   return (
-    <section aria-labelledby="errors">
+    <section aria-labelledby="errors" class="wide">
       <h2 id="errors">Latest errors</h2>
       {phoneErrors.length === 0 && overview.latestFailedMessages.length === 0 ? <p class="muted">No recent errors.</p> : null}
       {phoneErrors.length > 0 ? (

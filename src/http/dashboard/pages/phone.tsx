@@ -47,7 +47,7 @@ async function phonePage(c: PageContext): Promise<Response> {
       </p>
       <section aria-labelledby="phone-facts">
         <h2 id="phone-facts">Phone</h2>
-        <dl class="facts">
+        <dl class="facts stack-narrow">
           <dt>Number</dt>
           <dd>{phone.phoneNumber}</dd>
           <dt>Id</dt>

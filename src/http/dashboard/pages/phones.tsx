@@ -1,14 +1,21 @@
 import { addPhone, findPhoneAnywhere, listPhones, removePhone } from "../../../domain/phones"
+import { isE164 } from "../../../lib/formats"
 import { isDashboardSessionLive } from "../../../domain/dashboard-sessions"
 import type { DashboardApp } from "../base"
-import { action, formFailure, page, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, type Dashboard, type FormWords, type PageContext } from "../context"
 import { liveHtmlResponse } from "../live"
 import { htmlResponse, redirect, renderFragment } from "../respond"
 import { href } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ErrorList } from "../views/parts"
+import { ErrorList, Notice } from "../views/parts"
 import { PhonesTable, PhoneStatusList } from "../views/phones"
 import { errorPage } from "./errors"
+
+/** The add-phone form's labels for the API's field names. */
+const PHONE_WORDS: FormWords = {
+  phoneNumber: { label: "Phone number" },
+  displayName: { label: "Display name" },
+}
 
 interface AddPhoneForm {
   phoneNumber: string
@@ -20,8 +27,12 @@ function phonesPage(c: PageContext, options: { errors?: string[]; values?: AddPh
   const csrf = c.session.csrfToken
   const account = scope.account
   const phones = account ? listPhones(c.dash.deps.ctx, account.id) : []
+  // After a removal the list says which phone went; only a number is shown, so a crafted link
+  // cannot put other words on the page.
+  const removed = c.url.searchParams.get("removed") ?? ""
   return htmlResponse(
     <Layout title="Phones" section="Phones" scope={scope} csrfToken={csrf} path="/dashboard/phones">
+      <Notice text={isE164(removed) ? `Removed ${removed}: it is unlinked and any queued sends failed; its messages are kept.` : null} />
       {account ? (
         <>
           <section aria-labelledby="phones-list">
@@ -106,7 +117,7 @@ export const phonesRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             const phone = await addPhone(dash.deps.ctx, c.scope.account.id, values.phoneNumber, values.displayName)
             return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, c.scope))
           } catch (err) {
-            return formFailure(err, (failure) => phonesPage(c, { ...failure, values }))
+            return formFailure(err, (failure) => phonesPage(c, { ...failure, values }), { words: PHONE_WORDS })
           }
         },
         errorPage,
@@ -121,7 +132,8 @@ export const phonesRoutes = (dash: Dashboard) => (app: DashboardApp) =>
           // The same steps as the admin API's DELETE: unlink and fail queued sends, then remove.
           await dash.deps.sessions.forget(phone.id)
           await removePhone(dash.deps.ctx, phone.id)
-          return redirect(href("/dashboard/phones", { account: c.scope.accounts.find((a) => a.id === phone.accountId) ?? c.scope.account, env: c.scope.env }))
+          const account = c.scope.accounts.find((a) => a.id === phone.accountId) ?? c.scope.account
+          return redirect(href("/dashboard/phones", { account, env: c.scope.env }, { removed: phone.phoneNumber }))
         },
         errorPage,
       ),

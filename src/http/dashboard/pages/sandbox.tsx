@@ -9,7 +9,7 @@ import type { ApiKeyRow } from "../../../store/api-keys"
 import type { PhoneRow } from "../../../store/phones"
 import { SendMessageBody } from "../../models/messages"
 import type { DashboardApp } from "../base"
-import { action, formFailure, page, validated, type Dashboard, type PageContext } from "../context"
+import { action, formFailure, page, validated, type Dashboard, type FormWords, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
@@ -44,6 +44,13 @@ function MagicRecipients() {
   )
 }
 
+/** The send form's labels for the API's field names. */
+const SEND_WORDS: FormWords = {
+  fromPhoneId: { label: "From phone", sentences: [[/must be the sender/, "From phone must be one of this account's phones"]] },
+  to: { label: "To", sentences: [[/^to must be/, "To must be a phone number (+ and 8–15 digits), a group JID or a …@lid JID"]] },
+  content: { label: "Content", sentences: [[/is required/, "Content is required"]] },
+}
+
 interface SendForm {
   keyId: string
   fromPhoneId: string
@@ -60,10 +67,11 @@ function SendFormView(props: { scope: Scope; csrfToken: string; values: SendForm
       <CsrfField token={csrf} />
       <div>
         <label for="send-from">From phone</label>
+        {/* The number first: a narrow select cuts the end of a long name, never the number. */}
         <select id="send-from" name="fromPhoneId">
           {phones.map((p) => (
             <option value={p.id} selected={p.id === values.fromPhoneId}>
-              {`${p.displayName} (${p.phoneNumber})`}
+              {`${p.phoneNumber} · ${p.displayName}`}
             </option>
           ))}
         </select>
@@ -149,9 +157,11 @@ async function sendTest(c: PageContext): Promise<Response> {
     if (principal.env !== "test" || principal.accountId !== c.scope.account?.id) throw errors.validation(["Pick a test key of this account"])
     const input = validated(SendMessageBody, { fromPhoneId: values.fromPhoneId, to: values.to, content: values.content })
     const { message } = await sendMessage(c.dash.deps.ctx, { sandbox: c.dash.deps.sandbox, live: c.dash.deps.live }, principal, input)
+    // The key sent this message, as it would over the API: its last use moves (the API's request counts do not).
+    c.dash.deps.usage.recordKeyUse(principal)
     return redirect(href(`/dashboard/messages/${encodeURIComponent(message.id)}`, { account: c.scope.account, env: "test" }))
   } catch (err) {
-    return formFailure(err, (failure) => sandboxPage(c, { ...failure, values }))
+    return formFailure(err, (failure) => sandboxPage(c, { ...failure, values }), { words: SEND_WORDS })
   }
 }
 

@@ -32,7 +32,7 @@ function DailyChart(props: { days: DailyMessages[] }) {
   const max = Math.max(1, ...props.days.map(total))
   return (
     <figure>
-      <svg class="chart" viewBox={`0 0 ${width} ${height + 16}`} role="img" aria-label={`Messages per day for the last ${props.days.length} days, by status`}>
+      <svg class="chart" viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" role="img" aria-label={`Messages per day for the last ${props.days.length} days, by status`}>
         {props.days.map((d, i) => {
           let y = height
           return (
@@ -46,13 +46,11 @@ function DailyChart(props: { days: DailyMessages[] }) {
             </g>
           )
         })}
-        <text x="0" y={height + 14} class="axis">
-          {dayLabel(props.days[0]!.dayMs)}
-        </text>
-        <text x={width} y={height + 14} class="axis end">
-          {dayLabel(props.days.at(-1)!.dayMs)}
-        </text>
       </svg>
+      <div class="chart-axis" aria-hidden="true">
+        <span>{dayLabel(props.days[0]!.dayMs)}</span>
+        <span>{dayLabel(props.days.at(-1)!.dayMs)}</span>
+      </div>
       <figcaption class="legend">
         {STATUSES.map((s) => (
           <span class={`key key-${s}`}>{s}</span>
@@ -131,7 +129,8 @@ function UsageBody(props: { c: PageContext; scope: Scope; accountId: string; per
           sinceMs={report.startMs}
           counts={[
             ["Total", report.messages.total],
-            ["Sent (reached WhatsApp)", report.messages.sent],
+            // Test messages never reach WhatsApp: the sandbox moves them through their statuses.
+            [scope.env === "live" ? "Sent (reached WhatsApp)" : "Sent (by the sandbox)", report.messages.sent],
             ["Pending", report.messages.pending],
             ["Failed", report.messages.failed],
           ]}

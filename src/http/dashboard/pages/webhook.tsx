@@ -6,8 +6,8 @@ import { action, formFailure, page, type Dashboard, type PageContext } from "../
 import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
-import { ConfirmAction, ErrorList, SecretOnce, Time } from "../views/parts"
-import { DeliveryLog, EventChoices } from "../views/webhooks"
+import { ConfirmAction, ErrorList, Notice, SecretOnce, Time } from "../views/parts"
+import { DeliveryLog, ENDPOINT_WORDS, EventChoices } from "../views/webhooks"
 import { errorPage } from "./errors"
 
 const LOG_PAGE_SIZE = 25
@@ -25,7 +25,7 @@ function EndpointFacts(props: { endpoint: EndpointRow; scope: Scope; csrfToken: 
   return (
     <section aria-labelledby="endpoint-facts">
       <h2 id="endpoint-facts">{endpoint.url}</h2>
-      <dl class="facts">
+      <dl class="facts stack-narrow">
         <dt>Id</dt>
         <dd>
           <code>{endpoint.id}</code>
@@ -65,7 +65,7 @@ interface EditForm {
 }
 
 /** The endpoint page; `secret` is set only in the response that created or rotated it. */
-export function endpointPage(c: PageContext, options: { secret?: string; errors?: string[]; values?: EditForm; status?: number } = {}): Response {
+export function endpointPage(c: PageContext, options: { secret?: string; notice?: string; errors?: string[]; values?: EditForm; status?: number } = {}): Response {
   const ctx = c.dash.deps.ctx
   const endpoint = getEndpoint(ctx, c.params.webhookId!)
   const scope: Scope = {
@@ -84,6 +84,7 @@ export function endpointPage(c: PageContext, options: { secret?: string; errors?
       <p>
         <a href={href("/dashboard/webhooks", scope)}>← Webhooks</a>
       </p>
+      <Notice text={options.notice ?? null} />
       {options.secret ? <SecretOnce title="Signing secret" id="new-secret" secret={options.secret} copyLabel="Copy secret" /> : null}
       <EndpointFacts endpoint={endpoint} scope={scope} csrfToken={csrf} rotatingUntilMs={rotating ? endpoint.previousSecretExpiresAtMs : null} />
       <section aria-labelledby="edit-endpoint">
@@ -138,7 +139,7 @@ export const webhookRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             })
             return redirect(href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, { account: c.scope.account, env: endpoint.env }))
           } catch (err) {
-            return formFailure(err, (failure) => endpointPage(c, { ...failure, values }), "not_found")
+            return formFailure(err, (failure) => endpointPage(c, { ...failure, values }), { words: ENDPOINT_WORDS, passOn: "not_found" })
           }
         },
         errorPage,

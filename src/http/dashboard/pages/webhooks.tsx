@@ -1,12 +1,12 @@
 import { endpointsWithLatestDelivery } from "../../../domain/endpoint-deliveries"
-import { createEndpoint } from "../../../domain/webhook-endpoints"
+import { createEndpoint, listAccountEndpoints } from "../../../domain/webhook-endpoints"
 import type { DashboardApp } from "../base"
 import { action, formFailure, page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse } from "../respond"
 import { href } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ErrorList } from "../views/parts"
-import { EndpointsTable, EventChoices } from "../views/webhooks"
+import { ENDPOINT_WORDS, EndpointsTable, EventChoices } from "../views/webhooks"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 import { endpointPage } from "./webhook"
@@ -70,10 +70,18 @@ export const webhooksRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             // "All events" wins over single ones, as the admin API reads ["*"].
             events: values.events.includes("*") ? ["*"] : values.events,
           })
+          // The same URL may serve two endpoints (each signs with its own secret and gets its own
+          // copy of an event both subscribe to); the new one's page names the others, in case it
+          // was a slip.
+          const sameUrl = listAccountEndpoints(c.dash.deps.ctx, c.scope.account.id).filter((e) => e.env === endpoint.env && e.url === endpoint.url && e.id !== endpoint.id)
+          const notice =
+            sameUrl.length > 0
+              ? `This URL is also the URL of ${sameUrl.map((e) => e.id).join(", ")}: each endpoint signs with its own secret and gets its own copy of every event both subscribe to.`
+              : undefined
           // Rendered, not redirected: the secret must never sit in a URL or a page fetched again.
-          return endpointPage({ ...c, params: { webhookId: endpoint.id } }, { secret: endpoint.secret, status: 201 })
+          return endpointPage({ ...c, params: { webhookId: endpoint.id } }, { secret: endpoint.secret, status: 201, notice })
         } catch (err) {
-          return formFailure(err, (failure) => webhooksPage(c, { ...failure, values }))
+          return formFailure(err, (failure) => webhooksPage(c, { ...failure, values }), { words: ENDPOINT_WORDS })
         }
       },
       errorPage,

@@ -43,6 +43,7 @@ function Head(props: { title: string }) {
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name="htmx-config" content={HTMX_CONFIG} />
       <title>{`${props.title} · wagate`}</title>
+      <link rel="icon" type="image/svg+xml" href={ASSET_PATHS.favicon} />
       <link rel="stylesheet" href={ASSET_PATHS.css} />
       <script src={ASSET_PATHS.htmx} defer></script>
       <script src={ASSET_PATHS.js} defer></script>

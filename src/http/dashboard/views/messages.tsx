@@ -3,7 +3,7 @@ import type { InboundRow } from "../../../store/inbound"
 import type { MessageStatus } from "../../../lib/vocabulary"
 import type { MessageRow } from "../../../store/messages"
 import { href, type Scope } from "../scope"
-import { excerpt, StackTable, Time, type Column } from "./parts"
+import { Clip, excerpt, StackTable, Time, type Column } from "./parts"
 import { DeliveryOutcome } from "./webhooks"
 
 const STATUS_TONE: Record<MessageStatus, string> = { pending: "warn", sent: "", delivered: "ok", read: "ok", failed: "bad" }
@@ -25,10 +25,10 @@ export function OutboundTable(props: { rows: MessageRow[]; scope: Scope }) {
   if (props.rows.length === 0) return <p class="muted">No messages match.</p>
   const columns: Column<MessageRow>[] = [
     { label: "Created", cell: (m) => <MessageLink id={m.id} atMs={m.createdAtMs} scope={props.scope} /> },
-    { label: "From", cell: (m) => m.fromNumber },
-    { label: "To", cell: (m) => m.toAddress },
+    { label: "From", cell: (m) => <Clip text={m.fromNumber} /> },
+    { label: "To", cell: (m) => <Clip text={m.toAddress} /> },
     { label: "Status", cell: (m) => <MessageStatusBadge status={m.status} /> },
-    { label: "Content", cell: (m) => excerpt(m.content) || (m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : "") },
+    { label: "Content", cell: (m) => <Clip text={excerpt(m.content) || (m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : "")} /> },
   ]
   return <StackTable columns={columns} rows={props.rows} />
 }
@@ -37,17 +37,17 @@ export function InboundTable(props: { rows: InboundRow[]; scope: Scope }) {
   if (props.rows.length === 0) return <p class="muted">No inbound messages match.</p>
   const columns: Column<InboundRow>[] = [
     { label: "Received", cell: (m) => <MessageLink id={m.id} atMs={m.receivedAtMs} scope={props.scope} /> },
-    { label: "From", cell: (m) => (m.isGroup ? `${m.fromAddress} in ${m.groupId ?? "a group"}` : m.fromAddress) },
-    { label: "To", cell: (m) => m.toNumber },
+    { label: "From", cell: (m) => <Clip text={m.isGroup ? `${m.fromAddress} in ${m.groupId ?? "a group"}` : m.fromAddress} /> },
+    { label: "To", cell: (m) => <Clip text={m.toNumber} /> },
     { label: "Type", cell: (m) => m.type },
-    { label: "Content", cell: (m) => excerpt(m.content) },
+    { label: "Content", cell: (m) => <Clip text={excerpt(m.content)} /> },
   ]
   return <StackTable columns={columns} rows={props.rows} />
 }
 
 const PART_COLUMNS: Column<MessageTrail["parts"][number]>[] = [
   { label: "Part", cell: (p) => String(p.partIndex + 1) },
-  { label: "Kind", cell: (p) => (p.mediaUrl ? `${p.mediaKind ?? "media"}: ${p.mediaUrl}` : "text") },
+  { label: "Kind", cell: (p) => (p.mediaUrl ? <Clip text={`${p.mediaKind ?? "media"}: ${p.mediaUrl}`} /> : "text") },
   { label: "Status", cell: (p) => <MessageStatusBadge status={p.status} /> },
   { label: "Error", cell: (p) => (p.errorCode ? `${p.errorCode}${p.errorMessage ? `: ${p.errorMessage}` : ""}` : "") },
 ]
@@ -78,6 +78,12 @@ function Attempts(props: { d: TrailDelivery }) {
 }
 
 /**
+ * What the timeline says for a message read without a delivery receipt (WhatsApp may send only
+ * the read receipt, and the status machine moves sent → read): "not yet" would promise one.
+ */
+const SKIPPED_DELIVERED = "skipped: WhatsApp reported it read without a delivery receipt"
+
+/**
  * A message's timeline, parts and webhook deliveries. While the message can still change, the
  * block asks for itself again every second (htmx polling) and replaces itself; once settled it
  * renders without the trigger, so the polling stops.
@@ -103,7 +109,7 @@ export function MessageTimeline(props: { trail: MessageTrail; scope: Scope; self
             .filter(([name, at]) => at !== null || (name !== "Failed" && m.status !== "failed"))
             .map(([name, at]) => (
               <li class={at === null ? "muted" : undefined}>
-                <strong>{name}</strong> <Time ms={at} empty="not yet" />
+                <strong>{name}</strong> <Time ms={at} empty={name === "Delivered" && m.readAtMs !== null ? SKIPPED_DELIVERED : "not yet"} />
                 {name === "Failed" && m.errorCode ? <span>{`: ${m.errorCode}${m.errorMessage ? `: ${m.errorMessage}` : ""}`}</span> : null}
               </li>
             ))}
@@ -126,6 +132,12 @@ export function MessageTimeline(props: { trail: MessageTrail; scope: Scope; self
                 <strong>{d.eventType}</strong>
                 {" to "}
                 <a href={href(`/dashboard/webhooks/${encodeURIComponent(d.endpointId)}`, props.scope)}>{d.endpointUrl ?? d.endpointId}</a>
+                {d.endpointUrl ? (
+                  <>
+                    {" "}
+                    <code class="muted">{d.endpointId}</code>
+                  </>
+                ) : null}
                 {": "}
                 <DeliveryOutcome delivery={d.delivery} />
                 <Attempts d={d} />

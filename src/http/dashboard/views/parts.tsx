@@ -29,6 +29,22 @@ export function excerpt(text: string, max = 80): string {
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine
 }
 
+/**
+ * A value that must stay on one line (an id, a URL, an address, a name): cut with an ellipsis
+ * when its column is too narrow, the whole value on hover (`title`) and in the page's text.
+ */
+export function Clip(props: { text: string; code?: boolean }) {
+  return props.code ? (
+    <code class="clip" title={props.text}>
+      {props.text}
+    </code>
+  ) : (
+    <span class="clip" title={props.text}>
+      {props.text}
+    </span>
+  )
+}
+
 /** One column of a StackTable: its header, and what a row shows under it. */
 export interface Column<Row> {
   /** The header, repeated as each cell's `data-label` so a narrow screen stacks rows as labelled lines. */

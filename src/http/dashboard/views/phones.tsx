@@ -2,13 +2,20 @@ import type { PairingState } from "../../../domain/sessions"
 import type { PhoneRow } from "../../../store/phones"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
-import { ConfirmAction, StackTable, StatusBadge, STATUS_WORDS, Time, type Column } from "./parts"
+import { Clip, ConfirmAction, StackTable, StatusBadge, STATUS_WORDS, Time, type Column } from "./parts"
 
 /** The account's phones with their live status; the body of the list's live region. */
 export function PhonesTable(props: { phones: PhoneRow[]; scope: Scope; csrfToken: string }) {
   if (props.phones.length === 0) return <p class="muted">No phones yet. Add one below.</p>
   const columns: Column<PhoneRow>[] = [
-    { label: "Name", cell: (phone) => <a href={href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, props.scope)}>{phone.displayName}</a> },
+    {
+      label: "Name",
+      cell: (phone) => (
+        <a href={href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, props.scope)}>
+          <Clip text={phone.displayName} />
+        </a>
+      ),
+    },
     { label: "Number", cell: (phone) => phone.phoneNumber },
     { label: "Status", cell: (phone) => <StatusBadge status={phone.connectionStatus} /> },
     { label: "Last connected", cell: (phone) => <Time ms={phone.lastConnectedAtMs} /> },

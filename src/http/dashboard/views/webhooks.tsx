@@ -2,9 +2,10 @@ import { EVENT_NAMES } from "../../../domain/event-catalogue"
 import type { DeliveryWithAttempts } from "../../../domain/webhook-endpoints"
 import { boundedOutsideText, boundedOutsideTextOrNull } from "../../../lib/outside-text"
 import type { DeliveryRow, EndpointRow } from "../../../store/webhooks"
+import type { FormWords } from "../context"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
-import { excerpt, StackTable, Time, type Column } from "./parts"
+import { Clip, excerpt, StackTable, Time, type Column } from "./parts"
 
 /** A delivery's outcome in a few words: the status, the last answer, and whether it retries. */
 export function DeliveryOutcome(props: { delivery: DeliveryRow }) {
@@ -28,7 +29,20 @@ export function DeliveryOutcome(props: { delivery: DeliveryRow }) {
 export function EndpointsTable(props: { endpoints: { endpoint: EndpointRow; latest: DeliveryRow | null }[]; scope: Scope }) {
   if (props.endpoints.length === 0) return <p class="muted">{`No ${props.scope.env} endpoints yet.`}</p>
   const columns: Column<(typeof props.endpoints)[number]>[] = [
-    { label: "URL", cell: ({ endpoint }) => <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>{endpoint.url}</a> },
+    {
+      label: "URL",
+      // Two endpoints may post to one URL (docs/webhooks.md § "Configure an endpoint"): the id
+      // under it tells them apart.
+      cell: ({ endpoint }) => (
+        <>
+          <a href={href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, props.scope)}>
+            <Clip text={endpoint.url} />
+          </a>
+          <br />
+          <code class="muted">{endpoint.id}</code>
+        </>
+      ),
+    },
     { label: "Events", cell: ({ endpoint }) => (endpoint.events.includes("*") ? "all events" : endpoint.events.join(", ")) },
     { label: "Enabled", cell: ({ endpoint }) => (endpoint.enabled ? "yes" : <span class="badge warn">no</span>) },
     {
@@ -44,6 +58,12 @@ export function EndpointsTable(props: { endpoints: { endpoint: EndpointRow; late
     },
   ]
   return <StackTable columns={columns} rows={props.endpoints} />
+}
+
+/** The endpoint forms' labels for the API's field names. */
+export const ENDPOINT_WORDS: FormWords = {
+  url: { label: "URL" },
+  events: { label: "Events", sentences: [[/^events must be/, "Events: tick All events, or at least one event"]] },
 }
 
 /** The event checkboxes: "All events" (`*`) or a choice among them. */
@@ -68,7 +88,7 @@ const ATTEMPT_COLUMNS: Column<DeliveryWithAttempts["attempts"][number]>[] = [
   { label: "Time", cell: (a) => <Time ms={a.attemptedAtMs} /> },
   { label: "Result", cell: (a) => (a.statusCode !== null ? `HTTP ${a.statusCode}` : (boundedOutsideTextOrNull(a.error) ?? "no answer")) },
   { label: "Latency", cell: (a) => `${a.latencyMs} ms` },
-  { label: "Response", cell: (a) => (a.responseBody ? <code>{excerpt(boundedOutsideText(a.responseBody), 200)}</code> : <span class="muted">empty</span>) },
+  { label: "Response", cell: (a) => (a.responseBody ? <Clip text={excerpt(boundedOutsideText(a.responseBody), 200)} code /> : <span class="muted">empty</span>) },
 ]
 
 /** The delivery log: every delivery with every attempt, and resend for finished ones. */
