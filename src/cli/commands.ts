@@ -108,6 +108,12 @@ const PHONES: readonly SubcommandSpec[] = [
     options: [{ flag: "--code", text: "show a pairing code to type on the phone instead of a QR" }],
   },
   { name: "logout", usage: "wagate phones logout PHONE_ID|+E164", summary: "Unlink the phone's device and wipe its credentials.", options: [] },
+  {
+    name: "disconnect",
+    usage: "wagate phones disconnect PHONE_ID|+E164",
+    summary: "Close the phone's connection, or stop its pairing; a paired phone stays paired.",
+    options: [],
+  },
 ]
 
 const WEBHOOKS: readonly SubcommandSpec[] = [
