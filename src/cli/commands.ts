@@ -84,7 +84,7 @@ const KEYS: readonly SubcommandSpec[] = [
     options: [
       ACCOUNT_OPTION,
       ENV_OPTION,
-      { flag: "--scopes a,b,…", text: "comma-separated scopes (default: every canonical scope)" },
+      { flag: "--scopes a,b,…", text: "comma-separated scopes, listed below (default: every canonical scope)" },
       { flag: "--name NAME", text: "a name to recognise the key by" },
       { flag: "--expires ISO_TIME", text: "when the key stops working, e.g. 2027-01-01T00:00:00Z" },
     ],
