@@ -4,6 +4,8 @@ import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
 import { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS } from "./whatsapp/gateway"
 
+export { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS }
+
 /** Defaults of every setting (docs/decisions.md § "Configuration and operations"). */
 export const DEFAULT_PORT = 3000
 export const DEFAULT_HOST = "0.0.0.0"

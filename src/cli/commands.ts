@@ -84,7 +84,7 @@ const KEYS: readonly SubcommandSpec[] = [
     options: [
       ACCOUNT_OPTION,
       ENV_OPTION,
-      { flag: "--scopes a,b,…", text: "comma-separated scopes (default: every canonical scope)" },
+      { flag: "--scopes a,b,…", text: "comma-separated scopes, listed below (default: every canonical scope)" },
       { flag: "--name NAME", text: "a name to recognise the key by" },
       { flag: "--expires ISO_TIME", text: "when the key stops working, e.g. 2027-01-01T00:00:00Z" },
     ],
@@ -108,6 +108,12 @@ const PHONES: readonly SubcommandSpec[] = [
     options: [{ flag: "--code", text: "show a pairing code to type on the phone instead of a QR" }],
   },
   { name: "logout", usage: "wagate phones logout PHONE_ID|+E164", summary: "Unlink the phone's device and wipe its credentials.", options: [] },
+  {
+    name: "disconnect",
+    usage: "wagate phones disconnect PHONE_ID|+E164",
+    summary: "Close the phone's connection, or stop its pairing; a paired phone stays paired.",
+    options: [],
+  },
 ]
 
 const WEBHOOKS: readonly SubcommandSpec[] = [

@@ -1,38 +1,78 @@
-import { SETTINGS } from "../config"
+import {
+  DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
+  DEFAULT_CONNECT_CONCURRENCY,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_DATA_DIR,
+  DEFAULT_HOST,
+  DEFAULT_LOG_LEVEL,
+  DEFAULT_MEDIA_MEMORY_MB,
+  DEFAULT_PORT,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  DEFAULT_SANDBOX_DELIVERED_MS,
+  DEFAULT_SANDBOX_READ_MS,
+  DEFAULT_SEND_INTERVAL_MS,
+  DEFAULT_SEND_TIMEOUT_MS,
+  DEFAULT_WA_RESEND_RETENTION_DAYS,
+  DEFAULT_WA_WS_URL,
+  DEFAULT_WEBHOOK_RETENTION_DAYS,
+  DEFAULT_WEBHOOK_RETRY_OFFSETS_MS,
+  DEFAULT_WEBHOOK_TIMEOUT_MS,
+  MIN_ADMIN_TOKEN_LENGTH,
+  SETTINGS,
+} from "../config"
+import { ALL_SCOPES, CANONICAL_SCOPES } from "../lib/vocabulary"
 import { UsageError } from "./args"
 import { COMMANDS, DATA_OPTION, findCommand, usageLines, type CommandSpec, type OptionHelp, type SubcommandSpec } from "./commands"
 import type { CliIo } from "./io"
 
-/** What each server setting's value looks like and does, for `wagate serve --help`. */
-const SETTING_HELP: Record<string, { value: string; text: string }> = {
-  port: { value: "N", text: "port to listen on, 0–65535; 0 picks a free port (default 3000)" },
-  host: { value: "ADDR", text: "address to bind, e.g. 127.0.0.1 (default 0.0.0.0)" },
-  data: { value: "DIR", text: "the data directory (default ./data)" },
-  "log-level": { value: "LEVEL", text: "debug, info, warn or error (default info)" },
-  "admin-token": { value: "TOKEN", text: "the admin token, at least 32 characters (`openssl rand -hex 32`); none is generated when set" },
-  "rate-limit-per-minute": { value: "N", text: "requests per minute per key unless the account overrides it (default 100)" },
-  "sandbox-delivered-ms": { value: "MS", text: "when a sandbox message becomes delivered, after the send (default 1000)" },
-  "sandbox-read-ms": { value: "MS", text: "when a sandbox message becomes read, after the send (default 3000)" },
-  "outbound-allow-cidrs": { value: "CIDR,…", text: "non-public networks that media URLs may point to (default none)" },
-  "webhook-retry-offsets-ms": { value: "MS,…", text: "webhook retries, in ms after the first attempt (default 60000,300000,900000)" },
-  "webhook-timeout-ms": { value: "MS", text: "deadline of one webhook attempt (default 15000)" },
-  "webhook-retention-days": { value: "DAYS", text: "days webhook events and their delivery log are kept; 0 keeps them (default 30)" },
-  "send-interval-ms": { value: "MS", text: "pause between two live sends of one phone, ±30 % (default 1000)" },
-  "send-timeout-ms": { value: "MS", text: "how long live sends wait for a disconnected phone (default 600000)" },
-  "checks-per-phone-per-hour": { value: "N", text: "numbers each phone may check per hour with POST /v1/contacts/check (default 600)" },
-  "media-memory-mb": { value: "MIB", text: "memory all live sends' media may hold at once while handed to WhatsApp (default 64)" },
-  "wa-ws-url": { value: "URL", text: "the WhatsApp Web socket (default wss://web.whatsapp.com/ws/chat)" },
-  "wa-connect-timeout-ms": { value: "MS", text: "how long opening the WhatsApp connection may take (default 15000)" },
-  "wa-version": { value: "auto|X.Y.Z", text: "the WhatsApp Web version to announce; auto looks it up (default auto)" },
-  "metrics-public": { value: "1|0", text: "serve /metrics without the admin token (default 0)" },
-  "trusted-proxies": { value: "CIDR,…", text: "proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (default none)" },
+/**
+ * What each server setting's value looks like, what it does and its default, for `wagate serve
+ * --help`. Every setting has an entry (test/cli/help.test.ts checks it, and that each default
+ * shown is the one loadConfig applies).
+ */
+export const SETTING_HELP: Record<string, { value: string; text: string; default: string }> = {
+  port: { value: "N", text: "port to listen on, 0–65535; 0 picks a free port", default: String(DEFAULT_PORT) },
+  host: { value: "ADDR", text: "address to bind; the default listens on every interface, 127.0.0.1 only on this host", default: DEFAULT_HOST },
+  data: { value: "DIR", text: "the data directory", default: DEFAULT_DATA_DIR },
+  "log-level": { value: "LEVEL", text: "debug, info, warn or error", default: DEFAULT_LOG_LEVEL },
+  "admin-token": {
+    value: "TOKEN",
+    text: `the admin token, at least ${MIN_ADMIN_TOKEN_LENGTH} characters; make one with \`openssl rand -hex 32\``,
+    default: "none: one is generated at the first start",
+  },
+  "rate-limit-per-minute": { value: "N", text: "requests per minute per key unless the account overrides it", default: String(DEFAULT_RATE_LIMIT_PER_MINUTE) },
+  "sandbox-delivered-ms": { value: "MS", text: "when a sandbox message becomes delivered, after the send", default: String(DEFAULT_SANDBOX_DELIVERED_MS) },
+  "sandbox-read-ms": { value: "MS", text: "when a sandbox message becomes read, after the send", default: String(DEFAULT_SANDBOX_READ_MS) },
+  "outbound-allow-cidrs": { value: "CIDR,…", text: "non-public networks that media URLs may point to", default: "none" },
+  "webhook-retry-offsets-ms": { value: "MS,…", text: "webhook retries, in ms after the first attempt", default: DEFAULT_WEBHOOK_RETRY_OFFSETS_MS.join(",") },
+  "webhook-timeout-ms": { value: "MS", text: "deadline of one webhook attempt", default: String(DEFAULT_WEBHOOK_TIMEOUT_MS) },
+  "webhook-retention-days": { value: "DAYS", text: "days webhook events and their delivery log are kept; 0 keeps them", default: String(DEFAULT_WEBHOOK_RETENTION_DAYS) },
+  "wa-resend-retention-days": {
+    value: "DAYS",
+    text: "days each sent WhatsApp message is kept to answer a recipient's retry receipt; 0 keeps none",
+    default: String(DEFAULT_WA_RESEND_RETENTION_DAYS),
+  },
+  "send-interval-ms": { value: "MS", text: "pause between two live sends of one phone, ±30 %", default: String(DEFAULT_SEND_INTERVAL_MS) },
+  "send-timeout-ms": { value: "MS", text: "how long live sends wait for a disconnected phone", default: String(DEFAULT_SEND_TIMEOUT_MS) },
+  "checks-per-phone-per-hour": { value: "N", text: "numbers each phone may check per hour with POST /v1/contacts/check", default: String(DEFAULT_CHECKS_PER_PHONE_PER_HOUR) },
+  "media-memory-mb": { value: "MIB", text: "memory all live sends' media may hold at once while handed to WhatsApp", default: String(DEFAULT_MEDIA_MEMORY_MB) },
+  "wa-ws-url": { value: "URL", text: "the WhatsApp Web socket", default: DEFAULT_WA_WS_URL },
+  "wa-connect-timeout-ms": { value: "MS", text: "how long opening the WhatsApp connection may take", default: String(DEFAULT_CONNECT_TIMEOUT_MS) },
+  "wa-connect-concurrency": {
+    value: "N",
+    text: "how many phones may be opening their WhatsApp connection (pairing or reconnecting) at once",
+    default: String(DEFAULT_CONNECT_CONCURRENCY),
+  },
+  "wa-version": { value: "auto|X.Y.Z", text: "the WhatsApp Web version to announce; auto looks it up", default: "auto" },
+  "metrics-public": { value: "1|0", text: "serve /metrics without the admin token", default: "0" },
+  "trusted-proxies": { value: "CIDR,…", text: "proxies whose X-Forwarded-For and X-Forwarded-Proto are believed", default: "none" },
 }
 
-/** The options of `serve`: one per server setting, each with its environment variable. */
+/** The options of `serve`: one per server setting, each with its default and environment variable. */
 function settingOptions(): OptionHelp[] {
   return SETTINGS.map((s) => {
     const help = SETTING_HELP[s.flag]
-    return { flag: `--${s.flag} ${help?.value ?? "VALUE"}`, text: help ? `${help.text} [${s.env}]` : `[${s.env}]` }
+    return { flag: `--${s.flag} ${help?.value ?? "VALUE"}`, text: help ? `${help.text} (default ${help.default}) [${s.env}]` : `[${s.env}]` }
   })
 }
 
@@ -76,7 +116,16 @@ export function commandHelp(command: CommandSpec): string {
 
 /** `wagate COMMAND SUBCOMMAND --help`. */
 export function subcommandHelp(command: CommandSpec, sub: SubcommandSpec): string {
-  return `${sub.summary}\n\nUsage:\n  ${sub.usage}\n${optionBlock(commandOptions(command, sub.options))}`
+  const more = MORE_HELP[`${command.name} ${sub.name}`]?.() ?? ""
+  return `${sub.summary}\n\nUsage:\n  ${sub.usage}\n${optionBlock(commandOptions(command, sub.options))}${more}`
+}
+
+/** What a subcommand's help shows after its options, from vocabulary the command table cannot import. */
+const MORE_HELP: Record<string, () => string> = {
+  "keys create": () =>
+    `\nScopes (--scopes takes any of these):\n${ALL_SCOPES.map((s) => `  ${s}`).join("\n")}\n` +
+    `Without --scopes a key gets the canonical ones: ${CANONICAL_SCOPES.join(", ")}.\n` +
+    "messages:write is an alias of messages:send, phone-numbers:read of phone_numbers:read.\n",
 }
 
 /**

@@ -8,6 +8,7 @@ import { subcommandUsage } from "./commands"
 import type { Services } from "../deps"
 import type { PhoneRow } from "../store/phones"
 import { withServices, type CliIo } from "./io"
+import { suggester, type Suggest } from "./suggest"
 import { adminCall, runningServer, type RunningServer } from "./server-client"
 import type { PairingMethod } from "../lib/vocabulary"
 
@@ -96,10 +97,11 @@ export async function pairCommand(argv: string[], io: CliIo, stopSignal: Promise
   // timers are pending: the command holds the event loop open until it is done.
   const release = holdEventLoop()
   try {
-    return await withServices(io, flags, (services) => {
+    return await withServices(io, flags, (services, settings) => {
       const phone = findPhoneAnywhere(services.ctx, ref)
-      if (server) return pairThroughServer(io, server, phone.id, phone.phoneNumber, method, stopSignal)
-      return pairInProcess(io, services, phone, method, stopSignal)
+      const suggest = suggester(io, settings.dataDir)
+      if (server) return pairThroughServer(io, server, phone, method, stopSignal, suggest)
+      return pairInProcess(io, services, phone, method, stopSignal, suggest)
     })
   } finally {
     release()
@@ -113,6 +115,7 @@ async function pairInProcess(
   phone: PhoneRow,
   method: PairingMethod,
   stopSignal: Promise<string>,
+  suggest: Suggest,
 ): Promise<number> {
   const last: Printed = { waVersion: null, qr: null, code: null, failure: null }
   const outcome = await new Promise<ShownState | null>((resolve) => {
@@ -126,17 +129,24 @@ async function pairInProcess(
     void stopSignal.then(() => resolve(null))
     void services.sessions.connect(phone.id, method).then((state) => showState(io, shown(state), last, phone.phoneNumber))
   })
-  return finish(io, outcome, phone.phoneNumber, false)
+  if (outcome === null) {
+    // Nobody waits for this pairing any more: the phone is left as it was before it began.
+    const left = await services.sessions.abandonPairing(phone.id, phone.connectionStatus)
+    io.stderr(`Pairing interrupted: ${phone.phoneNumber} is ${left.connectionStatus}.\n`)
+    return 1
+  }
+  return finish(io, outcome, phone.phoneNumber, suggest)
 }
 
 async function pairThroughServer(
   io: CliIo,
   server: RunningServer,
-  phoneId: string,
-  phoneNumber: string,
+  phone: PhoneRow,
   method: PairingMethod,
   stopSignal: Promise<string>,
+  suggest: Suggest,
 ): Promise<number> {
+  const { id: phoneId, phoneNumber } = phone
   io.stdout(`A wagate server (pid ${server.pid}) owns this data directory: pairing through it.\n`)
   const connected = await adminCall(server, "POST", `/phones/${phoneId}/connect`, { method })
   if (connected.status !== 200) {
@@ -174,16 +184,24 @@ async function pairThroughServer(
   } catch (err) {
     if (!abort.signal.aborted) throw err
   }
-  // Stopped by a signal, the last state seen is not the outcome.
-  return finish(io, stopped ? null : outcome, phoneNumber, true)
+  // Stopped by a signal, the last state seen is not the outcome, and the pairing is the server's.
+  if (stopped) {
+    io.stderr(
+      `Stopped watching. The server (pid ${server.pid}) keeps pairing ${phoneNumber} until it is paired or gives up; ` +
+        `to stop it now: ${suggest(`phones disconnect ${phoneNumber}`)}\n`,
+    )
+    return 1
+  }
+  return finish(io, outcome, phoneNumber, null)
 }
 
-function finish(io: CliIo, outcome: ShownState | null, phoneNumber: string, throughServer: boolean): number {
+/** The outcome of a pairing; `suggest` writes the command that starts the server when none runs. */
+function finish(io: CliIo, outcome: ShownState | null, phoneNumber: string, suggest: Suggest | null): number {
   if (outcome?.connectionStatus === "connected") {
     io.stdout(
-      throughServer
+      suggest === null
         ? `Paired: ${phoneNumber} is connected and the server keeps it online.\n`
-        : `Paired: ${phoneNumber} is linked. Start the server (wagate serve) to keep it online and send live messages.\n`,
+        : `Paired: ${phoneNumber} is linked. Start the server (${suggest("serve")}) to keep it online and send live messages.\n`,
     )
     return 0
   }

@@ -79,6 +79,24 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
       )
       return 0
     }
+    if (sub === "disconnect") {
+      const ref = rest[0]
+      if (!ref) throw new UsageError("phones disconnect needs a PHONE_ID or +E164 number")
+      const phone = findPhoneAnywhere(ctx, ref)
+      let status: string
+      if (server) {
+        const res = await adminCall(server, "POST", `/phones/${phone.id}/disconnect`)
+        if (res.status !== 200) {
+          io.stderr(`error: ${res.body.message?.join("; ") ?? `the server answered ${res.status}`}\n`)
+          return 1
+        }
+        status = res.body.data.connectionStatus
+      } else {
+        status = (await services.sessions.disconnect(phone.id)).connectionStatus
+      }
+      io.stdout(`Disconnected ${phone.phoneNumber}: it is ${status}.\n`)
+      return 0
+    }
     throw new UsageError(`Unknown phones command "${sub}"\n${commandUsage("phones")}`)
   })
 }

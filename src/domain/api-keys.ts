@@ -11,7 +11,7 @@ import {
   type Environment,
 } from "../store/api-keys"
 import type { DomainContext } from "./context"
-import { isScope, type Scope } from "./scopes"
+import { ALL_SCOPES, isScope, type Scope } from "./scopes"
 
 /** Who made an authenticated request. */
 export interface Principal {
@@ -36,7 +36,10 @@ export interface CreateKeyCommand {
 /** Builds the key record; the plaintext key is returned once and never stored. */
 export function newApiKey(ctx: DomainContext, cmd: CreateKeyCommand): { row: ApiKeyRow; key: string } {
   const unknown = cmd.scopes.filter((s) => !isScope(s))
-  if (unknown.length > 0) throw errors.validation(unknown.map((s) => `scopes contains an unknown scope: ${s}`))
+  if (unknown.length > 0) {
+    const named = unknown.length === 1 ? `an unknown scope: ${unknown[0]}` : `unknown scopes: ${unknown.join(", ")}`
+    throw errors.validation([`scopes contains ${named}; the valid scopes are ${ALL_SCOPES.join(", ")}`])
+  }
   if (cmd.scopes.length === 0) throw errors.validation(["scopes must name at least one scope"])
   const nowMs = ctx.clock.nowMs()
   if (cmd.expiresAtMs != null && cmd.expiresAtMs <= nowMs) throw errors.validation(["expiresAt must be in the future"])

@@ -55,3 +55,16 @@ export function recordFailure(ctx: DomainContext, phoneId: string, failure: Conn
   logFailure(ctx.logger, phone, failure, lastError, nextAttemptAtMs)
   return lastError
 }
+
+/**
+ * Puts a phone back to the status it had before a pairing that was abandoned (`unpaired` or
+ * `logged_out`). Nothing a receiver must hear about happened, so no event is written.
+ */
+export async function restorePhoneStatus(ctx: DomainContext, phoneId: string, status: "unpaired" | "logged_out"): Promise<void> {
+  await ctx.writer.write((db) => {
+    const phone = findPhone(db, phoneId)
+    if (!phone || phone.connectionStatus !== "pairing") return
+    const { lastConnectedAtMs, lastDisconnectedAtMs } = phone
+    updatePhoneConnection(db, { id: phone.id, connectionStatus: status, lastConnectedAtMs, lastDisconnectedAtMs, updatedAtMs: ctx.clock.nowMs() }, false)
+  })
+}

@@ -1,23 +1,7 @@
-/** Every scope a key can carry, aliases included (docs/decisions.md § "API keys and scopes"). */
-export const ALL_SCOPES = [
-  "messages:send",
-  "messages:write",
-  "messages:read",
-  "groups:read",
-  "phone_numbers:read",
-  "phone-numbers:read",
-  "account:read",
-] as const
-export type Scope = (typeof ALL_SCOPES)[number]
+import { ALL_SCOPES, type Scope } from "../lib/vocabulary"
 
-/** The canonical scopes, which together allow every endpoint; the sandbox key gets these. */
-export const CANONICAL_SCOPES: readonly Scope[] = [
-  "messages:send",
-  "messages:read",
-  "groups:read",
-  "phone_numbers:read",
-  "account:read",
-]
+// The scopes are vocabulary (the CLI's help lists them without loading the domain).
+export { ALL_SCOPES, CANONICAL_SCOPES, type Scope } from "../lib/vocabulary"
 
 /**
  * The spec's scope matrix: for each endpoint group, any one of these scopes admits the key.

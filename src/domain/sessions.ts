@@ -6,6 +6,7 @@ import { lastErrorOf, type LastError } from "./connection-errors"
 import { createConnectionLifecycle, type LifecycleDeps, type Runtime } from "./connection-lifecycle"
 import type { Group } from "./groups"
 import { canPost } from "./live-lookups"
+import { restorePhoneStatus } from "./phone-status"
 
 export { RECONNECT_MAX_MS, RECONNECT_MIN_MS } from "./connection-lifecycle"
 
@@ -33,6 +34,12 @@ export interface SessionManager {
   start(): void
   connect(phoneId: string, method: PairingMethod): Promise<PairingState>
   disconnect(phoneId: string): Promise<PhoneRow>
+  /**
+   * Stops a pairing nobody waits for any more (`wagate phones pair` interrupted): the socket is
+   * closed and, unless the phone got paired meanwhile, it is left as it was before, `unpaired`
+   * or `logged_out` (`before`), not `pairing`.
+   */
+  abandonPairing(phoneId: string, before: ConnectionStatus): Promise<PhoneRow>
   logout(phoneId: string): Promise<PhoneRow>
   /** Called before a phone is deleted: unlinks it and fails its queued sends. */
   forget(phoneId: string): Promise<void>
@@ -108,6 +115,15 @@ export function createSessionManager(deps: Omit<LifecycleDeps, "notify">): Sessi
       if (phone.connectionStatus !== "unpaired" && phone.connectionStatus !== "logged_out") {
         const status = gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired"
         await lifecycle.setStatus(phoneId, status, { reason: "disconnected_by_operator", willReconnect: false })
+      }
+      return findPhone(ctx.db, phoneId)!
+    },
+    async abandonPairing(phoneId, before) {
+      requirePhone(phoneId)
+      await lifecycle.close(phoneId)
+      if (!gateway.hasCredentials(phoneId)) {
+        await restorePhoneStatus(ctx, phoneId, before === "logged_out" ? "logged_out" : "unpaired")
+        notify(phoneId)
       }
       return findPhone(ctx.db, phoneId)!
     },

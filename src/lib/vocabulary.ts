@@ -74,6 +74,27 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 export const PRESENCE_STATES = ["typing", "recording", "paused"] as const
 export type PresenceState = (typeof PRESENCE_STATES)[number]
 
+/** Every scope a key can carry, aliases included (docs/decisions.md § "API keys and scopes"); the CLI lists them in its help. */
+export const ALL_SCOPES = [
+  "messages:send",
+  "messages:write",
+  "messages:read",
+  "groups:read",
+  "phone_numbers:read",
+  "phone-numbers:read",
+  "account:read",
+] as const
+export type Scope = (typeof ALL_SCOPES)[number]
+
+/** The canonical scopes, which together allow every endpoint; the sandbox key gets these. */
+export const CANONICAL_SCOPES: readonly Scope[] = [
+  "messages:send",
+  "messages:read",
+  "groups:read",
+  "phone_numbers:read",
+  "account:read",
+]
+
 /** A page of rows and the total they are a page of. */
 export interface Page<T> {
   rows: T[]

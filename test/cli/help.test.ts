@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { COMMANDS, DATA_OPTION, usageLines } from "../../src/cli/commands"
-import { overview } from "../../src/cli/help"
-import { SETTINGS } from "../../src/config"
+import { overview, SETTING_HELP } from "../../src/cli/help"
+import { loadConfig, SETTINGS } from "../../src/config"
+import { ALL_SCOPES, CANONICAL_SCOPES } from "../../src/lib/vocabulary"
 import { cli, makeDataDir, removeDataDir } from "./run-cli"
 
 let dir: string
@@ -73,6 +74,31 @@ describe("--help on every command and subcommand", () => {
     }
     // `wagate --port 4000` runs serve, so `wagate --port 4000 --help` is serve's help.
     expect((await cli(neverCreated, ["--port", "4000", "--help"])).stdout).toBe(res.stdout)
+  })
+
+  test("serve --help gives every option a description and a default", async () => {
+    const res = await cli(neverCreated, ["serve", "--help"])
+    for (const setting of SETTINGS) {
+      const line = res.stdout.split("\n").find((l) => l.trimStart().startsWith(`--${setting.flag} `))!
+      // "--flag VALUE  description (default X) [ENV]"
+      expect(line).toMatch(new RegExp(`^  --${setting.flag} \\S+ +\\S.{10,} \\(default [^)]+\\) \\[${setting.env}\\]$`))
+    }
+  })
+
+  test("each default serve --help states is the one the server applies", () => {
+    const defaults = loadConfig({})
+    for (const setting of SETTINGS) {
+      const stated = SETTING_HELP[setting.flag]!.default
+      // "none" and "none: …" name the absence of a value, which no flag can spell.
+      if (stated.startsWith("none")) continue
+      expect({ flag: setting.flag, value: loadConfig({}, { [setting.flag]: stated })[setting.key] }).toEqual({ flag: setting.flag, value: defaults[setting.key] })
+    }
+  })
+
+  test("keys create --help lists every scope and the canonical default", async () => {
+    const res = await cli(neverCreated, ["keys", "create", "--help"])
+    for (const scope of ALL_SCOPES) expect(res.stdout).toContain(`\n  ${scope}\n`)
+    expect(res.stdout).toContain(`Without --scopes a key gets the canonical ones: ${CANONICAL_SCOPES.join(", ")}.`)
   })
 
   test("a --help after `--` is an argument, not a request for help", async () => {

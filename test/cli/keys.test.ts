@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
-import { CANONICAL_SCOPES } from "../../src/domain/scopes"
+import { ALL_SCOPES, CANONICAL_SCOPES } from "../../src/domain/scopes"
 import { cli, makeDataDir, printedAccountId, printedKey, printedKeyId, removeDataDir, serverOn } from "./run-cli"
 
 let dir: string
@@ -63,10 +63,18 @@ describe("wagate keys create", () => {
     }
   })
 
+  test("an unknown scope is named, with the valid ones", async () => {
+    const res = await cli(dir, ["keys", "create", "--scopes", "message:send"])
+    expect(res.code).toBe(1)
+    expect(res.stderr).toBe(
+      "error: scopes contains an unknown scope: message:send; the valid scopes are messages:send, messages:write, messages:read, groups:read, phone_numbers:read, phone-numbers:read, account:read\n",
+    )
+  })
+
   test("--scopes rejects unknown scopes and creates nothing", async () => {
     const res = await cli(dir, ["keys", "create", "--scopes", "messages:read,messages:delete,admin"])
     expect(res.code).toBe(1)
-    expect(res.stderr).toBe("error: scopes contains an unknown scope: messages:delete; scopes contains an unknown scope: admin\n")
+    expect(res.stderr).toBe(`error: scopes contains unknown scopes: messages:delete, admin; the valid scopes are ${ALL_SCOPES.join(", ")}\n`)
     expect(res.stdout).toBe("")
     expect(JSON.parse((await cli(dir, ["keys", "list", "--json"])).stdout)).toEqual([])
   })

@@ -92,7 +92,7 @@ describe("--account with several accounts", () => {
     for (const argv of [["keys", "create"], ["keys", "list"], ["phones", "add", "+14155550124"], ["phones", "list"]]) {
       const res = await cli(dir, argv)
       expect(res.code).toBe(2)
-      expect(res.stderr).toContain("There are 2 accounts: pass --account (see `wagate accounts list`)")
+      expect(res.stderr).toContain(`There are 2 accounts: pass --account (see \`wagate accounts list --data ${dir}\`)`)
     }
 
     expect((await cli(dir, ["phones", "add", "+14155550124", "--account", b])).code).toBe(0)

@@ -156,6 +156,50 @@ describe("wagate phones pair idles while it waits", () => {
       await child.exited
       await drained
     }
-    expect(stderr).toContain("Pairing interrupted.")
+    expect(stderr).toContain(`Pairing interrupted: ${PHONE} is unpaired.`)
+    expect(storedPhone().connectionStatus).toBe("unpaired")
   }, 40_000)
+})
+
+describe("wagate phones pair interrupted (Ctrl-C) without a server", () => {
+  /** Sets the stored status as an earlier run left it. */
+  function storeStatus(status: "unpaired" | "logged_out"): void {
+    const db = openDatabase(join(dir, DATABASE_FILE))
+    try {
+      db.query("UPDATE phones SET connection_status = ? WHERE phone_number = ?").run(status, PHONE)
+    } finally {
+      db.close()
+    }
+  }
+
+  test.each(["unpaired", "logged_out"] as const)("a phone that was %s is left as it was, not pairing", async (before) => {
+    storeStatus(before)
+    // A server that takes the connection and never answers: the attempt stays in `pairing`.
+    const silent = createServer(() => {})
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve))
+    let interrupt!: (signal: string) => void
+    const stopSignal = new Promise<string>((resolve) => (interrupt = resolve))
+    const out = { stdout: "", stderr: "" }
+    try {
+      const port = (silent.address() as { port: number }).port
+      const done = runCli(
+        ["phones", "pair", PHONE],
+        {
+          env: { WAGATE_DATA_DIR: dir, WAGATE_WA_WS_URL: `ws://127.0.0.1:${port}/ws/chat`, WAGATE_WA_VERSION: WA_VERSION, WAGATE_LOG_LEVEL: "error" },
+          stdout: (t) => void (out.stdout += t),
+          stderr: (t) => void (out.stderr += t),
+          isTty: false,
+          clock: new TestClock(Date.now()),
+        },
+        stopSignal,
+      )
+      await waitUntil(() => storedPhone().connectionStatus === "pairing", 10_000, "the phone to be pairing")
+      interrupt("SIGINT")
+      expect(await done).toBe(1)
+    } finally {
+      silent.close()
+    }
+    expect(out.stderr).toEndWith(`Pairing interrupted: ${PHONE} is ${before}.\n`)
+    expect(storedPhone().connectionStatus).toBe(before)
+  })
 })

@@ -66,12 +66,12 @@ afterEach(async () => {
 }, SLOW_HOOK_TIMEOUT_MS)
 
 /** Runs a CLI command in-process, with its output readable while it runs. */
-function run(argv: string[]) {
+function run(argv: string[], stopSignal: Promise<string> = NEVER) {
   const out = { stdout: "", stderr: "" }
   const done = runCli(
     argv,
     { env: { WAGATE_DATA_DIR: dir }, stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), isTty: false },
-    NEVER,
+    stopSignal,
   )
   return { out, done }
 }
@@ -142,6 +142,28 @@ describe("wagate phones pair through the running server", () => {
       "Attempt failed (connection_refused): web.whatsapp.com refused the connection: check the firewall or proxy between this host and WhatsApp, and WAGATE_WA_WS_URL. Trying again.",
     )
     expect(lines.at(-1)).toBe("error: pairing stopped (dns_failed): Could not resolve web.whatsapp.com: check DNS on this host.")
+  })
+
+  test("interrupted (Ctrl-C), it says the server keeps the pairing going and how to stop it; that command stops it", async () => {
+    let interrupt!: (signal: string) => void
+    const { out, done } = run(["phones", "pair", phone.phoneNumber], new Promise<string>((resolve) => (interrupt = resolve)))
+    await waitUntil(() => sessionsOf().length === 1, 5_000, "the server to open a pairing socket")
+    sessionsOf()[0]!.showQr()
+    await waitUntil(() => out.stdout.includes("Linked devices"), 5_000, "the QR on stdout")
+    interrupt("SIGINT")
+    expect(await done).toBe(1)
+    const stop = `wagate phones disconnect ${phone.phoneNumber} --data ${dir}`
+    expect(out.stderr).toBe(
+      `Stopped watching. The server (pid ${owner.pid}) keeps pairing ${phone.phoneNumber} until it is paired or gives up; to stop it now: ${stop}\n`,
+    )
+    expect(services.sessions.pairingState(phone.id).connectionStatus).toBe("pairing")
+
+    const stopped = run(stop.split(" ").slice(1))
+    expect(await stopped.done).toBe(0)
+    expect(stopped.out.stdout).toBe(`Disconnected ${phone.phoneNumber}: it is unpaired.\n`)
+    expect(services.sessions.pairingState(phone.id).connectionStatus).toBe("unpaired")
+    expect(services.sessions.pairingState(phone.id).qr).toBeNull()
+    expect(sessionsOf()[0]!.closed).toBe(true)
   })
 
   test("phones logout goes through the server: the device is unlinked and the credentials wiped", async () => {

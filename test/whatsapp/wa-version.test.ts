@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test"
 import { createServer } from "node:net"
 import { DEFAULT_CONNECTION_CONFIG } from "@whiskeysockets/baileys"
-import type { Logger } from "../../src/lib/logger"
+import { createLogger, type Logger } from "../../src/lib/logger"
 import { migrate, openDatabase } from "../../src/store/db"
 import { createWriter } from "../../src/store/writer"
 import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
@@ -14,6 +14,7 @@ import {
   baileysVersionLookup,
   createWaVersionChooser,
   FALLBACK_VERSION_TTL_MS,
+  lookupFailureReason,
   LOOKED_UP_VERSION_TTL_MS,
   WA_VERSION_LOOKUP_TIMEOUT_MS,
   type WaVersion,
@@ -25,10 +26,16 @@ import { TEST_EPOCH_MS, TestClock } from "../helpers/test-clock"
 
 const BUILT_IN: WaVersion = [2, 3000, 1000]
 
+/** A logger that keeps info and warn lines (a warn line carries its level). */
 function infoLog() {
-  const lines: { msg: string; fields?: Record<string, unknown> }[] = []
+  const lines: { msg: string; fields?: Record<string, unknown>; level?: "warn" }[] = []
   const quiet = () => {}
-  const logger: Logger = { debug: quiet, info: (msg, fields) => void lines.push({ msg, fields }), warn: quiet, error: quiet }
+  const logger: Logger = {
+    debug: quiet,
+    info: (msg, fields) => void lines.push({ msg, fields }),
+    warn: (msg, fields) => void lines.push({ msg, fields, level: "warn" }),
+    error: quiet,
+  }
   return { logger, lines }
 }
 
@@ -82,7 +89,7 @@ describe("choosing the WhatsApp Web version", () => {
   test.each([
     { name: "a failed lookup", lookup: (async () => Promise.reject(new Error("getaddrinfo ENOTFOUND web.whatsapp.com"))) as WaVersionLookup, cause: "ENOTFOUND" },
     { name: "an answer that is not a version", lookup: (async () => ["2", "x"] as unknown as WaVersion) as WaVersionLookup, cause: "not a version" },
-  ])("$name falls back to Baileys' version, says why at info, and asks again after 5 minutes", async ({ lookup, cause }) => {
+  ])("$name falls back to Baileys' version, says why at warn, and asks again after 5 minutes", async ({ lookup, cause }) => {
     let lookups = 0
     const { choose, lines, clock } = chooser("auto", (signal) => {
       lookups++
@@ -90,14 +97,50 @@ describe("choosing the WhatsApp Web version", () => {
     })
     expect(await choose()).toEqual({ version: BUILT_IN, source: "built_in" })
     expect(lines[0]!.msg).toBe("looking up the current WhatsApp Web version failed; using the version built into Baileys")
+    expect(lines[0]!.level).toBe("warn")
     expect(lines[0]!.fields!.waVersion).toBe("2.3000.1000")
-    expect(String((lines[0]!.fields!.err as Error).message)).toContain(cause)
+    expect(lines[0]!.fields!.reason).toContain(cause)
     clock.advance(FALLBACK_VERSION_TTL_MS - 1)
     await choose()
     expect(lookups).toBe(1)
     clock.advance(1)
     await choose()
     expect(lookups).toBe(2)
+  })
+
+  test("a failed lookup is one warn line with the reason and its cause: no stack, no node_modules path", async () => {
+    const refused = Object.assign(new Error("Unable to connect. Is the computer able to access the url?"), { code: "ConnectionRefused" })
+    const failure = new Error("fetch failed", { cause: refused })
+    failure.stack = `Error: fetch failed\n    at fetchLatestWaWebVersion (/srv/wagate/node_modules/@whiskeysockets/baileys/lib/Utils/generics.js:226:32)`
+    const written: string[] = []
+    const logger = createLogger({ level: "debug", format: "json", nowIso: () => "2026-01-05T00:00:00.000Z", write: (line) => void written.push(line) })
+    const choose = createWaVersionChooser({ setting: "auto", lookup: async () => Promise.reject(failure), builtIn: async () => BUILT_IN, clock: new TestClock(), logger })
+    expect(await choose()).toEqual({ version: BUILT_IN, source: "built_in" })
+    expect(written).toHaveLength(1)
+    expect(JSON.parse(written[0]!)).toEqual({
+      time: "2026-01-05T00:00:00.000Z",
+      level: "warn",
+      msg: "looking up the current WhatsApp Web version failed; using the version built into Baileys",
+      waVersion: "2.3000.1000",
+      reason: "fetch failed: Unable to connect. Is the computer able to access the url? (ConnectionRefused)",
+    })
+    expect(written[0]).not.toContain("node_modules")
+    expect(written[0]).not.toContain("stack")
+  })
+
+  test.each([
+    { name: "Baileys' plain { message } answer", err: { message: "Could not find client revision in the fetched content" }, reason: "Could not find client revision in the fetched content" },
+    { name: "a message naming a file under node_modules", err: new Error("Cannot find module /srv/x/node_modules/y/index.js"), reason: "Cannot find module …" },
+    { name: "a multi-line message", err: new Error("first line\n    at somewhere (/srv/x.js:1:1)"), reason: "first line" },
+  ])("the reason is one bounded line: $name", ({ err, reason }) => {
+    expect(lookupFailureReason(err)).toBe(reason)
+  })
+
+  test("the reason is cut to 256 characters, with control characters escaped", () => {
+    const reason = lookupFailureReason(new Error(`\u0007${"x".repeat(1_000)}`))
+    expect(reason.length).toBeLessThanOrEqual(256)
+    expect(reason).not.toContain("\u0007")
+    expect(reason).toStartWith("\\x07xxx")
   })
 
   test(`a lookup that does not answer is aborted after ${WA_VERSION_LOOKUP_TIMEOUT_MS} ms and the connect goes on with Baileys' version`, async () => {

@@ -1,5 +1,6 @@
 import type { Clock } from "../../lib/clock"
 import type { Logger } from "../../lib/logger"
+import { boundedOutsideText } from "../../lib/outside-text"
 import type { BaileysModule } from "./auth-state"
 
 /** A WhatsApp Web version as [major, minor, patch]. */
@@ -38,7 +39,8 @@ export function baileysVersionLookup(wsUrl: string, baileys: () => Promise<Baile
   if (new URL(wsUrl).hostname !== WHATSAPP_WEB_HOST) return null
   return async (signal) => {
     const result = await (await baileys()).fetchLatestWaWebVersion({ signal })
-    if (!result.isLatest) throw result.error instanceof Error ? result.error : new Error(String(result.error ?? "no version in the answer"))
+    // Baileys answers a failure with an Error, or with a plain `{ message }` when the page had no version.
+    if (!result.isLatest) throw result.error instanceof Error ? result.error : new Error(lookupFailureReason(result.error ?? "no version in the answer"))
     return result.version as unknown as WaVersion
   }
 }
@@ -47,7 +49,7 @@ export function baileysVersionLookup(wsUrl: string, baileys: () => Promise<Baile
  * Chooses the version each connect announces (docs/live-whatsapp.md § "WhatsApp Web version"): an
  * explicit setting always wins; `auto` looks the current version up (at most
  * WA_VERSION_LOOKUP_TIMEOUT_MS, shared by concurrent connects, cached) and falls back to the
- * version built into Baileys. Each new choice is logged at info.
+ * version built into Baileys. Each new choice is logged at info, a failed lookup once at warn.
  */
 export function createWaVersionChooser(options: {
   setting: WaVersion | "auto"
@@ -77,9 +79,11 @@ export function createWaVersionChooser(options: {
       return { version, source: "looked_up" }
     } catch (err) {
       const chosen: ChosenWaVersion = { version: await options.builtIn(), source: "built_in" }
-      logger.info("looking up the current WhatsApp Web version failed; using the version built into Baileys", {
+      // One warn line with the reason only: the error's stack would be Baileys' and Bun's
+      // internals (node_modules paths, minified source), which tell the operator nothing.
+      logger.warn("looking up the current WhatsApp Web version failed; using the version built into Baileys", {
         waVersion: formatWaVersion(chosen.version),
-        err,
+        reason: lookupFailureReason(err),
       })
       return chosen
     }
@@ -97,6 +101,25 @@ export function createWaVersionChooser(options: {
     })
     return inFlight
   }
+}
+
+/**
+ * Why a lookup failed, in one bounded line: the error's message and its causes' (a refused or
+ * unresolved connection is in the cause of `fetch`'s error), each with its code, never a stack and
+ * never a file path.
+ */
+export function lookupFailureReason(err: unknown): string {
+  const parts: string[] = []
+  let current: unknown = err
+  for (let depth = 0; depth < 3 && current !== null && current !== undefined; depth++) {
+    const fields = typeof current === "object" ? (current as { message?: unknown; code?: unknown; cause?: unknown }) : {}
+    const message = (fields.message !== undefined ? String(fields.message) : String(current)).split("\n")[0]!.trim()
+    const code = typeof fields.code === "string" && !message.includes(fields.code) ? ` (${fields.code})` : ""
+    if (message !== "" || code !== "") parts.push(`${message}${code}`.trim())
+    current = fields.cause
+  }
+  const reason = parts.join(": ").replace(/\S*node_modules\S*/g, "…")
+  return boundedOutsideText(reason === "" ? "no reason given" : reason)
 }
 
 /** Runs the lookup, aborting it and rejecting once `timeoutMs` has passed. */
