@@ -431,7 +431,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         await page.goto(`${wagate.base}/swagger`)
         // Scalar renders each operation's summary from the document; the page only gets there
         // when its script, served from /swagger/assets, ran and fetched /swagger/json.
-        await page.getByText("Send a text or media message").first().waitFor({ timeout: 45_000 })
+        await page.getByText("Send a text, media, location or contact message").first().waitFor({ timeout: 45_000 })
         expect(requested.some((url) => new URL(url).pathname === "/swagger/json")).toBe(true)
       },
       // The reference's bundle is a few megabytes of script: on a busy machine it takes a while.

@@ -52,8 +52,7 @@ export function describeActions(label: string, options: { prepare: () => Promise
     api = new ApiClient(wagate, key.key)
     const phoneId = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: ME })).id
     await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-    const qr = await poll(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, "a QR", 20_000)
-    await sim.primary(ME).scanQr(qr)
+    await sim.primary(ME).scanShownQr(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined)
     await api.phoneWithStatus(phoneId, "connected", 15_000)
   }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
 

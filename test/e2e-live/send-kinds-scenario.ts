@@ -83,8 +83,7 @@ export function describeSendKinds(label: string, prepare: () => Promise<string[]
   describe(`replies, mentions, locations, contacts and voice notes through the TLS front, ${label}`, () => {
     test("pairs by QR through the front", async () => {
       await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-      const qr = await poll(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined, "a QR in GET /pairing", 20_000)
-      await sim.primary(ME).scanQr(qr)
+      await sim.primary(ME).scanShownQr(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined)
       await api.phoneWithStatus(phoneId, "connected", 15_000)
       expect(front.wsUrl).toStartWith("wss://")
     }, PAIRING_TEST_TIMEOUT_MS)

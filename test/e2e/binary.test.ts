@@ -239,7 +239,7 @@ describe("the compiled dist/wagate", () => {
     expect(page.headers.get("content-security-policy")).toStartWith("default-src 'self'")
     const html = await page.text()
     const assets = [...html.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!.replaceAll("&amp;", "&"))
-    expect(assets.length).toBe(3)
+    expect(assets.length).toBe(4)
     for (const asset of assets) {
       const res = await fetch(`${server.base}${asset}`)
       expect(res.status).toBe(200)

@@ -1,6 +1,10 @@
-import { describe, expect, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { proto, type BinaryNode } from "@whiskeysockets/baileys"
 import { readAction, targetProblem } from "./message-actions"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Everything under test/wa-sim gets the simulator's timeout: see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * How the simulator's contacts read reactions, edits and revokes (README.md, "Reactions, edits,
