@@ -318,6 +318,15 @@ describe("the reference page at /swagger (@elysiajs/swagger's Scalar page)", () 
     expect(html).toContain('data-url="/swagger/json"')
   })
 
+  test("shows no link to an outside service: the \"Generate MCP\" button is switched off by the option the served bundle reads", async () => {
+    const config = configuration(await page())
+    expect(config).toMatchObject({ mcp: { disabled: true } })
+    // The embedded Scalar hides the button exactly when this option is set (it shows it on a local URL otherwise).
+    const js = await (await h.app.handle(new Request(`http://localhost${SCALAR_BUNDLE_PATH}`))).text()
+    expect(js).toContain("Generate MCP")
+    expect(js).toMatch(/\.mcp\?\.disabled/)
+  })
+
   test("is titled and described by the document's info, intact inside the HTML attribute", async () => {
     const html = await page()
     expect(/<title>([^<]*)<\/title>/.exec(html)![1]).toBe(doc.info.title)
