@@ -1,3 +1,6 @@
+import { Elysia } from "elysia"
+import { errors } from "../lib/errors"
+
 /** A registered route as Elysia lists it in `app.routes`. */
 export interface RegisteredRoute {
   method: string
@@ -34,4 +37,39 @@ function routePattern(template: string): RegExp {
     .join("/")
   // Elysia's router takes a trailing slash as the same route.
   return new RegExp(`^${source}/?$`)
+}
+
+/**
+ * The paths that name a route of their own but that a parameterised route of another method also
+ * matches: `/v1/messages/send` (POST) is also `GET /v1/messages/:messageId` with the id "send".
+ * For each, the methods registered on the path itself.
+ */
+export function shadowedStaticPaths(routes: readonly RegisteredRoute[]): { path: string; allowed: string[] }[] {
+  const real = routes.filter((r) => r.method !== "ALL" && r.method !== "WS")
+  const parameterised = real.filter((r) => r.path.split("/").some((segment) => segment.startsWith(":")))
+  const out: { path: string; allowed: string[] }[] = []
+  for (const path of new Set(real.filter((r) => !r.path.includes(":") && !r.path.includes("*")).map((r) => r.path))) {
+    const allowed = [...new Set(real.filter((r) => r.path === path).map((r) => r.method.toUpperCase()))].sort()
+    const shadowing = parameterised.some((r) => !allowed.includes(r.method.toUpperCase()) && routePattern(r.path).test(path))
+    if (shadowing) out.push({ path, allowed })
+  }
+  return out
+}
+
+/**
+ * Answers the other methods on a shadowed path with 405 and its `Allow` header, as any path with
+ * the wrong method is answered, instead of letting the parameterised route take the path's last
+ * segment for an id (`GET /v1/messages/send` was "Message send not found"). Elysia's router
+ * prefers a static path to a parameter, and a method's own route to `ALL`, so the path's real
+ * routes still answer their methods. `ALL` routes are left out of `Allow` and of the OpenAPI
+ * document, which lists only documented operations.
+ */
+export function shadowedPathGuard(routes: readonly RegisteredRoute[]) {
+  const guard = new Elysia({ name: "wagate.shadowed-paths" })
+  for (const { path, allowed } of shadowedStaticPaths(routes)) {
+    guard.all(path, ({ request }) => {
+      throw errors.methodNotAllowed(request.method, new URL(request.url).pathname, allowed)
+    })
+  }
+  return guard
 }

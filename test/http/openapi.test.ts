@@ -78,7 +78,8 @@ describe("OpenAPI document: the whole", () => {
     // The dashboard (and `/`, which leads to it) serves HTML pages, not API (docs/dashboard.md).
     const isDashboard = (path: string) => path === "/" || path === "/dashboard" || path.startsWith("/dashboard/")
     const served = h.app.routes
-      .filter((r) => !r.path.startsWith("/swagger") && r.path !== "/openapi.json" && !isDashboard(r.path))
+      // ALL routes only refuse the methods a path lacks (shadowedPathGuard): they are not operations.
+      .filter((r) => r.method !== "ALL" && !r.path.startsWith("/swagger") && r.path !== "/openapi.json" && !isDashboard(r.path))
       .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, "{$1}")}`)
     expect([...documented].sort()).toEqual(served.sort())
   })
@@ -336,6 +337,15 @@ describe("the reference page at /swagger (@elysiajs/swagger's Scalar page)", () 
     expect(config).toMatchObject({ spec: { url: "/swagger/json" }, withDefaultFonts: false, telemetry: false, agent: { disabled: true } })
     expect(config).not.toHaveProperty("proxyUrl")
     expect(html).toContain('data-url="/swagger/json"')
+  })
+
+  test("shows no link to an outside service: the \"Generate MCP\" button is switched off by the option the served bundle reads", async () => {
+    const config = configuration(await page())
+    expect(config).toMatchObject({ mcp: { disabled: true } })
+    // The embedded Scalar hides the button exactly when this option is set (it shows it on a local URL otherwise).
+    const js = await (await h.app.handle(new Request(`http://localhost${SCALAR_BUNDLE_PATH}`))).text()
+    expect(js).toContain("Generate MCP")
+    expect(js).toMatch(/\.mcp\?\.disabled/)
   })
 
   test("is titled and described by the document's info, intact inside the HTML attribute", async () => {

@@ -10,14 +10,17 @@ export const SCALAR_BUNDLE_PATH = "/swagger/assets/scalar-api-reference.js"
 
 /**
  * The Scalar page's settings, chosen so that it makes no request beyond our origin: no web fonts
- * (they come from fonts.scalar.com), no telemetry, no AI agent, no developer toolbar. No `proxyUrl`
- * is set, so "Test request" calls the server directly (Scalar only uses its own proxy when told to).
+ * (they come from fonts.scalar.com), no telemetry, no AI agent, no developer toolbar, and no
+ * "Generate MCP" button (on a local URL Scalar shows it unless `mcp.disabled`; it uploads the
+ * document to Scalar's service). No `proxyUrl` is set, so "Test request" calls the server directly
+ * (Scalar only uses its own proxy when told to).
  */
 export const SCALAR_CONFIG = {
   spec: { url: "/swagger/json" },
   withDefaultFonts: false,
   telemetry: false,
   agent: { disabled: true },
+  mcp: { disabled: true },
   showDeveloperTools: "never",
 } as const
 
