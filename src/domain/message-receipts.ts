@@ -1,6 +1,7 @@
 import { findMessage } from "../store/messages"
 import { findPartByWaId, listParts, updatePart } from "../store/message-parts"
 import { deleteSendJob } from "../store/send-jobs"
+import { refusalMessages } from "../lib/errors"
 import type { MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
 import type { PartRejection } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
@@ -59,10 +60,11 @@ export function createMessageReceipts(deps: {
 }
 
 /** The message's errorMessage for a refused part, quoting WhatsApp's own code for support. */
-function rejectionMessage(rejection: PartRejection): string {
-  return rejection.code === "account_restricted"
-    ? `WhatsApp restricted this phone from messaging new contacts (error ${rejection.detail})`
-    : `WhatsApp rejected the message (error ${rejection.detail})`
+export function rejectionMessage(rejection: PartRejection): string {
+  if (rejection.code === "privacy_token_missing") return refusalMessages.privacyTokenMissing(rejection.detail)
+  if (rejection.code !== "account_restricted") return refusalMessages.rejected(rejection.detail)
+  if (rejection.privacyTokenAttached === true) return refusalMessages.restrictedWithToken(rejection.detail)
+  return refusalMessages.restricted(rejection.detail)
 }
 
 const RANK = { pending: 0, sent: 1, delivered: 2, read: 3 } as const

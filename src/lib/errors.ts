@@ -93,3 +93,22 @@ export const errors = {
   whatsappUnanswered: (message: string, cause: unknown) => new AppError("bad_gateway", [message], { cause }),
   internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
 } as const
+
+/**
+ * The `errorMessage` of a message WhatsApp refused, saying what is known. Error 463 is told apart
+ * by whether the part carried the contact's privacy token (docs/live-whatsapp.md § "Error 463").
+ */
+export const refusalMessages = {
+  privacyTokenMissing: (waCode: string) =>
+    `WhatsApp refused the message (error ${waCode}): wagate holds no privacy token from this contact, so none was attached. ` +
+    "WhatsApp asks for one while it limits this number's messages to people who have not written to it (a reach-out time lock); " +
+    "the contact's token arrives when they write to this number. Ask them to write first: sending again counts as another reach-out",
+  restrictedWithToken: (waCode: string) =>
+    `WhatsApp refused the message (error ${waCode}) although the contact's privacy token was attached: ` +
+    "WhatsApp restricts this number's messages (a reach-out time lock), even to contacts it talks to. " +
+    "Sending again counts as another reach-out; wait until WhatsApp lifts the restriction",
+  restricted: (waCode: string) =>
+    `WhatsApp refused the message (error ${waCode}): this number is under a reach-out time lock or the contact's privacy token was missing; ` +
+    "wagate did not record which (the message was sent before a restart)",
+  rejected: (waCode: string) => `WhatsApp rejected the message (error ${waCode})`,
+} as const

@@ -41,6 +41,7 @@ export const MESSAGE_ERROR_CODES = [
   "media_unsupported_type",
   "phone_disconnected",
   "account_restricted",
+  "privacy_token_missing",
   "whatsapp_rejected",
   "send_timeout",
   "internal_error",

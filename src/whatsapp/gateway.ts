@@ -49,9 +49,14 @@ export type DisconnectReason =
  * anything on a WhatsApp number.
  */
 export interface PartRejection {
-  code: Extract<MessageErrorCode, "account_restricted" | "whatsapp_rejected">
+  code: Extract<MessageErrorCode, "account_restricted" | "privacy_token_missing" | "whatsapp_rejected">
   /** WhatsApp's own word for it ("479"), only quoted in the message's errorMessage for support. */
   detail: string
+  /**
+   * For WhatsApp's error 463: whether the part carried the contact's privacy token (true), carried
+   * none because wagate holds none (false), or wagate cannot tell (absent, e.g. sent before a restart).
+   */
+  privacyTokenAttached?: boolean
 }
 
 /** A WhatsApp-side media kind; one media URL becomes one part of this kind. */

@@ -90,6 +90,13 @@ export class WagateProcess {
     this.base = next.base
   }
 
+  /** After `terminate()`: a new process on the same data directory (the phone was away meanwhile). */
+  async resume(): Promise<void> {
+    const next = await WagateProcess.spawn(this.dataDir, this.env, this.command)
+    this.proc = next.proc
+    this.base = next.base
+  }
+
   /** SIGTERM and the exit code (null when it did not exit in time). */
   async terminate(): Promise<number | null> {
     this.proc.kill("SIGTERM")

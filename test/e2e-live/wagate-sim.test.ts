@@ -251,7 +251,7 @@ describe("wagate against the WhatsApp simulator", () => {
     expect(sim.outbox.all.filter((m) => m.group === news)).toEqual([])
   }, TEST_TIMEOUT_MS)
 
-  test("5. a number not on WhatsApp → failed recipient_not_on_whatsapp; an error ack 463 → failed account_restricted", async () => {
+  test("5. a number not on WhatsApp → failed recipient_not_on_whatsapp; an error ack 463 to a contact who never wrote → failed privacy_token_missing", async () => {
     const nobody = await sendText(NOT_ON_WHATSAPP, "anyone?")
     expect((await api.messageWithStatus(nobody.id, "failed")).errorCode).toBe("recipient_not_on_whatsapp")
     expect(await hooks.next("message.failed", (d) => d.messageId === nobody.id)).toMatchObject({ errorCode: "recipient_not_on_whatsapp" })
@@ -260,8 +260,9 @@ describe("wagate against the WhatsApp simulator", () => {
     const restricted = await sendText(e164(rita), "hello stranger")
     const received = await sim.nextMessage(rita)
     sim.ackError(received.id, 463)
-    expect((await api.messageWithStatus(restricted.id, "failed")).errorCode).toBe("account_restricted")
-    expect(await hooks.next("message.failed", (d) => d.messageId === restricted.id)).toMatchObject({ errorCode: "account_restricted" })
+    // Rita never wrote, so wagate holds no privacy token of hers (docs/live-whatsapp.md § "Error 463").
+    expect((await api.messageWithStatus(restricted.id, "failed")).errorCode).toBe("privacy_token_missing")
+    expect(await hooks.next("message.failed", (d) => d.messageId === restricted.id)).toMatchObject({ errorCode: "privacy_token_missing" })
     expect(hooks.ofMessage(restricted.id)).toEqual(["message.failed"])
   }, TEST_TIMEOUT_MS)
 

@@ -50,6 +50,12 @@ export interface ContactOptions {
    * real clients do (see retry-receipts.ts); the second request carries a fresh key bundle. Default true.
    */
   retryReceipts?: boolean
+  /**
+   * Ids of the contact's other devices beside its phone (device 0), e.g. `[1]` for a WhatsApp
+   * Web companion. Each has its own Signal identity: senders encrypt a copy per device, and
+   * either device may send the receipts (`sim.deliver(id, contact, { device: 1 })`). Default none.
+   */
+  otherDevices?: number[]
 }
 
 /** One-time pre-keys each contact publishes; every session a peer opens uses one. */
@@ -72,6 +78,10 @@ export class SimContact {
   readonly autoAck: boolean
   readonly autoReceipts: AutoReceipts
   readonly retryReceipts: boolean
+  /** Its phone (0) and its other devices, in that order. */
+  readonly deviceIds: number[]
+  /** The other devices' own identities, by device id (same number and LID, keys of their own). */
+  private readonly otherDeviceIdentities = new Map<number, SimContact>()
 
   private readonly creds = initAuthCreds()
   private readonly keys: SignalKeyStoreWithTransaction
@@ -95,6 +105,10 @@ export class SimContact {
     this.autoAck = options.autoAck ?? true
     this.autoReceipts = options.autoReceipts ?? "read"
     this.retryReceipts = options.retryReceipts ?? true
+    this.deviceIds = [0, ...(options.otherDevices ?? []).filter((id) => id !== 0)]
+    for (const deviceId of this.deviceIds.slice(1)) {
+      this.otherDeviceIdentities.set(deviceId, new SimContact({ ...options, otherDevices: [] }))
+    }
     this.keys = addTransactionCapability(new MemoryKeyStore(), silentLogger, { maxCommitRetries: 1, delayBetweenTriesMs: 1 })
     this.repository = DEFAULT_CONNECTION_CONFIG.makeSignalRepository({ creds: this.creds, keys: this.keys }, silentLogger)
     for (let keyId = 1; keyId <= CONTACT_PRE_KEYS; keyId++) {
@@ -114,6 +128,25 @@ export class SimContact {
 
   get lidJid(): string {
     return `${this.lid}@lid`
+  }
+
+  /**
+   * The identity of one of its devices: this object for the phone (device 0), else the
+   * device's own. Accepts a device id or a device jid (`user:1@s.whatsapp.net`). Throws for an
+   * unknown device.
+   */
+  device(deviceOrJid: number | string): SimContact {
+    const deviceId = typeof deviceOrJid === "number" ? deviceOrJid : Number(/:(\d+)@/.exec(deviceOrJid)?.[1] ?? 0)
+    if (deviceId === 0) return this
+    const identity = this.otherDeviceIdentities.get(deviceId)
+    if (!identity) throw new Error(`${this.phoneNumber} has no device ${deviceId}`)
+    return identity
+  }
+
+  /** The jid of one of its devices; device 0 (the phone) has no device part. */
+  deviceJid(deviceId: number, addressing: Addressing = this.addressing): string {
+    const [user, server] = this.jid(addressing).split("@")
+    return deviceId === 0 ? `${user}@${server}` : `${user}:${deviceId}@${server}`
   }
 
   /** This contact's jid in the given addressing mode (its own mode by default). */

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto"
 import type { BinaryNode, proto } from "@whiskeysockets/baileys"
 import type { SimAccount } from "./accounts"
-import type { SimConnection } from "./connection"
 import type { Addressing, SimContact } from "./contact"
 import type { SimGroup } from "./groups"
 import { encryptMedia, type MediaKind } from "./media-crypto"
@@ -60,19 +59,26 @@ export function newMessageId(): string {
   return `3EB0${randomBytes(9).toString("hex").toUpperCase()}`
 }
 
+/** One companion device of an account and where a stanza for it goes now. */
+export interface DeviceTarget {
+  deviceId: number
+  send(node: BinaryNode): void
+}
+
 /** Everything needed to write one message to the devices of an account. */
 export interface InboundDelivery {
   from: SimContact
   account: SimAccount
-  /** The account's live connections, each a logged-in companion device. */
-  connections: SimConnection[]
+  /** The account's companion devices and where a stanza for each goes (its connection, or the offline queue). */
+  devices: DeviceTarget[]
   message: proto.IMessage
   options: InboundOptions
   nowMs: number
 }
 
 /**
- * Encrypts a message from a contact to every live companion device of an account and pushes it.
+ * Encrypts a message from a contact to every companion device of an account and hands it to each
+ * device's target (pushed at once, or held while the device is away).
  *
  * 1:1: `<message from=pn sender_lid=…>` (PN-addressed) or `from=lid sender_pn=… addressing_mode="lid"`,
  * with one `pkmsg` (first contact, from the device's uploaded bundle) or `msg` per device.
@@ -82,7 +88,7 @@ export interface InboundDelivery {
  * `skmsg` every device decrypts with that sender key.
  */
 export async function deliverInbound(delivery: InboundDelivery): Promise<string> {
-  const { from, account, connections, message, options, nowMs } = delivery
+  const { from, account, devices, message, options, nowMs } = delivery
   const id = options.id ?? newMessageId()
   const group = options.group
   const addressing = options.addressing ?? group?.addressing ?? from.addressing
@@ -99,8 +105,8 @@ export async function deliverInbound(delivery: InboundDelivery): Promise<string>
   const type = message.conversation != null || message.extendedTextMessage ? "text" : "media"
   const groupCipher = group ? await from.encryptForGroup(group.jid, senderJid, message) : undefined
 
-  for (const connection of connections) {
-    const deviceId = connection.login!.deviceId
+  for (const device of devices) {
+    const deviceId = device.deviceId
     const deviceJid = account.deviceJid(deviceId, "pn")
     const pairwise = async (content: proto.IMessage): Promise<BinaryNode> => {
       const bundle = (await from.hasSessionWith(deviceJid)) ? undefined : account.takeBundle(deviceId)
@@ -116,7 +122,7 @@ export async function deliverInbound(delivery: InboundDelivery): Promise<string>
     } else {
       content.push(await pairwise(message))
     }
-    connection.send({
+    device.send({
       tag: "message",
       attrs: { ...senderAttrs, id, t: unixSeconds(nowMs), type, notify: from.name },
       content,

@@ -161,7 +161,7 @@ export const IQ_HANDLERS: Record<string, IqHandler> = {
       const contact = request.world.contactFor(id)
       const ownBundle = me.account.owns(id) ? me.account.takeBundle(jidDecode(jid)?.device ?? 0) : undefined
       if (ownBundle) users.push(deviceBundleNode(jid, ownBundle))
-      else if (contact?.onWhatsApp) users.push(await contact.bundleNode(jid))
+      else if (contact?.onWhatsApp) users.push(await contact.device(jid).bundleNode(jid))
       else users.push({ tag: "user", attrs: { jid }, content: [{ tag: "error", attrs: { code: "404", text: "item-not-found" } }] })
     }
     request.reply([{ tag: "list", attrs: {}, content: users }])

@@ -1,4 +1,4 @@
-import { getBinaryNodeChild, normalizeMessageContent, proto, type BinaryNode } from "@whiskeysockets/baileys"
+import { getBinaryNodeChild, jidDecode, normalizeMessageContent, proto, type BinaryNode } from "@whiskeysockets/baileys"
 import type { SimAccount } from "./accounts"
 import type { SimConnection } from "./connection"
 import type { SimContact } from "./contact"
@@ -34,8 +34,8 @@ export interface OutboundMessage {
   /** The sending account. */
   sender: SimAccount
   stanza: BinaryNode
-  /** Every recipient contact's decrypted copy (for a group: of the `skmsg`). */
-  copies: { contact: SimContact; message: proto.IMessage }[]
+  /** Every recipient device's decrypted copy (for a group: each member's copy of the `skmsg`); `deviceId` 0 is the phone. */
+  copies: { contact: SimContact; deviceId: number; message: proto.IMessage }[]
   /** What could not be decrypted, by whom; empty when everything could. */
   errors: string[]
   /** The content as the first recipient read it, unwrapped (ephemeral, view once, …). */
@@ -87,10 +87,13 @@ export async function readOutbound(stanza: BinaryNode, context: OutboundContext)
     const enc = getBinaryNodeChild(recipient, "enc")
     const ciphertext = contentBytes(enc)
     if (!holder || !ciphertext) continue
+    const deviceId = jidDecode(recipient.attrs.jid)?.device ?? 0
     try {
-      const message = await holder.decrypt(senderAddress, enc?.attrs.type === "pkmsg" ? "pkmsg" : "msg", ciphertext)
-      if (message.senderKeyDistributionMessage) await holder.acceptSenderKey(message.senderKeyDistributionMessage, groupAuthor)
-      if (!group) copies.push({ contact: holder, message })
+      // Each of the contact's devices decrypts its own copy with its own identity.
+      const device = holder.device(deviceId)
+      const message = await device.decrypt(senderAddress, enc?.attrs.type === "pkmsg" ? "pkmsg" : "msg", ciphertext)
+      if (message.senderKeyDistributionMessage) await device.acceptSenderKey(message.senderKeyDistributionMessage, groupAuthor)
+      if (!group) copies.push({ contact: holder, deviceId, message })
     } catch (error) {
       errors.push(`${holder.phoneNumber} could not decrypt its copy: ${String(error)}`)
     }
@@ -100,7 +103,7 @@ export async function readOutbound(stanza: BinaryNode, context: OutboundContext)
   if (group && groupCiphertext) {
     for (const member of group.members.filter((candidate) => candidate.onWhatsApp)) {
       try {
-        copies.push({ contact: member, message: await member.decryptGroup(group.jid, groupAuthor, groupCiphertext) })
+        copies.push({ contact: member, deviceId: 0, message: await member.decryptGroup(group.jid, groupAuthor, groupCiphertext) })
       } catch (error) {
         errors.push(`${member.phoneNumber} could not decrypt the group message: ${String(error)}`)
       }

@@ -15,7 +15,7 @@ export interface UsyncDirectory {
  * each protocol in `<query>` gets one child in the answer:
  *
  * - `devices`: the account's companions (with the `key-index` Baileys requires for non-zero
- *   devices), or device 0 for a contact. The simulated phone itself (device 0 of the account) has
+ *   devices), or a contact's phone (device 0) and its other devices. The simulated phone itself (device 0 of the account) has
  *   no Signal identity, so it is never listed and Baileys encrypts no copy for it.
  * - `lid`: the user's LID.
  * - `contact`: `type="in"` when on WhatsApp, `"out"` otherwise (which `onWhatsApp` leaves out).
@@ -36,8 +36,8 @@ export function answerUsync(usync: BinaryNode, directory: UsyncDirectory): Binar
       if (protocol === "devices") {
         const devices: BinaryNode[] = isMe
           ? [...directory.me.devices.keys()].map((deviceId) => ({ tag: "device", attrs: { id: String(deviceId), "key-index": String(deviceId) } }))
-          : onWhatsApp
-            ? [{ tag: "device", attrs: { id: "0" } }]
+          : onWhatsApp && contact
+            ? contact.deviceIds.map((deviceId): BinaryNode => ({ tag: "device", attrs: deviceId === 0 ? { id: "0" } : { id: String(deviceId), "key-index": String(deviceId) } }))
             : []
         content.push({ tag: "devices", attrs: {}, content: [{ tag: "device-list", attrs: {}, content: devices }] })
       } else if (protocol === "lid") {

@@ -95,7 +95,7 @@ export function secondsToMs(value: WaSeconds): number | null {
  * The time of a receipt: WhatsApp's own timestamp (exact for receipts that waited offline),
  * never later than now, so a server clock ahead of ours cannot put an event in the future.
  */
-function receiptAtMs(value: WaSeconds, nowMs: number): number {
+export function receiptAtMs(value: WaSeconds, nowMs: number): number {
   const ms = secondsToMs(value)
   return ms === null ? nowMs : Math.min(ms, nowMs)
 }

@@ -40,6 +40,8 @@ import { editContent, reactionContent, revokeContent, waKeyOf } from "./message-
 import { createResendStore, type ResendStore } from "./resend-store"
 import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-version"
 import { createAdvRotation, type AdvRotation, type NotificationNode } from "./adv-rotation"
+import { isOneToOne, privacyTokenAttached, PrivacyTokenLedger } from "./privacy-token"
+import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
@@ -183,6 +185,8 @@ export class BaileysSession implements WhatsAppSession {
   private inboundChain: Promise<void> = Promise.resolve()
   private readonly log: Logger
   private resend: ResendStore | null = null
+  /** Whether each recent 1:1 part carried the contact's privacy token, so a 463 says which case it is. */
+  private readonly privacyTokens = new PrivacyTokenLedger()
 
   constructor(
     private readonly ctx: SessionContext,
@@ -244,6 +248,11 @@ export class BaileysSession implements WhatsAppSession {
 
   async sendPart(part: OutboundPart): Promise<void> {
     const sock = this.requireOpen()
+    if (isOneToOne(part.toJid)) {
+      // Unknown (a failing key store) is left unrecorded: a 463 then says wagate cannot tell.
+      const attached = await privacyTokenAttached(sock, part.toJid, this.ctx.clock.nowMs()).catch(() => null)
+      if (attached !== null) this.privacyTokens.note(part.waMessageId, attached)
+    }
     const options = await sendOptions(part, async (id) => (this.resend ? this.resend.getMessage({ id }) : undefined))
     const sent = await sock.sendMessage(part.toJid, partContent(part), options)
     await this.resend?.remember(sent)
@@ -366,6 +375,11 @@ export class BaileysSession implements WhatsAppSession {
       const signal = mapServerAck(node, ctx.clock.nowMs())
       if (signal) this.report(signal)
     })
+    // Deliveries off the wire: Baileys' buffer folds a delivery and a read into the read alone.
+    sock.ws.on("CB:receipt", (node: ReceiptNode) => {
+      if (this.sock !== sock) return
+      for (const signal of mapRawDeliveryReceipt(node, sock.user ?? {}, ctx.clock.nowMs())) this.report(signal)
+    })
     // process() sees each batch as Baileys consolidated it (receipts folded into upserts, etc.).
     sock.ev.process(async (events: Partial<BaileysEventMap>) => {
       if (this.sock !== sock) return
@@ -453,7 +467,7 @@ export class BaileysSession implements WhatsAppSession {
         if (this.rejected.has(signal.waMessageId)) return
         if (this.rejected.size >= REJECTED_IDS_REMEMBERED) this.rejected.delete(this.rejected.values().next().value!)
         this.rejected.add(signal.waMessageId)
-        return this.call(() => events.partRejected(signal.waMessageId, signal.rejection, signal.atMs))
+        return this.call(() => events.partRejected(signal.waMessageId, this.privacyTokens.refine(signal.rejection, signal.waMessageId), signal.atMs))
       case "receipt":
         return this.call(() => events.receipt(signal.waMessageId, signal.receipt, signal.atMs))
     }
