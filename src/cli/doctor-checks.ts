@@ -1,3 +1,4 @@
+import { isIP } from "node:net"
 import type { Clock } from "../lib/clock"
 import { boundedOutsideText } from "../lib/outside-text"
 import { probeTls, type HttpDate, type ResolveHost, type TlsProbe } from "../lib/net-probes"
@@ -71,6 +72,7 @@ export async function networkChecks(options: NetworkCheckOptions): Promise<Check
 }
 
 async function checkDns(options: NetworkCheckOptions, host: string): Promise<{ result: CheckResult; addresses: string[] }> {
+  if (isIP(host)) return { result: ok("dns", `${host} is an address: nothing to resolve`), addresses: [host] }
   try {
     const addresses = await withTimeout(options.net.resolveHost(host), DNS_TIMEOUT_MS, options.clock, `no answer within ${DNS_TIMEOUT_MS} ms`)
     if (addresses.length === 0) throw Object.assign(new Error("no address in the answer"), { code: "ENODATA" })
