@@ -64,11 +64,13 @@ export async function networkChecks(options: NetworkCheckOptions): Promise<Check
   const port = Number(url.port || (url.protocol === "ws:" ? 80 : 443))
   const dns = await checkDns(options, host)
   const address = dns.addresses[0]
-  const tls =
-    address !== undefined && url.protocol === "wss:"
-      ? await probeTls({ address, port, host, ca: options.net.ca, timeoutMs: options.connectTimeoutMs, clock: options.clock })
-      : null
-  return [dns.result, tlsResult(url, host, port, address, tls), clockResult(host, tls), await versionResult(options)]
+  const probe = (verifyCertificate: boolean) =>
+    probeTls({ address: address!, port, host, ca: options.net.ca, verifyCertificate, timeoutMs: options.connectTimeoutMs, clock: options.clock })
+  const tls = address !== undefined && url.protocol === "wss:" ? await probe(true) : null
+  // A refused certificate may be the clock's fault (not yet valid, expired): the host's Date,
+  // read without trusting it, still tells how far off this clock is.
+  const unverified = tls && !tls.ok && tls.stage === "tls" ? await probe(false) : null
+  return [dns.result, tlsResult(url, host, port, address, tls), clockResult(host, unverified ?? tls, unverified !== null), await versionResult(options)]
 }
 
 async function checkDns(options: NetworkCheckOptions, host: string): Promise<{ result: CheckResult; addresses: string[] }> {
@@ -107,7 +109,7 @@ function tlsResult(url: URL, host: string, port: number, address: string | undef
   )
 }
 
-function clockResult(host: string, tls: TlsProbe | null): CheckResult {
+function clockResult(host: string, tls: TlsProbe | null, untrusted: boolean): CheckResult {
   if (!tls?.ok) return skip("clock", `not judged: no HTTPS answer from ${host}`)
   const http: HttpDate = tls.http
   if (!http.ok) return skip("clock", `not judged: ${outside(http.reason)}`)
@@ -117,7 +119,7 @@ function clockResult(host: string, tls: TlsProbe | null): CheckResult {
   const localMidMs = (http.sentAtMs + http.answeredAtMs) / 2
   const skewMs = http.dateMs + 500 - localMidMs
   const uncertaintyMs = 500 + (http.answeredAtMs - http.sentAtMs) / 2
-  const judged = `judged by ${host}'s HTTPS Date header, ±${seconds(uncertaintyMs)}`
+  const judged = `judged by ${host}'s HTTPS Date header${untrusted ? " over a connection whose certificate was not trusted" : ""}, ±${seconds(uncertaintyMs)}`
   const direction = skewMs > 0 ? "behind" : "ahead of"
   const found = `this host's clock is ${seconds(Math.abs(skewMs))} ${direction} ${host}'s (${judged})`
   if (Math.abs(skewMs) - uncertaintyMs <= MAX_CLOCK_SKEW_MS) return ok("clock", found)

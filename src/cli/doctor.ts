@@ -1,7 +1,9 @@
+import { join } from "node:path"
 import { loadConfig } from "../config"
 import { lastErrorOf } from "../domain/connection-errors"
 import { findPhoneAnywhere } from "../domain/phones"
 import { systemClock } from "../lib/clock"
+import { liveLockOwner, LOCK_FILE } from "../lib/lockfile"
 import { boundedOutsideText } from "../lib/outside-text"
 import { toIso } from "../lib/time"
 import { listAllPhones, type PhoneRow } from "../store/phones"
@@ -30,11 +32,23 @@ export async function doctorCommand(argv: string[], io: CliIo): Promise<number> 
   const net = io.doctorNet ?? (await import("../doctor-net")).productionDoctorNet(config)
   const results = [
     ...(await networkChecks({ net, clock, wsUrl: config.waWsUrl, waVersion: config.waVersion, connectTimeoutMs: config.waConnectTimeoutMs })),
+    serverCheck(config.dataDir, suggest),
     ...phoneChecks(phones, suggest),
   ]
   if (args.switches.has("json")) printJson(io, results)
   else io.stdout(report(config.waWsUrl, config.dataDir, results))
   return results.some((r) => r.status === "fail") ? 1 : 0
+}
+
+/**
+ * Whether a server owns the data directory: phones are online only while one runs. Without one
+ * the check is skipped rather than failed, because a CLI in another PID namespace (a second
+ * container on the same volume) cannot see the server's process.
+ */
+function serverCheck(dataDir: string, suggest: Suggest): CheckResult {
+  const owner = liveLockOwner(join(dataDir, LOCK_FILE))
+  if (owner) return ok("server", `wagate serve (pid ${owner.pid}${owner.port !== null ? `, port ${owner.port}` : ""}) owns this data directory and keeps its phones online`)
+  return skip("server", `no wagate server runs on this data directory: phones are online only while \`${suggest("serve")}\` runs`)
 }
 
 /** One check per phone, or one that says there is none yet. */

@@ -38,6 +38,11 @@ export interface TlsProbeOptions {
   host: string
   /** Certificates (PEM) to trust instead of the built-in roots; tests pass their throwaway CA. */
   ca?: string
+  /**
+   * False accepts any certificate: only to read the `Date` of a host whose certificate failed the
+   * check, since a wrong clock is one reason a valid certificate fails. Default true.
+   */
+  verifyCertificate?: boolean
   timeoutMs: number
   clock: Clock
 }
@@ -69,6 +74,7 @@ export function probeTls(options: TlsProbeOptions): Promise<TlsProbe> {
       // SNI carries a name, never an address; without one the certificate is checked against the address.
       servername: isIP(host) ? undefined : host,
       ca: options.ca,
+      rejectUnauthorized: options.verifyCertificate ?? true,
       ALPNProtocols: ["http/1.1"],
     })
     const finish = (result: TlsProbe) => {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { Database } from "bun:sqlite"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { DoctorNet } from "../../src/cli/doctor-checks"
 import { runCli } from "../../src/cli/index"
@@ -100,7 +101,7 @@ describe("wagate doctor", () => {
     expect(line(res.stdout, "version").line).toContain("ok    version  WhatsApp Web 2.3000.1029384756, looked up at")
     expect(line(res.stdout, "phone").line).toContain("ok    phone    +14155550100 (ph_")
     expect(res.stdout).not.toContain("→")
-    expect(res.stdout).toEndWith("No check failed (5 run).\n")
+    expect(res.stdout).toEndWith("No check failed (6 run).\n")
     // The clock was judged over the TLS connection, and the lookup read /sw.js.
     expect(host.requests).toContain("GET /")
     expect(host.requests).toContain("GET /sw.js")
@@ -136,8 +137,10 @@ describe("wagate doctor", () => {
     expect(tls.action).toBe(
       "Check that no proxy intercepts HTTPS here (else give wagate its CA with NODE_EXTRA_CA_CERTS=/path/ca.pem) and that the system clock is right.",
     )
-    expect(line(res.stdout, "clock").line).toBe(`  skip  clock    not judged: no HTTPS answer from ${WA_HOST}`)
-    expect(untrustedHost.requests).toEqual([])
+    // The clock is still judged, by a Date read without trusting the certificate, and says so.
+    expect(line(res.stdout, "clock").line).toContain(`ok    clock    this host's clock is`)
+    expect(line(res.stdout, "clock").line).toContain(`judged by ${WA_HOST}'s HTTPS Date header over a connection whose certificate was not trusted`)
+    expect(untrustedHost.requests).toEqual(["GET /"])
   })
 
   test("a version lookup that fails names the fallback version and what to do, exit 1", async () => {
@@ -190,6 +193,19 @@ describe("wagate doctor", () => {
       ["fail", "+14155550122"],
     ])
     expect(phones[1]!.action).toBe(`Do what the last error says, then connect it again with \`wagate phones pair +14155550122 --data ${dir}\`.`)
+  })
+
+  test("names the server that owns the data directory, and says when none runs", async () => {
+    const none = await doctor([])
+    expect(line(none.stdout, "server").line).toBe(
+      `  skip  server   no wagate server runs on this data directory: phones are online only while \`wagate serve --data ${dir}\` runs`,
+    )
+    // A lock held by a live process other than this one, as `wagate serve` leaves it.
+    writeFileSync(join(dir, "wagate.lock"), JSON.stringify({ pid: process.ppid, port: 3123, startedAt: "2026-11-25T00:00:00.000Z" }))
+    const running = await doctor([])
+    expect(line(running.stdout, "server").line).toBe(
+      `  ok    server   wagate serve (pid ${process.ppid}, port 3123) owns this data directory and keeps its phones online`,
+    )
   })
 
   test("a phone that does not exist is an error before any network check", async () => {

@@ -67,6 +67,7 @@ function describeDoctor(label: string, command: () => Promise<string[]>, setupTi
       expect(res.out).toMatch(/ {2}ok {4}clock {4}this host's clock is \d+\.\d s (behind|ahead of) 127\.0\.0\.1's/)
       // Baileys is loaded for its built-in version, in the executable too.
       expect(res.out).toMatch(/ {2}ok {4}version {2}not looked up: WAGATE_WA_WS_URL is not WhatsApp's, so connects announce Baileys' built-in 2\.3000\.\d+/)
+      expect(res.out).toContain("  skip  server   no wagate server runs on this data directory")
       expect(res.out).toContain("  skip  phone    no phone yet: add one with")
       expect(res.code).toBe(0)
     })
