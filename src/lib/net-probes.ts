@@ -58,8 +58,8 @@ function isTlsRefusal(code: string): boolean {
 /**
  * Opens TLS to `address:port` with the certificate checked for `host`, then sends one
  * `GET / HTTP/1.1` and reads the answer's head for its `Date` (RFC 9110 has origin servers
- * send it; Bun's own server leaves it out of HEAD answers, so GET it is). Never rejects: every failure is
- * a result, and the whole probe ends within `timeoutMs`.
+ * send it; Bun's own server leaves it out of HEAD answers, so GET it is). Never rejects: every
+ * failure is a result, and the whole probe ends within `timeoutMs`.
  */
 export function probeTls(options: TlsProbeOptions): Promise<TlsProbe> {
   const { address, port, host, clock } = options
@@ -100,10 +100,13 @@ export function probeTls(options: TlsProbeOptions): Promise<TlsProbe> {
       if (end === -1 && head.length < MAX_HEAD_BYTES) return
       finish({ ok: true, protocol: handshaken.protocol, http: readDate(head.slice(0, end === -1 ? MAX_HEAD_BYTES : end), sentAtMs, clock.nowMs()) })
     })
-    socket.once("end", () => {
+    // An error, when there is one, comes before the close and has settled the probe with its code.
+    socket.once("close", () => {
       if (handshaken) finish({ ok: true, protocol: handshaken.protocol, http: { ok: false, reason: "the connection closed before an answer to GET /" } })
+      else finish({ ok: false, stage: "connect", code: "ECONNRESET", message: "the connection closed before the TLS handshake completed" })
     })
-    socket.once("error", (err: NodeJS.ErrnoException) => {
+    // `on`, not `once`: a second error after the first settled the probe must not go unhandled.
+    socket.on("error", (err: NodeJS.ErrnoException) => {
       const code = err.code ?? "ERROR"
       if (handshaken) {
         finish({ ok: true, protocol: handshaken.protocol, http: { ok: false, reason: `${code}: ${err.message}` } })

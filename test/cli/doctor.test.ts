@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { Database } from "bun:sqlite"
 import { writeFileSync } from "node:fs"
+import { createServer, type AddressInfo, type Socket } from "node:net"
 import { join } from "node:path"
 import type { DoctorNet } from "../../src/cli/doctor-checks"
 import { runCli } from "../../src/cli/index"
@@ -141,6 +142,41 @@ describe("wagate doctor", () => {
     expect(line(res.stdout, "clock").line).toContain(`ok    clock    this host's clock is`)
     expect(line(res.stdout, "clock").line).toContain(`judged by ${WA_HOST}'s HTTPS Date header over a connection whose certificate was not trusted`)
     expect(untrustedHost.requests).toEqual(["GET /"])
+  })
+
+  test.each([
+    ["refuses the connection", true],
+    ["closes the connection before TLS", false],
+  ])("a port that %s fails TLS with the firewall sentence, exit 1", async (_what, closed) => {
+    // Accepts each connection and drops it at once, without a TLS word; closed, nothing listens.
+    const server = createServer((socket) => socket.destroy())
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as AddressInfo).port
+    if (closed) await new Promise((resolve) => server.close(resolve))
+    try {
+      const res = await doctor([], { target: { port } as StandInWaHost, net: standInNet(host, ca.caPem, { versionLookup: null }) })
+      expect(res.code).toBe(1)
+      const tls = line(res.stdout, "tls")
+      expect(tls.line).toContain(`FAIL  tls      ${WA_HOST}:${port} (127.0.0.1) could not be reached (`)
+      expect(tls.action).toBe(`Allow outgoing TCP to ${WA_HOST} port ${port} in the firewall or proxy between this host and the internet.`)
+    } finally {
+      if (!closed) await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
+  test("a host that accepts TCP and never answers TLS fails within the connect timeout instead of hanging", async () => {
+    const held: Socket[] = []
+    const server = createServer((socket) => void held.push(socket))
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as AddressInfo).port
+    try {
+      const res = await doctor(["--wa-connect-timeout-ms", "1000"], { target: { port } as StandInWaHost, net: standInNet(host, ca.caPem, { versionLookup: null }) })
+      expect(res.code).toBe(1)
+      expect(line(res.stdout, "tls").line).toContain(`FAIL  tls      ${WA_HOST}:${port} (127.0.0.1) could not be reached (ETIMEDOUT: no TLS handshake within 1000 ms)`)
+    } finally {
+      for (const socket of held) socket.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 
   test("a version lookup that fails names the fallback version and what to do, exit 1", async () => {
