@@ -194,6 +194,20 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: async () => (await import("./misc")).migrateCommand,
   },
   {
+    name: "doctor",
+    summary:
+      "Check what a live phone needs: DNS, TLS and the clock against WhatsApp's host, the WhatsApp Web version lookup, the server that owns the data directory, and each phone's state and last error (every phone when none is named). Exits 1 when a check fails.",
+    usage: "wagate doctor [PHONE_ID|+E164] [--json]",
+    options: [
+      { flag: "--json", text: "print the checks as JSON: name, status (ok, fail or skip), detail and action" },
+      { flag: "--wa-ws-url URL", text: "the WhatsApp socket whose host is checked (WAGATE_WA_WS_URL, default wss://web.whatsapp.com/ws/chat)" },
+      { flag: "--wa-version auto|X.Y.Z", text: "the version setting; only auto makes the lookup (WAGATE_WA_VERSION, default auto)" },
+      { flag: "--wa-connect-timeout-ms MS", text: "how long the TLS check may take (WAGATE_WA_CONNECT_TIMEOUT_MS, default 15000)" },
+    ],
+    usesDataDir: true,
+    load: async () => (await import("./doctor")).doctorCommand,
+  },
+  {
     name: "version",
     summary: "Print wagate's version, its database schema version and the Bun version.",
     usage: "wagate version",

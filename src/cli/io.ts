@@ -7,6 +7,7 @@ import { createLogger, type Logger } from "../lib/logger"
 import { escapeControls } from "../lib/outside-text"
 import { toIso } from "../lib/time"
 import { DATABASE_FILE } from "../store/db"
+import type { DoctorNet } from "./doctor-checks"
 
 /** What a command may touch of the outside world; tests pass buffers. */
 export interface CliIo {
@@ -22,6 +23,8 @@ export interface CliIo {
   invocation?: string
   /** The Bun running this process; tests pass an older one. Default Bun.version. */
   bunVersion?: string
+  /** What `wagate doctor` reaches the network with; tests point it at 127.0.0.1. Default: the system's. */
+  doctorNet?: DoctorNet
 }
 
 /** The logger commands use: pretty on a terminal, JSON otherwise. */

@@ -55,14 +55,15 @@ export class TestCa {
   }
 
   /**
-   * Issues a server certificate for `127.0.0.1` (the only address tests use), signed by this CA
+   * Issues a server certificate for `127.0.0.1` (the only address tests use), and for `dnsNames`
+   * when given (a test that substitutes the resolver maps them to 127.0.0.1), signed by this CA
    * and valid for one day. The returned PEM is the leaf followed by the CA, as servers send it.
    */
-  async issue(): Promise<TlsCertificate> {
+  async issue(dnsNames: readonly string[] = []): Promise<TlsCertificate> {
     const serial = this.nextSerial++
     const name = `leaf-${serial}`
     await openssl(this.dir, ["req", ...EC_KEY, "-subj", "/CN=127.0.0.1", "-keyout", `${name}.key`, "-out", `${name}.csr`], "make a certificate request")
-    await writeFile(join(this.dir, `${name}.ext`), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+    await writeFile(join(this.dir, `${name}.ext`), `subjectAltName=${["IP:127.0.0.1", ...dnsNames.map((n) => `DNS:${n}`)].join(",")}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`)
     await openssl(
       this.dir,
       [

@@ -1,0 +1,88 @@
+import { join } from "node:path"
+import { loadConfig } from "../config"
+import { lastErrorOf } from "../domain/connection-errors"
+import { findPhoneAnywhere } from "../domain/phones"
+import { systemClock } from "../lib/clock"
+import { liveLockOwner, LOCK_FILE } from "../lib/lockfile"
+import { boundedOutsideText } from "../lib/outside-text"
+import { toIso } from "../lib/time"
+import { listAllPhones, type PhoneRow } from "../store/phones"
+import { parseArgs, UsageError } from "./args"
+import { commandUsage } from "./commands"
+import { fail, networkChecks, ok, skip, type CheckResult } from "./doctor-checks"
+import { printJson, withServices, type CliIo } from "./io"
+import { suggester, type Suggest } from "./suggest"
+
+/**
+ * `wagate doctor [PHONE_ID|+E164]`: checks in one run what a first live send needs
+ * (docs/live-whatsapp.md § "Check this host: wagate doctor"): DNS, TLS and the clock against
+ * WhatsApp's host, the WhatsApp Web version lookup, and each phone's state and last error from
+ * the store. Every failing check prints one sentence that says what to do; the exit code is 1
+ * when any check fails.
+ */
+export async function doctorCommand(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, new Set(["json"]))
+  if (args.positionals.length > 1) throw new UsageError(`doctor takes at most one phone\n${commandUsage("doctor")}`)
+  const ref = args.positionals[0]
+  const config = loadConfig(io.env, args.flags)
+  const clock = io.clock ?? systemClock()
+  const suggest = suggester(io, config.dataDir)
+  // The phones first: a mistyped phone is reported before any network wait.
+  const phones = await withServices(io, args.flags, ({ ctx, db }) => (ref === undefined ? listAllPhones(db) : [findPhoneAnywhere(ctx, ref)]))
+  const net = io.doctorNet ?? (await import("../doctor-net")).productionDoctorNet(config)
+  const results = [
+    ...(await networkChecks({ net, clock, wsUrl: config.waWsUrl, waVersion: config.waVersion, connectTimeoutMs: config.waConnectTimeoutMs })),
+    serverCheck(config.dataDir, suggest),
+    ...phoneChecks(phones, suggest),
+  ]
+  if (args.switches.has("json")) printJson(io, results)
+  else io.stdout(report(config.waWsUrl, config.dataDir, results))
+  return results.some((r) => r.status === "fail") ? 1 : 0
+}
+
+/**
+ * Whether a server owns the data directory: phones are online only while one runs. Without one
+ * the check is skipped rather than failed, because a CLI in another PID namespace (a second
+ * container on the same volume) cannot see the server's process.
+ */
+function serverCheck(dataDir: string, suggest: Suggest): CheckResult {
+  const owner = liveLockOwner(join(dataDir, LOCK_FILE))
+  if (owner) return ok("server", `wagate serve (pid ${owner.pid}${owner.port !== null ? `, port ${owner.port}` : ""}) owns this data directory and keeps its phones online`)
+  return skip("server", `no wagate server runs on this data directory: phones are online only while \`${suggest("serve")}\` runs`)
+}
+
+/** One check per phone, or one that says there is none yet. */
+function phoneChecks(phones: readonly PhoneRow[], suggest: Suggest): CheckResult[] {
+  if (phones.length === 0) return [skip("phone", `no phone yet: add one with \`${suggest("phones add +E164")}\``)]
+  return phones.map((phone) => phoneCheck(phone, suggest))
+}
+
+/** A phone's state and last error as the store has them; anything but connected fails with what to do. */
+export function phoneCheck(phone: PhoneRow, suggest: Suggest): CheckResult {
+  const number = phone.phoneNumber
+  const status = phone.connectionStatus
+  const lastError = lastErrorOf(phone)
+  // The stored sentence names a network error or WhatsApp's close reason: outside text.
+  const error = lastError && `; last error ${lastError.code} at ${toIso(lastError.atMs)}: ${boundedOutsideText(lastError.message)}`
+  const found = `${number} (${phone.id}) is ${status}${error ?? ""}`
+  const pair = `\`${suggest(`phones pair ${number}`)}\``
+  if (status === "connected") return ok("phone", `${number} (${phone.id}) is connected${phone.lastConnectedAtMs ? ` since ${toIso(phone.lastConnectedAtMs)}` : ""}`)
+  if (status === "unpaired" || status === "logged_out") return fail("phone", found, `Pair it with ${pair} and scan the QR code with WhatsApp on ${number}.`)
+  if (lastError) return fail("phone", found, `Do what the last error says, then connect it again with ${pair}.`)
+  if (status === "disconnected") return fail("phone", found, `Connect it again with ${pair}, which logs in with its stored credentials.`)
+  return ok("phone", `${found}: a pairing or login is under way`)
+}
+
+const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", fail: "FAIL", skip: "skip" }
+
+/** The report: one line per check, the sentence of what to do under each failure, and a summary. */
+function report(wsUrl: string, dataDir: string, results: readonly CheckResult[]): string {
+  const width = Math.max(...results.map((r) => r.name.length))
+  const lines = results.flatMap((r) => {
+    const line = `  ${MARK[r.status]}  ${r.name.padEnd(width)}  ${r.detail}`
+    return r.action ? [line, `${" ".repeat(width + 10)}→ ${r.action}`] : [line]
+  })
+  const failed = results.filter((r) => r.status === "fail").length
+  const summary = failed === 0 ? `No check failed (${results.length} run).` : `${failed} of ${results.length} checks failed.`
+  return `Checking the way to WhatsApp (${wsUrl}) and the phones in ${dataDir}:\n\n${lines.join("\n")}\n\n${summary}\n`
+}
