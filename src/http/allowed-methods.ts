@@ -1,10 +1,11 @@
-import { Elysia } from "elysia"
+import { Elysia, type DocumentDecoration } from "elysia"
 import { errors } from "../lib/errors"
 
 /** A registered route as Elysia lists it in `app.routes`. */
 export interface RegisteredRoute {
   method: string
   path: string
+  hooks?: { detail?: unknown }
 }
 
 /**
@@ -14,14 +15,15 @@ export interface RegisteredRoute {
  * route has been registered.
  */
 export function allowedMethodsLookup(routes: () => readonly RegisteredRoute[]): (path: string) => string[] {
-  let patterns: { pattern: RegExp; method: string }[] | null = null
+  let patterns: { pattern: RegExp; method: string; isStatic: boolean }[] | null = null
   return (path) => {
     patterns ??= routes()
-      .filter((r) => r.method !== "ALL" && r.method !== "WS")
-      .map((r) => ({ pattern: routePattern(r.path), method: r.method.toUpperCase() }))
-    const methods = new Set<string>()
-    for (const { pattern, method } of patterns) if (pattern.test(path)) methods.add(method)
-    return [...methods].sort()
+      .filter((r) => r.method !== "ALL" && r.method !== "WS" && !isMethodGuard(r))
+      .map((r) => ({ pattern: routePattern(r.path), method: r.method.toUpperCase(), isStatic: !/[:*]/.test(r.path) }))
+    const matching = patterns.filter(({ pattern }) => pattern.test(path))
+    // A path that is a route of its own is never a parameter's value (`/v1/messages/send` is no message id).
+    const own = matching.some((p) => p.isStatic) ? matching.filter((p) => p.isStatic) : matching
+    return [...new Set(own.map((p) => p.method))].sort()
   }
 }
 
@@ -39,37 +41,55 @@ function routePattern(template: string): RegExp {
   return new RegExp(`^${source}/?$`)
 }
 
+/** Marks the routes shadowedPathGuard adds: they refuse a method, they are not the path's own. */
+const METHOD_GUARD = "x-wagate-method-guard"
+
+/** True for a route shadowedPathGuard added, which `Allow`, the OpenAPI document and route listings leave out. */
+export function isMethodGuard(route: RegisteredRoute): boolean {
+  const detail = route.hooks?.detail as Record<string, unknown> | undefined
+  return detail?.[METHOD_GUARD] === true
+}
+
 /**
  * The paths that name a route of their own but that a parameterised route of another method also
  * matches: `/v1/messages/send` (POST) is also `GET /v1/messages/:messageId` with the id "send".
- * For each, the methods registered on the path itself.
+ * For each, the methods registered on the path itself and the methods that would take it for an id.
  */
-export function shadowedStaticPaths(routes: readonly RegisteredRoute[]): { path: string; allowed: string[] }[] {
-  const real = routes.filter((r) => r.method !== "ALL" && r.method !== "WS")
+export function shadowedStaticPaths(routes: readonly RegisteredRoute[]): { path: string; allowed: string[]; refused: string[] }[] {
+  const real = routes.filter((r) => r.method !== "ALL" && r.method !== "WS" && !isMethodGuard(r))
   const parameterised = real.filter((r) => r.path.split("/").some((segment) => segment.startsWith(":")))
-  const out: { path: string; allowed: string[] }[] = []
+  const out: { path: string; allowed: string[]; refused: string[] }[] = []
   for (const path of new Set(real.filter((r) => !r.path.includes(":") && !r.path.includes("*")).map((r) => r.path))) {
     const allowed = [...new Set(real.filter((r) => r.path === path).map((r) => r.method.toUpperCase()))].sort()
-    const shadowing = parameterised.some((r) => !allowed.includes(r.method.toUpperCase()) && routePattern(r.path).test(path))
-    if (shadowing) out.push({ path, allowed })
+    const refused = [...new Set(parameterised.filter((r) => routePattern(r.path).test(path)).map((r) => r.method.toUpperCase()))]
+      .filter((method) => !allowed.includes(method))
+      .sort()
+    if (refused.length > 0) out.push({ path, allowed, refused })
   }
   return out
 }
 
 /**
- * Answers the other methods on a shadowed path with 405 and its `Allow` header, as any path with
- * the wrong method is answered, instead of letting the parameterised route take the path's last
- * segment for an id (`GET /v1/messages/send` was "Message send not found"). Elysia's router
- * prefers a static path to a parameter, and a method's own route to `ALL`, so the path's real
- * routes still answer their methods. `ALL` routes are left out of `Allow` and of the OpenAPI
- * document, which lists only documented operations.
+ * Answers a shadowed path's other methods with 405 and its `Allow` header, as any path with the
+ * wrong method is answered, instead of letting the parameterised route take the path's last
+ * segment for an id (`GET /v1/messages/send` was "Message send not found"). Each refused method
+ * gets a route of its own on the static path: both Elysia's router and Bun's, which serves static
+ * paths first when listening, prefer it to the parameter. These routes sit outside `/v1`, so the
+ * 405 comes before authentication, as every 405 and 404 does.
  */
 export function shadowedPathGuard(routes: readonly RegisteredRoute[]) {
   const guard = new Elysia({ name: "wagate.shadowed-paths" })
-  for (const { path, allowed } of shadowedStaticPaths(routes)) {
-    guard.all(path, ({ request }) => {
-      throw errors.methodNotAllowed(request.method, new URL(request.url).pathname, allowed)
-    })
+  for (const { path, allowed, refused } of shadowedStaticPaths(routes)) {
+    for (const method of refused) {
+      guard.route(
+        method,
+        path,
+        ({ request }) => {
+          throw errors.methodNotAllowed(request.method, new URL(request.url).pathname, allowed)
+        },
+        { detail: { hide: true, [METHOD_GUARD]: true } as DocumentDecoration },
+      )
+    }
   }
   return guard
 }

@@ -472,11 +472,14 @@ describe("the compiled dist/wagate", () => {
       ["GET", "/v1/account?environment=test", server.key, 400, "/v1/account"],
       ["GET", "/v1/messages/msg_missing", server.key, 404, "/v1/messages/msg_missing"],
       ["DELETE", "/v1/messages/send", undefined, 405, "/v1/messages/send"],
+      // `send` is not a message id.
+      ["GET", "/v1/messages/send", server.key, 405, "/v1/messages/send"],
     ] as const) {
       const res = await raw(method, path, bearer)
       expect({ method, path, status: res.status, envelope: res.body.statusCode, envelopePath: res.body.path }).toEqual({ method, path, status, envelope: status, envelopePath })
     }
     expect((await raw("DELETE", "/v1/messages/send")).allow).toBe("POST")
+    expect((await raw("GET", "/v1/messages/send", server.key)).allow).toBe("POST")
     // Every documented operation once, authenticated: Elysia compiles each route's hooks on its
     // first request, and that is when it would warn.
     const documentedPaths = ((await (await fetch(`${server.base}/swagger/json`)).json()) as { paths: Record<string, Record<string, unknown>> }).paths

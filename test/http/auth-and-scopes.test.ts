@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { ALL_SCOPES } from "../../src/domain/scopes"
 import { createHarness, expectErrorEnvelope, type Harness } from "../helpers/harness"
+import { isMethodGuard } from "../../src/http/allowed-methods"
 
 let h: Harness
 beforeEach(async () => {
@@ -99,8 +100,8 @@ describe("scope matrix", () => {
   test("every /v1 route the app serves is in the scope matrix, and the matrix names no route the app lacks", () => {
     // Served routes come from the app's own router, each path parameter written as the matrix writes it (`{id}`).
     const served = h.app.routes
-      // ALL routes only refuse the methods a path lacks (shadowedPathGuard): they are not operations.
-      .filter((r) => r.method !== "ALL" && r.path.startsWith("/v1/"))
+      // The method guards only refuse the methods a path lacks (shadowedPathGuard): they are not operations.
+      .filter((r) => !isMethodGuard(r) && r.path.startsWith("/v1/"))
       .map((r) => `${r.method} ${r.path.replace(/:\w+/g, "{id}")}`)
       .sort()
     const inMatrix = endpoints("+14155550100", "msg_x")

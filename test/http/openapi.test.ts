@@ -7,6 +7,7 @@ import { MESSAGE_ERROR_CODES } from "../../src/lib/vocabulary"
 import { REQUIRED_SCOPES } from "../../src/domain/scopes"
 import { docsRoutes, SCALAR_BUNDLE_PATH } from "../../src/http/routes/docs"
 import { createHarness, type Harness } from "../helpers/harness"
+import { isMethodGuard } from "../../src/http/allowed-methods"
 
 let h: Harness
 let doc: any
@@ -78,8 +79,8 @@ describe("OpenAPI document: the whole", () => {
     // The dashboard (and `/`, which leads to it) serves HTML pages, not API (docs/dashboard.md).
     const isDashboard = (path: string) => path === "/" || path === "/dashboard" || path.startsWith("/dashboard/")
     const served = h.app.routes
-      // ALL routes only refuse the methods a path lacks (shadowedPathGuard): they are not operations.
-      .filter((r) => r.method !== "ALL" && !r.path.startsWith("/swagger") && r.path !== "/openapi.json" && !isDashboard(r.path))
+      // The method guards only refuse the methods a path lacks (shadowedPathGuard): they are not operations.
+      .filter((r) => !isMethodGuard(r) && !r.path.startsWith("/swagger") && r.path !== "/openapi.json" && !isDashboard(r.path))
       .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, "{$1}")}`)
     expect([...documented].sort()).toEqual(served.sort())
   })
