@@ -49,6 +49,9 @@ export const EVENT_TYPES = [
   "message.received",
   "phone.connected",
   "phone.disconnected",
+  "message.reaction",
+  "message.edited",
+  "message.revoked",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 

@@ -87,6 +87,10 @@ describe("the event catalogue", () => {
       receivedAtMs: nowMs,
     })
     await h.settle()
+    session.act({ kind: "reaction", targetWaMessageId: delivered!, targetFromMe: true, from: "+14155550166", emoji: "👍", atMs: nowMs })
+    session.act({ kind: "edit", targetWaMessageId: "IN1", from: "+14155550166", content: "Hi!", atMs: nowMs })
+    session.act({ kind: "revoke", targetWaMessageId: "IN2", from: "+14155550166", atMs: nowMs })
+    await h.settle()
     session.drop("connection_lost")
     await h.settle()
 
