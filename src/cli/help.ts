@@ -21,6 +21,7 @@ const SETTING_HELP: Record<string, { value: string; text: string }> = {
   "send-timeout-ms": { value: "MS", text: "how long live sends wait for a disconnected phone (default 600000)" },
   "checks-per-phone-per-hour": { value: "N", text: "numbers each phone may check per hour with POST /v1/contacts/check (default 600)" },
   "media-memory-mb": { value: "MIB", text: "memory all live sends' media may hold at once while handed to WhatsApp (default 64)" },
+  "media-cache-mb": { value: "MIB", text: "disk inbound media downloaded from WhatsApp may use, least recently used out first (default 1024)" },
   "wa-ws-url": { value: "URL", text: "the WhatsApp Web socket (default wss://web.whatsapp.com/ws/chat)" },
   "wa-connect-timeout-ms": { value: "MS", text: "how long opening the WhatsApp connection may take (default 15000)" },
   "wa-version": { value: "auto|X.Y.Z", text: "the WhatsApp Web version to announce; auto looks it up (default auto)" },

@@ -3,8 +3,8 @@ import { named, Timestamp } from "../lib/schema"
 import { toIso } from "../lib/time"
 
 /*
- * The data of the events a contact's reaction, edit or deletion emits (docs/webhooks.md § "New
- * events"). The event catalogue publishes these schemas; the builders below are the only way
+ * The data of the events a contact's reaction, edit or deletion emits (docs/webhooks.md §
+ * "Reactions, edits and deletions"). The event catalogue publishes these schemas; the builders below are the only way
  * the domain makes their data.
  */
 

@@ -10,6 +10,7 @@ import type { SessionManager } from "../domain/sessions"
 import type { AppMetrics } from "../lib/app-metrics"
 import type { CidrList } from "../lib/net-policy"
 import type { UsageRecorder } from "../domain/usage"
+import type { InboundMediaDeps } from "../domain/inbound-media"
 
 /** What the HTTP layer needs, built by the composition root. */
 export interface HttpDeps {
@@ -23,6 +24,8 @@ export interface HttpDeps {
   liveGroups: LiveGroupSource
   /** What presence needs: the connected sessions and the number cache. */
   presence: { links: PhoneLinks; lookups: LiveLookups }
+  /** Inbound media: the connected sessions, the on-disk cache and the size caps. */
+  inboundMedia: InboundMediaDeps
   /** Number checks, with their hourly budget per phone. */
   contactChecks: ContactChecker
   metrics: AppMetrics

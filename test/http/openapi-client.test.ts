@@ -82,6 +82,24 @@ export async function checkNumbers(): Promise<string[]> {
   return answers.filter((a) => a.onWhatsApp).map((a) => a.number)
 }
 
+export async function inboundRicher(): Promise<Blob | null> {
+  const got = await client.GET("/v1/messages/inbound/{messageId}", { params: { path: { messageId: "inmsg_x" } } })
+  if (got.error) return null
+  const m = got.data.data
+  const size: number | undefined = m.media?.size
+  const replyTo: string | null | undefined = m.replyTo
+  const latitude: number | undefined = m.location?.latitude
+  const numbers: string[] | undefined = m.contact?.phoneNumbers
+  console.log(size, replyTo, latitude, numbers)
+  const file = await client.GET("/v1/messages/inbound/{messageId}/media", { params: { path: { messageId: m.id } }, parseAs: "blob" })
+  if (file.error) {
+    const problems: string[] = file.error.message
+    console.log(problems)
+    return null
+  }
+  return file.data
+}
+
 export async function refusedByTheTypes(): Promise<void> {
   // @ts-expect-error numbers is a list of strings
   await client.POST("/v1/contacts/check", { body: { fromPhoneId: "+14155550123", numbers: "+14155550199" } })

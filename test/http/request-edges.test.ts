@@ -18,8 +18,8 @@ function v1Routes(): { method: string; path: string }[] {
 }
 
 describe("environment in the query string", () => {
-  test("the route table has the thirteen /v1 routes (the table below covers each)", () => {
-    expect(v1Routes()).toHaveLength(13)
+  test("the route table has the fourteen /v1 routes (the table below covers each)", () => {
+    expect(v1Routes()).toHaveLength(14)
   })
 
   test.each(["?environment=test", "?environment=live", "?limit=5&environment=", "?%65nvironment=test"])(

@@ -176,12 +176,12 @@ export function mapLocation(location: LocationLike | null | undefined): InboundL
   return { latitude, longitude, ...(name ? { name } : {}), ...(address ? { address } : {}) }
 }
 
-/** RFC 6350 § 3.4: `\n`, `\,`, `\;` and `\\` in a value. */
+/** RFC 6350 §3.4: `\n`, `\,`, `\;` and `\\` in a value. */
 function unescapeVcard(value: string): string {
   return value.replace(/\\([nN,;\\])/g, (_, c: string) => (c === "n" || c === "N" ? "\n" : c))
 }
 
-/** The vCard's lines, unfolded (RFC 6350 § 3.2: a line starting with a space or tab continues the previous one). */
+/** The vCard's lines, unfolded (RFC 6350 §3.2: a line starting with a space or tab continues the previous one). */
 function vcardLines(vcard: string): string[] {
   return vcard.replace(/\r\n|\r/g, "\n").replace(/\n[ \t]/g, "").split("\n")
 }

@@ -6,6 +6,7 @@ import { contactsCheck } from "./contacts-check"
 import { presenceSend } from "./presence-send"
 import { groupsList } from "./groups-list"
 import { inboundGet } from "./inbound-get"
+import { inboundMedia } from "./inbound-media"
 import { inboundList } from "./inbound-list"
 import { messagesGet } from "./messages-get"
 import { messagesList } from "./messages-list"
@@ -25,6 +26,7 @@ export function v1Routes(deps: HttpDeps) {
     .use(messagesList(deps))
     .use(inboundList(deps))
     .use(inboundGet(deps))
+    .use(inboundMedia(deps))
     .use(messagesGet(deps))
     .use(groupsList(deps))
     .use(phoneNumbersList(deps))
