@@ -133,6 +133,9 @@ export interface ReuploadSocket {
  * `<receipt type="server-error">` answered by a `mediaretry` notification with the new direct
  * path). A refusal (the phone no longer has it, or answers with an error) is MediaGoneError; no
  * answer within MEDIA_REUPLOAD_TIMEOUT_MS is a plain error, so the next request may ask again.
+ * wagate calls updateMediaMessage itself rather than through Baileys' downloadMediaMessage, whose
+ * re-upload branch never runs since Baileys moved to fetch (WhiskeySockets/Baileys#2767), and
+ * hands it the media key as bytes, which its retry key derivation requires (WhiskeySockets/Baileys#2729).
  */
 export async function reuploadMedia(sock: ReuploadSocket, descriptor: MediaDescriptor, clock: Clock): Promise<MediaDescriptor> {
   const { key } = descriptor
