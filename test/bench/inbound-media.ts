@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { hasTaskset } from "./loadgen"
 import { generateLoopbackCertificate, startWaSim } from "../wa-sim"
 import { adminClient, poll, type PhonesBenchTools } from "./phones"
 
@@ -27,11 +30,48 @@ export interface InboundMediaFigures {
   firstDownloadMs: number
   serveP50Ms: number
   serveP95Ms: number
+  /** The same loop against Bun.serve + Bun.file alone, pinned the same way: what this machine allows right now. */
+  floorP50Ms: number
   clients: number
   idleRssMiB: number
   peakRssMiB: number
   riseMiB: number
   concurrentRoundMs: number[]
+}
+
+/** Sequential downloads of `url`, request to last byte, sorted; each must be `bytes` long. */
+async function serialDownloads(url: string, headers: Record<string, string>, bytes: number, count: number): Promise<number[]> {
+  const times: number[] = []
+  for (let i = 0; i < count + 5; i++) {
+    const started = performance.now()
+    const res = await fetch(url, { headers })
+    const got = (await res.arrayBuffer()).byteLength
+    if (res.status !== 200 || got !== bytes) throw new Error(`GET ${url}: ${res.status}, ${got} bytes`)
+    // The first five warm the connection and the page cache.
+    if (i >= 5) times.push(performance.now() - started)
+  }
+  return times.sort((a, b) => a - b)
+}
+
+/** The floor: the same file served by a bare Bun.serve in its own process, on the same core as wagate. */
+async function floorP50Ms(tools: PhonesBenchTools, bytes: Uint8Array): Promise<number> {
+  const path = join(tools.tempDir(), "floor.bin")
+  writeFileSync(path, bytes)
+  const cmd = ["bun", join(import.meta.dir, "file-floor.ts"), path]
+  const proc = Bun.spawn(hasTaskset() && process.env.BENCH_PIN !== "0" ? ["taskset", "-c", "0", ...cmd] : cmd, { stdout: "pipe", stderr: "inherit" })
+  try {
+    const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader()
+    let out = ""
+    while (!/listening on (\d+)/.test(out)) {
+      const { done, value } = await reader.read()
+      if (done) throw new Error(`the floor server ended: ${out}`)
+      out += new TextDecoder().decode(value)
+    }
+    const port = /listening on (\d+)/.exec(out)![1]
+    return percentile(await serialDownloads(`http://127.0.0.1:${port}/`, {}, bytes.length, SERIAL_REQUESTS), 0.5)
+  } finally {
+    await tools.stopProc(proc)
+  }
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
@@ -59,7 +99,8 @@ export async function benchInboundMedia(tools: PhonesBenchTools): Promise<Inboun
     const key = (await admin("POST", `/accounts/${accountId}/keys`, { environment: "live", name: "inbound media bench", scopes: ["messages:read"] })).key
     const auth = { authorization: `Bearer ${key}` }
 
-    await sim.sendInbound(contact, { document: new Uint8Array(randomBytes(FILE_BYTES)), fileName: "scan.pdf", mimetype: "application/pdf" })
+    const document = new Uint8Array(randomBytes(FILE_BYTES))
+    await sim.sendInbound(contact, { document, fileName: "scan.pdf", mimetype: "application/pdf" })
     const id = await poll(
       async () => ((await (await fetch(`${wagate.base}/v1/messages/inbound`, { headers: auth })).json()) as { data: { data: { id: string }[] } }).data.data[0]?.id,
       "the inbound document",
@@ -75,10 +116,7 @@ export async function benchInboundMedia(tools: PhonesBenchTools): Promise<Inboun
       return performance.now() - started
     }
     const firstDownloadMs = await download()
-    for (let i = 0; i < 5; i++) await download()
-    const serial: number[] = []
-    for (let i = 0; i < SERIAL_REQUESTS; i++) serial.push(await download())
-    serial.sort((a, b) => a - b)
+    const serial = await serialDownloads(url, auth, FILE_BYTES, SERIAL_REQUESTS)
 
     await Bun.sleep(1_000)
     const idleRssMiB = tools.rssMiB(wagate.proc.pid)
@@ -92,11 +130,13 @@ export async function benchInboundMedia(tools: PhonesBenchTools): Promise<Inboun
     }
     clearInterval(sampler)
     await tools.stopProc(wagate.proc)
+    const floor = await floorP50Ms(tools, document)
     return {
       fileMiB: FILE_BYTES / MiB,
       firstDownloadMs,
       serveP50Ms: percentile(serial, 0.5),
       serveP95Ms: percentile(serial, 0.95),
+      floorP50Ms: floor,
       clients: CLIENTS,
       idleRssMiB,
       peakRssMiB,

@@ -68,6 +68,19 @@ describe("GET /v1/messages/inbound/{messageId}/media", () => {
     expect(statSync(join(dataDir, MEDIA_CACHE_FOLDER, ids[0]!)).mode & 0o777).toBe(0o600)
   })
 
+  test("a Range request gets its 206 with the range's bytes and length", async () => {
+    h.gateway.media.set("d1", BYTES)
+    const { key, ids } = await received([["W1", media("d1")]])
+    await (await download(key, ids[0]!)).arrayBuffer()
+    const res = await h.app.handle(
+      new Request(`http://localhost/v1/messages/inbound/${ids[0]}/media`, { headers: { authorization: `Bearer ${key}`, range: "bytes=100-199" } }),
+    )
+    expect(res.status).toBe(206)
+    expect(res.headers.get("content-range")).toBe(`bytes 100-199/${BYTES.length}`)
+    expect(res.headers.get("content-length")).toBe("100")
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(BYTES.subarray(100, 200))
+  })
+
   test("an image is inline and named after the message when it came without a name", async () => {
     h.gateway.media.set("img", BYTES)
     const { key, ids } = await received([["W1", media("img", { mimetype: "image/jpeg", fileName: null, capKind: "image" })]])

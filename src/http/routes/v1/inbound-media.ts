@@ -23,19 +23,21 @@ export function contentDisposition(fileName: string, mimetype: string): string {
 export const inboundMedia = (deps: HttpDeps) => (app: ApiApp) =>
   app.get(
     "/messages/inbound/:messageId/media",
-    async ({ params, principal, set }) => {
+    async ({ params, principal, request, set }) => {
       const file = await inboundMediaFile(deps.ctx, deps.inboundMedia, principal, params.messageId)
-      // Streamed from disk by Bun (sendfile where it can): the file is never read whole into memory.
-      return new Response(Bun.file(file.path), {
-        headers: {
-          ...(set.headers as Record<string, string>),
-          "Content-Type": file.mimetype,
-          "Content-Length": String(file.sizeBytes),
-          "Content-Disposition": contentDisposition(file.fileName, file.mimetype),
-          "X-Content-Type-Options": "nosniff",
-          "Cache-Control": "private, max-age=0, no-store",
-        },
+      Object.assign(set.headers, {
+        "Content-Type": file.mimetype,
+        "Content-Disposition": contentDisposition(file.fileName, file.mimetype),
+        "X-Content-Type-Options": "nosniff",
+        "Cache-Control": "private, max-age=0, no-store",
       })
+      // Bun would set it while sending; set here it is also on the Response itself. A Range
+      // request's 206 carries the length of its range instead.
+      if (!request.headers.has("range")) set.headers["Content-Length"] = String(file.sizeBytes)
+      // Returned as the file itself, so Elysia hands it to Bun as a file: Bun sends it with
+      // sendfile, and a Range request gets its 206. Wrapping it in a
+      // Response would make Elysia copy the body into a stream read through JavaScript.
+      return Bun.file(file.path)
     },
     {
       ...apiOperation({
