@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { createHash, randomBytes } from "node:crypto"
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -8,6 +8,10 @@ import type { MediaDescriptor } from "../../src/whatsapp/baileys/inbound-details
 import { downloadMedia } from "../../src/whatsapp/baileys/media-download"
 import { MediaGoneError, MediaTooLargeError } from "../../src/whatsapp/gateway"
 import { TestClock } from "../helpers/test-clock"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Uses the simulator's media encryption: see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * The adapter's download of inbound media: decrypted as WhatsApp clients encrypt (the simulator's

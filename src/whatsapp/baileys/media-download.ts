@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto"
+import { createDecipheriv, createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto"
 import { open, rm } from "node:fs/promises"
 import type { Clock } from "../../lib/clock"
 import { MediaGoneError, MediaTooLargeError } from "../gateway"
@@ -31,15 +31,6 @@ const HKDF_INFO: Record<MediaHkdfKind, string> = {
 export function expandMediaKey(mediaKey: Uint8Array, kind: MediaHkdfKind): { iv: Buffer; cipherKey: Buffer; macKey: Buffer } {
   const expanded = Buffer.from(hkdfSync("sha256", mediaKey, Buffer.alloc(0), HKDF_INFO[kind], 112))
   return { iv: expanded.subarray(0, 16), cipherKey: expanded.subarray(16, 48), macKey: expanded.subarray(48, 80) }
-}
-
-/** Encrypts a file as a WhatsApp client does before uploading it (used by tests to check the download against). */
-export function encryptForUpload(plaintext: Uint8Array, mediaKey: Uint8Array, kind: MediaHkdfKind): Buffer {
-  const { iv, cipherKey, macKey } = expandMediaKey(mediaKey, kind)
-  const cipher = createCipheriv("aes-256-cbc", cipherKey, iv)
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()])
-  const mac = createHmac("sha256", macKey).update(iv).update(ciphertext).digest().subarray(0, MAC_BYTES)
-  return Buffer.concat([ciphertext, mac])
 }
 
 export interface DownloadInput {
