@@ -1,5 +1,6 @@
 import { createDecipheriv, createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto"
 import { open, rm } from "node:fs/promises"
+import type { WAMessage, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
 import { MediaGoneError, MediaTooLargeError } from "../gateway"
 import type { MediaDescriptor, MediaHkdfKind } from "./inbound-details"
@@ -112,12 +113,7 @@ export async function downloadMedia(input: DownloadInput): Promise<number> {
 export const MEDIA_REUPLOAD_TIMEOUT_MS = 30_000
 
 /** The part of Baileys' socket a re-upload needs. */
-export interface ReuploadSocket {
-  updateMediaMessage(message: {
-    key: { remoteJid: string; id: string; participant?: string; fromMe: boolean }
-    message: Record<string, { mediaKey: Uint8Array; directPath: string; url: string }>
-  }): Promise<{ message?: Record<string, { directPath?: string | null } | null> | null }>
-}
+export type ReuploadSocket = Pick<WASocket, "updateMediaMessage">
 
 /**
  * Asks the sender's phone to upload the file again (Baileys' updateMediaMessage: a
@@ -130,17 +126,18 @@ export interface ReuploadSocket {
  */
 export async function reuploadMedia(sock: ReuploadSocket, descriptor: MediaDescriptor, clock: Clock): Promise<MediaDescriptor> {
   const { key } = descriptor
-  const request = sock.updateMediaMessage({
+  const message: WAMessage = {
     key: { remoteJid: key.remoteJid, id: key.id, fromMe: false, ...(key.participant ? { participant: key.participant } : {}) },
     message: { [descriptor.field]: { mediaKey: Buffer.from(descriptor.mediaKey, "base64"), directPath: descriptor.directPath, url: "" } },
-  })
+  }
+  const request = sock.updateMediaMessage(message)
   let timer: { cancel(): void } | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = clock.setTimer(MEDIA_REUPLOAD_TIMEOUT_MS, () => reject(new Error("the sender's phone did not answer the re-upload request")))
   })
   try {
     const updated = await Promise.race([request, timeout])
-    const directPath = updated.message?.[descriptor.field]?.directPath
+    const directPath = (updated.message?.[descriptor.field] as { directPath?: string | null } | null | undefined)?.directPath
     if (!directPath?.startsWith("/")) throw new MediaGoneError(null)
     return { ...descriptor, directPath }
   } catch (err) {

@@ -276,7 +276,7 @@ export class BaileysSession implements WhatsAppSession {
 
   async reuploadMedia(descriptor: string): Promise<string> {
     const sock = this.requireOpen()
-    return JSON.stringify(await reuploadMedia(sock as never, parseDescriptor(descriptor), this.ctx.clock))
+    return JSON.stringify(await reuploadMedia(sock, parseDescriptor(descriptor), this.ctx.clock))
   }
 
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */
