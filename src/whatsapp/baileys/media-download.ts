@@ -41,7 +41,7 @@ export interface DownloadInput {
   path: string
   maxBytes: number
   clock: Clock
-  fetch?: (url: string, init: RequestInit) => Promise<Response>
+  fetch?: (address: string, init: RequestInit) => Promise<Response>
   timeoutMs?: number
 }
 
@@ -126,9 +126,11 @@ export type ReuploadSocket = Pick<WASocket, "updateMediaMessage">
  */
 export async function reuploadMedia(sock: ReuploadSocket, descriptor: MediaDescriptor, clock: Clock): Promise<MediaDescriptor> {
   const { key } = descriptor
+  // Baileys' updateMediaMessage knows no ptvMessage (a round video note): it is a video to it.
+  const field = descriptor.field === "ptvMessage" ? "videoMessage" : descriptor.field
   const message: WAMessage = {
     key: { remoteJid: key.remoteJid, id: key.id, fromMe: false, ...(key.participant ? { participant: key.participant } : {}) },
-    message: { [descriptor.field]: { mediaKey: Buffer.from(descriptor.mediaKey, "base64"), directPath: descriptor.directPath, url: "" } },
+    message: { [field]: { mediaKey: Buffer.from(descriptor.mediaKey, "base64"), directPath: descriptor.directPath } },
   }
   const request = sock.updateMediaMessage(message)
   let timer: { cancel(): void } | undefined
@@ -137,7 +139,7 @@ export async function reuploadMedia(sock: ReuploadSocket, descriptor: MediaDescr
   })
   try {
     const updated = await Promise.race([request, timeout])
-    const directPath = (updated.message?.[descriptor.field] as { directPath?: string | null } | null | undefined)?.directPath
+    const directPath = (updated.message?.[field] as { directPath?: string | null } | null | undefined)?.directPath
     if (!directPath?.startsWith("/")) throw new MediaGoneError(null)
     return { ...descriptor, directPath }
   } catch (err) {
