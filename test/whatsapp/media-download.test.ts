@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { encryptMedia } from "../wa-sim/media-crypto"
 import type { MediaDescriptor } from "../../src/whatsapp/baileys/inbound-details"
-import { downloadMedia } from "../../src/whatsapp/baileys/media-download"
+import { downloadMedia, MEDIA_REUPLOAD_TIMEOUT_MS, reuploadMedia, type ReuploadSocket } from "../../src/whatsapp/baileys/media-download"
 import { MediaGoneError, MediaTooLargeError } from "../../src/whatsapp/gateway"
 import { TestClock } from "../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
@@ -99,4 +99,64 @@ describe("downloading inbound media", () => {
     await expect(downloadMedia({ descriptor, host: "h", path, maxBytes: 50_000, clock, fetch: host(200, enc.file) })).rejects.toBeInstanceOf(MediaTooLargeError)
     expect(existsSync(path)).toBe(false)
   })
+})
+
+describe("asking the sender's phone to upload again", () => {
+  /** A socket whose updateMediaMessage answers with `answer` and records what it was asked. */
+  function socket(answer: (message: any) => Promise<any>) {
+    const asked: any[] = []
+    const sock = { updateMediaMessage: (message: any) => (asked.push(message), answer(message)) } as unknown as ReuploadSocket
+    return { sock, asked }
+  }
+
+  test("the new direct path replaces the old one; the key and media key are sent as Baileys needs them", async () => {
+    const { descriptor } = await fixture()
+    const { sock, asked } = socket(async (m) => ({ ...m, message: { documentMessage: { ...m.message.documentMessage, directPath: "/v/new.enc" } } }))
+    const renewed = await reuploadMedia(sock, descriptor, new TestClock())
+    expect(renewed).toEqual({ ...descriptor, directPath: "/v/new.enc" })
+    expect(asked[0].key).toEqual({ remoteJid: descriptor.key.remoteJid, id: "3EB0", fromMe: false })
+    expect(Buffer.isBuffer(asked[0].message.documentMessage.mediaKey)).toBe(true)
+  })
+
+  test("a round video note is asked for as a video", async () => {
+    const { descriptor } = await fixture()
+    const { sock, asked } = socket(async (m) => ({ message: { videoMessage: { directPath: "/v/ptv.enc" } }, key: m.key }))
+    const renewed = await reuploadMedia(sock, { ...descriptor, field: "ptvMessage", hkdf: "video" }, new TestClock())
+    expect(Object.keys(asked[0].message)).toEqual(["videoMessage"])
+    expect(renewed.directPath).toBe("/v/ptv.enc")
+  })
+
+  test("a refusal (Baileys' Boom with the result's status) is MediaGoneError", async () => {
+    const { descriptor } = await fixture()
+    const refused = Object.assign(new Error("Media re-upload failed by device (NOT_FOUND)"), { output: { statusCode: 404 } })
+    const { sock } = socket(async () => Promise.reject(refused))
+    expect(await reuploadMedia(sock, descriptor, new TestClock()).catch((e) => e)).toBeInstanceOf(MediaGoneError)
+  })
+
+  test("no answer within the timeout is a plain error, so a later request may ask again", async () => {
+    const { descriptor } = await fixture()
+    const clock = new TestClock()
+    const { sock } = socket(() => new Promise(() => undefined))
+    const pending = reuploadMedia(sock, descriptor, clock).catch((e) => e)
+    clock.advance(MEDIA_REUPLOAD_TIMEOUT_MS)
+    const err = await pending
+    expect(err).not.toBeInstanceOf(MediaGoneError)
+    expect(err.message).toContain("did not answer")
+  })
+})
+
+test("a connection that breaks mid-body fails the download and leaves no file", async () => {
+  const { enc, descriptor } = await fixture()
+  const path = join(dir, "out")
+  const broken = async () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(enc.file.subarray(0, 40_000))
+          c.error(new Error("connection reset"))
+        },
+      }),
+    )
+  await expect(downloadMedia({ descriptor, host: "h", path, maxBytes: 1_000_000, clock, fetch: broken })).rejects.toThrow("connection reset")
+  expect(existsSync(path)).toBe(false)
 })
