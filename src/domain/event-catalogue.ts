@@ -7,7 +7,8 @@ import type { MessageRow } from "../store/messages"
 import type { PhoneRow } from "../store/phones"
 import type { EventType, MessageEventName, MessageStatus } from "../lib/vocabulary"
 import type { MessageState } from "./message-status"
-import { MessageEditedData, MessageReactionData, MessageRevokedData } from "./inbound-events"
+import { MessageEditedData, MessageRevokedData } from "./inbound-events"
+import { MessageReactionData } from "./reaction-event"
 import { ConnectionStatusSchema, ErrorCodeSchema, InboundTypeSchema } from "./schemas"
 
 /**
@@ -136,9 +137,9 @@ export const EVENT_CATALOGUE = {
   "message.read": { data: MessageReadData, firesWhen: "The read receipt arrived (in a group, the first participant's). It may never come." },
   "message.failed": { data: MessageFailedData, firesWhen: "The message failed; errorCode says why." },
   "message.received": { data: MessageReceivedData, firesWhen: "A live phone received a message." },
+  "message.reaction": { data: MessageReactionData, firesWhen: "Someone reacted to a message or took a reaction back, our own reactions through the API included." },
   "phone.connected": { data: PhoneConnectedData, firesWhen: "A live phone connected to WhatsApp." },
   "phone.disconnected": { data: PhoneDisconnectedData, firesWhen: "A live phone lost its connection or was logged out." },
-  "message.reaction": { data: MessageReactionData, firesWhen: "Someone reacted to one of our messages or to an inbound one (or took it back)." },
   "message.edited": { data: MessageEditedData, firesWhen: "The sender edited an inbound message." },
   "message.revoked": { data: MessageRevokedData, firesWhen: "An inbound message was deleted for everyone." },
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>

@@ -5,7 +5,8 @@ import { findMessage } from "../store/messages"
 import { findPhone } from "../store/phones"
 import type { InboundAction } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
-import { buildEditedData, buildReactionData, buildRevokedData } from "./inbound-events"
+import { buildEditedData, buildRevokedData } from "./inbound-events"
+import { buildReactionData } from "./reaction-event"
 
 /*
  * A contact's reaction, edit or deletion for everyone, recorded against the message it targets

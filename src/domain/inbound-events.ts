@@ -3,30 +3,13 @@ import { named, Timestamp } from "../lib/schema"
 import { toIso } from "../lib/time"
 
 /*
- * The data of the events a contact's reaction, edit or deletion emits (docs/webhooks.md §
+ * The data of the events a contact's edit or deletion emits (docs/webhooks.md §
  * "Reactions, edits and deletions"). The event catalogue publishes these schemas; the builders below are the only way
- * the domain makes their data.
+ * the domain makes their data. A reaction's event is `message.reaction` (reaction-event.ts), the
+ * same for a contact's reactions and for ours.
  */
 
-const MessageRef = Type.String({
-  description: "The message acted on: one of ours (`msg_…`) or an inbound one (`inmsg_…`).",
-  examples: ["msg_01jd0m3k7v5q9z8y6x4w2t0r1p"],
-})
 const From = Type.String({ description: "Who acted (E.164 when WhatsApp tells the number, else the `…@lid` JID).", examples: ["+14155550199"] })
-
-export const MessageReactionData = named(
-  "MessageReactionEventData",
-  Type.Object(
-    {
-      messageId: MessageRef,
-      from: From,
-      emoji: Type.String({ description: "The emoji; empty when the reaction was removed.", examples: ["👍"] }),
-      removed: Type.Boolean({ description: "True when the person took their reaction back." }),
-      at: Timestamp,
-    },
-    { description: "Someone reacted to one of our messages or to an inbound message in a chat of ours, or took a reaction back." },
-  ),
-)
 
 export const MessageEditedData = named(
   "MessageEditedEventData",
@@ -52,10 +35,6 @@ export const MessageRevokedData = named(
     { description: "An inbound message was deleted for everyone (by its sender, or in a group by an admin)." },
   ),
 )
-
-export function buildReactionData(a: { messageId: string; from: string; emoji: string; atMs: number }): typeof MessageReactionData.static {
-  return { messageId: a.messageId, from: a.from, emoji: a.emoji, removed: a.emoji === "", at: toIso(a.atMs) }
-}
 
 export function buildEditedData(a: { messageId: string; from: string; content: string; atMs: number }): typeof MessageEditedData.static {
   return { messageId: a.messageId, from: a.from, content: a.content, editedAt: toIso(a.atMs) }

@@ -47,9 +47,9 @@ export const EVENT_TYPES = [
   "message.read",
   "message.failed",
   "message.received",
+  "message.reaction",
   "phone.connected",
   "phone.disconnected",
-  "message.reaction",
   "message.edited",
   "message.revoked",
 ] as const
