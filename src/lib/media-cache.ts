@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto"
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs"
 import { rename, rm, utimes } from "node:fs/promises"
 import { join } from "node:path"
 import type { Clock } from "./clock"
@@ -110,6 +110,12 @@ export function createMediaCache(options: { dataDir: string; maxBytes: number; c
       load()
       const entry = entries.get(key)
       if (!entry) return null
+      // Someone removed the file (an operator clearing the cache): forget it, so it is downloaded again.
+      if (!existsSync(join(dir, key))) {
+        entries.delete(key)
+        totalBytes -= entry.sizeBytes
+        return null
+      }
       touch(key, entry)
       return { path: join(dir, key), sizeBytes: entry.sizeBytes }
     },

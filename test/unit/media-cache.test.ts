@@ -58,6 +58,16 @@ describe("media cache", () => {
     expect(statSync(join(folder(), id(4))).mode & 0o777).toBe(0o600)
   })
 
+  test("a file removed behind the cache's back is forgotten and filled again", async () => {
+    const cache = createMediaCache({ dataDir, maxBytes: 1_000, clock })
+    await cache.fill(id(1), write(300))
+    rmSync(join(folder(), id(1)))
+    expect(cache.get(id(1))).toBeNull()
+    expect(cache.totalBytes).toBe(0)
+    await cache.fill(id(1), write(300))
+    expect(cache.get(id(1))?.sizeBytes).toBe(300)
+  })
+
   test("keys that are not wagate ids are refused, so no path can be named", async () => {
     const cache = createMediaCache({ dataDir, maxBytes: 1_000, clock })
     expect(cache.get("../etc/passwd")).toBeNull()
