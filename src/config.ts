@@ -23,6 +23,8 @@ export const DEFAULT_SEND_INTERVAL_MS = 1_000
 export const DEFAULT_SEND_TIMEOUT_MS = 600_000
 /** Enough for four 16 MiB images handed to WhatsApp at once, or dozens of streamed documents. */
 export const DEFAULT_MEDIA_MEMORY_MB = 64
+/** Disk the inbound media cache may use, in MiB (docs/api.md § "Inbound media: GET /v1/messages/inbound/{messageId}/media"). */
+export const DEFAULT_MEDIA_CACHE_MB = 1024
 /** Ten a minute on average: a support desk's lookups, never an address book at once. */
 export const DEFAULT_CHECKS_PER_PHONE_PER_HOUR = 600
 export const DEFAULT_WA_WS_URL = "wss://web.whatsapp.com/ws/chat"
@@ -54,6 +56,8 @@ export interface Config {
   sendTimeoutMs: number
   /** What all live sends' media may hold in memory at once while handed to WhatsApp, in MiB. */
   mediaMemoryMb: number
+  /** Disk inbound media downloaded from WhatsApp may use, in MiB; least recently used out first. */
+  mediaCacheMb: number
   /** Numbers each phone may ask WhatsApp about per hour through POST /v1/contacts/check. */
   checksPerPhonePerHour: number
   /** The WhatsApp Web socket (a simulator in tests). */
@@ -190,6 +194,7 @@ export const SETTINGS = [
   { key: "sendIntervalMs", flag: "send-interval-ms", env: "WAGATE_SEND_INTERVAL_MS", parse: integer(0, 3_600_000) },
   { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
   { key: "mediaMemoryMb", flag: "media-memory-mb", env: "WAGATE_MEDIA_MEMORY_MB", parse: integer(1, 65_536) },
+  { key: "mediaCacheMb", flag: "media-cache-mb", env: "WAGATE_MEDIA_CACHE_MB", parse: integer(1, 1_048_576) },
   { key: "checksPerPhonePerHour", flag: "checks-per-phone-per-hour", env: "WAGATE_CHECKS_PER_PHONE_PER_HOUR", parse: integer(1, 100_000) },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
@@ -222,6 +227,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     sendIntervalMs: DEFAULT_SEND_INTERVAL_MS,
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     mediaMemoryMb: DEFAULT_MEDIA_MEMORY_MB,
+    mediaCacheMb: DEFAULT_MEDIA_CACHE_MB,
     checksPerPhonePerHour: DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
     waWsUrl: DEFAULT_WA_WS_URL,
     waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,

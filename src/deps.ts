@@ -5,6 +5,8 @@ import { createSandboxScheduler, type SandboxScheduler } from "./domain/sandbox"
 import { createScheduler } from "./lib/scheduler"
 import { createByteBudget } from "./lib/byte-budget"
 import { mediaTempDir } from "./lib/media-temp"
+import { createMediaCache } from "./lib/media-cache"
+import { DEFAULT_MEDIA_MAX_BYTES } from "./lib/media-limits"
 import { createAppMetrics } from "./lib/app-metrics"
 import { createContactChecker } from "./domain/contact-checks"
 import { createLiveLookups } from "./domain/live-lookups"
@@ -194,6 +196,11 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     liveGroups: (phone) => sessions.liveGroups(phone),
     presence: { links, lookups },
     messageActions: { links, lookups },
+    inboundMedia: {
+      links,
+      cache: createMediaCache({ dataDir: config.dataDir, maxBytes: config.mediaCacheMb * 1024 * 1024, clock }),
+      maxBytes: DEFAULT_MEDIA_MAX_BYTES,
+    },
     contactChecks: createContactChecker({ ctx, lookups, links, perPhonePerHour: config.checksPerPhonePerHour }),
     metrics,
     metricsPublic: config.metricsPublic,

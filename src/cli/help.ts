@@ -5,6 +5,7 @@ import {
   DEFAULT_DATA_DIR,
   DEFAULT_HOST,
   DEFAULT_LOG_LEVEL,
+  DEFAULT_MEDIA_CACHE_MB,
   DEFAULT_MEDIA_MEMORY_MB,
   DEFAULT_PORT,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
@@ -56,6 +57,7 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
   "send-timeout-ms": { value: "MS", text: "how long live sends wait for a disconnected phone", default: String(DEFAULT_SEND_TIMEOUT_MS) },
   "checks-per-phone-per-hour": { value: "N", text: "numbers each phone may check per hour with POST /v1/contacts/check", default: String(DEFAULT_CHECKS_PER_PHONE_PER_HOUR) },
   "media-memory-mb": { value: "MIB", text: "memory all live sends' media may hold at once while handed to WhatsApp", default: String(DEFAULT_MEDIA_MEMORY_MB) },
+  "media-cache-mb": { value: "MIB", text: "disk inbound media downloaded from WhatsApp may use, least recently used out first", default: String(DEFAULT_MEDIA_CACHE_MB) },
   "wa-ws-url": { value: "URL", text: "the WhatsApp Web socket", default: DEFAULT_WA_WS_URL },
   "wa-connect-timeout-ms": { value: "MS", text: "how long opening the WhatsApp connection may take", default: String(DEFAULT_CONNECT_TIMEOUT_MS) },
   "wa-connect-concurrency": {

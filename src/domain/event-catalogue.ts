@@ -7,6 +7,7 @@ import type { MessageRow } from "../store/messages"
 import type { PhoneRow } from "../store/phones"
 import type { EventType, MessageEventName, MessageStatus } from "../lib/vocabulary"
 import type { MessageState } from "./message-status"
+import { MessageEditedData, MessageRevokedData } from "./inbound-events"
 import { MessageReactionData } from "./reaction-event"
 import { ConnectionStatusSchema, ErrorCodeSchema, InboundTypeSchema } from "./schemas"
 
@@ -139,6 +140,8 @@ export const EVENT_CATALOGUE = {
   "message.reaction": { data: MessageReactionData, firesWhen: "Someone reacted to a message or took a reaction back, our own reactions through the API included." },
   "phone.connected": { data: PhoneConnectedData, firesWhen: "A live phone connected to WhatsApp." },
   "phone.disconnected": { data: PhoneDisconnectedData, firesWhen: "A live phone lost its connection or was logged out." },
+  "message.edited": { data: MessageEditedData, firesWhen: "The sender edited an inbound message." },
+  "message.revoked": { data: MessageRevokedData, firesWhen: "An inbound message was deleted for everyone." },
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>
 
 /** Every event name, in catalogue order. */

@@ -6,6 +6,7 @@ import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import type { Page } from "../lib/vocabulary"
 import { buildMessageReceivedData } from "./event-catalogue"
+import { messageIdForWaId } from "./inbound-actions"
 
 /**
  * Lists inbound messages. Test keys always get an empty list: the sandbox receives nothing
@@ -50,6 +51,8 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
   return ctx.writer.write((db, tx) => {
     const phone = findPhone(db, phoneId)
     if (!phone) return null
+    const details = message.details ?? {}
+    const quoted = details.quotedWaMessageId
     const row = insertInbound(db, {
       id: ctx.ids.newId("inmsg"),
       accountId: phone.accountId,
@@ -64,6 +67,13 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
       groupId: message.groupId,
       receivedAtMs: message.receivedAtMs,
       createdAtMs: ctx.clock.nowMs(),
+      replyToId: quoted ? messageIdForWaId(db, phoneId, quoted, null) : null,
+      media: details.media ?? null,
+      mediaGoneAtMs: null,
+      location: details.location ?? null,
+      contact: details.contact ?? null,
+      editedAtMs: null,
+      revokedAtMs: null,
     })
     if (!row) return null
     ctx.events.record(db, tx, {

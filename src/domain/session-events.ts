@@ -9,6 +9,7 @@ import type { LiveLookups } from "./live-lookups"
 import type { MessageReceipts } from "./message-receipts"
 import type { PhoneLinks } from "./phone-links"
 import { recordInbound } from "./inbound"
+import { recordInboundAction } from "./inbound-actions"
 import { PAIRING_MAX_CODES, PAIRING_MAX_QR_CODES } from "./pairing-attempts"
 import { recordFailure, type StatusChange } from "./phone-status"
 
@@ -87,6 +88,8 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
     receipt: (id, kind, atMs) => void h.receipts.receipt(id, kind, atMs),
     inbound: (message) =>
       void recordInbound(ctx, phoneId, message).catch((err) => ctx.logger.error("recording an inbound message failed", { phoneId, err })),
+    inboundAction: (action) =>
+      void recordInboundAction(ctx, phoneId, action).catch((err) => ctx.logger.error("recording a reaction, edit or deletion failed", { phoneId, err })),
   }
 }
 

@@ -11,6 +11,7 @@ import type { AppMetrics } from "../lib/app-metrics"
 import type { CidrList } from "../lib/net-policy"
 import type { UsageRecorder } from "../domain/usage"
 import type { LiveActionDeps } from "../domain/wa-targets"
+import type { InboundMediaDeps } from "../domain/inbound-media"
 
 /** What the HTTP layer needs, built by the composition root. */
 export interface HttpDeps {
@@ -26,6 +27,8 @@ export interface HttpDeps {
   presence: { links: PhoneLinks; lookups: LiveLookups }
   /** What reactions, edits, revokes and read receipts of live messages need. */
   messageActions: LiveActionDeps
+  /** Inbound media: the connected sessions, the on-disk cache and the size caps. */
+  inboundMedia: InboundMediaDeps
   /** Number checks, with their hourly budget per phone. */
   contactChecks: ContactChecker
   metrics: AppMetrics

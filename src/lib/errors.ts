@@ -9,6 +9,7 @@ export type ErrorKind =
   | "not_found"
   | "method_not_allowed"
   | "conflict"
+  | "gone"
   | "payload_too_large"
   | "rate_limited"
   | "internal"
@@ -90,6 +91,11 @@ export const errors = {
     new AppError("conflict", [`Delivery ${id} is still being attempted; resend it once it has succeeded or failed`]),
   checkBudgetExhausted: (e164: string, perHour: number, retryAfterSeconds: number) =>
     new AppError("rate_limited", [`Phone ${e164} has checked its ${perHour} numbers for this hour; retry after ${retryAfterSeconds} s`], { retryAfterSeconds }),
+  inboundMediaNotFound: (id: string) => new AppError("not_found", [`Inbound message ${id} has no media`]),
+  inboundMediaGone: (id: string) =>
+    new AppError("gone", [`WhatsApp no longer has the media of inbound message ${id} (the sender's phone did not upload it again)`]),
+  inboundMediaTooLarge: (id: string, maxBytes: number) =>
+    new AppError("bad_gateway", [`The media of inbound message ${id} is larger than the ${Math.floor(maxBytes / 1048576)} MiB cap for its kind`]),
   whatsappUnanswered: (message: string, cause: unknown) => new AppError("bad_gateway", [message], { cause }),
   internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
 } as const

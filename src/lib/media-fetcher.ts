@@ -17,18 +17,10 @@ import { type CidrList, isAllowedAddress, mediaUrlProblem } from "./net-policy"
 /** Re-exported so callers need only this module; identical to the gateway's `MediaKind`. */
 export type { MediaKind } from "./media-sniff"
 
-/** Per-kind size caps in bytes. */
-export interface MediaMaxBytes {
-  image: number
-  video: number
-  audio: number
-  document: number
-}
+import { DEFAULT_MEDIA_MAX_BYTES, type MediaMaxBytes } from "./media-limits"
+export { DEFAULT_MEDIA_MAX_BYTES, type MediaMaxBytes } from "./media-limits"
 
 const MiB = 1024 * 1024
-
-/** WhatsApp's commonly documented limits: 16 MiB for image, video and audio, 100 MiB for documents. */
-export const DEFAULT_MEDIA_MAX_BYTES: Readonly<MediaMaxBytes> = { image: 16 * MiB, video: 16 * MiB, audio: 16 * MiB, document: 100 * MiB }
 
 /**
  * A download slower than this for a whole window is abandoned: a server that drips a byte a second

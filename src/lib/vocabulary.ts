@@ -58,6 +58,8 @@ export const EVENT_TYPES = [
   "message.reaction",
   "phone.connected",
   "phone.disconnected",
+  "message.edited",
+  "message.revoked",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 

@@ -356,6 +356,30 @@ CREATE INDEX inbound_unread_chat ON inbound_messages (phone_id, COALESCE(group_i
   WHERE read_at_ms IS NULL;
 `
 
+const INBOUND_RICHER = `
+-- Inbound messages keep what they quote, their attachment (what the API shows and the adapter's
+-- descriptor to fetch it again), a location or contact card, and whether the sender edited or
+-- deleted them. media_gone_at_ms is set once WhatsApp no longer has the file (after one re-upload
+-- request), so later requests answer 410 without asking again.
+ALTER TABLE inbound_messages ADD COLUMN reply_to_id TEXT;
+ALTER TABLE inbound_messages ADD COLUMN media_json TEXT;
+ALTER TABLE inbound_messages ADD COLUMN media_gone_at_ms INTEGER;
+ALTER TABLE inbound_messages ADD COLUMN location_json TEXT;
+ALTER TABLE inbound_messages ADD COLUMN contact_json TEXT;
+ALTER TABLE inbound_messages ADD COLUMN edited_at_ms INTEGER;
+ALTER TABLE inbound_messages ADD COLUMN revoked_at_ms INTEGER;
+
+-- One reaction per person per message (a new one replaces it; an empty emoji removes it).
+-- target_id is a msg_ or inmsg_ id.
+CREATE TABLE message_reactions (
+  target_id TEXT NOT NULL,
+  from_address TEXT NOT NULL,
+  emoji TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  PRIMARY KEY (target_id, from_address)
+) STRICT, WITHOUT ROWID;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -417,5 +441,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 12,
     name: "message edits, revokes and inbound reads",
     up: (db) => db.exec(MESSAGE_ACTIONS),
+  },
+  {
+    version: 13,
+    name: "inbound media, replies, locations, contacts, reactions, edits and revokes",
+    up: (db) => db.exec(INBOUND_RICHER),
   },
 ]

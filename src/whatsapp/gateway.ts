@@ -127,6 +127,69 @@ export interface InboundMessage {
   type: InboundType
   content: string
   receivedAtMs: number
+  /** The richer fields (inbound-details.ts); absent on a plain text. */
+  details?: InboundDetails
+}
+
+/** A place on the map (a location message), in the shape sends use. */
+export interface InboundLocation {
+  latitude: number
+  longitude: number
+  name?: string
+  address?: string
+}
+
+/** A contact card, read from its vCard, in the shape sends use. */
+export interface InboundContact {
+  name: string
+  /** E.164 numbers; those the card names in another form are left out. */
+  phoneNumbers: string[]
+  organization?: string
+  email?: string
+}
+
+/**
+ * An inbound attachment: what the API shows, and the adapter's own descriptor (opaque to the
+ * domain, stored with the inbound row) from which it can fetch the file again later.
+ */
+export interface InboundMedia {
+  mimetype: string
+  sizeBytes: number
+  fileName: string | null
+  /** The size cap that applies: image, video and audio 16 MiB, documents 100 MiB (stickers count as images). */
+  capKind: MediaKind
+  descriptor: string
+}
+
+/** What an inbound message carries beyond its type and text. */
+export interface InboundDetails {
+  /** The WhatsApp id of the message it quotes, when it quotes one. */
+  quotedWaMessageId?: string | null
+  media?: InboundMedia | null
+  location?: InboundLocation | null
+  contact?: InboundContact | null
+}
+
+/** A reaction, an edit or a deletion for everyone, sent by a contact about an earlier message. */
+export type InboundAction =
+  | { kind: "reaction"; targetWaMessageId: string; targetFromMe: boolean; from: string; emoji: string; atMs: number }
+  | { kind: "edit"; targetWaMessageId: string; from: string; content: string; atMs: number }
+  | { kind: "revoke"; targetWaMessageId: string; from: string; atMs: number }
+
+/** WhatsApp no longer has the file (its media host answered 404 or 410, or the phone refused to upload it again). */
+export class MediaGoneError extends Error {
+  constructor(readonly httpStatus: number | null) {
+    super(httpStatus === null ? "WhatsApp no longer has this media" : `WhatsApp's media host answered ${httpStatus}`)
+    this.name = "MediaGoneError"
+  }
+}
+
+/** The file is larger than the cap it was downloaded under. */
+export class MediaTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the media is larger than ${maxBytes} bytes`)
+    this.name = "MediaTooLargeError"
+  }
 }
 
 /** What a session reports. Every callback is synchronous from the adapter's point of view. */
@@ -158,6 +221,8 @@ export interface SessionEvents {
   /** A delivery or read receipt for one of our parts (1:1 or any group participant). */
   receipt(waMessageId: string, kind: ReceiptKind, atMs: number): void
   inbound(message: InboundMessage): void
+  /** A contact reacted to, edited or deleted an earlier message (optional: a listener that records no inbound ignores it). */
+  inboundAction?(action: InboundAction): void
 }
 
 /** One phone's connection to WhatsApp. */
@@ -186,6 +251,14 @@ export interface WhatsAppSession {
   revoke(target: WaMessageRef): Promise<void>
   /** Sends read receipts for received messages (any chats). Rejects when not connected. */
   markRead(targets: WaMessageRef[]): Promise<void>
+  /**
+   * Downloads an inbound attachment, decrypts and checks it, and streams it into `path` (created
+   * with mode 0600). Throws MediaGoneError when WhatsApp no longer has it, MediaTooLargeError past
+   * `maxBytes`; on any failure nothing is left at `path`. Returns the plaintext's size.
+   */
+  downloadMedia(descriptor: string, path: string, maxBytes: number): Promise<number>
+  /** Asks the sender's phone to upload the file again; resolves to the new descriptor, or throws MediaGoneError. */
+  reuploadMedia(descriptor: string): Promise<string>
 }
 
 /** Makes sessions; one per phone id. */

@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { hasTaskset, hasWrk, runLoad, type LoadResult } from "./loadgen"
 import { DASHBOARD_PAGE_TARGET_MS, timeDashboardPages } from "./dashboard"
 import { benchMedia, type MediaFigures } from "./media"
+import { benchInboundMedia, INBOUND_RSS_RISE_TARGET_MIB, INBOUND_SERVE_TARGET_MS, type InboundMediaFigures } from "./inbound-media"
 import { BENCH_PHONES, benchPhones } from "./phones"
 import { seedMessages } from "./seed"
 
@@ -569,6 +570,25 @@ function printMedia(m: MediaFigures): void {
   )
 }
 
+function printInboundMedia(m: InboundMediaFigures): void {
+  const f = (n: number, d = 1) => n.toFixed(d)
+  console.log(
+    [
+      "",
+      `| inbound media case (one cached ${f(m.fileMiB, 0)} MiB document) | result | target | |`,
+      "| --- | --- | --- | --- |",
+      row("first request (download, check, decrypt, cache)", `${f(m.firstDownloadMs)} ms`, "", null),
+      row("cached file served, request to last byte", `p50 ${f(m.serveP50Ms)} ms, p95 ${f(m.serveP95Ms)} ms (Bun.serve + Bun.file alone: p50 ${f(m.floorP50Ms)} ms)`, `p50 < ${INBOUND_SERVE_TARGET_MS} ms`, m.serveP50Ms < INBOUND_SERVE_TARGET_MS),
+      row(
+        `RSS while ${m.clients} clients download it at once (${m.concurrentRoundMs.length} rounds: ${m.concurrentRoundMs.join(", ")} ms)`,
+        `+${f(m.riseMiB)} MiB (${f(m.idleRssMiB)} → peak ${f(m.peakRssMiB)} MiB)`,
+        `< ${f(INBOUND_RSS_RISE_TARGET_MIB, 0)} MiB (one file)`,
+        m.riseMiB < INBOUND_RSS_RISE_TARGET_MIB,
+      ),
+    ].join("\n"),
+  )
+}
+
 async function main() {
   if (process.argv.includes("--no-build") === false) {
     const build = spawnSync("bun", ["run", "build"], { cwd: REPO, encoding: "utf8" })
@@ -603,6 +623,8 @@ async function main() {
   for (const figures of phones ?? []) printPhones(figures)
   const media = await step("media", () => benchMedia({ startWagate, stopProc, rssMiB, cpuSeconds, tempDir, cli, progress }))
   if (media) printMedia(media)
+  const inboundMedia = await step("inboundMedia", () => benchInboundMedia({ startWagate, stopProc, rssMiB, cpuSeconds, tempDir, cli, progress }))
+  if (inboundMedia) printInboundMedia(inboundMedia)
   if (webhookCpu) {
     console.log(
       `webhook CPU per sandbox message: ${webhookCpu.noEndpointUsPerMessage.toFixed(0)} µs with no endpoint, ` +

@@ -151,7 +151,7 @@ describe("wagate webhooks update, remove and rotate-secret", () => {
 })
 
 describe("wagate webhooks: mistakes get one clear line and exit 1 (failure) or 2 (usage)", () => {
-  const EVENTS = `events must be ["*"] or a non-empty list of: message.sent, message.delivered, message.read, message.failed, message.received, message.reaction, phone.connected, phone.disconnected`
+  const EVENTS = `events must be ["*"] or a non-empty list of: message.sent, message.delivered, message.read, message.failed, message.received, message.reaction, phone.connected, phone.disconnected, message.edited, message.revoked`
   test.each([
     [["webhooks", "add"], 2, "error: webhooks add needs --url"],
     [["webhooks", "add", "--url", "ftp://hooks.example.com"], 1, "error: url must use http or https\n"],

@@ -1,9 +1,10 @@
-import { readFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import type { PresenceState } from "../../src/lib/vocabulary"
 import type { ConnectionFailure, ConnectionFailureCode } from "../../src/whatsapp/failures"
 import type {
   DisconnectReason,
   GroupInfo,
+  InboundAction,
   InboundMessage,
   OutboundPart,
   PartRejection,
@@ -12,6 +13,7 @@ import type {
   WhatsAppGateway,
   WhatsAppSession,
 } from "../../src/whatsapp/gateway"
+import { MediaGoneError, MediaTooLargeError } from "../../src/whatsapp/gateway"
 
 /**
  * A part as the fake saw it: the media's file is read when it is handed over (wagate removes it
@@ -58,6 +60,14 @@ export class FakeGateway implements WhatsAppGateway {
   /** Every reaction, edit, revoke and read receipt sent, across sessions, in order; `actionError` makes the next ones fail. */
   readonly actions: FakeAction[] = []
   actionError: Error | null = null
+  /** Inbound media by descriptor: its bytes, or "gone" when WhatsApp's host no longer has it. */
+  readonly media = new Map<string, Uint8Array | "gone">()
+  /** What a re-upload of a descriptor gives: the new descriptor, or "refuse". */
+  readonly reuploads = new Map<string, string | "refuse">()
+  /** Every download and re-upload asked, in order. */
+  readonly mediaCalls: { op: "download" | "reupload"; descriptor: string }[] = []
+  /** When set, downloads wait for it (two requests meet while one is in progress). */
+  mediaGate: Promise<void> | null = null
 
   session(phoneId: string, events: SessionEvents): WhatsAppSession {
     const session = new FakeSession(this, phoneId, events, this.credentials.has(phoneId))
@@ -166,25 +176,44 @@ export class FakeSession implements WhatsAppSession {
   }
 
   async react(target: WaMessageRef, emoji: string): Promise<void> {
-    this.act({ phoneId: this.phoneId, kind: "react", target, emoji })
+    this.recordAction({ phoneId: this.phoneId, kind: "react", target, emoji })
   }
 
   async editText(target: WaMessageRef, text: string): Promise<void> {
-    this.act({ phoneId: this.phoneId, kind: "edit", target, text })
+    this.recordAction({ phoneId: this.phoneId, kind: "edit", target, text })
   }
 
   async revoke(target: WaMessageRef): Promise<void> {
-    this.act({ phoneId: this.phoneId, kind: "revoke", target })
+    this.recordAction({ phoneId: this.phoneId, kind: "revoke", target })
   }
 
   async markRead(targets: WaMessageRef[]): Promise<void> {
-    this.act({ phoneId: this.phoneId, kind: "read", targets })
+    this.recordAction({ phoneId: this.phoneId, kind: "read", targets })
   }
 
-  private act(action: FakeAction): void {
+  private recordAction(action: FakeAction): void {
     if (!this.connected) throw new Error("not connected")
     if (this.gateway.actionError) throw this.gateway.actionError
     this.gateway.actions.push(action)
+  }
+
+  async downloadMedia(descriptor: string, path: string, maxBytes: number): Promise<number> {
+    if (!this.connected) throw new Error("not connected")
+    this.gateway.mediaCalls.push({ op: "download", descriptor })
+    if (this.gateway.mediaGate) await this.gateway.mediaGate
+    const bytes = this.gateway.media.get(descriptor)
+    if (bytes === undefined || bytes === "gone") throw new MediaGoneError(bytes === "gone" ? 410 : 404)
+    if (bytes.length > maxBytes) throw new MediaTooLargeError(maxBytes)
+    writeFileSync(path, bytes, { mode: 0o600, flag: "wx" })
+    return bytes.length
+  }
+
+  async reuploadMedia(descriptor: string): Promise<string> {
+    if (!this.connected) throw new Error("not connected")
+    this.gateway.mediaCalls.push({ op: "reupload", descriptor })
+    const next = this.gateway.reuploads.get(descriptor)
+    if (next === undefined || next === "refuse") throw new MediaGoneError(null)
+    return next
   }
 
   async fetchGroups(): Promise<GroupInfo[]> {
@@ -248,5 +277,10 @@ export class FakeSession implements WhatsAppSession {
 
   receive(message: InboundMessage): void {
     this.events.inbound(message)
+  }
+
+  /** A contact reacted to, edited or deleted an earlier message. */
+  act(action: InboundAction): void {
+    this.events.inboundAction?.(action)
   }
 }

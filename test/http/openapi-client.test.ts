@@ -121,6 +121,24 @@ export async function actOnMessages(messageId: string, inboundId: string): Promi
   console.log(emoji, editedAt, revokedAt, markedRead)
 }
 
+export async function inboundRicher(): Promise<Blob | null> {
+  const got = await client.GET("/v1/messages/inbound/{messageId}", { params: { path: { messageId: "inmsg_x" } } })
+  if (got.error) return null
+  const m = got.data.data
+  const size: number | undefined = m.media?.size
+  const replyTo: string | null | undefined = m.replyTo
+  const latitude: number | undefined = m.location?.latitude
+  const numbers: string[] | undefined = m.contact?.phoneNumbers
+  console.log(size, replyTo, latitude, numbers)
+  const file = await client.GET("/v1/messages/inbound/{messageId}/media", { params: { path: { messageId: m.id } }, parseAs: "blob" })
+  if (file.error) {
+    const problems: string[] = file.error.message
+    console.log(problems)
+    return null
+  }
+  return file.data
+}
+
 export async function refusedByTheTypes(): Promise<void> {
   // @ts-expect-error emoji is a string
   await client.POST("/v1/messages/{messageId}/reaction", { params: { path: { messageId: "msg_1" } }, body: { emoji: 1 } })

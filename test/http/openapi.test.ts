@@ -62,6 +62,7 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["patch", "/v1/messages/{messageId}", 200, "editMessage", REQUIRED_SCOPES.send],
   ["delete", "/v1/messages/{messageId}", 200, "revokeMessage", REQUIRED_SCOPES.send],
   ["post", "/v1/messages/inbound/{messageId}/read", 200, "markInboundRead", REQUIRED_SCOPES.send],
+  ["get", "/v1/messages/inbound/{messageId}/media", 200, "getInboundMessageMedia", REQUIRED_SCOPES.messagesRead],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -168,7 +169,8 @@ describe("OpenAPI document: the whole", () => {
         }
       }
     }
-    expect([...types.keys()].sort()).toEqual(["application/json", "text/event-stream", "text/plain"])
+    expect([...types.keys()].sort()).toEqual(["application/json", "application/octet-stream", "text/event-stream", "text/plain"])
+    expect([...types.get("application/octet-stream")!]).toEqual(["paths get /v1/messages/inbound/{messageId}/media"])
     expect([...types.get("text/plain")!]).toEqual(["paths get /metrics"])
     expect([...types.get("text/event-stream")!]).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events"])
   })
@@ -190,6 +192,9 @@ describe("OpenAPI document: /v1", () => {
     if (ok === 204) {
       // No Content: no body at all, not even the envelope.
       expect(success.content).toBeUndefined()
+    } else if (id === "getInboundMessageMedia") {
+      // The file itself, not an envelope.
+      expect(success.content["application/octet-stream"].schema).toMatchObject({ type: "string", format: "binary" })
     } else {
       const schema = success.content["application/json"].schema
       expect(schema.properties.success).toEqual({ const: true, type: "boolean" })

@@ -57,6 +57,10 @@ describe("inbound messages", () => {
       groupId: null,
       receivedAt: iso(receivedAtMs),
       createdAt: iso(h.clock.nowMs()),
+      media: null,
+      replyTo: null,
+      location: null,
+      contact: null,
     })
     expect(m.id).toMatch(/^inmsg_[0-9a-z]{26}$/)
     const one = await h.request("GET", `/v1/messages/inbound/${m.id}`, { key })

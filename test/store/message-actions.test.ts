@@ -20,6 +20,13 @@ function inbound(n: number, from: string, groupId: string | null = null): Omit<I
     groupId,
     receivedAtMs: n,
     createdAtMs: n,
+    replyToId: null,
+    media: null,
+    mediaGoneAtMs: null,
+    location: null,
+    contact: null,
+    editedAtMs: null,
+    revokedAtMs: null,
   }
 }
 

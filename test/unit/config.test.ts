@@ -81,6 +81,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   sendIntervalMs: { raw: "250", expected: { sendIntervalMs: 250 } },
   sendTimeoutMs: { raw: "120000", expected: { sendTimeoutMs: 120_000 } },
   mediaMemoryMb: { raw: "256", expected: { mediaMemoryMb: 256 } },
+  mediaCacheMb: { raw: "2048", expected: { mediaCacheMb: 2048 } },
   checksPerPhonePerHour: { raw: "60", expected: { checksPerPhonePerHour: 60 } },
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },

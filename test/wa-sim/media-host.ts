@@ -33,6 +33,8 @@ export class MediaHost {
   /** The auth token handed out in `media_conn`. */
   readonly auth = randomBytes(16).toString("hex")
   private readonly files = new Map<string, StoredMedia>()
+  /** Direct paths the host no longer serves, with the status it answers instead (WhatsApp's CDN: 404 or 410). */
+  private readonly expired = new Map<string, 404 | 410>()
   private nextFileNumber = 1
 
   private constructor(
@@ -99,6 +101,11 @@ export class MediaHost {
     return stored
   }
 
+  /** The host stops serving a file, as WhatsApp's CDN does once media is old: GET answers `status`. */
+  expire(directPath: string, status: 404 | 410): void {
+    this.expired.set(directPath, status)
+  }
+
   /** Downloads a file over HTTPS from this host, as a recipient would. */
   async download(urlOrDirectPath: string): Promise<Uint8Array> {
     const url = urlOrDirectPath.startsWith("/") ? `${this.origin}${urlOrDirectPath}` : urlOrDirectPath
@@ -125,6 +132,8 @@ export class MediaHost {
       return Response.json({ url: stored.url, direct_path: stored.directPath })
     }
     if (request.method === "GET") {
+      const gone = this.expired.get(url.pathname)
+      if (gone) return new Response(gone === 410 ? "gone" : "not found", { status: gone })
       const stored = this.files.get(url.pathname)
       return stored ? new Response(new Uint8Array(stored.file)) : new Response("not found", { status: 404 })
     }

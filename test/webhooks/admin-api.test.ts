@@ -24,7 +24,7 @@ afterEach(async () => {
   await receiver.stop()
 })
 
-const EVENTS_MESSAGE = `events must be ["*"] or a non-empty list of: message.sent, message.delivered, message.read, message.failed, message.received, message.reaction, phone.connected, phone.disconnected`
+const EVENTS_MESSAGE = `events must be ["*"] or a non-empty list of: message.sent, message.delivered, message.read, message.failed, message.received, message.reaction, phone.connected, phone.disconnected, message.edited, message.revoked`
 const DAY_MS = 24 * 60 * 60 * 1000
 /** A recipient the sandbox leaves at `sent`: exactly one event per send. */
 const OFFLINE_RECIPIENT = "+12025550104"

@@ -89,6 +89,10 @@ describe("the event catalogue", () => {
     await h.settle()
     // Our own reaction through the API (docs/api.md § "Act on a message") emits message.reaction.
     expect((await h.request("POST", `/v1/messages/${ids[0]}/reaction`, { key, body: { emoji: "👍" } })).status).toBe(200)
+    session.act({ kind: "reaction", targetWaMessageId: delivered!, targetFromMe: true, from: "+14155550166", emoji: "👍", atMs: nowMs })
+    session.act({ kind: "edit", targetWaMessageId: "IN1", from: "+14155550166", content: "Hi!", atMs: nowMs })
+    session.act({ kind: "revoke", targetWaMessageId: "IN2", from: "+14155550166", atMs: nowMs })
+    await h.settle()
     session.drop("connection_lost")
     await h.settle()
 

@@ -40,7 +40,7 @@ export function headerRefs(names: readonly string[]): Record<string, JsonObject>
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]))
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500 | 502
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 429 | 500 | 502
 export type Family = "Api" | "Admin"
 
 const TITLES: Record<ErrorStatus, string> = {
@@ -50,6 +50,7 @@ const TITLES: Record<ErrorStatus, string> = {
   404: "NotFound",
   405: "MethodNotAllowed",
   409: "Conflict",
+  410: "Gone",
   413: "PayloadTooLarge",
   429: "TooManyRequests",
   500: "InternalServerError",
@@ -64,6 +65,7 @@ const DESCRIPTIONS: Record<Family, Record<ErrorStatus, string>> = {
     404: "Not found in this account and environment.",
     405: "The path exists but not with this method; `Allow` lists the methods it has.",
     409: "Conflicts with an existing resource.",
+    410: "WhatsApp no longer has it, and will not send it again.",
     413: "The body is larger than 64 KiB.",
     429: "The key's rate limit, or the throttle on failed authentication, was exceeded; retry after `retryAfter` seconds.",
     500: "An unexpected failure. The body reveals no stack, SQL or path.",
@@ -76,6 +78,7 @@ const DESCRIPTIONS: Record<Family, Record<ErrorStatus, string>> = {
     404: "The account, phone, key, endpoint or delivery does not exist.",
     405: "The path exists but not with this method; `Allow` lists the methods it has.",
     409: "Conflicts with an existing resource or with the resource's state.",
+    410: "Gone.",
     413: "The body is larger than 64 KiB.",
     429: "Too many failed authentication attempts from this address; retry after `retryAfter` seconds.",
     500: "An unexpected failure. The body reveals no stack, SQL or path.",

@@ -1,5 +1,6 @@
 import type { DisconnectReason, GroupInfo, InboundMessage, PartRejection } from "../gateway"
 import type { PresenceState, ReceiptKind } from "../../lib/vocabulary"
+import { mapDetails, type DetailsContentLike } from "./inbound-details"
 
 /*
  * Pure translations from Baileys payloads to wagate's vocabulary: no socket, no clock, no I/O
@@ -472,6 +473,7 @@ export async function mapInboundUpsert(upsert: UpsertLike, ctx: { pnForLid: PnFo
     const from = await senderAddress(key, ctx.pnForLid)
     if (!from) continue
     const isGroup = isGroupJid(key.remoteJid)
+    const details = mapDetails(unwrapContent(msg.message) as DetailsContentLike, { remoteJid: key.remoteJid, id: key.id, participant: key.participant })
     out.push({
       waMessageId: key.id,
       from,
@@ -480,6 +482,7 @@ export async function mapInboundUpsert(upsert: UpsertLike, ctx: { pnForLid: PnFo
       type: mapped.type,
       content: mapped.content,
       receivedAtMs: secondsToMs(msg.messageTimestamp) ?? ctx.nowMs,
+      details,
     })
   }
   return out

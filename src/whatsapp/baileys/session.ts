@@ -42,6 +42,9 @@ import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-vers
 import { createAdvRotation, type AdvRotation, type NotificationNode } from "./adv-rotation"
 import { isOneToOne, privacyTokenAttached, PrivacyTokenLedger } from "./privacy-token"
 import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
+import { mapInboundActions } from "./inbound-actions"
+import { parseDescriptor } from "./inbound-details"
+import { downloadMedia, reuploadMedia } from "./media-download"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
@@ -312,6 +315,19 @@ export class BaileysSession implements WhatsAppSession {
     await this.resend?.remember(await sock.sendMessage(chatJid, content))
   }
 
+  async downloadMedia(descriptor: string, path: string, maxBytes: number): Promise<number> {
+    const sock = this.requireOpen()
+    // The media host WhatsApp's server names, never one a sender's message suggests.
+    const host = (await sock.refreshMediaConn(false)).hosts[0]?.hostname
+    if (!host) throw new Error("WhatsApp named no media host")
+    return downloadMedia({ descriptor: parseDescriptor(descriptor), host, path, maxBytes, clock: this.ctx.clock })
+  }
+
+  async reuploadMedia(descriptor: string): Promise<string> {
+    const sock = this.requireOpen()
+    return JSON.stringify(await reuploadMedia(sock, parseDescriptor(descriptor), this.ctx.clock))
+  }
+
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */
   detachAuth(): void {
     this.auth?.detach()
@@ -409,6 +425,10 @@ export class BaileysSession implements WhatsAppSession {
         .then(() => mapInboundUpsert(upsert, { pnForLid, nowMs }))
         .then((messages) => {
           for (const m of messages) this.call(() => this.events.inbound(m))
+          return mapInboundActions(upsert, { pnForLid, nowMs })
+        })
+        .then((actions) => {
+          for (const a of actions) this.call(() => this.events.inboundAction?.(a))
         })
         .catch((err) => this.log.error("mapping inbound messages failed", { err }))
     }

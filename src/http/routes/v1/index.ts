@@ -10,6 +10,7 @@ import { messagesReact } from "./messages-react"
 import { messagesRevoke } from "./messages-revoke"
 import { groupsList } from "./groups-list"
 import { inboundGet } from "./inbound-get"
+import { inboundMedia } from "./inbound-media"
 import { inboundList } from "./inbound-list"
 import { messagesGet } from "./messages-get"
 import { messagesList } from "./messages-list"
@@ -29,6 +30,7 @@ export function v1Routes(deps: HttpDeps) {
     .use(messagesList(deps))
     .use(inboundList(deps))
     .use(inboundGet(deps))
+    .use(inboundMedia(deps))
     .use(messagesGet(deps))
     .use(groupsList(deps))
     .use(phoneNumbersList(deps))
