@@ -1,7 +1,7 @@
 import { isSingleEmoji } from "../lib/emoji"
 import { errors } from "../lib/errors"
 import { codePointLength } from "../lib/formats"
-import { findScopedInbound, type InboundRow } from "../store/inbound"
+import { findScopedInbound, recordReaction, type InboundRow } from "../store/inbound"
 import { markMessageEdited, markMessageRevoked } from "../store/message-actions"
 import { findScopedMessage, type MessageRow } from "../store/messages"
 import type { WaMessageRef, WhatsAppSession } from "../whatsapp/gateway"
@@ -42,6 +42,8 @@ export async function reactToMessage(
   if (emoji !== "" && !isSingleEmoji(emoji)) throw errors.validation([EMOJI_PROBLEM])
   const target = findTarget(ctx, principal, messageId)
   if (target.kind === "outbound") refuseUnlessSent(target.row, "reacted to")
+  // The sender deleted it for everyone: WhatsApp's apps show nothing to react to any more.
+  if (target.kind === "inbound" && target.row.revokedAtMs !== null) throw errors.messageActionRefused(`Message ${messageId} was deleted by its sender`)
   if (principal.env === "live") {
     const phoneId = target.row.phoneId
     const session = connectedSession(ctx, deps.links, phoneId)
@@ -51,6 +53,8 @@ export async function reactToMessage(
   const from = target.kind === "inbound" ? target.row.toNumber : target.row.fromNumber
   await ctx.writer.write((db, tx) => {
     const atMs = ctx.clock.nowMs()
+    // Kept beside the contacts' reactions, so a message's timeline shows ours too.
+    recordReaction(db, messageId, from, emoji, atMs)
     ctx.events.record(db, tx, {
       accountId: principal.accountId,
       env: principal.env,

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { EDIT_WINDOW_MS } from "../../src/domain/message-actions"
 import { READ_RECEIPTS_MAX } from "../../src/domain/inbound-reads"
 import { waMessageIdFor } from "../../src/domain/wa-ids"
+import { listReactions } from "../../src/store/inbound"
 import type { FetchMedia } from "../../src/domain/outbound-parts"
 import type { InboundMessage } from "../../src/whatsapp/gateway"
 import { createHarness, expectErrorEnvelope, type Harness } from "../helpers/harness"
@@ -71,6 +72,24 @@ describe("live reactions", () => {
       [inGroup, phone.phoneNumber, false],
       [oneToOne, phone.phoneNumber, true],
     ])
+  })
+
+  test("our reactions are kept with the message beside the contacts' (the dashboard's timeline reads them); \"\" takes ours back", async () => {
+    const { key, phone, id } = await sentMessage()
+    expect((await react(key, id, "🙏")).status).toBe(200)
+    expect(listReactions(h.services.ctx.db, id)).toEqual([{ fromAddress: phone.phoneNumber, emoji: "🙏", atMs: h.clock.nowMs() }])
+    expect((await react(key, id, "")).status).toBe(200)
+    expect(listReactions(h.services.ctx.db, id)).toEqual([])
+  })
+
+  test("a received message its sender deleted for everyone: 409, nothing sent", async () => {
+    const { key, session } = await sentMessage()
+    const [inbound] = await receive(session, key, [{ waMessageId: "DEL1", from: "+14155550177", isGroup: false, groupId: null, content: "oops" }])
+    session.act({ kind: "revoke", targetWaMessageId: "DEL1", from: "+14155550177", atMs: h.clock.nowMs() })
+    await h.settle()
+    const res = await react(key, inbound!, "👍")
+    expect(expectErrorEnvelope(res, 409, "Conflict", `/v1/messages/${inbound}/reaction`)).toEqual([`Message ${inbound} was deleted by its sender`])
+    expect(h.gateway.actions).toEqual([])
   })
 
   test("a message WhatsApp has not acknowledged is still pending: 409, nothing sent", async () => {
