@@ -43,7 +43,12 @@ export function fallbackFileName(id: string, mimetype: string): string {
 /** The inbound message's media file: from the cache, else downloaded now (once for concurrent requests). */
 export async function inboundMediaFile(ctx: DomainContext, deps: InboundMediaDeps, principal: Principal, id: string): Promise<InboundMediaFile> {
   // Test keys have no inbound messages, so no media (getInbound answers 404).
-  const row = getInbound(ctx, principal, id)
+  return inboundRowMediaFile(ctx, deps, getInbound(ctx, principal, id))
+}
+
+/** The same for a row the caller already found and may see (the dashboard's operator sees every account's). */
+export async function inboundRowMediaFile(ctx: DomainContext, deps: InboundMediaDeps, row: InboundRow): Promise<InboundMediaFile> {
+  const id = row.id
   const media = row.media
   if (!media) throw errors.inboundMediaNotFound(id)
   const describe = (sizeBytes: number, path: string): InboundMediaFile => ({

@@ -1,10 +1,11 @@
 import { errors } from "../lib/errors"
 import type { Environment } from "../store/api-keys"
-import { findInbound, listInboundWindow, type InboundRow } from "../store/inbound"
+import { findInbound, listInboundWindow, listReactions, type InboundRow } from "../store/inbound"
 import { listParts, type PartRow } from "../store/message-parts"
 import type { MessageStatus } from "../lib/vocabulary"
 import { findMessage, listMessagesWindow, type MessageRow } from "../store/messages"
 import { findPhoneByRef } from "../store/phones"
+import { listRepliesTo, type ReplyRow } from "../store/replies"
 import { findEndpoint, findEventsAt, listAttempts, listDeliveriesOfEvent, type AttemptRow, type DeliveryRow } from "../store/webhooks"
 import type { DomainContext } from "./context"
 
@@ -128,4 +129,18 @@ export function inboundMessage(ctx: DomainContext, id: string): InboundRow {
   const row = findInbound(ctx.db, id)
   if (!row) throw errors.inboundNotFound(id)
   return row
+}
+
+/** How many replies a message's page lists. */
+export const THREAD_REPLIES_LIMIT = 50
+
+/** What a message's page shows around it: the messages that quote it and the reactions to it. */
+export interface MessageThread {
+  replies: ReplyRow[]
+  reactions: { fromAddress: string; emoji: string; atMs: number }[]
+}
+
+/** The replies to a message (ours and received, oldest first) and its reactions (ours and the contacts'). */
+export function messageThread(ctx: DomainContext, messageId: string): MessageThread {
+  return { replies: listRepliesTo(ctx.db, messageId, THREAD_REPLIES_LIMIT), reactions: listReactions(ctx.db, messageId) }
 }

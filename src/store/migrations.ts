@@ -380,6 +380,13 @@ CREATE TABLE message_reactions (
 ) STRICT, WITHOUT ROWID;
 `
 
+const REPLY_INDEXES = `
+-- A message's page lists the messages that quote it (docs/dashboard.md, "Messages"). Partial:
+-- only rows that are replies are indexed, so a send without replyTo writes no index entry.
+CREATE INDEX messages_reply_to ON messages (reply_to) WHERE reply_to IS NOT NULL;
+CREATE INDEX inbound_reply_to ON inbound_messages (reply_to_id) WHERE reply_to_id IS NOT NULL;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -446,5 +453,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 13,
     name: "inbound media, replies, locations, contacts, reactions, edits and revokes",
     up: (db) => db.exec(INBOUND_RICHER),
+  },
+  {
+    version: 14,
+    name: "indexes of replies",
+    up: (db) => db.exec(REPLY_INDEXES),
   },
 ]

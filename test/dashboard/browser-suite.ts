@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { poll, WagateProcess } from "../e2e-live/live-world"
+import { PNG, poll, WagateProcess } from "../e2e-live/live-world"
 import { startWaSim, type WaSim } from "../wa-sim/sim"
 import { describeInBrowser, launchBrowser } from "../helpers/browser"
 import { WebhookReceiver } from "../helpers/webhook-receiver"
@@ -70,6 +70,8 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
   let receiver: WebhookReceiver
   /** The test key the browser created (test 5), used to send. */
   let apiKey = ""
+  /** The inbound photo's page, once a contact sent one (shown in the screenshots too). */
+  let photoPage = "/dashboard/messages?direction=inbound&env=live"
   /** Every URL the browser asked for, to prove nothing left 127.0.0.1. */
   const requested: string[] = []
   let dialogs = 0
@@ -92,6 +94,8 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         WAGATE_OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32",
         WAGATE_SANDBOX_DELIVERED_MS: "300",
         WAGATE_SANDBOX_READ_MS: "900",
+        // Inbound media is downloaded from the simulator's HTTPS media host.
+        NODE_EXTRA_CA_CERTS: sim.mediaCaPath,
       }, { command: wagateCommand })
       browser = await launchBrowser()
       context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
@@ -270,6 +274,36 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
     )
 
     test(
+      "an inbound photo shows on its page, and a reply sent from the page reaches the contact quoting it",
+      async () => {
+        const customer = sim.contact({ phoneNumber: "+15550107777", name: "Customer" })
+        await wagate.adminOk("POST", `/accounts/${wagate.accountId}/keys`, { environment: "live", name: "replies", scopes: ["messages:send"] })
+        const photoId = await sim.sendInbound(customer, { image: PNG, caption: "is this one in stock?" }, { to: PHONE })
+        await page.goto(`${wagate.base}/dashboard/messages?direction=inbound&env=live`)
+        const link = page.locator("td[data-label='Content']", { hasText: "is this one in stock?" })
+        await poll(async () => {
+          if ((await link.count()) > 0) return true
+          await page.reload()
+          return undefined
+        }, "the photo on the inbound list", 15_000)
+        await page.locator("tr", { has: link }).locator("td[data-label='Received'] a").click()
+        const photo = page.locator("img.inbound-media")
+        await photo.waitFor()
+        // The image was fetched from WhatsApp's media host, decrypted and served by wagate.
+        await poll(async () => ((await photo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)) === 1 ? true : undefined), "the photo loaded", 15_000)
+        photoPage = new URL(page.url()).pathname + new URL(page.url()).search
+        await page.getByLabel("Your reply").fill("Yes, two left")
+        await page.getByRole("button", { name: "Send reply" }).click()
+        await page.getByRole("heading", { name: "Message", level: 1 }).waitFor()
+        const received = await sim.nextMessage(customer, { timeoutMs: 15_000 })
+        expect(received.text).toBe("Yes, two left")
+        expect(received.kinds.quote?.stanzaId).toBe(photoId)
+        expect(await page.locator("dt", { hasText: "Reply to" }).count()).toBe(1)
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
       "every page at 1280 and 390 px, with long names: no sideways scroll, no word or id split in a table; screenshots saved",
       async () => {
         // Long names everywhere a name shows, and a failed message for the overview's latest errors.
@@ -290,6 +324,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
           ["endpoint", `/dashboard/webhooks/${endpoint.body.data.id}`],
           ["messages", "/dashboard/messages"],
           ["inbound", "/dashboard/messages?direction=inbound&env=live"],
+          ["inbound-message", photoPage],
           ["message", `/dashboard/messages/${message.body.data.id}`],
           ["failed-message", `/dashboard/messages/${failed.body.data.id}`],
           ["sandbox", "/dashboard/sandbox"],
@@ -324,7 +359,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         await page.setViewportSize({ width: 1280, height: 800 })
         expect(offenders).toEqual([])
       },
-      // Fourteen pages at two widths, each with a full-page screenshot.
+      // Fifteen pages at two widths, each with a full-page screenshot.
       90_000,
     )
 

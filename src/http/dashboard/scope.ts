@@ -25,6 +25,11 @@ export function resolveScope(ctx: DomainContext, url: URL): Scope {
   return { accounts, account, unknownAccount: wanted !== null && account === null, env }
 }
 
+/** The scope moved to a record's account and environment (a shared link to it needs neither). */
+export function scopeAt(scope: Scope, accountId: string, env: Environment): Scope {
+  return { ...scope, account: scope.accounts.find((a) => a.id === accountId) ?? scope.account, env, unknownAccount: false }
+}
+
 /**
  * A dashboard link that keeps the scope: `path` plus the account and environment, plus any
  * extra query parameters (nulls are left out).

@@ -1,9 +1,10 @@
-import type { MessageTrail, TrailDelivery } from "../../../domain/message-log"
+import type { MessageThread, MessageTrail, TrailDelivery } from "../../../domain/message-log"
 import type { InboundRow } from "../../../store/inbound"
 import type { MessageStatus } from "../../../lib/vocabulary"
 import type { MessageRow } from "../../../store/messages"
 import { href, type Scope } from "../scope"
 import { Clip, excerpt, StackTable, Time, type Column } from "./parts"
+import { Thread } from "./thread"
 import { DeliveryOutcome } from "./webhooks"
 
 const STATUS_TONE: Record<MessageStatus, string> = { pending: "warn", sent: "", delivered: "ok", read: "ok", failed: "bad" }
@@ -88,7 +89,7 @@ const SKIPPED_DELIVERED = "skipped: WhatsApp reported it read without a delivery
  * block asks for itself again every second (htmx polling) and replaces itself; once settled it
  * renders without the trigger, so the polling stops.
  */
-export function MessageTimeline(props: { trail: MessageTrail; scope: Scope; selfHref: string }) {
+export function MessageTimeline(props: { trail: MessageTrail; thread: MessageThread; scope: Scope; selfHref: string }) {
   const { message: m, parts, deliveries } = props.trail
   const steps: [string, number | null][] = [
     ["Created", m.createdAtMs],
@@ -115,6 +116,7 @@ export function MessageTimeline(props: { trail: MessageTrail; scope: Scope; self
             ))}
         </ol>
       </section>
+      <Thread thread={props.thread} scope={props.scope} />
       {parts.length > 0 ? (
         <section aria-labelledby="parts-title">
           <h2 id="parts-title">WhatsApp messages</h2>
