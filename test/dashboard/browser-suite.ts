@@ -17,6 +17,8 @@ import { WebhookReceiver } from "../helpers/webhook-receiver"
  */
 
 const PHONE = "+15550101010"
+/** A second phone, paired by code. */
+const CODE_PHONE = "+15550104545"
 const SETUP_TIMEOUT_MS = 60_000
 const STEP_TIMEOUT_MS = 30_000
 /** Names long enough to widen a page that lets them (issue 19: the account switcher did at 390 px). */
@@ -168,6 +170,24 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true)
         expect(await page.locator("[data-qr]").count()).toBe(0)
         await poll(async () => ((await wagate.admin("GET", `/accounts/${wagate.accountId}/phones`)).body.data[0]?.connectionStatus === "connected" ? true : undefined), "connected")
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "pair by code: the page shows the code, the simulated phone confirms it while WhatsApp rotates the pairing secret, and the page turns to Connected",
+      async () => {
+        const phone = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: CODE_PHONE, displayName: "Paired by code" })
+        await page.goto(`${wagate.base}/dashboard/phones/${phone.id}`)
+        await page.getByRole("button", { name: "Pair by code" }).click()
+        const codeBox = page.locator("[data-pairing-code]")
+        await codeBox.waitFor({ timeout: 20_000 })
+        const code = (await codeBox.getAttribute("data-pairing-code"))!
+        expect(code).toMatch(/^[A-Z0-9]{8}$/)
+        // The simulator rotates the secret after the code exchange; the derived one must be kept.
+        await sim.primary(CODE_PHONE).confirmPairingCode(code)
+        await page.locator(".badge", { hasText: "Connected" }).waitFor({ timeout: 20_000 })
+        await wagate.adminOk("POST", `/phones/${phone.id}/disconnect`)
       },
       STEP_TIMEOUT_MS,
     )
