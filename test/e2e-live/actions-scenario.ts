@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
-import { startWaSim, TestCa, type SimContact, type SimGroup, type WaSim } from "../wa-sim"
-import { generateLoopbackCertificate } from "../wa-sim/media-cert"
-import { startTlsFront, type TlsFront } from "../wa-sim/tls-front"
+import type { SimContact, SimGroup, WaSim } from "../wa-sim"
 import { ApiClient, FileHost, PNG, poll, WagateProcess } from "./live-world"
+import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
 
 /*
  * Acting on messages (docs/api.md § "Act on a message") with wagate as a real process and real
@@ -18,9 +17,8 @@ const ME = "+15550041111"
 const STEP_TIMEOUT_MS = 30_000
 
 export function describeActions(label: string, options: { prepare: () => Promise<string[] | undefined>; prepareTimeoutMs: number }): void {
+  let world: TlsWorld
   let sim: WaSim
-  let ca: TestCa
-  let front: TlsFront
   let files: FileHost
   let wagate: WagateProcess
   let api: ApiClient
@@ -30,38 +28,18 @@ export function describeActions(label: string, options: { prepare: () => Promise
   const sent = { textId: "", textWaId: "", imageId: "", imageWaId: "" }
 
   beforeAll(async () => {
-    const command = await options.prepare()
-    const cert = await generateLoopbackCertificate()
-    sim = await startWaSim({ mediaCert: cert, log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
-    files = new FileHost(cert)
+    world = await startTlsWorld({ command: await options.prepare(), keyName: "actions", scopes: ["messages:send", "messages:read"] })
+    ;({ sim, wagate, api } = world)
+    files = new FileHost(world.cert)
     alice = sim.contact({ phoneNumber: "+15550042222", name: "Alice" })
     bob = sim.contact({ phoneNumber: "+15550043333", name: "Bob" })
     team = sim.group({ subject: "Team", members: [alice, bob], admins: ["me"] })
-    ca = await TestCa.create()
-    front = await startTlsFront({ upstreamUrl: sim.wsUrl, certificate: await ca.issue() })
-    wagate = await WagateProcess.start({
-      WAGATE_WA_WS_URL: front.wsUrl,
-      // Bun reads extra CAs once, at start: the front's CA and the media hosts' certificate.
-      NODE_EXTRA_CA_CERTS: await ca.trustFile(sim.mediaCaPem),
-      WAGATE_OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32",
-      WAGATE_SEND_INTERVAL_MS: "50",
-      WAGATE_RATE_LIMIT_PER_MINUTE: "1000000",
-      WAGATE_LOG_LEVEL: process.env.WAGATE_LOG_LEVEL ?? "error",
-    }, { command })
-    const key = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/keys`, { environment: "live", name: "actions", scopes: ["messages:send", "messages:read"] })
-    api = new ApiClient(wagate, key.key)
-    const phoneId = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: ME })).id
-    await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-    await sim.primary(ME).scanShownQr(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined)
-    await api.phoneWithStatus(phoneId, "connected", 15_000)
+    await pairedPhone(world, ME)
   }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
 
   afterAll(async () => {
-    await wagate?.dispose()
     await files?.stop()
-    await front?.stop()
-    await ca?.dispose()
-    await sim?.stop()
+    await world?.stop()
   }, SLOW_HOOK_TIMEOUT_MS)
 
   /** Calls the API and expects `status`, returning the envelope's data. */

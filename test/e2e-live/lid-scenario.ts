@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { SimContact, SimGroup, WaSim } from "../wa-sim"
-import { startWaSim } from "../wa-sim/sim"
-import { TestCa } from "../wa-sim/test-ca"
-import { startTlsFront, type TlsFront } from "../wa-sim/tls-front"
 import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 import { ApiClient, poll, WagateProcess } from "./live-world"
+import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
 
 /*
  * Hidden numbers (docs/live-whatsapp.md § "Hidden numbers (LID)"): a contact WhatsApp names by
@@ -16,9 +14,8 @@ import { ApiClient, poll, WagateProcess } from "./live-world"
 const ME = "+15550041111"
 
 export function describeHiddenNumbers(label: string, options: { prepare: () => Promise<string[] | undefined>; prepareTimeoutMs: number }): void {
+  let world: TlsWorld
   let sim: WaSim
-  let ca: TestCa
-  let front: TlsFront
   let wagate: WagateProcess
   let api: ApiClient
   let phoneId: string
@@ -28,37 +25,17 @@ export function describeHiddenNumbers(label: string, options: { prepare: () => P
   let later: SimContact
 
   beforeAll(async () => {
-    const command = await options.prepare()
-    sim = await startWaSim()
+    world = await startTlsWorld({ command: await options.prepare(), keyName: "lid", scopes: ["messages:send", "messages:read"] })
+    ;({ sim, wagate, api } = world)
     hidden = sim.contact({ phoneNumber: "+15550042222", name: "Hidden", addressing: "lid", hidesNumber: true })
     shown = sim.contact({ phoneNumber: "+15550043333", name: "Shown", addressing: "lid" })
     later = sim.contact({ phoneNumber: "+15550044444", name: "Later", addressing: "lid" })
     team = sim.group({ subject: "LID team", members: [hidden, shown], addressing: "lid" })
-    ca = await TestCa.create()
-    front = await startTlsFront({ upstreamUrl: sim.wsUrl, certificate: await ca.issue() })
-    wagate = await WagateProcess.start(
-      {
-        WAGATE_WA_WS_URL: front.wsUrl,
-        NODE_EXTRA_CA_CERTS: await ca.trustFile(sim.mediaCaPem),
-        WAGATE_SEND_INTERVAL_MS: "50",
-        WAGATE_RATE_LIMIT_PER_MINUTE: "1000000",
-        WAGATE_LOG_LEVEL: process.env.WAGATE_LOG_LEVEL ?? "error",
-      },
-      { command },
-    )
-    const key = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/keys`, { environment: "live", name: "lid", scopes: ["messages:send", "messages:read"] })
-    api = new ApiClient(wagate, key.key)
-    phoneId = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: ME })).id
-    await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-    await sim.primary(ME).scanShownQr(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined)
-    await api.phoneWithStatus(phoneId, "connected", 15_000)
+    phoneId = await pairedPhone(world, ME)
   }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
 
   afterAll(async () => {
-    await wagate?.dispose()
-    await front?.stop()
-    await ca?.dispose()
-    await sim?.stop()
+    await world?.stop()
   }, SLOW_HOOK_TIMEOUT_MS)
 
   /** The newest inbound message with this text. */

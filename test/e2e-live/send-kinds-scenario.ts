@@ -4,11 +4,9 @@ import { mp3Bytes, oggOpusBytes } from "../helpers/ogg-opus"
 import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 import type { SimContact } from "../wa-sim/contact"
 import type { SimGroup } from "../wa-sim/groups"
-import { generateLoopbackCertificate } from "../wa-sim/media-cert"
-import { startWaSim, type WaSim } from "../wa-sim/sim"
-import { TestCa } from "../wa-sim/test-ca"
-import { startTlsFront, type TlsFront } from "../wa-sim/tls-front"
+import type { WaSim } from "../wa-sim/sim"
 import { ApiClient, FileHost, poll, WagateProcess } from "./live-world"
+import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
 
 /*
  * Sends beyond text and media (docs/api.md § "Replies, mentions, locations, contact cards and voice notes"), end to end: wagate reaches the
@@ -29,9 +27,8 @@ const PAIRING_TEST_TIMEOUT_MS = 45_000
  * `prepareTimeoutMs`, and returns the command line, or undefined for `bun src/main.ts`.
  */
 export function describeSendKinds(label: string, prepare: () => Promise<string[] | undefined>, prepareTimeoutMs: number): void {
+  let world: TlsWorld
   let sim: WaSim
-  let ca: TestCa
-  let front: TlsFront
   let files: FileHost
   let wagate: WagateProcess
   let api: ApiClient
@@ -41,35 +38,17 @@ export function describeSendKinds(label: string, prepare: () => Promise<string[]
   let team: SimGroup
 
   beforeAll(async () => {
-    const command = await prepare()
-    const cert = await generateLoopbackCertificate()
-    sim = await startWaSim({ mediaCert: cert, log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
-    files = new FileHost(cert)
-    ca = await TestCa.create()
-    front = await startTlsFront({ upstreamUrl: sim.wsUrl, certificate: await ca.issue() })
+    world = await startTlsWorld({ command: await prepare(), keyName: "kinds", scopes: ["messages:send", "messages:read", "phone_numbers:read"] })
+    ;({ sim, wagate, api } = world)
+    files = new FileHost(world.cert)
     alice = sim.contact({ phoneNumber: "+15550042222", name: "Alice" })
     bob = sim.contact({ phoneNumber: "+15550043333", name: "Bob" })
     team = sim.group({ subject: "Support team", members: [alice, bob] })
-    wagate = await WagateProcess.start({
-      WAGATE_WA_WS_URL: front.wsUrl,
-      // Bun reads extra CAs once, at start: the front's CA and the media hosts' certificate.
-      NODE_EXTRA_CA_CERTS: await ca.trustFile(sim.mediaCaPem),
-      WAGATE_OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32",
-      WAGATE_SEND_INTERVAL_MS: "50",
-      WAGATE_RATE_LIMIT_PER_MINUTE: "1000000",
-      WAGATE_LOG_LEVEL: process.env.WAGATE_LOG_LEVEL ?? "error",
-    }, { command })
-    const key = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/keys`, { environment: "live", name: "kinds", scopes: ["messages:send", "messages:read", "phone_numbers:read"] })
-    api = new ApiClient(wagate, key.key)
-    phoneId = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: ME })).id
   }, prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
 
   afterAll(async () => {
-    await wagate?.dispose()
     await files?.stop()
-    await front?.stop()
-    await ca?.dispose()
-    await sim?.stop()
+    await world?.stop()
   }, SLOW_HOOK_TIMEOUT_MS)
 
   /** Sends from the paired phone and returns the message as the contact decrypted it, once it is read. */
@@ -82,10 +61,8 @@ export function describeSendKinds(label: string, prepare: () => Promise<string[]
 
   describe(`replies, mentions, locations, contacts and voice notes through the TLS front, ${label}`, () => {
     test("pairs by QR through the front", async () => {
-      await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-      await sim.primary(ME).scanShownQr(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined)
-      await api.phoneWithStatus(phoneId, "connected", 15_000)
-      expect(front.wsUrl).toStartWith("wss://")
+      phoneId = await pairedPhone(world, ME)
+      expect(world.front.wsUrl).toStartWith("wss://")
     }, PAIRING_TEST_TIMEOUT_MS)
 
     test("a location decrypts as WhatsApp's location message with its coordinates, name and address", async () => {

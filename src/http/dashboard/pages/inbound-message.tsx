@@ -18,7 +18,7 @@ import { ChangeFacts, KindFacts, Thread } from "../views/thread"
 import { errorPage } from "./errors"
 
 /*
- * An inbound message's page (docs/dashboard.md § "Messages"): its text, what it quotes, its
+ * An inbound message's page (docs/dashboard.md § "Inbound attachments and replies"): its text, what it quotes, its
  * location or contact card, its attachment (an image shown inline, anything else a download),
  * the reactions and replies it got, and a form that answers it with a reply quoting it.
  */

@@ -4,7 +4,7 @@ import { href, type Scope } from "../scope"
 import { Clip, excerpt, StackTable, Time, type Column } from "./parts"
 
 /*
- * What a message's page shows around it (docs/dashboard.md § "Messages"): what it quotes, a
+ * What a message's page shows around it (docs/dashboard.md § "Pages"): what it quotes, a
  * location or contact card in words, when it was edited or deleted, the reactions to it and the
  * messages that reply to it. Every value is text a sender chose: it is rendered as text only.
  */
