@@ -1,0 +1,130 @@
+import { SQL } from "bun"
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/*
+ * A throwaway PostgreSQL for the test run: `initdb` into a temporary directory, a server on a
+ * kernel-chosen free port on 127.0.0.1, started once per `bun test` process on first use and
+ * removed when the process exits. Each test file asks for a database of its own
+ * (`freshDatabase`), so files never see each other's rows and nothing depends on order.
+ *
+ * PostgreSQL refuses to run as root, so under root (CI containers) the server runs as the
+ * `postgres` user Debian's package creates. The binaries are looked up on PATH, then in Debian's
+ * /usr/lib/postgresql/<major>/bin; `.ci/run` installs the package when neither has them.
+ */
+
+const START_TIMEOUT_MS = 30_000
+
+interface Server {
+  /** Connection URL of the `postgres` maintenance database, as the superuser. */
+  adminUrl: string
+  port: number
+}
+
+let started: Promise<Server> | null = null
+
+/** The directory holding `initdb` and `postgres`, or null when PostgreSQL is not installed. */
+export function postgresBinDir(): string | null {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (dir && existsSync(join(dir, "initdb")) && existsSync(join(dir, "postgres"))) return dir
+  }
+  const debian = "/usr/lib/postgresql"
+  if (!existsSync(debian)) return null
+  const majors = readdirSync(debian).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a))
+  for (const major of majors) {
+    const dir = join(debian, major, "bin")
+    if (existsSync(join(dir, "initdb"))) return dir
+  }
+  return null
+}
+
+function asServerUser(argv: string[]): string[] {
+  return process.getuid?.() === 0 ? ["runuser", "-u", "postgres", "--", ...argv] : argv
+}
+
+async function freePort(): Promise<number> {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
+
+async function waitUntilAccepting(url: string, deadlineMs: number): Promise<void> {
+  let lastError: unknown
+  while (Date.now() < deadlineMs) {
+    const sql = new SQL(url, { max: 1, connectionTimeout: 2 })
+    try {
+      await sql`SELECT 1`
+      return
+    } catch (err) {
+      lastError = err
+      await Bun.sleep(50)
+    } finally {
+      await sql.close().catch(() => {})
+    }
+  }
+  throw new Error(`the throwaway PostgreSQL did not accept connections: ${String(lastError)}`)
+}
+
+async function startServer(): Promise<Server> {
+  const bin = postgresBinDir()
+  if (!bin) {
+    throw new Error("PostgreSQL is not installed (no initdb on PATH or in /usr/lib/postgresql/*/bin): install Debian's postgresql package, as .ci/run does")
+  }
+  const dir = mkdtempSync(join(tmpdir(), "wagate-pg-"))
+  if (process.getuid?.() === 0) chownSync(dir, Number(Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString().trim()), Number(Bun.spawnSync(["id", "-g", "postgres"]).stdout.toString().trim()))
+  const data = join(dir, "data")
+  const init = Bun.spawnSync(asServerUser([join(bin, "initdb"), "-D", data, "-U", "wagate", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]), { stdout: "pipe", stderr: "pipe" })
+  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString().slice(0, 2000)}`)
+  let lastError: unknown
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort()
+    // fsync off: a test database need not survive a power loss, and a busy CI disk is slow.
+    const server = Bun.spawn(
+      asServerUser([join(bin, "postgres"), "-D", data, "-h", "127.0.0.1", "-p", String(port), "-k", dir, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"]),
+      { stdout: "ignore", stderr: "pipe" },
+    )
+    process.once("exit", () => {
+      // SIGQUIT is PostgreSQL's immediate shutdown: the postmaster takes its backends with it.
+      try {
+        server.kill("SIGQUIT")
+      } catch {}
+      rmSync(dir, { recursive: true, force: true })
+    })
+    const adminUrl = `postgres://wagate@127.0.0.1:${port}/postgres`
+    try {
+      await Promise.race([
+        waitUntilAccepting(adminUrl, Date.now() + START_TIMEOUT_MS),
+        server.exited.then(async (code) => {
+          throw new Error(`postgres exited with ${code}: ${(await new Response(server.stderr).text()).slice(0, 2000)}`)
+        }),
+      ])
+      return { adminUrl, port }
+    } catch (err) {
+      lastError = err
+      server.kill("SIGQUIT")
+      await server.exited
+    }
+  }
+  throw new Error(`the throwaway PostgreSQL did not start: ${String(lastError)}`)
+}
+
+/** The run's throwaway server, started on first use. */
+export function testPostgres(): Promise<Server> {
+  started ??= startServer()
+  return started
+}
+
+/** A new, empty database on the run's throwaway server; returns its connection URL. */
+export async function freshDatabase(): Promise<string> {
+  const server = await testPostgres()
+  const name = `t_${crypto.randomUUID().replaceAll("-", "")}`
+  const admin = new SQL(server.adminUrl, { max: 1 })
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.close()
+  }
+  return `postgres://wagate@127.0.0.1:${server.port}/${name}`
+}
