@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite"
 import type { CachedTable } from "./change-tracker"
+import type { WriteTx } from "./store"
 
 /**
  * Runs write transactions on the single writer connection with group commit: every write
@@ -10,13 +11,15 @@ import type { CachedTable } from "./change-tracker"
  */
 export interface Writer {
   /**
-   * Runs `fn` inside a transaction; resolves with its result once committed. `fn` must be
-   * synchronous. A write that changes rows the process caches names their tables in `changed`,
-   * and the caches are invalidated when it commits, so no caller has to remember to.
+   * Runs `fn` inside a transaction; resolves with its result once committed. `fn` may return a
+   * promise, but may await only statements on this connection: bodies run one at a time, and a
+   * body that waited on the network would hold every other write. A write that changes rows the
+   * process caches names their tables in `changed`, and the caches are invalidated when it
+   * commits, so no caller has to remember to.
    */
-  write<T>(fn: (db: Database, tx: WriteTx) => T, options?: { changed?: readonly CachedTable[] }): Promise<T>
-  /** Commits the open batch now (used at shutdown). */
-  flush(): void
+  write<T>(fn: (db: Database, tx: WriteTx) => T | Promise<T>, options?: { changed?: readonly CachedTable[] }): Promise<T>
+  /** Commits the open batch now (used at shutdown); resolves once it has committed. */
+  flush(): Promise<void>
   /**
    * Runs `fn` in every batch's transaction just before its COMMIT, in a savepoint of its own: a
    * write that can wait for the next commit rides along with it instead of paying a commit of
@@ -27,22 +30,47 @@ export interface Writer {
 }
 
 /** Work that joins every batch just before its commit; returns what to do if that commit fails. */
-export type BeforeCommit = (db: Database, tx: WriteTx) => (() => void) | void
+export type BeforeCommit = (db: Database, tx: WriteTx) => (() => void) | void | Promise<(() => void) | void>
 
-/** What a write can ask of its transaction. */
-export interface WriteTx {
-  /**
-   * Runs `fn` once the transaction has committed (never if it rolls back): the place to start
-   * in-memory work, such as scheduling a timer, about rows that must be durable first.
-   */
-  afterCommit(fn: () => void): void
-}
+export type { WriteTx }
 
 interface Pending {
   resolve: () => void
   reject: (err: unknown) => void
   afterCommit: (() => void)[]
 }
+
+/**
+ * One holder at a time: a write's body, or a commit. Bodies that finish synchronously never
+ * wait; a body that awaits (the store's async methods) keeps later bodies and the commit out
+ * until it is done, so savepoints never interleave and nothing commits half a body.
+ */
+function createLock() {
+  const waiting: (() => void)[] = []
+  let held = false
+  return {
+    /** Takes the lock now (true) or says it is held (false). */
+    tryTake(): boolean {
+      if (held) return false
+      held = true
+      return true
+    },
+    take(): Promise<void> {
+      if (!held) {
+        held = true
+        return Promise.resolve()
+      }
+      return new Promise((resolve) => waiting.push(resolve))
+    },
+    release(): void {
+      const next = waiting.shift()
+      if (next) next()
+      else held = false
+    },
+  }
+}
+
+const isPromise = (v: unknown): v is Promise<unknown> => v instanceof Promise
 
 export function createWriter(
   db: Database,
@@ -57,31 +85,39 @@ export function createWriter(
   const onCallbackError = options.onCallbackError ?? ((err: unknown) => queueMicrotask(() => { throw err }))
   let batch: Pending[] | null = null
   const hooks: BeforeCommit[] = []
+  const lock = createLock()
 
-  /** The before-commit hooks, each in its own savepoint, their after-commit work added to the batch. */
-  function runHooks(pending: Pending[]): void {
-    for (const hook of hooks) {
+  /**
+   * The before-commit hooks from `from` on, each in its own savepoint, their after-commit work
+   * added to the batch. Runs synchronously until a hook returns a promise.
+   */
+  function runHooks(pending: Pending[], from = 0): void | Promise<void> {
+    for (let i = from; i < hooks.length; i++) {
       const afterCommit: (() => void)[] = []
-      let onFailure: (() => void) | void
-      db.run("SAVEPOINT h")
-      try {
-        onFailure = hook(db, { afterCommit: (cb) => void afterCommit.push(cb) })
-        db.run("RELEASE h")
-      } catch (err) {
+      const failed = (err: unknown) => {
         db.run("ROLLBACK TO h")
         db.run("RELEASE h")
         onCallbackError(err)
+      }
+      const succeeded = (onFailure: (() => void) | void) => {
+        db.run("RELEASE h")
+        pending.push({ resolve: () => {}, reject: (err) => (onFailure ? onFailure() : onCallbackError(err)), afterCommit })
+      }
+      db.run("SAVEPOINT h")
+      let result: ReturnType<BeforeCommit>
+      try {
+        result = hooks[i]!(db, { afterCommit: (cb) => void afterCommit.push(cb) })
+      } catch (err) {
+        failed(err)
         continue
       }
-      pending.push({ resolve: () => {}, reject: (err) => (onFailure ? onFailure() : onCallbackError(err)), afterCommit })
+      if (isPromise(result)) return result.then(succeeded, failed).then(() => runHooks(pending, i + 1))
+      succeeded(result)
     }
   }
 
-  function commit(): void {
-    const pending = batch
-    batch = null
-    if (!pending) return
-    runHooks(pending)
+  /** COMMITs the batch (its hooks have run) and answers its writers; the lock is held. */
+  function finish(pending: Pending[]): void {
     try {
       db.run("COMMIT")
     } catch (err) {
@@ -90,9 +126,11 @@ export function createWriter(
       } catch {
         // The failed COMMIT may already have rolled back; nothing more to undo.
       }
+      lock.release()
       for (const p of pending) p.reject(err)
       return
     }
+    lock.release()
     for (const p of pending) {
       for (const fn of p.afterCommit) {
         // The data is committed whatever a callback does; one failing must not strand the others.
@@ -106,38 +144,96 @@ export function createWriter(
     }
   }
 
-  return {
-    write<T>(fn: (db: Database, tx: WriteTx) => T, writeOptions?: { changed?: readonly CachedTable[] }): Promise<T> {
-      if (!batch) {
-        // A busy or closed database must reject the write, not throw: callers chain .catch()
-        // (often from a timer), and a synchronous throw there would be an uncaught exception.
+  function commitHeld(): Promise<void> {
+    const pending = batch
+    batch = null
+    if (!pending) {
+      lock.release()
+      return Promise.resolve()
+    }
+    let hooksDone: void | Promise<void>
+    try {
+      hooksDone = runHooks(pending)
+    } catch (err) {
+      // Only a savepoint statement itself can throw here: the batch cannot be trusted.
+      hooksDone = Promise.reject(err)
+    }
+    if (!isPromise(hooksDone)) {
+      finish(pending)
+      return Promise.resolve()
+    }
+    return hooksDone.then(
+      () => finish(pending),
+      (err) => {
         try {
-          db.run("BEGIN IMMEDIATE")
-        } catch (err) {
-          return Promise.reject(err)
-        }
-        batch = []
-        schedule(commit)
-      }
-      db.run("SAVEPOINT w")
-      const afterCommit: (() => void)[] = []
-      const changed = writeOptions?.changed
-      const onChanged = options.onCachedTablesChanged
-      // First among the callbacks: whatever runs after the commit must already see fresh caches.
-      if (changed?.length && onChanged) afterCommit.push(() => onChanged(changed))
-      let result: T
+          db.run("ROLLBACK")
+        } catch {}
+        lock.release()
+        for (const p of pending) p.reject(err)
+      },
+    )
+  }
+
+  /** Commits the open batch: at once when no body is running, else as soon as it is done. */
+  function commit(): Promise<void> {
+    if (lock.tryTake()) return commitHeld()
+    return lock.take().then(commitHeld)
+  }
+
+  /** Runs one body in its savepoint of the open batch; the lock is held. */
+  function runBody<T>(
+    fn: (db: Database, tx: WriteTx) => T | Promise<T>,
+    changed: readonly CachedTable[] | undefined,
+    done: (outcome: { ok: true; result: T; afterCommit: (() => void)[] } | { ok: false; err: unknown }) => void,
+  ): void {
+    if (!batch) {
+      // A busy or closed database must reject the write, not throw: callers chain .catch()
+      // (often from a timer), and a synchronous throw there would be an uncaught exception.
       try {
-        result = fn(db, { afterCommit: (cb) => void afterCommit.push(cb) })
-        if (result instanceof Promise) throw new TypeError("Writer.write() needs a synchronous function")
-        db.run("RELEASE w")
+        db.run("BEGIN IMMEDIATE")
       } catch (err) {
+        return done({ ok: false, err })
+      }
+      batch = []
+      schedule(() => void commit())
+    }
+    db.run("SAVEPOINT w")
+    const afterCommit: (() => void)[] = []
+    const onChanged = options.onCachedTablesChanged
+    // First among the callbacks: whatever runs after the commit must already see fresh caches.
+    if (changed?.length && onChanged) afterCommit.push(() => onChanged(changed))
+    const settle = (ok: boolean, value: unknown) => {
+      if (ok) {
+        db.run("RELEASE w")
+        done({ ok: true, result: value as T, afterCommit })
+      } else {
         db.run("ROLLBACK TO w")
         db.run("RELEASE w")
-        return Promise.reject(err)
+        done({ ok: false, err: value })
       }
-      const current = batch
+    }
+    let result: T | Promise<T>
+    try {
+      result = fn(db, { afterCommit: (cb) => void afterCommit.push(cb) })
+    } catch (err) {
+      return settle(false, err)
+    }
+    if (isPromise(result)) result.then((v) => settle(true, v), (err) => settle(false, err))
+    else settle(true, result)
+  }
+
+  return {
+    write<T>(fn: (db: Database, tx: WriteTx) => T | Promise<T>, writeOptions?: { changed?: readonly CachedTable[] }): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        current.push({ resolve: () => resolve(result), reject, afterCommit })
+        const start = () =>
+          runBody(fn, writeOptions?.changed, (outcome) => {
+            if (!outcome.ok) reject(outcome.err)
+            // The batch is the one the body ran in: a commit cannot start while the lock is held.
+            else batch!.push({ resolve: () => resolve(outcome.result), reject, afterCommit: outcome.afterCommit })
+            lock.release()
+          })
+        if (lock.tryTake()) start()
+        else void lock.take().then(start)
       })
     },
     flush: commit,

@@ -39,7 +39,7 @@ const insert = (v: string) => (d: Database) => {
 function manualWriter(options: Parameters<typeof createWriter>[1] = {}) {
   const scheduled: (() => void)[] = []
   const writer = createWriter(db, { schedule: (fn) => scheduled.push(fn), ...options })
-  return { writer, scheduled, commit: () => scheduled.shift()!() }
+  return { writer, scheduled, commit: () => scheduled.shift()!() as unknown }
 }
 
 /** Tracks whether a promise has settled, without awaiting it. */
@@ -168,19 +168,66 @@ describe("failures", () => {
     expect(committed()).toEqual(["after"])
   })
 
-  test("an async function is refused and its synchronous part is rolled back", async () => {
+  test("an async body holds later writes until it is done, and its statements commit with the batch", async () => {
+    const { writer, commit } = manualWriter()
+    const order: string[] = []
+    const slow = writer.write(async (d) => {
+      d.run("INSERT INTO t (v) VALUES ('slow-1')")
+      order.push("slow-1")
+      await flushMicrotasks()
+      await flushMicrotasks()
+      d.run("INSERT INTO t (v) VALUES ('slow-2')")
+      order.push("slow-2")
+      return "slow"
+    })
+    const next = writer.write((d) => {
+      order.push("next")
+      return insert("next")(d)
+    })
+    expect(order).toEqual(["slow-1"])
+    await flushMicrotasks()
+    await flushMicrotasks()
+    await flushMicrotasks()
+    await flushMicrotasks()
+    expect(order).toEqual(["slow-1", "slow-2", "next"])
+    commit()
+    expect(await Promise.all([slow, next])).toEqual(["slow", "next"])
+    expect(committed()).toEqual(["slow-1", "slow-2", "next"])
+  })
+
+  test("an async body that rejects rolls back all of its statements, the ones after its first await included", async () => {
     const { writer, commit } = manualWriter()
     const a = writer.write(insert("a"))
     const bad = writer.write(async (d) => {
-      d.run("INSERT INTO t (v) VALUES ('from-async')")
-      return 1
+      d.run("INSERT INTO t (v) VALUES ('bad-1')")
+      await flushMicrotasks()
+      d.run("INSERT INTO t (v) VALUES ('bad-2')")
+      throw new Error("boom")
     })
     const c = writer.write(insert("c"))
-    await expect(bad).rejects.toBeInstanceOf(TypeError)
-    await expect(bad).rejects.toThrow("synchronous")
+    await expect(bad).rejects.toThrow("boom")
     commit()
     expect(await Promise.all([a, c])).toEqual(["a", "c"])
     expect(committed()).toEqual(["a", "c"])
+  })
+
+  test("a commit that falls due while an async body runs waits for the body and includes it", async () => {
+    const { writer, commit } = manualWriter()
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const slow = writer.write(async (d) => {
+      d.run("INSERT INTO t (v) VALUES ('first')")
+      await gate
+      d.run("INSERT INTO t (v) VALUES ('second')")
+      return "done"
+    })
+    const committing = commit() as unknown as Promise<void>
+    await flushMicrotasks()
+    expect(committed()).toEqual([])
+    release()
+    await committing
+    expect(await slow).toBe("done")
+    expect(committed()).toEqual(["first", "second"])
   })
 })
 

@@ -1,0 +1,412 @@
+import type { Environment, MessageStatus } from "../lib/vocabulary"
+import type { CachedTable } from "./change-tracker"
+/*
+ * The store's seam (docs/architecture.md § "The store"): everything the rest of wagate asks of
+ * the database, as async methods in wagate's vocabulary. There is one implementation per
+ * database: SQLite (src/store/sqlite-store.ts, the embedded default, with its group commit) and
+ * PostgreSQL (src/store/postgres/, for several nodes). One contract suite
+ * (test/store/contract/) runs against both. No caller branches on the database: a difference in
+ * behaviour belongs in an implementation, named here.
+ *
+ * The query groups below mirror the modules that hold the SQLite statements; their row types
+ * live there too.
+ */
+import type { SubscriptionStatus, AccountRow } from "./accounts"
+import type { ApiKeyRow } from "./api-keys"
+import type { DashboardSessionRow } from "./dashboard-sessions"
+import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, InboundListQuery } from "./inbound"
+import type { UnreadInbound } from "./message-actions"
+import type { PartRow } from "./message-parts"
+import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./messages"
+import type { PhoneRow, StoredPhoneError } from "./phones"
+import type { ReplyRow } from "./replies"
+import type { SendJobRow } from "./send-jobs"
+import type { SettingKey } from "./settings"
+import type { ApiRequestCounts } from "./usage"
+import type { WaKeyChange } from "./wa-auth"
+import type { SentWaMessage } from "./wa-resend"
+import type { EndpointRow, EventRow, DeliveryStatus, DeliveryRow, PendingDelivery, AttemptRow, DeliveryProgress } from "./webhooks"
+
+/** src/store/accounts.ts */
+export interface AccountsQueries {
+  /** Inserts an account. */
+  insertAccount(row: AccountRow): Promise<void>
+  /** One account by id. */
+  findAccount(id: string): Promise<AccountRow | null>
+  /** Every account, oldest first. */
+  listAccounts(): Promise<AccountRow[]>
+  /** Writes every mutable field of an account. */
+  updateAccount(row: AccountRow): Promise<void>
+  /** Active (not revoked, not expired) keys of an account; an account has a handful, so COUNT is cheap. */
+  countActiveKeys(accountId: string, nowMs: number): Promise<number>
+  /** Phones of an account. */
+  countPhones(accountId: string): Promise<number>
+}
+
+/** src/store/api-keys.ts */
+export interface ApiKeysQueries {
+  /** Inserts a key record. */
+  insertApiKey(row: ApiKeyRow): Promise<void>
+  /** The key whose SHA-256 is `keyHash` (one unique-index probe per request). */
+  findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | null>
+  /** One key record by id. */
+  findApiKey(id: string): Promise<ApiKeyRow | null>
+  /** Every key record of an account, oldest first. */
+  listApiKeys(accountId: string): Promise<ApiKeyRow[]>
+  /** Marks a key revoked (idempotent: the first revocation time is kept). */
+  revokeApiKey(id: string, nowMs: number): Promise<void>
+  /** Records when a key was last used. */
+  touchApiKey(id: string, usedAtMs: number): Promise<void>
+}
+
+/** src/store/dashboard-sessions.ts */
+export interface DashboardSessionsQueries {
+  /** Inserts a session. */
+  insertDashboardSession(row: DashboardSessionRow): Promise<void>
+  /** A session by the hash of its id; null when unknown. */
+  findDashboardSession(idHash: string): Promise<DashboardSessionRow | null>
+  /** Records activity on a session, which moves its idle expiry. */
+  touchDashboardSession(idHash: string, seenAtMs: number): Promise<void>
+  /** Deletes one session. */
+  deleteDashboardSession(idHash: string): Promise<void>
+  /** Deletes every session (the admin token changed). */
+  deleteAllDashboardSessions(): Promise<void>
+  /** Deletes the sessions idle since before `cutoffMs`. */
+  deleteIdleDashboardSessions(cutoffMs: number): Promise<void>
+}
+
+/** src/store/inbound.ts */
+export interface InboundQueries {
+  /** An inbound message by id within one account and environment. */
+  findScopedInbound(accountId: string, env: Environment, id: string): Promise<InboundRow | null>
+  /** One page of inbound messages, newest first, with the total from the counters. */
+  listInbound(q: InboundListQuery): Promise<{ rows: InboundRow[]; total: number }>
+  /**
+   * Records an inbound message once: a WhatsApp id already recorded for the phone (a redelivery
+   * after a reconnect) inserts nothing and returns null. Must run inside a write transaction.
+   */
+  insertInbound(row: Omit<InboundRow, "seq">): Promise<InboundRow | null>
+  /** One keyset page of inbound messages, newest first, below `beforeSeq` (no OFFSET, no count). */
+  listInboundWindow(q: { accountId: string; env: Environment; phoneId?: string; beforeSeq: number | null; limit: number }): Promise<InboundRow[]>
+  /** An inbound message by id, whatever its account (the operator's view). */
+  findInbound(id: string): Promise<InboundRow | null>
+  /** The inbound message a phone received under a WhatsApp id, or null. */
+  findInboundByWaId(phoneId: string, waMessageId: string): Promise<InboundRow | null>
+  /** The sender changed the text (or caption) of an inbound message. */
+  markInboundEdited(id: string, content: string, editedAtMs: number): Promise<void>
+  /** The sender deleted an inbound message for everyone; the row is kept. */
+  markInboundRevoked(id: string, revokedAtMs: number): Promise<void>
+  /** The media's descriptor after WhatsApp re-uploaded it. */
+  updateInboundMediaDescriptor(id: string, media: StoredInboundMedia): Promise<void>
+  /** WhatsApp no longer has the media. */
+  markInboundMediaGone(id: string, atMs: number): Promise<void>
+  /** Records someone's reaction to a message (msg_ or inmsg_); an empty emoji removes it. */
+  recordReaction(targetId: string, fromAddress: string, emoji: string, atMs: number): Promise<void>
+  /** The reactions to a message, oldest first. */
+  listReactions(targetId: string): Promise<{ fromAddress: string; emoji: string; atMs: number }[]>
+}
+
+/** src/store/message-actions.ts */
+export interface MessageActionsQueries {
+  /** Replaces a message's text (or caption) and records when. */
+  markMessageEdited(messageId: string, content: string, editedAtMs: number): Promise<void>
+  /** Records that a message was revoked for everyone; a second call keeps the first time. */
+  markMessageRevoked(messageId: string, revokedAtMs: number): Promise<void>
+  /**
+   * The unread inbound messages of one chat of a phone up to and including `throughSeq`, newest
+   * first, at most `limit`. A chat is its group, or for a 1:1 chat the sender's address.
+   */
+  listUnreadInChat(phoneId: string, chat: string, throughSeq: number, limit: number): Promise<UnreadInbound[]>
+  /** Marks every unread inbound message of the chat up to `throughSeq` read; returns how many. */
+  markChatReadThrough(phoneId: string, chat: string, throughSeq: number, readAtMs: number): Promise<number>
+  /** When a read receipt covered an inbound message, or null. */
+  inboundReadAtMs(inboundId: string): Promise<number | null>
+}
+
+/** src/store/message-parts.ts */
+export interface MessagePartsQueries {
+  /** Inserts a part (pending). */
+  insertPart(row: Pick<PartRow, "messageId" | "partIndex" | "waMessageId" | "mediaUrl" | "status">): Promise<void>
+  /** Records the kind of a part's downloaded media. */
+  setPartMediaKind(messageId: string, partIndex: number, mediaKind: NonNullable<PartRow["mediaKind"]>): Promise<void>
+  /** A message's parts, in order. */
+  listParts(messageId: string): Promise<PartRow[]>
+  /** The part WhatsApp knows by this id (receipts and acks are matched by id only). */
+  findPartByWaId(waMessageId: string): Promise<PartRow | null>
+  /** Writes a part's state. */
+  updatePart(row: PartRow): Promise<void>
+}
+
+/** src/store/messages.ts */
+export interface MessagesQueries {
+  /**
+   * Inserts a message with the next sequence number of its account and environment and counts
+   * it. Must run inside a write transaction; returns the stored row.
+   */
+  insertMessage(row: NewMessageRow): Promise<MessageRow>
+  /**
+   * Writes status changes computed by the status machine and moves the counters with them, by
+   * their net change: one statement per counter touched rather than four per message, since a
+   * batch of sandbox transitions moves hundreds of messages between the same few counters.
+   */
+  updateMessageStatuses(changes: readonly { before: MessageRow; patch: MessageStatusPatch }[], nowMs: number): Promise<MessageRow[]>
+  /** Messages with a sandbox change due at or before `nowMs`, earliest first, at most `limit`. */
+  listSandboxDueMessages(nowMs: number, limit: number): Promise<MessageRow[]>
+  /** When the earliest pending sandbox change falls due, or null if none is pending. */
+  nextSandboxDueMs(): Promise<number | null>
+  /**
+   * When the earliest sandbox change after `afterMs` falls due, overdue ones aside (a retry
+   * after a failed sweep uses it not to miss a change due before the retry). Reads the overdue
+   * rows, so it is for that rare path only.
+   */
+  nextSandboxDueAfterMs(afterMs: number): Promise<number | null>
+  /** A message by id, whatever its account (internal callers only). */
+  findMessage(id: string): Promise<MessageRow | null>
+  /** The messages with these ids that exist, in no particular order (internal callers only). */
+  findMessages(ids: readonly string[]): Promise<MessageRow[]>
+  /** A message by id within one account and environment; other partitions see nothing. */
+  findScopedMessage(accountId: string, env: Environment, id: string): Promise<MessageRow | null>
+  /** The message an idempotency key created in this account and environment, if any. */
+  findMessageByIdempotencyKey(accountId: string, env: Environment, key: string): Promise<MessageRow | null>
+  /** One page of messages, newest first, with the total from the counters (never COUNT(*)). */
+  listMessages(q: MessageListQuery): Promise<{ rows: MessageRow[]; total: number }>
+  /** Outbound messages of an account in one environment, or in both when `env` is omitted. */
+  countMessages(accountId: string, env?: Environment): Promise<number>
+  /** Messages created since `fromDayMs` (a UTC day start), by their current status. */
+  countMessagesSince(accountId: string, env: Environment, fromDayMs: number): Promise<Record<MessageStatus, number>>
+  /**
+   * One page of messages by seq (an index seek at any depth: no OFFSET, no count). The statement
+   * names only the filters in use, so SQLite can seek the status or phone index (an `x IS NULL OR`
+   * test would keep it from using them). Recipients have no index (one would cost every send), so
+   * a recipient filter reads a bounded window of the newest messages only.
+   */
+  listMessagesWindow(q: MessageWindowQuery): Promise<MessageRow[]>
+  /** Messages per UTC day and current status since `fromDayMs`, from the daily counters. */
+  dailyMessageCounts(accountId: string, env: Environment, fromDayMs: number): Promise<{ dayMs: number; status: MessageStatus; n: number }[]>
+}
+
+/** src/store/phones.ts */
+export interface PhonesQueries {
+  /** Inserts a phone. */
+  insertPhone(row: PhoneRow): Promise<void>
+  /** An account's phone by its id or its E.164 number; null when the account has no such phone. */
+  findPhoneByRef(accountId: string, ref: string): Promise<PhoneRow | null>
+  /** A phone by id, whatever its account. */
+  findPhone(id: string): Promise<PhoneRow | null>
+  /** A phone by E.164 number, whatever its account (numbers are unique in an instance). */
+  findPhoneByNumber(phoneNumber: string): Promise<PhoneRow | null>
+  /** Every phone of an account, oldest first. */
+  listPhones(accountId: string): Promise<PhoneRow[]>
+  /** Removes a phone; its messages stay, still naming its number. */
+  deletePhone(id: string): Promise<void>
+  /** Records why the phone's last attempt failed, or clears it (null). */
+  updatePhoneLastError(id: string, error: StoredPhoneError | null): Promise<void>
+  /** Records a phone's connection state, and whether it is to stay offline across restarts. */
+  updatePhoneConnection(row: Pick<PhoneRow, "id" | "connectionStatus" | "lastConnectedAtMs" | "lastDisconnectedAtMs" | "updatedAtMs">, staysOffline: boolean): Promise<void>
+  /** The phones a start must leave offline. */
+  listPhonesStayingOffline(): Promise<Set<string>>
+  /** Every phone of the instance (the session manager starts the paired ones at boot). */
+  listAllPhones(): Promise<PhoneRow[]>
+}
+
+/** src/store/replies.ts */
+export interface RepliesQueries {
+  /** The messages that quote `targetId`, oldest first, at most `limit` (both partial indexes serve it). */
+  listRepliesTo(targetId: string, limit: number): Promise<ReplyRow[]>
+}
+
+/** src/store/send-jobs.ts */
+export interface SendJobsQueries {
+  /** Queues a job (same transaction as its message). */
+  insertSendJob(row: SendJobRow): Promise<void>
+  /** Ends a job: its message left `pending`. */
+  deleteSendJob(messageId: string): Promise<void>
+  /** A phone's jobs, oldest first (the order they are sent in). */
+  listSendJobs(phoneId: string): Promise<SendJobRow[]>
+  /** The phones that have jobs waiting (read at start). */
+  listPhonesWithJobs(): Promise<string[]>
+}
+
+/** src/store/settings.ts */
+export interface SettingsQueries {
+  /** One setting, or null when unset. */
+  getSetting(key: SettingKey): Promise<string | null>
+  /** Sets one setting. */
+  setSetting(key: SettingKey, value: string): Promise<void>
+}
+
+/** src/store/stats.ts */
+export interface StatsQueries {
+  /** Outbound messages by environment and status, from the counters. */
+  messagesByEnvAndStatus(): Promise<{ env: string; status: string; n: number }[]>
+  /** Phones by connection status (a handful of rows). */
+  phonesByStatus(): Promise<{ status: string; n: number }[]>
+  /** Webhook deliveries still to attempt (uses the partial index on pending rows). */
+  pendingDeliveries(): Promise<number>
+}
+
+/** src/store/usage.ts */
+export interface UsageQueries {
+  /** Adds request counts to their day. */
+  addApiRequestCounts(counts: ApiRequestCounts): Promise<void>
+  /** Requests since `fromDayMs` (a UTC day start). */
+  sumApiRequestsSince(accountId: string, env: Environment, fromDayMs: number): Promise<{ successful: number; failed: number }>
+}
+
+/** src/store/wa-auth.ts */
+export interface WaAuthQueries {
+  /** The phone's credentials JSON, or null when it has none. */
+  readCreds(phoneId: string): Promise<string | null>
+  /** Stores the phone's credentials JSON, replacing what was there. */
+  upsertCreds(phoneId: string, data: string, updatedAtMs: number): Promise<void>
+  /**
+   * True when a credentials row exists. That is not the same as "paired": a pairing that was
+   * started and never finished leaves credentials too (the adapter decides pairing from their content).
+   */
+  hasCreds(phoneId: string): Promise<boolean>
+  /** The stored keys of one type among `ids`, as id → JSON; missing ids are simply absent. */
+  getKeys(phoneId: string, type: string, ids: readonly string[]): Promise<Map<string, string>>
+  /**
+   * Writes and deletes many keys in one transaction (a savepoint when the caller already has one,
+   * as inside the Writer), so a Signal session update is never half stored.
+   */
+  setKeys(phoneId: string, changes: readonly WaKeyChange[]): Promise<void>
+  /** Forgets a phone's credentials and every key, together (logout, removal, a pairing started over). */
+  wipeAuth(phoneId: string): Promise<void>
+  /** How many keys a phone has (diagnostics and tests: the first login stores 812 prekeys). */
+  countKeys(phoneId: string): Promise<number>
+}
+
+/** src/store/wa-resend.ts */
+export interface WaResendQueries {
+  /** Stores (or, for a part sent again after a reconnect, replaces) a sent message. */
+  saveSentWaMessage(row: SentWaMessage): Promise<void>
+  /** The stored message bytes, or null when never stored or already pruned. */
+  loadSentWaMessage(phoneId: string, waMessageId: string): Promise<Uint8Array | null>
+  /** Deletes up to `limit` messages sent before `cutoffMs`, oldest first; returns how many. */
+  pruneSentWaMessages(cutoffMs: number, limit: number): Promise<number>
+}
+
+/** src/store/webhooks.ts */
+export interface WebhooksQueries {
+  /** Inserts an endpoint. */
+  insertEndpoint(row: EndpointRow): Promise<void>
+  /** Writes every mutable field of an endpoint. */
+  updateEndpoint(row: EndpointRow): Promise<void>
+  /** Removes an endpoint with its deliveries and their attempts. */
+  deleteEndpoint(id: string): Promise<void>
+  /** One endpoint by id. */
+  findEndpoint(id: string): Promise<EndpointRow | null>
+  /** Every endpoint of an account, both environments. */
+  listEndpoints(accountId: string): Promise<EndpointRow[]>
+  /** The enabled endpoints of an account and environment. */
+  listEnabledEndpoints(accountId: string, env: Environment): Promise<EndpointRow[]>
+  /** Inserts an event. */
+  insertEvent(row: EventRow): Promise<void>
+  /** One event by id. */
+  findEvent(id: string): Promise<EventRow | null>
+  /** Inserts a delivery. */
+  insertDelivery(row: DeliveryRow): Promise<void>
+  /** Writes a delivery's progress. */
+  updateDelivery(row: DeliveryRow): Promise<void>
+  /** One delivery by id. */
+  findDelivery(id: string): Promise<DeliveryRow | null>
+  /** The endpoint of a delivery that is still pending, or null (delivered, given up, or gone). */
+  findPendingDeliveryEndpoint(id: string): Promise<string | null>
+  /**
+   * The endpoint of each delivery in `ids` that is still pending, in one statement (a backlog falls
+   * due in one tick: tens of thousands of ids, one statement instead of one per delivery).
+   */
+  findPendingDeliveryEndpoints(ids: readonly string[]): Promise<{ id: string; endpointId: string }[]>
+  /** The deliveries in `ids` that are still pending, each with its event, in one statement. */
+  findPendingDeliveries(ids: readonly string[]): Promise<PendingDelivery[]>
+  /** Every delivery still to attempt, with when (loaded at start so nothing is lost across restarts). */
+  listPendingDeliveries(): Promise<{ id: string; nextAttemptAtMs: number }[]>
+  /** One page of an endpoint's deliveries, newest first (an operator view, so COUNT is acceptable). */
+  listDeliveries(q: { endpointId: string; status?: DeliveryStatus; limit: number; offset: number }): Promise<{ rows: DeliveryRow[]; total: number }>
+  /** An endpoint's newest delivery (one seek on the endpoint index), or null when it has none. */
+  latestDelivery(endpointId: string): Promise<DeliveryRow | null>
+  /** The events of one type an account recorded at one instant (a seek on the occurred index). */
+  findEventsAt(accountId: string, env: Environment, type: string, occurredAtMs: number): Promise<EventRow[]>
+  /** Every delivery of one event (to each endpoint, resends included). */
+  listDeliveriesOfEvent(eventId: string): Promise<DeliveryRow[]>
+  /**
+   * One keyset page of an endpoint's deliveries, newest first, strictly older than `before` (a
+   * seek on the endpoint index at any depth: no OFFSET, no count).
+   */
+  listDeliveriesWindow(q: { endpointId: string; before: { createdAtMs: number; id: string } | null; limit: number }): Promise<DeliveryRow[]>
+  /** Records one attempt. */
+  insertAttempt(row: AttemptRow): Promise<void>
+  /**
+   * Records a wave of attempts and the progress of their deliveries with set-based statements
+   * (multi-row INSERTs, and UPDATEs joined to a VALUES list, up to 64 rows each) instead of two
+   * statements per attempt. Run it inside one write transaction.
+   */
+  recordAttempts(attempts: readonly AttemptRow[], progress: readonly DeliveryProgress[]): Promise<void>
+  /**
+   * Inserts events and their deliveries with multi-row INSERTs (up to 64 rows each), as a sandbox
+   * sweep's many transitions need, instead of one statement per row. Run it inside the write
+   * transaction of the state change the events announce.
+   */
+  insertEventsAndDeliveries(events: readonly EventRow[], deliveries: readonly DeliveryRow[]): Promise<void>
+  /** A delivery's attempts, in order. */
+  listAttempts(deliveryId: string): Promise<AttemptRow[]>
+  /** Deletes up to `limit` events that occurred before `cutoffMs` and are done with, with their deliveries and attempts; returns how many events. */
+  pruneEvents(cutoffMs: number, limit: number): Promise<number>
+}
+
+export interface StoreQueries extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries, WaResendQueries, WebhooksQueries {}
+
+/** Every query, as one flat set of methods: `store.findMessage(id)`, and the same on a transaction. */
+export interface StoreQueries
+  extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
+    MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
+    WaResendQueries, WebhooksQueries {}
+
+/** What a write can ask of its transaction. */
+export interface WriteTx {
+  /**
+   * Runs `fn` once the transaction has committed (never if it rolls back): the place to start
+   * in-memory work, such as scheduling a timer, about rows that must be durable first.
+   */
+  afterCommit(fn: () => void): void
+}
+
+/**
+ * A write's body: its statements go through `q`, which is bound to the write's transaction. It
+ * may await only `q`'s methods (and work of its own with no I/O): on SQLite every write of a
+ * turn shares one transaction, which a body waiting on the network would hold open.
+ */
+export type WriteBody<T> = (q: StoreQueries, tx: WriteTx) => Promise<T>
+
+/** Work that joins a commit just before it; returns what to do if that commit fails. */
+export type BeforeCommit = (q: StoreQueries, tx: WriteTx) => Promise<(() => void) | void>
+
+export interface WriteOptions {
+  /**
+   * The cached tables the write changes: once it commits, every cache of them is invalidated, in
+   * this process at once and on other nodes through the database, so no caller has to remember to.
+   */
+  changed?: readonly CachedTable[]
+}
+
+/** The database behind wagate: its queries, its writes, and what an operator asks of it. */
+export interface Store extends StoreQueries {
+  /** Which implementation this is, for logs, `/readyz` and `wagate doctor`; never for branching. */
+  readonly kind: "sqlite" | "postgres"
+  /** Runs `fn` in a transaction; resolves with its result once committed. A body that throws rolls back alone. */
+  write<T>(fn: WriteBody<T>, options?: WriteOptions): Promise<T>
+  /**
+   * Runs `fn` just before commits, in a savepoint of its own, so a write that can wait rides along
+   * with the next commit instead of paying one of its own. A `fn` that throws is rolled back alone.
+   */
+  beforeCommit(fn: BeforeCommit): void
+  /** Commits what is pending now (used at shutdown and by batching callers). */
+  flush(): Promise<void>
+  /** A token that differs whenever cached rows (CachedTable) may have changed, here or on another node. */
+  changeVersion(): string
+  /** Resolves when the database answers a trivial query; rejects when it is unreachable (`/readyz`). */
+  ping(): Promise<void>
+  /** Commits what is pending and closes the connections. */
+  close(): Promise<void>
+}
