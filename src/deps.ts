@@ -32,6 +32,7 @@ import { toIso } from "./lib/time"
 import { migrate, openDatabase, type Database } from "./store/db"
 import { createWriter } from "./store/writer"
 import { createChangeTracker } from "./store/change-tracker"
+import { createSqliteStore } from "./store/sqlite-store"
 import { VERSION } from "./version"
 
 /** Everything a running wagate is made of, wired once. */
@@ -44,7 +45,7 @@ export interface Services extends HttpDeps {
   webhookRetention: WebhookRetention
   gateway: WhatsAppGateway
   /** Starts the background work: scheduled sandbox transitions, webhook deliveries and their retention. */
-  start(): void
+  start(): Promise<void>
   /** Stops background work, writes what is buffered and closes the database. Idempotent. */
   stop(): Promise<void>
 }
@@ -82,7 +83,7 @@ export const WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 64
  * The composition root: opens and migrates the database and wires the domain services. Used
  * by `serve`, by the CLI commands and by tests, so all three run the same code.
  */
-export function createServices(config: Config, overrides: ServiceOverrides): Services {
+export async function createServices(config: Config, overrides: ServiceOverrides): Promise<Services> {
   const { clock, logger } = overrides
   const db = openDatabase(overrides.databasePath)
   migrate(db, clock.nowMs())
@@ -91,12 +92,12 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     onCallbackError: (err) => logger.error("post-commit work failed", { err }),
     onCachedTablesChanged: () => changes.bump(),
   })
+  const store = createSqliteStore({ db, writer, changes })
   const scheduler = createScheduler(clock)
   const metrics = createAppMetrics()
   const ids = overrides.ids ?? ulidGenerator(clock)
   const dispatcher = createDispatcher({
-    db,
-    writer,
+    store,
     clock,
     logger,
     scheduler,
@@ -112,8 +113,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     },
   })
   const ctx: DomainContext = {
-    db,
-    writer,
+    store,
     clock,
     ids,
     logger,
@@ -129,15 +129,14 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     },
   }
   const limiter = createRateLimiter(clock)
-  const webhookRetention = createWebhookRetention({ writer, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
-  const waResendRetention = createWaResendRetention({ writer, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
+  const webhookRetention = createWebhookRetention({ store, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
+  const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
   const usage = createUsageRecorder(ctx)
   const sandbox = createSandboxScheduler(ctx, scheduler)
   const gateway =
     overrides.gateway ??
     createBaileysGateway({
-      db,
-      writer,
+      store,
       clock,
       logger,
       wsUrl: config.waWsUrl,
@@ -169,7 +168,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     random: overrides.random,
   })
   const receipts = createMessageReceipts({ ctx, settled: live.settled })
-  const sessions = createSessionManager({
+  const sessions = await createSessionManager({
     ctx,
     gateway,
     scheduler,
@@ -206,14 +205,14 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
     metricsPublic: config.metricsPublic,
     trustedProxies: config.trustedProxies,
     version: VERSION,
-    start() {
+    async start() {
       started = true
-      sandbox.start()
-      dispatcher.start()
+      await sandbox.start()
+      await dispatcher.start()
       webhookRetention.start()
       waResendRetention.start()
-      sessions.start()
-      live.start()
+      await sessions.start()
+      await live.start()
     },
     async stop() {
       if (stopped) return
@@ -226,7 +225,7 @@ export function createServices(config: Config, overrides: ServiceOverrides): Ser
       await webhookRetention.stop()
       await waResendRetention.stop()
       await usage.stop()
-      writer.flush()
+      await store.flush()
       if (overrides.checkpointOnStop) db.run("PRAGMA wal_checkpoint(TRUNCATE)")
       db.close()
       logger.debug("services stopped", { at: toIso(clock.nowMs()) })

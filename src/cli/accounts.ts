@@ -14,7 +14,7 @@ export async function accountsCommand(argv: string[], io: CliIo): Promise<number
     const suggest = suggester(io, config.dataDir)
     const ctx = services.ctx
     if (sub === "list") {
-      const profiles = listAccounts(ctx).map((a) => accountProfile(ctx, a.id))
+      const profiles = await Promise.all((await listAccounts(ctx)).map((a) => accountProfile(ctx, a.id)))
       if (args.switches.has("json")) {
         printJson(io, profiles.map(adminAccountView))
         return 0

@@ -6,7 +6,7 @@ import { systemClock } from "../lib/clock"
 import { liveLockOwner, LOCK_FILE } from "../lib/lockfile"
 import { boundedOutsideText } from "../lib/outside-text"
 import { toIso } from "../lib/time"
-import { listAllPhones, type PhoneRow } from "../store/phones"
+import { type PhoneRow } from "../store/phones"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage } from "./commands"
 import { fail, networkChecks, ok, skip, type CheckResult } from "./doctor-checks"
@@ -28,7 +28,7 @@ export async function doctorCommand(argv: string[], io: CliIo): Promise<number> 
   const clock = io.clock ?? systemClock()
   const suggest = suggester(io, config.dataDir)
   // The phones first: a mistyped phone is reported before any network wait.
-  const phones = await withServices(io, args.flags, ({ ctx, db }) => (ref === undefined ? listAllPhones(db) : [findPhoneAnywhere(ctx, ref)]))
+  const phones = await withServices(io, args.flags, async ({ ctx }) => (ref === undefined ? await ctx.store.listAllPhones() : [await findPhoneAnywhere(ctx, ref)]))
   const net = io.doctorNet ?? (await import("../doctor-net")).productionDoctorNet(config)
   const results = [
     ...(await networkChecks({ net, clock, wsUrl: config.waWsUrl, waVersion: config.waVersion, connectTimeoutMs: config.waConnectTimeoutMs })),

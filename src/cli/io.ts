@@ -50,7 +50,7 @@ export async function withServices<T>(
   const clock = io.clock ?? systemClock()
   const logger = cliLogger(io, config, clock)
   prepareDataDir(config.dataDir, logger)
-  const services = createServices(config, {
+  const services = await createServices(config, {
     clock,
     logger,
     databasePath: join(config.dataDir, DATABASE_FILE),

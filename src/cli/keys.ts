@@ -17,8 +17,8 @@ export async function keysCommand(argv: string[], io: CliIo): Promise<number> {
     const suggest = suggester(io, config.dataDir)
     const ctx = services.ctx
     if (sub === "list") {
-      const accountId = selectAccount(services, args.flags.account, suggest)
-      const keys = listApiKeys(ctx, accountId)
+      const accountId = await selectAccount(services, args.flags.account, suggest)
+      const keys = await listApiKeys(ctx, accountId)
       if (args.switches.has("json")) {
         printJson(io, keys.map(apiKeyView))
         return 0
@@ -42,7 +42,7 @@ export async function keysCommand(argv: string[], io: CliIo): Promise<number> {
       return 0
     }
     if (sub === "create") {
-      const accountId = selectAccount(services, args.flags.account, suggest)
+      const accountId = await selectAccount(services, args.flags.account, suggest)
       const env = args.flags.env ?? "test"
       if (env !== "test" && env !== "live") throw new UsageError("--env must be test or live")
       const scopes = args.flags.scopes ? args.flags.scopes.split(",").map((s) => s.trim()).filter(Boolean) : [...CANONICAL_SCOPES]

@@ -97,8 +97,8 @@ export async function pairCommand(argv: string[], io: CliIo, stopSignal: Promise
   // timers are pending: the command holds the event loop open until it is done.
   const release = holdEventLoop()
   try {
-    return await withServices(io, flags, (services, settings) => {
-      const phone = findPhoneAnywhere(services.ctx, ref)
+    return await withServices(io, flags, async (services, settings) => {
+      const phone = await findPhoneAnywhere(services.ctx, ref)
       const suggest = suggester(io, settings.dataDir)
       if (server) return pairThroughServer(io, server, phone, method, stopSignal, suggest)
       return pairInProcess(io, services, phone, method, stopSignal, suggest)

@@ -27,7 +27,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
     const ctx = services.ctx
     if (sub === "list") {
       // getAccount: a mistyped --account is an error, not an empty list.
-      const phones = listPhones(ctx, getAccount(ctx, selectAccount(services, args.flags.account, suggest)).id)
+      const phones = await listPhones(ctx, (await getAccount(ctx, await selectAccount(services, args.flags.account, suggest))).id)
       if (args.switches.has("json")) {
         printJson(io, phones.map(adminPhoneView))
         return 0
@@ -45,7 +45,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
       if (!number) throw new UsageError("phones add needs a phone number in E.164 form, for example +14155550123")
       // The number is checked before the account is chosen: a bad number is reported first.
       requireE164(number)
-      const phone = await addPhone(ctx, selectAccount(services, args.flags.account, suggest), number, args.flags.name)
+      const phone = await addPhone(ctx, await selectAccount(services, args.flags.account, suggest), number, args.flags.name)
       io.stdout(
         `Added phone ${phone.id} (${phone.phoneNumber}), status ${phone.connectionStatus}.\n` +
           `Test keys can send from it now: fromPhoneId "${phone.phoneNumber}".\n`,
@@ -55,7 +55,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
     if (sub === "remove" || sub === "logout") {
       const ref = rest[0]
       if (!ref) throw new UsageError(`phones ${sub} needs a PHONE_ID or +E164 number`)
-      const phone = findPhoneAnywhere(ctx, ref)
+      const phone = await findPhoneAnywhere(ctx, ref)
       if (server) {
         const res = await adminCall(server, sub === "remove" ? "DELETE" : "POST", sub === "remove" ? `/phones/${phone.id}` : `/phones/${phone.id}/logout`)
         if (res.status !== 200) {
@@ -82,7 +82,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
     if (sub === "disconnect") {
       const ref = rest[0]
       if (!ref) throw new UsageError("phones disconnect needs a PHONE_ID or +E164 number")
-      const phone = findPhoneAnywhere(ctx, ref)
+      const phone = await findPhoneAnywhere(ctx, ref)
       let status: string
       if (server) {
         const res = await adminCall(server, "POST", `/phones/${phone.id}/disconnect`)

@@ -50,13 +50,13 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
   const leftover = clearMediaTemp(config.dataDir)
   if (leftover > 0) logger.info("removed media files an earlier run left behind", { files: leftover })
   const lagMonitor = createEventLoopLagMonitor(clock)
-  const services = createServices(config, { clock, logger, databasePath: join(config.dataDir, DATABASE_FILE), checkpointOnStop: true, lagMonitor })
+  const services = await createServices(config, { clock, logger, databasePath: join(config.dataDir, DATABASE_FILE), checkpointOnStop: true, lagMonitor })
   services.localAdminToken = localToken
   let server: ReturnType<typeof Bun.serve> | undefined
   try {
     const created = await bootstrap(services.ctx)
     if (io.isTty) printPairingPrompts(io, services)
-    services.start()
+    await services.start()
     const app = createApp(services)
     app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: TRANSPORT_MAX_BODY_BYTES })
     server = app.server ?? undefined

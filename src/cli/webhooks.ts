@@ -44,7 +44,7 @@ export async function webhooksCommand(argv: string[], io: CliIo): Promise<number
     const suggest = suggester(io, config.dataDir)
     const ctx = services.ctx
     if (sub === "list") {
-      const endpoints = listAccountEndpoints(ctx, selectAccount(services, args.flags.account, suggest))
+      const endpoints = await listAccountEndpoints(ctx, await selectAccount(services, args.flags.account, suggest))
       if (args.switches.has("json")) {
         printJson(io, endpoints.map(webhookEndpointView))
         return 0
@@ -62,7 +62,7 @@ export async function webhooksCommand(argv: string[], io: CliIo): Promise<number
       const env = args.flags.env ?? "test"
       if (env !== "test" && env !== "live") throw new UsageError("--env must be test or live")
       const endpoint = await createEndpoint(ctx, {
-        accountId: selectAccount(services, args.flags.account, suggest),
+        accountId: await selectAccount(services, args.flags.account, suggest),
         env,
         url: args.flags.url,
         events: parseEvents(args.flags.events) ?? ["*"],
@@ -97,12 +97,12 @@ export async function webhooksCommand(argv: string[], io: CliIo): Promise<number
     }
     if (sub === "deliveries") {
       const id = needId("WEBHOOK_ID")
-      getEndpoint(ctx, id)
+      await getEndpoint(ctx, id)
       const status = args.flags.status
       if (status !== undefined && status !== "pending" && status !== "succeeded" && status !== "failed") {
         throw new UsageError("--status must be pending, succeeded or failed")
       }
-      const page = listEndpointDeliveries(ctx, id, {
+      const page = await listEndpointDeliveries(ctx, id, {
         status,
         page: positiveInt(args.flags.page, "page", 1, 1_000_000_000),
         limit: positiveInt(args.flags.limit, "limit", 20, 100),

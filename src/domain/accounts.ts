@@ -1,16 +1,6 @@
 import { errors } from "../lib/errors"
-import {
-  countActiveKeys,
-  countPhones,
-  findAccount,
-  insertAccount,
-  listAccounts as listAccountRows,
-  updateAccount as updateAccountRow,
-  type AccountRow,
-  type SubscriptionStatus,
-} from "../store/accounts"
+import { type AccountRow, type SubscriptionStatus } from "../store/accounts"
 import type { Environment } from "../lib/vocabulary"
-import { countMessages } from "../store/messages"
 import type { DomainContext } from "./context"
 
 /** An account with the counts the spec's `stats` reports. */
@@ -60,13 +50,13 @@ export function newAccount(ctx: DomainContext, name: string, email: string): Acc
 /** Creates an account with an active subscription and the default rate limit. */
 export async function createAccount(ctx: DomainContext, name: string, email: string): Promise<AccountRow> {
   const row = newAccount(ctx, name, email)
-  await ctx.writer.write((db) => insertAccount(db, row), { changed: ["accounts"] })
+  await ctx.store.write(async (q) => await q.insertAccount(row), { changed: ["accounts"] })
   return row
 }
 
 /** Changes an account's name, e-mail, subscription or rate limit. */
 export async function updateAccount(ctx: DomainContext, accountId: string, patch: AccountPatch): Promise<AccountRow> {
-  const current = findAccount(ctx.db, accountId)
+  const current = await ctx.store.findAccount(accountId)
   if (!current) throw errors.accountNotFound(accountId)
   const next: AccountRow = {
     ...current,
@@ -76,18 +66,18 @@ export async function updateAccount(ctx: DomainContext, accountId: string, patch
     rateLimitPerMinute: patch.rateLimitPerMinute === undefined ? current.rateLimitPerMinute : patch.rateLimitPerMinute,
     updatedAtMs: ctx.clock.nowMs(),
   }
-  await ctx.writer.write((db) => updateAccountRow(db, next), { changed: ["accounts"] })
+  await ctx.store.write(async (q) => await q.updateAccount(next), { changed: ["accounts"] })
   return next
 }
 
 /** Every account. */
-export function listAccounts(ctx: DomainContext): AccountRow[] {
-  return listAccountRows(ctx.db)
+export async function listAccounts(ctx: DomainContext): Promise<AccountRow[]> {
+  return await ctx.store.listAccounts()
 }
 
 /** One account or 404. */
-export function getAccount(ctx: DomainContext, accountId: string): AccountRow {
-  const row = findAccount(ctx.db, accountId)
+export async function getAccount(ctx: DomainContext, accountId: string): Promise<AccountRow> {
+  const row = await ctx.store.findAccount(accountId)
   if (!row) throw errors.accountNotFound(accountId)
   return row
 }
@@ -96,14 +86,14 @@ export function getAccount(ctx: DomainContext, accountId: string): AccountRow {
  * The account with its stats (docs/decisions.md § "Phones, groups, account and usage"): active keys, phones, and outbound messages in
  * `env`, or in both environments when `env` is omitted (the operator's view).
  */
-export function accountProfile(ctx: DomainContext, accountId: string, env?: Environment): AccountProfile {
-  const account = getAccount(ctx, accountId)
+export async function accountProfile(ctx: DomainContext, accountId: string, env?: Environment): Promise<AccountProfile> {
+  const account = await getAccount(ctx, accountId)
   return {
     account,
     stats: {
-      apiKeys: countActiveKeys(ctx.db, accountId, ctx.clock.nowMs()),
-      phoneNumbers: countPhones(ctx.db, accountId),
-      messages: countMessages(ctx.db, accountId, env),
+      apiKeys: await ctx.store.countActiveKeys(accountId, ctx.clock.nowMs()),
+      phoneNumbers: await ctx.store.countPhones(accountId),
+      messages: await ctx.store.countMessages(accountId, env),
     },
   }
 }

@@ -1,6 +1,4 @@
 import { randomBase62, sha256Hex, constantTimeEqual } from "../lib/secrets"
-import { deleteAllDashboardSessions } from "../store/dashboard-sessions"
-import { getSetting, setSetting } from "../store/settings"
 import type { DomainContext } from "./context"
 
 /** A new admin token: `adm_` + 256 random bits. */
@@ -13,10 +11,10 @@ export function newAdminToken(): string {
  * generated at first run, of which only the SHA-256 is stored; or the running server's local
  * token (see LockOwner.localToken).
  */
-export function verifyAdminToken(ctx: DomainContext, presented: string, localToken?: string): boolean {
+export async function verifyAdminToken(ctx: DomainContext, presented: string, localToken?: string): Promise<boolean> {
   if (localToken !== undefined && constantTimeEqual(presented, localToken)) return true
   if (ctx.config.adminToken !== null) return constantTimeEqual(presented, ctx.config.adminToken)
-  const storedHash = getSetting(ctx.db, "admin_token_hash")
+  const storedHash = await ctx.store.getSetting("admin_token_hash")
   return storedHash !== null && constantTimeEqual(sha256Hex(presented), storedHash)
 }
 
@@ -26,14 +24,14 @@ export function verifyAdminToken(ctx: DomainContext, presented: string, localTok
  * with one token ends when the operator resets or replaces it (also by restarting with another
  * WAGATE_ADMIN_TOKEN).
  */
-export function adminTokenFingerprint(ctx: DomainContext): string {
+export async function adminTokenFingerprint(ctx: DomainContext): Promise<string> {
   if (ctx.config.adminToken !== null) return sha256Hex(`configured:${ctx.config.adminToken}`)
-  return `stored:${getSetting(ctx.db, "admin_token_hash") ?? "none"}`
+  return `stored:${await ctx.store.getSetting("admin_token_hash") ?? "none"}`
 }
 
 /** True when an admin token exists (configured or stored). */
-export function hasAdminToken(ctx: DomainContext): boolean {
-  return ctx.config.adminToken !== null || getSetting(ctx.db, "admin_token_hash") !== null
+export async function hasAdminToken(ctx: DomainContext): Promise<boolean> {
+  return ctx.config.adminToken !== null || await ctx.store.getSetting("admin_token_hash") !== null
 }
 
 /**
@@ -42,9 +40,9 @@ export function hasAdminToken(ctx: DomainContext): boolean {
  */
 export async function resetAdminToken(ctx: DomainContext): Promise<string> {
   const token = newAdminToken()
-  await ctx.writer.write((db) => {
-    setSetting(db, "admin_token_hash", sha256Hex(token))
-    deleteAllDashboardSessions(db)
+  await ctx.store.write(async (q) => {
+    await q.setSetting("admin_token_hash", sha256Hex(token))
+    await q.deleteAllDashboardSessions()
   })
   return token
 }

@@ -1,15 +1,7 @@
 import { errors } from "../lib/errors"
 import { randomBase62, sha256Hex } from "../lib/secrets"
-import { findAccount, type AccountRow } from "../store/accounts"
-import {
-  findApiKey,
-  findApiKeyByHash,
-  insertApiKey,
-  listApiKeys as listApiKeyRows,
-  revokeApiKey as revokeApiKeyRow,
-  type ApiKeyRow,
-  type Environment,
-} from "../store/api-keys"
+import { type AccountRow } from "../store/accounts"
+import { type ApiKeyRow, type Environment } from "../store/api-keys"
 import type { DomainContext } from "./context"
 import { ALL_SCOPES, isScope, type Scope } from "./scopes"
 
@@ -63,23 +55,23 @@ export function newApiKey(ctx: DomainContext, cmd: CreateKeyCommand): { row: Api
 
 /** Creates an API key for an existing account. */
 export async function createApiKey(ctx: DomainContext, cmd: CreateKeyCommand): Promise<{ row: ApiKeyRow; key: string }> {
-  if (!findAccount(ctx.db, cmd.accountId)) throw errors.accountNotFound(cmd.accountId)
+  if (!await ctx.store.findAccount(cmd.accountId)) throw errors.accountNotFound(cmd.accountId)
   const created = newApiKey(ctx, cmd)
-  await ctx.writer.write((db) => insertApiKey(db, created.row), { changed: ["api_keys"] })
+  await ctx.store.write(async (q) => await q.insertApiKey(created.row), { changed: ["api_keys"] })
   return created
 }
 
 /** Every key record of an account. */
-export function listApiKeys(ctx: DomainContext, accountId: string): ApiKeyRow[] {
-  if (!findAccount(ctx.db, accountId)) throw errors.accountNotFound(accountId)
-  return listApiKeyRows(ctx.db, accountId)
+export async function listApiKeys(ctx: DomainContext, accountId: string): Promise<ApiKeyRow[]> {
+  if (!await ctx.store.findAccount(accountId)) throw errors.accountNotFound(accountId)
+  return await ctx.store.listApiKeys(accountId)
 }
 
 /** Revokes a key; it is refused from its next request on. */
 export async function revokeApiKey(ctx: DomainContext, keyId: string): Promise<ApiKeyRow> {
-  if (!findApiKey(ctx.db, keyId)) throw errors.apiKeyNotFound(keyId)
-  await ctx.writer.write((db) => revokeApiKeyRow(db, keyId, ctx.clock.nowMs()), { changed: ["api_keys"] })
-  return findApiKey(ctx.db, keyId)!
+  if (!await ctx.store.findApiKey(keyId)) throw errors.apiKeyNotFound(keyId)
+  await ctx.store.write(async (q) => await q.revokeApiKey(keyId, ctx.clock.nowMs()), { changed: ["api_keys"] })
+  return (await ctx.store.findApiKey(keyId))!
 }
 
 /** True while a key works: not revoked and not past its expiry. */
@@ -104,7 +96,7 @@ export interface CachedPrincipal {
  * by another process, such as `wagate keys revoke`, or a change through this one), so a
  * revoked key is still refused on its next request.
  */
-export function authenticateApiKey(ctx: DomainContext, presented: string): Principal | null {
+export async function authenticateApiKey(ctx: DomainContext, presented: string): Promise<Principal | null> {
   if (!KEY_PATTERN.test(presented)) return null
   const hash = sha256Hex(presented)
   const cache = ctx.principalCache
@@ -114,9 +106,9 @@ export function authenticateApiKey(ctx: DomainContext, presented: string): Princ
   if (cached && cached.version === version) {
     return cached.expiresAtMs !== null && cached.expiresAtMs <= nowMs ? null : cached.principal
   }
-  const row = findApiKeyByHash(ctx.db, hash)
+  const row = await ctx.store.findApiKeyByHash(hash)
   if (!row || !isActiveKey(row, nowMs)) return null
-  const account = findAccount(ctx.db, row.accountId)
+  const account = await ctx.store.findAccount(row.accountId)
   if (!account) return null
   const principal = { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
   if (cache.size >= PRINCIPAL_CACHE_ENTRIES) cache.clear()
@@ -129,13 +121,13 @@ export function authenticateApiKey(ctx: DomainContext, presented: string): Princ
  * sends as one of the account's test keys, so the message is recorded under it). Refused, like
  * the key itself would be, when it is revoked or expired.
  */
-export function principalOfKey(ctx: DomainContext, keyId: string): Principal {
-  const row = findApiKey(ctx.db, keyId)
+export async function principalOfKey(ctx: DomainContext, keyId: string): Promise<Principal> {
+  const row = await ctx.store.findApiKey(keyId)
   if (!row) throw errors.apiKeyNotFound(keyId)
   if (!isActiveKey(row, ctx.clock.nowMs())) {
     throw errors.validation([`API key ${keyId} is revoked or expired`])
   }
-  const account = findAccount(ctx.db, row.accountId)
+  const account = await ctx.store.findAccount(row.accountId)
   if (!account) throw errors.accountNotFound(row.accountId)
   return { keyId: row.id, accountId: row.accountId, env: row.env, scopes: row.scopes, account }
 }

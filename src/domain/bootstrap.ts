@@ -1,6 +1,4 @@
-import { insertAccount, listAccounts, type AccountRow } from "../store/accounts"
-import { insertApiKey } from "../store/api-keys"
-import { setSetting } from "../store/settings"
+import { type AccountRow } from "../store/accounts"
 import { sha256Hex } from "../lib/secrets"
 import { hasAdminToken, newAdminToken } from "./admin"
 import { newAccount } from "./accounts"
@@ -24,18 +22,18 @@ export interface BootstrapResult {
  * or stored. Runs in one transaction, so a crash leaves either all of it or none.
  */
 export async function bootstrap(ctx: DomainContext): Promise<BootstrapResult> {
-  const needsAccount = listAccounts(ctx.db).length === 0
-  const needsToken = !hasAdminToken(ctx)
+  const needsAccount = (await ctx.store.listAccounts()).length === 0
+  const needsToken = !await hasAdminToken(ctx)
   if (!needsAccount && !needsToken) return { account: null, sandboxKey: null, adminToken: null }
   const account = needsAccount ? newAccount(ctx, DEFAULT_ACCOUNT_NAME, DEFAULT_ACCOUNT_EMAIL) : null
   const key = account
     ? newApiKey(ctx, { accountId: account.id, env: "test", scopes: [...CANONICAL_SCOPES], name: "Sandbox key" })
     : null
   const adminToken = needsToken ? newAdminToken() : null
-  await ctx.writer.write((db) => {
-    if (account) insertAccount(db, account)
-    if (key) insertApiKey(db, key.row)
-    if (adminToken) setSetting(db, "admin_token_hash", sha256Hex(adminToken))
+  await ctx.store.write(async (q) => {
+    if (account) await q.insertAccount(account)
+    if (key) await q.insertApiKey(key.row)
+    if (adminToken) await q.setSetting("admin_token_hash", sha256Hex(adminToken))
   }, { changed: ["accounts", "api_keys"] })
   return { account, sandboxKey: key?.key ?? null, adminToken }
 }

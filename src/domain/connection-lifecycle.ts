@@ -2,7 +2,6 @@ import type { LagSource } from "../lib/event-loop-lag"
 import type { Scheduler } from "../lib/scheduler"
 import type { Release } from "../lib/semaphore"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
-import { findPhone, listAllPhones, listPhonesStayingOffline } from "../store/phones"
 import type { WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
 import { bootStaggerWindowMs, createConnectGate, DEFAULT_CONNECT_CONCURRENCY } from "./connect-gate"
 import type { DomainContext } from "./context"
@@ -60,7 +59,7 @@ export interface LifecycleDeps {
  */
 export type ConnectionLifecycle = ReturnType<typeof createConnectionLifecycle>
 
-export function createConnectionLifecycle(deps: LifecycleDeps) {
+export async function createConnectionLifecycle(deps: LifecycleDeps) {
   const { ctx, gateway, scheduler, links } = deps
   const random = deps.random ?? Math.random
   const runtimes = new Map<string, Runtime>()
@@ -68,15 +67,15 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
   const gate = createConnectGate({ concurrency, lag: deps.lag, clock: ctx.clock })
   let stopped = false
 
-  const reopenDue = (change: StatusChange) => (phoneIds: string[]) => {
+  const reopenDue = async (change: StatusChange) => async (phoneIds: string[]) => {
     for (const phoneId of phoneIds) {
       const rt = runtimes.get(phoneId)
       // A socket opened meanwhile (the operator's connect) is not doubled.
-      if (rt?.wanted && !links.sessionOf(phoneId) && !rt.session && !stopped) open(phoneId, rt, null, change)
+      if (rt?.wanted && !links.sessionOf(phoneId) && !rt.session && !stopped) await open(phoneId, rt, null, change)
     }
   }
-  scheduler.on(RECONNECT_KIND, reopenDue({}))
-  scheduler.on(BOOT_CONNECT_KIND, reopenDue(BOOT_CHANGE))
+  scheduler.on(RECONNECT_KIND, await reopenDue({}))
+  scheduler.on(BOOT_CONNECT_KIND, await reopenDue(BOOT_CHANGE))
 
   function runtime(phoneId: string): Runtime {
     let rt = runtimes.get(phoneId)
@@ -103,17 +102,17 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
   }
 
   /** The status of a phone that stays offline: it needs pairing unless it has credentials. */
-  const offline = (phoneId: string): ConnectionStatus => (gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired")
+  const offline = async (phoneId: string): Promise<ConnectionStatus> => ((await gateway.hasCredentials(phoneId)) ? "disconnected" : "unpaired")
 
-  function open(phoneId: string, rt: Runtime, pairing: { method: PairingMethod } | null, change: StatusChange = {}): void {
-    const phone = findPhone(ctx.db, phoneId)
+  async function open(phoneId: string, rt: Runtime, pairing: { method: PairingMethod } | null, change: StatusChange = {}): Promise<void> {
+    const phone = await ctx.store.findPhone(phoneId)
     if (!phone) return gate.release(rt)
     let session: WhatsAppSession
     const events = sessionEventsFor(handlers, phoneId, rt, () => session)
     session = gateway.session(phoneId, events)
     rt.session = session
     rt.wanted = true
-    if (session.paired) {
+    if (await gateway.hasCredentials(phoneId)) {
       rt.pairing = null
       void setStatus(phoneId, "connecting", change)
       gate.whenFree(rt, () => rt.session === session && !stopped, () => session.connect())
@@ -161,12 +160,12 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
   }
 
   /** Connects every phone that was online before (spread over the boot stagger), and marks pairings a restart cut short as unpaired. */
-  function boot(): void {
-    const stayingOffline = listPhonesStayingOffline(ctx.db)
+  async function boot(): Promise<void> {
+    const stayingOffline = await ctx.store.listPhonesStayingOffline()
     const paired: string[] = []
-    for (const phone of listAllPhones(ctx.db)) {
+    for (const phone of await ctx.store.listAllPhones()) {
       if (stayingOffline.has(phone.id)) continue
-      if (gateway.hasCredentials(phone.id)) {
+      if ((await gateway.hasCredentials(phone.id))) {
         paired.push(phone.id)
       } else if (phone.connectionStatus !== "unpaired" && phone.connectionStatus !== "logged_out") {
         // A pairing cut short by a restart left no credentials: the phone is unpaired again.
@@ -175,7 +174,7 @@ export function createConnectionLifecycle(deps: LifecycleDeps) {
     }
     const windowMs = bootStaggerWindowMs(paired.length, concurrency)
     for (const phoneId of paired) runtime(phoneId).wanted = true
-    if (windowMs === 0) return reopenDue(BOOT_CHANGE)(paired)
+    if (windowMs === 0) return (await reopenDue(BOOT_CHANGE))(paired)
     for (const phoneId of paired) scheduler.schedule(BOOT_CONNECT_KIND, phoneId, ctx.clock.nowMs() + Math.round(random() * windowMs))
   }
 

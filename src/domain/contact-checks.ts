@@ -62,7 +62,7 @@ export function createContactChecker(deps: { ctx: DomainContext; lookups: LiveLo
       // A number listed twice is answered (and charged) once, where it first appears.
       const numbers = [...new Set(cmd.numbers)]
       if (numbers.length > perPhonePerHour) throw errors.validation([`numbers must list at most ${perPhonePerHour} distinct numbers: each phone checks at most that many an hour`])
-      const phone = resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
+      const phone = await resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
       let source: NumberSource
       let lookups: LiveLookups
       if (principal.env === "test") {

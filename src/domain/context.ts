@@ -1,11 +1,10 @@
-import type { Database } from "bun:sqlite"
 import type { Clock } from "../lib/clock"
 import type { IdGenerator } from "../lib/ids"
 import type { Logger } from "../lib/logger"
 import type { CidrList } from "../lib/net-policy"
 import type { ChangeTracker } from "../store/change-tracker"
 import type { CachedPrincipal } from "./api-keys"
-import type { Writer } from "../store/writer"
+import type { Store } from "../store/store"
 import type { EventOutbox } from "../webhooks/outbox"
 
 /** Settings the business rules read. */
@@ -19,12 +18,11 @@ export interface DomainConfig {
 }
 
 /**
- * What every domain function needs, passed in by the composition root. Reads go straight to
- * `db`; every write goes through `writer` so it joins the group commit.
+ * What every domain function needs, passed in by the composition root. Every read and write
+ * goes through `store`, the database's seam (src/store/store.ts), whichever database it is.
  */
 export interface DomainContext {
-  db: Database
-  writer: Writer
+  store: Store
   clock: Clock
   ids: IdGenerator
   logger: Logger

@@ -1,12 +1,5 @@
 import { constantTimeEqual, randomBase62, sha256Hex } from "../lib/secrets"
-import {
-  deleteDashboardSession,
-  deleteIdleDashboardSessions,
-  findDashboardSession,
-  insertDashboardSession,
-  touchDashboardSession,
-  type DashboardSessionRow,
-} from "../store/dashboard-sessions"
+import { type DashboardSessionRow } from "../store/dashboard-sessions"
 import { adminTokenFingerprint } from "./admin"
 import type { DomainContext } from "./context"
 
@@ -32,9 +25,9 @@ export async function startDashboardSession(ctx: DomainContext): Promise<{ id: s
   const id = randomBase62(32)
   const csrfToken = randomBase62(32)
   const nowMs = ctx.clock.nowMs()
-  await ctx.writer.write((db) => {
-    deleteIdleDashboardSessions(db, nowMs - DASHBOARD_SESSION_IDLE_MS)
-    insertDashboardSession(db, { idHash: sha256Hex(id), csrfToken, adminFingerprint: adminTokenFingerprint(ctx), createdAtMs: nowMs, lastSeenAtMs: nowMs })
+  await ctx.store.write(async (q) => {
+    await q.deleteIdleDashboardSessions(nowMs - DASHBOARD_SESSION_IDLE_MS)
+    await q.insertDashboardSession({ idHash: sha256Hex(id), csrfToken, adminFingerprint: await adminTokenFingerprint(ctx), createdAtMs: nowMs, lastSeenAtMs: nowMs })
   })
   return { id, csrfToken }
 }
@@ -46,20 +39,20 @@ export async function startDashboardSession(ctx: DomainContext): Promise<{ id: s
  */
 export async function resumeDashboardSession(ctx: DomainContext, id: string): Promise<DashboardSession | null> {
   const idHash = sha256Hex(id)
-  const row = findDashboardSession(ctx.db, idHash)
+  const row = await ctx.store.findDashboardSession(idHash)
   if (!row) return null
   const nowMs = ctx.clock.nowMs()
-  if (!isCurrent(ctx, row, nowMs)) {
-    await ctx.writer.write((db) => deleteDashboardSession(db, idHash))
+  if (!await isCurrent(ctx, row, nowMs)) {
+    await ctx.store.write(async (q) => await q.deleteDashboardSession(idHash))
     return null
   }
-  if (nowMs - row.lastSeenAtMs >= TOUCH_EVERY_MS) await ctx.writer.write((db) => touchDashboardSession(db, idHash, nowMs))
+  if (nowMs - row.lastSeenAtMs >= TOUCH_EVERY_MS) await ctx.store.write(async (q) => await q.touchDashboardSession(idHash, nowMs))
   return { idHash, csrfToken: row.csrfToken }
 }
 
 /** Ends a session (sign-out). */
 export async function endDashboardSession(ctx: DomainContext, session: DashboardSession): Promise<void> {
-  await ctx.writer.write((db) => deleteDashboardSession(db, session.idHash))
+  await ctx.store.write(async (q) => await q.deleteDashboardSession(session.idHash))
 }
 
 /** True when `presented` is the session's CSRF token, compared in constant time. */
@@ -71,12 +64,12 @@ export function checkCsrfToken(session: DashboardSession, presented: string | nu
  * True while a session exists and is not idle-expired; reads only (a live stream asks before
  * each push, so one that outlives its session's end, by sign-out or token reset, stops).
  */
-export function isDashboardSessionLive(ctx: DomainContext, session: DashboardSession): boolean {
-  const row = findDashboardSession(ctx.db, session.idHash)
-  return row !== null && isCurrent(ctx, row, ctx.clock.nowMs())
+export async function isDashboardSessionLive(ctx: DomainContext, session: DashboardSession): Promise<boolean> {
+  const row = await ctx.store.findDashboardSession(session.idHash)
+  return row !== null && await isCurrent(ctx, row, ctx.clock.nowMs())
 }
 
 /** Not idle for 12 hours, and opened with the admin token still in force. */
-function isCurrent(ctx: DomainContext, row: DashboardSessionRow, nowMs: number): boolean {
-  return nowMs - row.lastSeenAtMs < DASHBOARD_SESSION_IDLE_MS && row.adminFingerprint === adminTokenFingerprint(ctx)
+async function isCurrent(ctx: DomainContext, row: DashboardSessionRow, nowMs: number): Promise<boolean> {
+  return nowMs - row.lastSeenAtMs < DASHBOARD_SESSION_IDLE_MS && row.adminFingerprint === await adminTokenFingerprint(ctx)
 }

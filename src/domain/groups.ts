@@ -22,7 +22,7 @@ export async function listGroups(
   principal: Principal,
   fromPhoneId: string,
 ): Promise<Group[]> {
-  const phone = resolvePhone(ctx, principal.accountId, fromPhoneId)
+  const phone = await resolvePhone(ctx, principal.accountId, fromPhoneId)
   if (principal.env === "test") return [...SANDBOX_GROUPS]
   if (phone.connectionStatus !== "connected") throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
   try {

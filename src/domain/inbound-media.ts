@@ -1,8 +1,7 @@
 import { AppError, errors } from "../lib/errors"
 import type { MediaCache } from "../lib/media-cache"
 import { boundedOutsideText } from "../lib/outside-text"
-import { findInbound, markInboundMediaGone, updateInboundMediaDescriptor, type InboundRow, type StoredInboundMedia } from "../store/inbound"
-import { findPhone } from "../store/phones"
+import { type InboundRow, type StoredInboundMedia } from "../store/inbound"
 import { MediaGoneError, MediaTooLargeError, type MediaKind, type WhatsAppSession } from "../whatsapp/gateway"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
@@ -43,7 +42,7 @@ export function fallbackFileName(id: string, mimetype: string): string {
 /** The inbound message's media file: from the cache, else downloaded now (once for concurrent requests). */
 export async function inboundMediaFile(ctx: DomainContext, deps: InboundMediaDeps, principal: Principal, id: string): Promise<InboundMediaFile> {
   // Test keys have no inbound messages, so no media (getInbound answers 404).
-  return inboundRowMediaFile(ctx, deps, getInbound(ctx, principal, id))
+  return inboundRowMediaFile(ctx, deps, await getInbound(ctx, principal, id))
 }
 
 /** The same for a row the caller already found and may see (the dashboard's operator sees every account's). */
@@ -66,8 +65,8 @@ export async function inboundRowMediaFile(ctx: DomainContext, deps: InboundMedia
   return describe(file.sizeBytes, file.path)
 }
 
-function connectedSession(ctx: DomainContext, links: PhoneLinks, phoneId: string): WhatsAppSession {
-  const phone = findPhone(ctx.db, phoneId)
+async function connectedSession(ctx: DomainContext, links: PhoneLinks, phoneId: string): Promise<WhatsAppSession> {
+  const phone = await ctx.store.findPhone(phoneId)
   const session = phone?.connectionStatus === "connected" ? links.sessionOf(phoneId) : null
   if (!phone || !session) throw errors.phoneNotConnected(phone?.phoneNumber ?? phoneId, phone?.connectionStatus ?? "removed")
   return session
@@ -75,9 +74,9 @@ function connectedSession(ctx: DomainContext, links: PhoneLinks, phoneId: string
 
 /** Downloads into `path`; on 404/410 asks once for a re-upload and tries again with the new descriptor. */
 async function download(ctx: DomainContext, deps: InboundMediaDeps, row: InboundRow, path: string, maxBytes: number): Promise<number> {
-  const session = connectedSession(ctx, deps.links, row.phoneId)
+  const session = await connectedSession(ctx, deps.links, row.phoneId)
   // Read again: a request that ran before this one may have stored a re-uploaded descriptor.
-  const media = findInbound(ctx.db, row.id)?.media ?? row.media!
+  const media = (await ctx.store.findInbound(row.id))?.media ?? row.media!
   try {
     return await session.downloadMedia(media.descriptor, path, maxBytes)
   } catch (err) {
@@ -87,7 +86,7 @@ async function download(ctx: DomainContext, deps: InboundMediaDeps, row: Inbound
   let renewed: StoredInboundMedia
   try {
     renewed = { ...media, descriptor: await session.reuploadMedia(media.descriptor) }
-    await ctx.writer.write((db) => updateInboundMediaDescriptor(db, row.id, renewed))
+    await ctx.store.write(async (q) => await q.updateInboundMediaDescriptor(row.id, renewed))
     return await session.downloadMedia(renewed.descriptor, path, maxBytes)
   } catch (err) {
     throw await failure(ctx, row, maxBytes, err)
@@ -98,7 +97,7 @@ async function download(ctx: DomainContext, deps: InboundMediaDeps, row: Inbound
 async function failure(ctx: DomainContext, row: InboundRow, maxBytes: number, err: unknown): Promise<unknown> {
   if (err instanceof MediaGoneError) {
     ctx.logger.warn("WhatsApp no longer has an inbound media file and the sender's phone did not upload it again", { inboundId: row.id })
-    await ctx.writer.write((db) => markInboundMediaGone(db, row.id, ctx.clock.nowMs()))
+    await ctx.store.write(async (q) => await q.markInboundMediaGone(row.id, ctx.clock.nowMs()))
     return errors.inboundMediaGone(row.id)
   }
   if (err instanceof MediaTooLargeError) return errors.inboundMediaTooLarge(row.id, maxBytes)

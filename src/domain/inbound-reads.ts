@@ -1,6 +1,4 @@
 import { errors } from "../lib/errors"
-import { findScopedInbound } from "../store/inbound"
-import { listUnreadInChat, markChatReadThrough } from "../store/message-actions"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import { connectedSession, inboundRef, type LiveActionDeps } from "./wa-targets"
@@ -26,12 +24,12 @@ export interface ReadResult {
  * messages: 404.
  */
 export async function markInboundRead(ctx: DomainContext, deps: LiveActionDeps, principal: Principal, messageId: string): Promise<ReadResult> {
-  const row = findScopedInbound(ctx.db, principal.accountId, principal.env, messageId)
+  const row = await ctx.store.findScopedInbound(principal.accountId, principal.env, messageId)
   if (!row) throw errors.inboundNotFound(messageId)
   const chat = row.groupId ?? row.fromAddress
-  const unread = listUnreadInChat(ctx.db, row.phoneId, chat, row.seq, READ_RECEIPTS_MAX)
+  const unread = await ctx.store.listUnreadInChat(row.phoneId, chat, row.seq, READ_RECEIPTS_MAX)
   if (unread.length > 0) {
-    const session = connectedSession(ctx, deps.links, row.phoneId)
+    const session = await connectedSession(ctx, deps.links, row.phoneId)
     const refs = unread.map((m) => inboundRef({ ...row, waMessageId: m.waMessageId, fromAddress: m.fromAddress, groupId: m.groupId }))
     try {
       await session.markRead(refs)
@@ -39,6 +37,6 @@ export async function markInboundRead(ctx: DomainContext, deps: LiveActionDeps, 
       throw errors.whatsappUnanswered("Sending the read receipt to WhatsApp failed; retry after a moment", err)
     }
   }
-  const markedRead = await ctx.writer.write((db) => markChatReadThrough(db, row.phoneId, chat, row.seq, ctx.clock.nowMs()))
+  const markedRead = await ctx.store.write(async (q) => await q.markChatReadThrough(row.phoneId, chat, row.seq, ctx.clock.nowMs()))
   return { messageId, markedRead }
 }

@@ -1,6 +1,5 @@
 import { errors } from "../lib/errors"
-import { findScopedInbound, insertInbound, listInbound as listInboundRows, type InboundRow } from "../store/inbound"
-import { findPhone, findPhoneByRef } from "../store/phones"
+import { type InboundRow } from "../store/inbound"
 import type { InboundMessage } from "../whatsapp/gateway"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
@@ -12,20 +11,20 @@ import { messageIdForWaId } from "./inbound-actions"
  * Lists inbound messages. Test keys always get an empty list: the sandbox receives nothing
  * (spec, GET /v1/messages/inbound), and the partition by environment guarantees it.
  */
-export function listInbound(
+export async function listInbound(
   ctx: DomainContext,
   principal: Principal,
   q: { phoneNumberId?: string; page: number; limit: number },
-): Page<InboundRow> {
+): Promise<Page<InboundRow>> {
   const empty = { rows: [], total: 0, page: q.page, limit: q.limit }
   if (principal.env === "test") return empty
   let phoneId: string | undefined
   if (q.phoneNumberId !== undefined) {
-    const phone = findPhoneByRef(ctx.db, principal.accountId, q.phoneNumberId)
+    const phone = await ctx.store.findPhoneByRef(principal.accountId, q.phoneNumberId)
     if (!phone) return empty
     phoneId = phone.id
   }
-  const { rows, total } = listInboundRows(ctx.db, {
+  const { rows, total } = await ctx.store.listInbound({
     accountId: principal.accountId,
     env: principal.env,
     phoneId,
@@ -36,8 +35,8 @@ export function listInbound(
 }
 
 /** One inbound message of the principal's account and environment, or 404. */
-export function getInbound(ctx: DomainContext, principal: Principal, id: string): InboundRow {
-  const row = principal.env === "live" ? findScopedInbound(ctx.db, principal.accountId, principal.env, id) : null
+export async function getInbound(ctx: DomainContext, principal: Principal, id: string): Promise<InboundRow> {
+  const row = principal.env === "live" ? await ctx.store.findScopedInbound(principal.accountId, principal.env, id) : null
   if (!row) throw errors.inboundNotFound(id)
   return row
 }
@@ -48,12 +47,12 @@ export function getInbound(ctx: DomainContext, principal: Principal, id: string)
  * ignored, so each inbound message emits its event once.
  */
 export async function recordInbound(ctx: DomainContext, phoneId: string, message: InboundMessage): Promise<InboundRow | null> {
-  return ctx.writer.write((db, tx) => {
-    const phone = findPhone(db, phoneId)
+  return ctx.store.write(async (q, tx) => {
+    const phone = await q.findPhone(phoneId)
     if (!phone) return null
     const details = message.details ?? {}
     const quoted = details.quotedWaMessageId
-    const row = insertInbound(db, {
+    const row = await q.insertInbound({
       id: ctx.ids.newId("inmsg"),
       accountId: phone.accountId,
       env: "live",
@@ -67,7 +66,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
       groupId: message.groupId,
       receivedAtMs: message.receivedAtMs,
       createdAtMs: ctx.clock.nowMs(),
-      replyToId: quoted ? messageIdForWaId(db, phoneId, quoted, null) : null,
+      replyToId: quoted ? await messageIdForWaId(q, phoneId, quoted, null) : null,
       media: details.media ?? null,
       mediaGoneAtMs: null,
       location: details.location ?? null,
@@ -76,7 +75,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
       revokedAtMs: null,
     })
     if (!row) return null
-    ctx.events.record(db, tx, {
+    await ctx.events.record(q, tx, {
       accountId: row.accountId,
       env: "live",
       type: "message.received",

@@ -1,10 +1,8 @@
-import type { Database } from "bun:sqlite"
+import type { StoreQueries } from "../store/store"
 import type { ByteBudget } from "../lib/byte-budget"
 import type { Scheduler } from "../lib/scheduler"
 import type { MessageErrorCode } from "../lib/vocabulary"
-import { findMessage, type MessageRow } from "../store/messages"
-import { listParts, updatePart } from "../store/message-parts"
-import { deleteSendJob, insertSendJob, listPhonesWithJobs, listSendJobs } from "../store/send-jobs"
+import { type MessageRow } from "../store/messages"
 import type { WriteTx } from "../store/writer"
 import type { WhatsAppSession } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
@@ -32,9 +30,9 @@ const TIMEOUT_KIND = "send-timeout"
  */
 export interface LiveSender extends PhoneLinkListener {
   /** Queues a live message in its own transaction: its parts and its job. */
-  accept(db: Database, tx: WriteTx, message: MessageRow): void
+  accept(q: StoreQueries, tx: WriteTx, message: MessageRow): Promise<void>
   /** Starts the send timeout of every phone with stored jobs; each connect cancels its own. */
-  start(): void
+  start(): Promise<void>
   /** The message left `pending`: its parts need no re-send on the next connect. */
   settled(phoneId: string, messageId: string): void
 }
@@ -89,7 +87,7 @@ export function createLiveSender(deps: {
     for (;;) {
       const session = links.sessionOf(phoneId)
       if (!session) return
-      const job = listSendJobs(ctx.db, phoneId).find((j) => !handed(phoneId).has(j.messageId))
+      const job = (await ctx.store.listSendJobs(phoneId)).find((j) => !handed(phoneId).has(j.messageId))
       if (!job) return
       const notBeforeMs = nextAllowedAtMs.get(phoneId) ?? 0
       if (ctx.clock.nowMs() < notBeforeMs) {
@@ -136,9 +134,9 @@ export function createLiveSender(deps: {
    * the job stays and is taken up again on the next connect.
    */
   async function sendJob(phoneId: string, messageId: string, session: WhatsAppSession): Promise<boolean> {
-    const message = findMessage(ctx.db, messageId)
+    const message = await ctx.store.findMessage(messageId)
     if (!message || message.status !== "pending") {
-      await ctx.writer.write((db) => deleteSendJob(db, messageId))
+      await ctx.store.write(async (q) => await q.deleteSendJob(messageId))
       return true
     }
     const recipient = await resolveRecipient(deps.lookups, phoneId, message, session)
@@ -147,7 +145,7 @@ export function createLiveSender(deps: {
       await failMessage(messageId, recipient.errorCode, recipient.message)
       return true
     }
-    const parts = listParts(ctx.db, messageId)
+    const parts = await ctx.store.listParts(messageId)
     const download = await downloadMedia(deps.fetchMedia, parts)
     if (!download.ok) {
       await failMessage(messageId, download.errorCode, download.message)
@@ -166,32 +164,32 @@ export function createLiveSender(deps: {
 
   /** Fails a pending message and all its unfinished parts, ending its job. */
   async function failMessage(messageId: string, errorCode: MessageErrorCode, errorMessage: string): Promise<void> {
-    await ctx.writer.write((db, tx) => {
-      const message = findMessage(db, messageId)
+    await ctx.store.write(async (q, tx) => {
+      const message = await q.findMessage(messageId)
       if (!message) return
       const atMs = ctx.clock.nowMs()
-      for (const part of listParts(db, messageId)) {
-        if (part.status === "pending") updatePart(db, { ...part, ...applySignal(part, { kind: "failed", atMs, errorCode, errorMessage }).state })
+      for (const part of await q.listParts(messageId)) {
+        if (part.status === "pending") await q.updatePart({ ...part, ...applySignal(part, { kind: "failed", atMs, errorCode, errorMessage }).state })
       }
-      applyMessageSignal(ctx, db, tx, message, { kind: "failed", atMs, errorCode, errorMessage })
-      deleteSendJob(db, messageId)
+      await applyMessageSignal(ctx, q, tx, message, { kind: "failed", atMs, errorCode, errorMessage })
+      await q.deleteSendJob(messageId)
     })
   }
 
   async function failAllJobs(phoneId: string, errorCode: MessageErrorCode, errorMessage: string): Promise<void> {
-    for (const job of listSendJobs(ctx.db, phoneId)) await failMessage(job.messageId, errorCode, errorMessage)
+    for (const job of await ctx.store.listSendJobs(phoneId)) await failMessage(job.messageId, errorCode, errorMessage)
     handedOver.delete(phoneId)
   }
 
   const sender: LiveSender = {
-    accept(db, tx, message) {
-      insertNewParts(db, message)
-      insertSendJob(db, { messageId: message.id, phoneId: message.phoneId, createdAtMs: message.createdAtMs })
+    async accept(q, tx, message) {
+      await insertNewParts(q, message)
+      await q.insertSendJob({ messageId: message.id, phoneId: message.phoneId, createdAtMs: message.createdAtMs })
       tx.afterCommit(() => wake(message.phoneId))
     },
-    start() {
+    async start() {
       started = true
-      for (const phoneId of listPhonesWithJobs(ctx.db)) {
+      for (const phoneId of await ctx.store.listPhonesWithJobs()) {
         if (links.sessionOf(phoneId)) wake(phoneId)
         else scheduler.schedule(TIMEOUT_KIND, phoneId, ctx.clock.nowMs() + deps.sendTimeoutMs)
       }
@@ -203,8 +201,8 @@ export function createLiveSender(deps: {
       handedOver.delete(phoneId)
       wake(phoneId)
     },
-    disconnected(phoneId) {
-      if (listSendJobs(ctx.db, phoneId).length > 0) scheduler.schedule(TIMEOUT_KIND, phoneId, ctx.clock.nowMs() + deps.sendTimeoutMs)
+    async disconnected(phoneId) {
+      if ((await ctx.store.listSendJobs(phoneId)).length > 0) scheduler.schedule(TIMEOUT_KIND, phoneId, ctx.clock.nowMs() + deps.sendTimeoutMs)
     },
     async gone(phoneId) {
       scheduler.cancel(TIMEOUT_KIND, phoneId)

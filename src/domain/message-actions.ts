@@ -1,9 +1,8 @@
 import { isSingleEmoji } from "../lib/emoji"
 import { errors } from "../lib/errors"
 import { codePointLength } from "../lib/formats"
-import { findScopedInbound, recordReaction, type InboundRow } from "../store/inbound"
-import { markMessageEdited, markMessageRevoked } from "../store/message-actions"
-import { findScopedMessage, type MessageRow } from "../store/messages"
+import { type InboundRow } from "../store/inbound"
+import { type MessageRow } from "../store/messages"
 import type { WaMessageRef, WhatsAppSession } from "../whatsapp/gateway"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
@@ -40,22 +39,22 @@ export async function reactToMessage(
   emoji: string,
 ): Promise<ReactionResult> {
   if (emoji !== "" && !isSingleEmoji(emoji)) throw errors.validation([EMOJI_PROBLEM])
-  const target = findTarget(ctx, principal, messageId)
+  const target = await findTarget(ctx, principal, messageId)
   if (target.kind === "outbound") refuseUnlessSent(target.row, "reacted to")
   // The sender deleted it for everyone: WhatsApp's apps show nothing to react to any more.
   if (target.kind === "inbound" && target.row.revokedAtMs !== null) throw errors.messageActionRefused(`Message ${messageId} was deleted by its sender`)
   if (principal.env === "live") {
     const phoneId = target.row.phoneId
-    const session = connectedSession(ctx, deps.links, phoneId)
+    const session = await connectedSession(ctx, deps.links, phoneId)
     const ref = target.kind === "inbound" ? inboundRef(target.row) : await outboundTextOrFirst(ctx, deps, session, target.row)
     await tellWhatsApp("the reaction", () => session.react(ref, emoji))
   }
   const from = target.kind === "inbound" ? target.row.toNumber : target.row.fromNumber
-  await ctx.writer.write((db, tx) => {
+  await ctx.store.write(async (q, tx) => {
     const atMs = ctx.clock.nowMs()
     // Kept beside the contacts' reactions, so a message's timeline shows ours too.
-    recordReaction(db, messageId, from, emoji, atMs)
-    ctx.events.record(db, tx, {
+    await q.recordReaction(messageId, from, emoji, atMs)
+    await ctx.events.record(q, tx, {
       accountId: principal.accountId,
       env: principal.env,
       type: "message.reaction",
@@ -78,19 +77,19 @@ export async function editMessage(
   if (codePointLength(content) > CONTENT_MAX_CODE_POINTS) problems.push(`content must be at most ${CONTENT_MAX_CODE_POINTS} characters`)
   if (content.trim() === "") problems.push("content must not be empty")
   if (problems.length > 0) throw errors.validation(problems)
-  const message = findOutbound(ctx, principal, messageId)
+  const message = await findOutbound(ctx, principal, messageId)
   refuseUnlessSent(message, "edited")
   if (ctx.clock.nowMs() - message.sentAtMs! > EDIT_WINDOW_MS) {
     throw errors.messageActionRefused(`Message ${messageId} can be edited only within 15 minutes of sentAt`)
   }
   if (message.content.trim() === "") throw errors.messageActionRefused(`Message ${messageId} has no text or caption to edit`)
   if (principal.env === "live") {
-    const session = connectedSession(ctx, deps.links, message.phoneId)
-    const { text } = outboundRefs(ctx.db, message, await outboundChatJid(deps.lookups, session, message))
+    const session = await connectedSession(ctx, deps.links, message.phoneId)
+    const { text } = await outboundRefs(ctx.store, message, await outboundChatJid(deps.lookups, session, message))
     if (text === null) throw errors.messageActionRefused(`Message ${messageId} has no text or caption to edit`)
     await tellWhatsApp("the edit", () => session.editText(text, content))
   }
-  await ctx.writer.write((db) => markMessageEdited(db, message.id, content, ctx.clock.nowMs()))
+  await ctx.store.write(async (q) => await q.markMessageEdited(message.id, content, ctx.clock.nowMs()))
   return findOutbound(ctx, principal, messageId)
 }
 
@@ -99,34 +98,34 @@ export async function editMessage(
  * with `revokedAt`; revoking it again answers the message as it is and sends nothing.
  */
 export async function revokeMessage(ctx: DomainContext, deps: LiveActionDeps, principal: Principal, messageId: string): Promise<MessageRow> {
-  const message = findOutbound(ctx, principal, messageId)
+  const message = await findOutbound(ctx, principal, messageId)
   if (message.revokedAtMs !== null) return message
   refuseUnlessSent(message, "revoked")
   if (ctx.clock.nowMs() - message.sentAtMs! > REVOKE_WINDOW_MS) {
     throw errors.messageActionRefused(`Message ${messageId} can be revoked only within 2 days of sentAt`)
   }
   if (principal.env === "live") {
-    const session = connectedSession(ctx, deps.links, message.phoneId)
-    const { all } = outboundRefs(ctx.db, message, await outboundChatJid(deps.lookups, session, message))
+    const session = await connectedSession(ctx, deps.links, message.phoneId)
+    const { all } = await outboundRefs(ctx.store, message, await outboundChatJid(deps.lookups, session, message))
     for (const ref of all) await tellWhatsApp("the revoke", () => session.revoke(ref))
   }
-  await ctx.writer.write((db) => markMessageRevoked(db, message.id, ctx.clock.nowMs()))
+  await ctx.store.write(async (q) => await q.markMessageRevoked(message.id, ctx.clock.nowMs()))
   return findOutbound(ctx, principal, messageId)
 }
 
 type Target = { kind: "outbound"; row: MessageRow } | { kind: "inbound"; row: InboundRow }
 
-function findTarget(ctx: DomainContext, principal: Principal, messageId: string): Target {
+async function findTarget(ctx: DomainContext, principal: Principal, messageId: string): Promise<Target> {
   if (messageId.startsWith("inmsg_")) {
-    const row = findScopedInbound(ctx.db, principal.accountId, principal.env, messageId)
+    const row = await ctx.store.findScopedInbound(principal.accountId, principal.env, messageId)
     if (!row) throw errors.inboundNotFound(messageId)
     return { kind: "inbound", row }
   }
-  return { kind: "outbound", row: findOutbound(ctx, principal, messageId) }
+  return { kind: "outbound", row: await findOutbound(ctx, principal, messageId) }
 }
 
-function findOutbound(ctx: DomainContext, principal: Principal, messageId: string): MessageRow {
-  const row = findScopedMessage(ctx.db, principal.accountId, principal.env, messageId)
+async function findOutbound(ctx: DomainContext, principal: Principal, messageId: string): Promise<MessageRow> {
+  const row = await ctx.store.findScopedMessage(principal.accountId, principal.env, messageId)
   if (!row) throw errors.messageNotFound(messageId)
   return row
 }
@@ -142,7 +141,7 @@ function refuseUnlessSent(message: MessageRow, action: string): void {
 
 /** The part a reaction points at: the one holding the text or caption, else the first. */
 async function outboundTextOrFirst(ctx: DomainContext, deps: LiveActionDeps, session: WhatsAppSession, message: MessageRow): Promise<WaMessageRef> {
-  const refs = outboundRefs(ctx.db, message, await outboundChatJid(deps.lookups, session, message))
+  const refs = await outboundRefs(ctx.store, message, await outboundChatJid(deps.lookups, session, message))
   const ref = refs.text ?? refs.all[0]
   if (!ref) throw errors.messageActionRefused(`Message ${message.id} has nothing WhatsApp received to react to`)
   return ref

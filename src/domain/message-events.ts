@@ -1,6 +1,6 @@
-import type { Database } from "bun:sqlite"
+import type { StoreQueries } from "../store/store"
 import type { MessageEventName } from "../lib/vocabulary"
-import { updateMessageStatuses, type MessageRow } from "../store/messages"
+import { type MessageRow } from "../store/messages"
 import type { WriteTx } from "../store/writer"
 import type { OutboxEvent } from "../webhooks/outbox"
 import type { DomainContext } from "./context"
@@ -14,15 +14,15 @@ function occurredAtMs(state: MessageState, event: MessageEventName, fallbackMs: 
 }
 
 /** Records message events in the outbox, inside the caller's transaction. */
-export function recordMessageEvents(
+export async function recordMessageEvents(
   ctx: DomainContext,
-  db: Database,
+  q: StoreQueries,
   tx: WriteTx,
   message: MessageRow,
   state: MessageState,
   events: readonly MessageEventName[],
-): void {
-  ctx.events.recordMany(db, tx, outboxEvents(ctx, message, state, events))
+): Promise<void> {
+  await ctx.events.recordMany(q, tx, outboxEvents(ctx, message, state, events))
 }
 
 /** The outbox entries of one message's events, in order. */
@@ -52,15 +52,15 @@ function outboxEvents(ctx: DomainContext, message: MessageRow, state: MessageSta
  * Applies a status signal to a stored message: the status machine decides, the row and its
  * counters change, and every resulting event joins the outbox, all in one transaction.
  */
-export function applyMessageSignal(
+export async function applyMessageSignal(
   ctx: DomainContext,
-  db: Database,
+  q: StoreQueries,
   tx: WriteTx,
   message: MessageRow,
   signal: StatusSignal,
-): MessageRow {
+): Promise<MessageRow> {
   const messages = new Map([[message.id, message]])
-  applyMessageSignals(ctx, db, tx, messages, [{ messageId: message.id, signal }])
+  await applyMessageSignals(ctx, q, tx, messages, [{ messageId: message.id, signal }])
   return messages.get(message.id)!
 }
 
@@ -70,13 +70,13 @@ export function applyMessageSignal(
  * Each message is written once, with its last state, and the counters move by their net
  * change: the same rows and events as applying the signals one by one, for less work.
  */
-export function applyMessageSignals(
+export async function applyMessageSignals(
   ctx: DomainContext,
-  db: Database,
+  q: StoreQueries,
   tx: WriteTx,
   messages: Map<string, MessageRow>,
   signals: readonly { messageId: string; signal: StatusSignal }[],
-): void {
+): Promise<void> {
   const before = new Map<string, MessageRow>()
   const steps: { messageId: string; state: MessageState; events: readonly MessageEventName[] }[] = []
   for (const { messageId, signal } of signals) {
@@ -88,8 +88,8 @@ export function applyMessageSignals(
     steps.push({ messageId, state, events })
   }
   const changes = [...before].map(([id, row]) => ({ before: row, patch: messages.get(id)! }))
-  for (const updated of updateMessageStatuses(db, changes, ctx.clock.nowMs())) messages.set(updated.id, updated)
+  for (const updated of await q.updateMessageStatuses(changes, ctx.clock.nowMs())) messages.set(updated.id, updated)
   // A sweep's events, all of them, go to the outbox as one set (multi-row statements).
   const outbox = steps.flatMap(({ messageId, state, events }) => outboxEvents(ctx, messages.get(messageId)!, state, events))
-  if (outbox.length > 0) ctx.events.recordMany(db, tx, outbox)
+  if (outbox.length > 0) await ctx.events.recordMany(q, tx, outbox)
 }

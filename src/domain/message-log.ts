@@ -1,12 +1,11 @@
 import { errors } from "../lib/errors"
 import type { Environment } from "../store/api-keys"
-import { findInbound, listInboundWindow, listReactions, type InboundRow } from "../store/inbound"
-import { listParts, type PartRow } from "../store/message-parts"
+import { type InboundRow } from "../store/inbound"
+import { type PartRow } from "../store/message-parts"
 import type { MessageStatus } from "../lib/vocabulary"
-import { findMessage, listMessagesWindow, type MessageRow } from "../store/messages"
-import { findPhoneByRef } from "../store/phones"
-import { listRepliesTo, type ReplyRow } from "../store/replies"
-import { findEndpoint, findEventsAt, listAttempts, listDeliveriesOfEvent, type AttemptRow, type DeliveryRow } from "../store/webhooks"
+import { type MessageRow } from "../store/messages"
+import { type ReplyRow } from "../store/replies"
+import { type AttemptRow, type DeliveryRow } from "../store/webhooks"
 import type { DomainContext } from "./context"
 
 /*
@@ -30,21 +29,21 @@ function page<T extends { seq: number }>(rows: T[], limit: number): LogPage<T> {
 }
 
 /** Outbound messages of an account and environment, newest first, filtered. */
-export function outboundLog(
+export async function outboundLog(
   ctx: DomainContext,
   accountId: string,
   env: Environment,
   filters: { status?: MessageStatus; phoneRef?: string; to?: string; before?: number | null },
   limit: number,
-): LogPage<MessageRow> {
+): Promise<LogPage<MessageRow>> {
   let phoneId: string | undefined
   if (filters.phoneRef) {
-    const phone = findPhoneByRef(ctx.db, accountId, filters.phoneRef)
+    const phone = await ctx.store.findPhoneByRef(accountId, filters.phoneRef)
     // A phone the account does not have matches nothing, like any other filter.
     if (!phone) return { rows: [], nextBefore: null }
     phoneId = phone.id
   }
-  const rows = listMessagesWindow(ctx.db, {
+  const rows = await ctx.store.listMessagesWindow({
     accountId,
     env,
     status: filters.status,
@@ -58,20 +57,20 @@ export function outboundLog(
 }
 
 /** Inbound messages of an account and environment, newest first. */
-export function inboundLog(
+export async function inboundLog(
   ctx: DomainContext,
   accountId: string,
   env: Environment,
   filters: { phoneRef?: string; before?: number | null },
   limit: number,
-): LogPage<InboundRow> {
+): Promise<LogPage<InboundRow>> {
   let phoneId: string | undefined
   if (filters.phoneRef) {
-    const phone = findPhoneByRef(ctx.db, accountId, filters.phoneRef)
+    const phone = await ctx.store.findPhoneByRef(accountId, filters.phoneRef)
     if (!phone) return { rows: [], nextBefore: null }
     phoneId = phone.id
   }
-  return page(listInboundWindow(ctx.db, { accountId, env, phoneId, beforeSeq: filters.before ?? null, limit: limit + 1 }), limit)
+  return page(await ctx.store.listInboundWindow({ accountId, env, phoneId, beforeSeq: filters.before ?? null, limit: limit + 1 }), limit)
 }
 
 /** One webhook delivery of a message's event, with its attempts. */
@@ -95,8 +94,8 @@ export interface MessageTrail {
  * at the time of the status it announces (sent, delivered, read or failed), and names the
  * message in its body.
  */
-export function messageTrail(ctx: DomainContext, messageId: string): MessageTrail {
-  const message = findMessage(ctx.db, messageId)
+export async function messageTrail(ctx: DomainContext, messageId: string): Promise<MessageTrail> {
+  const message = await ctx.store.findMessage(messageId)
   if (!message) throw errors.messageNotFound(messageId)
   const steps: [string, number | null][] = [
     ["message.sent", message.sentAtMs],
@@ -108,25 +107,25 @@ export function messageTrail(ctx: DomainContext, messageId: string): MessageTrai
   const deliveries: TrailDelivery[] = []
   for (const [type, atMs] of steps) {
     if (atMs === null) continue
-    for (const event of findEventsAt(ctx.db, message.accountId, message.env, type, atMs)) {
+    for (const event of await ctx.store.findEventsAt(message.accountId, message.env, type, atMs)) {
       if (!event.body.includes(marker)) continue
-      for (const delivery of listDeliveriesOfEvent(ctx.db, event.id)) {
+      for (const delivery of await ctx.store.listDeliveriesOfEvent(event.id)) {
         deliveries.push({
           eventType: type,
           endpointId: delivery.endpointId,
-          endpointUrl: findEndpoint(ctx.db, delivery.endpointId)?.url ?? null,
+          endpointUrl: (await ctx.store.findEndpoint(delivery.endpointId))?.url ?? null,
           delivery,
-          attempts: listAttempts(ctx.db, delivery.id),
+          attempts: await ctx.store.listAttempts(delivery.id),
         })
       }
     }
   }
-  return { message, parts: listParts(ctx.db, message.id), deliveries }
+  return { message, parts: await ctx.store.listParts(message.id), deliveries }
 }
 
 /** An inbound message by id (any account: the operator's view), or 404. */
-export function inboundMessage(ctx: DomainContext, id: string): InboundRow {
-  const row = findInbound(ctx.db, id)
+export async function inboundMessage(ctx: DomainContext, id: string): Promise<InboundRow> {
+  const row = await ctx.store.findInbound(id)
   if (!row) throw errors.inboundNotFound(id)
   return row
 }
@@ -141,6 +140,6 @@ export interface MessageThread {
 }
 
 /** The replies to a message (ours and received, oldest first) and its reactions (ours and the contacts'). */
-export function messageThread(ctx: DomainContext, messageId: string): MessageThread {
-  return { replies: listRepliesTo(ctx.db, messageId, THREAD_REPLIES_LIMIT), reactions: listReactions(ctx.db, messageId) }
+export async function messageThread(ctx: DomainContext, messageId: string): Promise<MessageThread> {
+  return { replies: await ctx.store.listRepliesTo(messageId, THREAD_REPLIES_LIMIT), reactions: await ctx.store.listReactions(messageId) }
 }

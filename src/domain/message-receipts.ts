@@ -1,6 +1,3 @@
-import { findMessage } from "../store/messages"
-import { findPartByWaId, listParts, updatePart } from "../store/message-parts"
-import { deleteSendJob } from "../store/send-jobs"
 import { refusalMessages } from "../lib/errors"
 import type { MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
 import type { PartRejection } from "../whatsapp/gateway"
@@ -28,24 +25,24 @@ export function createMessageReceipts(deps: {
 
   /** Applies a signal to the part WhatsApp names, then folds all parts into the message. */
   async function onPartSignal(waMessageId: string, signal: StatusSignal): Promise<void> {
-    await ctx.writer.write((db, tx) => {
-      const part = findPartByWaId(db, waMessageId)
+    await ctx.store.write(async (q, tx) => {
+      const part = await q.findPartByWaId(waMessageId)
       // Not one of ours (sent from the phone itself), or already gone.
       if (!part) return
-      updatePart(db, { ...part, ...applySignal(part, signal).state })
-      const message = findMessage(db, part.messageId)
+      await q.updatePart({ ...part, ...applySignal(part, signal).state })
+      const message = await q.findMessage(part.messageId)
       if (!message) return
-      const parts = listParts(db, part.messageId)
+      const parts = await q.listParts(part.messageId)
       const aggregate = aggregateParts(parts)
       if (aggregate === null) return
-      let updated = applyMessageSignal(ctx, db, tx, message, aggregate)
+      let updated = await applyMessageSignal(ctx, q, tx, message, aggregate)
       // A delivery receipt after the read receipt only fills deliveredAt (docs/decisions.md § "Outbound messages");
       // the aggregate says "read" again, so the late delivery is applied on its own.
       if (updated.status === "read" && updated.deliveredAtMs === null && parts.every((p) => p.deliveredAtMs !== null)) {
-        updated = applyMessageSignal(ctx, db, tx, updated, { kind: "delivered", atMs: Math.max(...parts.map((p) => p.deliveredAtMs!)) })
+        updated = await applyMessageSignal(ctx, q, tx, updated, { kind: "delivered", atMs: Math.max(...parts.map((p) => p.deliveredAtMs!)) })
       }
       if (updated.status !== "pending") {
-        deleteSendJob(db, message.id)
+        await q.deleteSendJob(message.id)
         tx.afterCommit(() => deps.settled(message.phoneId, message.id))
       }
     })

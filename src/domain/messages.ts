@@ -2,16 +2,9 @@ import { errors } from "../lib/errors"
 import { codePointLength, isGroupJid } from "../lib/formats"
 import { mediaUrlProblem } from "../lib/net-policy"
 import { sha256Hex } from "../lib/secrets"
-import {
-  findMessageByIdempotencyKey,
-  findScopedMessage,
-  insertMessage,
-  listMessages as listMessageRows,
-  type MessageRow,
-  type NewMessageRow,
-} from "../store/messages"
+import { type MessageRow, type NewMessageRow } from "../store/messages"
 import type { MessageStatus, Page } from "../lib/vocabulary"
-import { findPhoneByRef, type PhoneRow } from "../store/phones"
+import { type PhoneRow } from "../store/phones"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import { bornFailed, bornPending } from "./message-status"
@@ -78,11 +71,11 @@ export async function sendMessage(
   cmd: SendCommand,
 ): Promise<SendResult> {
   const { content, mediaUrls } = validateSend(ctx, cmd)
-  const phone = resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
+  const phone = await resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
   if (principal.env === "live" && phone.connectionStatus !== "connected") {
     throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
   }
-  if (cmd.replyTo !== undefined) checkReplyTarget(ctx, principal.accountId, principal.env, cmd.replyTo)
+  if (cmd.replyTo !== undefined) await checkReplyTarget(ctx, principal.accountId, principal.env, cmd.replyTo)
   const isGroup = isGroupJid(cmd.to)
   const extras = extrasOf(cmd)
   // Everything that decides what is sent; the key itself is not part of it. A plain text or
@@ -90,9 +83,9 @@ export async function sendMessage(
   const kinds = cmd.replyTo !== undefined || extras !== null ? [cmd.replyTo ?? null, extras] : []
   const fingerprint = sha256Hex(JSON.stringify([phone.id, cmd.to, content, mediaUrls, ...kinds]))
 
-  const outcome = await ctx.writer.write((db, tx) => {
+  const outcome = await ctx.store.write(async (q, tx) => {
     if (cmd.idempotencyKey !== undefined) {
-      const existing = findMessageByIdempotencyKey(db, principal.accountId, principal.env, cmd.idempotencyKey)
+      const existing = await q.findMessageByIdempotencyKey(principal.accountId, principal.env, cmd.idempotencyKey)
       if (existing) {
         if (existing.requestFingerprint !== fingerprint) throw errors.idempotencyMismatch()
         return { message: existing, replayed: true }
@@ -109,14 +102,14 @@ export async function sendMessage(
     // A magic recipient's failure comes first; otherwise the sandbox judges a voice note by its URL.
     const refusal = principal.env === "test" && extras?.voiceNote && base.birth.state.status !== "failed" ? sandboxVoiceNoteRefusal(mediaUrls[0]!) : null
     const plan = refusal === null ? base : { birth: bornFailed(nowMs, "media_unsupported_type", refusal), deliveredDueMs: null, readDueMs: null }
-    const message = insertMessage(db, { ...newMessageRow(ctx, principal, phone, cmd, content, mediaUrls, fingerprint, plan, nowMs), replyTo: cmd.replyTo ?? null, extras })
+    const message = await q.insertMessage({ ...newMessageRow(ctx, principal, phone, cmd, content, mediaUrls, fingerprint, plan, nowMs), replyTo: cmd.replyTo ?? null, extras })
     deps.sandbox.record(plan)
-    if (principal.env === "live") deps.live.accept(db, tx, message)
-    recordMessageEvents(ctx, db, tx, message, plan.birth.state, plan.birth.events)
+    if (principal.env === "live") await deps.live.accept(q, tx, message)
+    await recordMessageEvents(ctx, q, tx, message, plan.birth.state, plan.birth.events)
     return { message, replayed: false }
   })
   // A replay reports the message as it is now, which may have moved on since the first request.
-  const message = outcome.replayed ? (findScopedMessage(ctx.db, principal.accountId, principal.env, outcome.message.id) ?? outcome.message) : outcome.message
+  const message = outcome.replayed ? (await ctx.store.findScopedMessage(principal.accountId, principal.env, outcome.message.id) ?? outcome.message) : outcome.message
   return { message, replayed: outcome.replayed }
 }
 
@@ -153,8 +146,8 @@ function newMessageRow(
 }
 
 /** One message of the principal's account and environment, or 404. */
-export function getMessage(ctx: DomainContext, principal: Principal, messageId: string): MessageRow {
-  const row = findScopedMessage(ctx.db, principal.accountId, principal.env, messageId)
+export async function getMessage(ctx: DomainContext, principal: Principal, messageId: string): Promise<MessageRow> {
+  const row = await ctx.store.findScopedMessage(principal.accountId, principal.env, messageId)
   if (!row) throw errors.messageNotFound(messageId)
   return row
 }
@@ -172,14 +165,14 @@ export interface ListQuery {
  * phone the account does not have yields an empty page, not an error, like any other filter
  * that matches nothing.
  */
-export function listMessages(ctx: DomainContext, principal: Principal, q: ListQuery): Page<MessageRow> {
+export async function listMessages(ctx: DomainContext, principal: Principal, q: ListQuery): Promise<Page<MessageRow>> {
   let phoneId: string | undefined
   if (q.phoneNumberId !== undefined) {
-    const phone = findPhoneByRef(ctx.db, principal.accountId, q.phoneNumberId)
+    const phone = await ctx.store.findPhoneByRef(principal.accountId, q.phoneNumberId)
     if (!phone) return { rows: [], total: 0, page: q.page, limit: q.limit }
     phoneId = phone.id
   }
-  const { rows, total } = listMessageRows(ctx.db, {
+  const { rows, total } = await ctx.store.listMessages({
     accountId: principal.accountId,
     env: principal.env,
     phoneId,

@@ -1,10 +1,9 @@
 import type { AppMetrics } from "../lib/app-metrics"
 import { renderGauge } from "../lib/metrics"
-import { messagesByEnvAndStatus, pendingDeliveries, phonesByStatus } from "../store/stats"
 import type { DomainContext } from "./context"
 
 /** The Prometheus text of every series: in-memory counters plus gauges read from the store now. */
-export function renderMetrics(ctx: DomainContext, metrics: AppMetrics): string {
+export async function renderMetrics(ctx: DomainContext, metrics: AppMetrics): Promise<string> {
   const sections = [
     metrics.httpRequests.render(),
     metrics.rateLimitRejections.render(),
@@ -13,15 +12,15 @@ export function renderMetrics(ctx: DomainContext, metrics: AppMetrics): string {
     renderGauge(
       "wagate_messages",
       "Outbound messages by environment and current status.",
-      messagesByEnvAndStatus(ctx.db).map((r) => ({ labels: { environment: r.env, status: r.status }, value: r.n })),
+      (await ctx.store.messagesByEnvAndStatus()).map((r) => ({ labels: { environment: r.env, status: r.status }, value: r.n })),
     ),
     renderGauge(
       "wagate_phones",
       "Phones by connection status.",
-      phonesByStatus(ctx.db).map((r) => ({ labels: { status: r.status }, value: r.n })),
+      (await ctx.store.phonesByStatus()).map((r) => ({ labels: { status: r.status }, value: r.n })),
     ),
     renderGauge("wagate_webhook_deliveries_pending", "Webhook deliveries waiting for an attempt or a retry.", [
-      { labels: {}, value: pendingDeliveries(ctx.db) },
+      { labels: {}, value: await ctx.store.pendingDeliveries() },
     ]),
   ]
   return sections.join("\n") + "\n"

@@ -1,7 +1,6 @@
-import type { Database } from "bun:sqlite"
-import { findInbound } from "../store/inbound"
-import { listParts, type PartRow } from "../store/message-parts"
-import { findMessage, type MessageRow } from "../store/messages"
+import type { StoreQueries } from "../store/store"
+import { type PartRow } from "../store/message-parts"
+import { type MessageRow } from "../store/messages"
 import type { OutboundPart, QuotedPart } from "../whatsapp/gateway"
 import type { MediaDownload } from "./outbound-parts"
 import { buildVCard } from "./vcard"
@@ -26,15 +25,15 @@ export function bodyOf(message: MessageRow): Pick<OutboundPart, "text" | "locati
  * is quoted by its WhatsApp id and its sender. The target was checked when the reply was
  * accepted and rows are never deleted, so it is found; null covers a target that is gone anyway.
  */
-export function quoteOf(db: Database, message: MessageRow): QuotedPart | null {
+export async function quoteOf(q: StoreQueries, message: MessageRow): Promise<QuotedPart | null> {
   const targetId = message.replyTo
   if (targetId === null) return null
   if (targetId.startsWith("inmsg_")) {
-    const inbound = findInbound(db, targetId)
+    const inbound = await q.findInbound(targetId)
     return inbound ? { waMessageId: inbound.waMessageId, fromMe: false, from: inbound.fromAddress, text: inbound.content } : null
   }
-  const target = findMessage(db, targetId)
-  const first = target ? firstPartOf(listParts(db, targetId)) : undefined
+  const target = await q.findMessage(targetId)
+  const first = target ? firstPartOf(await q.listParts(targetId)) : undefined
   return target && first ? { waMessageId: first.waMessageId, fromMe: true, text: target.content } : null
 }
 

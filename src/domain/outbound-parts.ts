@@ -1,9 +1,9 @@
-import type { Database } from "bun:sqlite"
+import type { StoreQueries } from "../store/store"
 import type { ByteBudget } from "../lib/byte-budget"
 import { discardFiles } from "../lib/media-temp"
 import type { MessageErrorCode } from "../lib/vocabulary"
 import type { MessageRow } from "../store/messages"
-import { insertPart, listParts, setPartMediaKind, type PartRow } from "../store/message-parts"
+import { type PartRow } from "../store/message-parts"
 import type { MediaKind, OutboundPart, WhatsAppSession } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
 import { bodyOf, decorateParts, firstPartOf, quoteOf, voiceNoteRefusal } from "./outbound-kinds"
@@ -40,11 +40,11 @@ export function handOffMemoryBytes(part: OutboundPart): number {
 const CAPTIONABLE: ReadonlySet<string> = new Set(["image", "video", "document"])
 
 /** Writes a new live message's parts: one per media URL, or one text part. */
-export function insertNewParts(db: Database, message: MessageRow): void {
+export async function insertNewParts(q: StoreQueries, message: MessageRow): Promise<void> {
   const urls = message.mediaUrls
   const parts = urls.length > 0 ? urls.map((url, i) => ({ url, i })) : [{ url: null, i: 0 }]
   for (const { url, i } of parts) {
-    insertPart(db, { messageId: message.id, partIndex: i, waMessageId: waMessageIdFor(message.id, i), mediaUrl: url, status: "pending" })
+    await q.insertPart({ messageId: message.id, partIndex: i, waMessageId: waMessageIdFor(message.id, i), mediaUrl: url, status: "pending" })
   }
 }
 
@@ -107,13 +107,13 @@ export async function planParts(ctx: DomainContext, message: MessageRow, parts: 
   const needsTextPart = hasText && !captionable && !parts.some((p) => p.mediaUrl === null)
   let all = parts
   if (needsTextPart || media.size > 0) {
-    await ctx.writer.write((db) => {
-      for (const [partIndex, download] of media) setPartMediaKind(db, message.id, partIndex, download.media.kind)
+    await ctx.store.write(async (q) => {
+      for (const [partIndex, download] of media) await q.setPartMediaKind(message.id, partIndex, download.media.kind)
       if (needsTextPart) {
-        insertPart(db, { messageId: message.id, partIndex: parts.length, waMessageId: waMessageIdFor(message.id, parts.length), mediaUrl: null, status: "pending" })
+        await q.insertPart({ messageId: message.id, partIndex: parts.length, waMessageId: waMessageIdFor(message.id, parts.length), mediaUrl: null, status: "pending" })
       }
     })
-    if (needsTextPart) all = listParts(ctx.db, message.id)
+    if (needsTextPart) all = await ctx.store.listParts(message.id)
   }
   const out: OutboundPart[] = []
   // The text part goes first, like a message with attachments.
@@ -145,6 +145,6 @@ export async function planOutbound(
   const refusal = voiceNoteRefusal(message, media.values())
   if (refusal !== null) return { ok: false, errorCode: "media_unsupported_type", message: refusal }
   const planned = await planParts(ctx, message, parts, media, toJid)
-  const first = firstPartOf(listParts(ctx.db, message.id))
-  return { ok: true, parts: decorateParts(message, planned, quoteOf(ctx.db, message), first?.waMessageId) }
+  const first = firstPartOf(await ctx.store.listParts(message.id))
+  return { ok: true, parts: decorateParts(message, planned, await quoteOf(ctx.store, message), first?.waMessageId) }
 }

@@ -1,7 +1,7 @@
 import { utcDayStartMs } from "../lib/time"
 import type { Environment } from "../store/api-keys"
 import type { MessageStatus } from "../lib/vocabulary"
-import { countMessagesSince, listMessages, type MessageRow } from "../store/messages"
+import { type MessageRow } from "../store/messages"
 import type { DeliveryRow, EndpointRow } from "../store/webhooks"
 import type { DomainContext } from "./context"
 import { endpointsWithLatestDelivery } from "./endpoint-deliveries"
@@ -27,17 +27,17 @@ export interface Overview {
 /** How many failed messages the overview lists. */
 const FAILED_MESSAGES_SHOWN = 5
 
-export function accountOverview(ctx: DomainContext, accountId: string, env: Environment): Overview {
+export async function accountOverview(ctx: DomainContext, accountId: string, env: Environment): Promise<Overview> {
   const nowMs = ctx.clock.nowMs()
   const failingEndpoints: FailingEndpoint[] = []
-  for (const { endpoint, latest: delivery } of endpointsWithLatestDelivery(ctx, accountId, env)) {
+  for (const { endpoint, latest: delivery } of await endpointsWithLatestDelivery(ctx, accountId, env)) {
     if (delivery && (delivery.status === "failed" || (delivery.status === "pending" && delivery.attemptCount > 0))) {
       failingEndpoints.push({ endpoint, delivery })
     }
   }
   return {
-    messagesToday: countMessagesSince(ctx.db, accountId, env, utcDayStartMs(nowMs)),
+    messagesToday: await ctx.store.countMessagesSince(accountId, env, utcDayStartMs(nowMs)),
     failingEndpoints,
-    latestFailedMessages: listMessages(ctx.db, { accountId, env, status: "failed", limit: FAILED_MESSAGES_SHOWN, offset: 0 }).rows,
+    latestFailedMessages: (await ctx.store.listMessages({ accountId, env, status: "failed", limit: FAILED_MESSAGES_SHOWN, offset: 0 })).rows,
   }
 }

@@ -1,5 +1,4 @@
 import type { ConnectionStatus } from "../lib/vocabulary"
-import { findPhone, updatePhoneConnection, updatePhoneLastError } from "../store/phones"
 import type { ConnectionFailure } from "../whatsapp/failures"
 import { logFailure, toLastError, type LastError } from "./connection-errors"
 import type { DomainContext } from "./context"
@@ -19,8 +18,8 @@ export interface StatusChange {
  * again. A phone removed meanwhile is left alone.
  */
 export async function writePhoneStatus(ctx: DomainContext, phoneId: string, status: ConnectionStatus, change: StatusChange = {}): Promise<void> {
-  await ctx.writer.write((db, tx) => {
-    const phone = findPhone(db, phoneId)
+  await ctx.store.write(async (q, tx) => {
+    const phone = await q.findPhone(phoneId)
     if (!phone) return
     const nowMs = ctx.clock.nowMs()
     const enteringConnected = status === "connected" && phone.connectionStatus !== "connected"
@@ -34,10 +33,10 @@ export async function writePhoneStatus(ctx: DomainContext, phoneId: string, stat
       updatedAtMs: nowMs,
     }
     // Offline with no reconnect coming: the next start must not connect it either.
-    updatePhoneConnection(db, next, status === "disconnected" && change.willReconnect === false)
-    if (change.lastError !== undefined) updatePhoneLastError(db, phone.id, change.lastError)
+    await q.updatePhoneConnection(next, status === "disconnected" && change.willReconnect === false)
+    if (change.lastError !== undefined) await q.updatePhoneLastError(phone.id, change.lastError)
     if (!enteringConnected && !leavingConnected && !lostPairing) return
-    ctx.events.record(db, tx, {
+    await ctx.events.record(q, tx, {
       accountId: phone.accountId,
       env: "live",
       type: enteringConnected ? "phone.connected" : "phone.disconnected",
@@ -48,8 +47,8 @@ export async function writePhoneStatus(ctx: DomainContext, phoneId: string, stat
 }
 
 /** Logs a failed attempt once and returns its last error (null when the adapter named no failure or the phone is gone). */
-export function recordFailure(ctx: DomainContext, phoneId: string, failure: ConnectionFailure | null, nextAttemptAtMs: number | null): LastError | null {
-  const phone = findPhone(ctx.db, phoneId)
+export async function recordFailure(ctx: DomainContext, phoneId: string, failure: ConnectionFailure | null, nextAttemptAtMs: number | null): Promise<LastError | null> {
+  const phone = await ctx.store.findPhone(phoneId)
   if (!failure || !phone) return null
   const lastError = toLastError(failure, ctx.clock.nowMs())
   logFailure(ctx.logger, phone, failure, lastError, nextAttemptAtMs)
@@ -61,10 +60,10 @@ export function recordFailure(ctx: DomainContext, phoneId: string, failure: Conn
  * `logged_out`). Nothing a receiver must hear about happened, so no event is written.
  */
 export async function restorePhoneStatus(ctx: DomainContext, phoneId: string, status: "unpaired" | "logged_out"): Promise<void> {
-  await ctx.writer.write((db) => {
-    const phone = findPhone(db, phoneId)
+  await ctx.store.write(async (q) => {
+    const phone = await q.findPhone(phoneId)
     if (!phone || phone.connectionStatus !== "pairing") return
     const { lastConnectedAtMs, lastDisconnectedAtMs } = phone
-    updatePhoneConnection(db, { id: phone.id, connectionStatus: status, lastConnectedAtMs, lastDisconnectedAtMs, updatedAtMs: ctx.clock.nowMs() }, false)
+    await q.updatePhoneConnection({ id: phone.id, connectionStatus: status, lastConnectedAtMs, lastDisconnectedAtMs, updatedAtMs: ctx.clock.nowMs() }, false)
   })
 }

@@ -1,27 +1,18 @@
 import { errors } from "../lib/errors"
 import { isE164 } from "../lib/formats"
-import { findAccount } from "../store/accounts"
-import {
-  deletePhone,
-  findPhone,
-  findPhoneByNumber,
-  findPhoneByRef,
-  insertPhone,
-  listPhones as listPhoneRows,
-  type PhoneRow,
-} from "../store/phones"
+import { type PhoneRow } from "../store/phones"
 import type { DomainContext } from "./context"
 
 /** An account's phone by id or E.164, or 404 (also for another account's phone). */
-export function resolvePhone(ctx: DomainContext, accountId: string, ref: string): PhoneRow {
-  const phone = findPhoneByRef(ctx.db, accountId, ref)
+export async function resolvePhone(ctx: DomainContext, accountId: string, ref: string): Promise<PhoneRow> {
+  const phone = await ctx.store.findPhoneByRef(accountId, ref)
   if (!phone) throw errors.phoneNotFound(ref)
   return phone
 }
 
 /** Every phone of an account. */
-export function listPhones(ctx: DomainContext, accountId: string): PhoneRow[] {
-  return listPhoneRows(ctx.db, accountId)
+export async function listPhones(ctx: DomainContext, accountId: string): Promise<PhoneRow[]> {
+  return await ctx.store.listPhones(accountId)
 }
 
 /** Refuses a phone number that is not E.164, with the message the API and the CLI show. */
@@ -37,7 +28,7 @@ export async function addPhone(
   displayName?: string,
 ): Promise<PhoneRow> {
   requireE164(phoneNumber)
-  if (!findAccount(ctx.db, accountId)) throw errors.accountNotFound(accountId)
+  if (!await ctx.store.findAccount(accountId)) throw errors.accountNotFound(accountId)
   const nowMs = ctx.clock.nowMs()
   const row: PhoneRow = {
     id: ctx.ids.newId("ph"),
@@ -53,24 +44,24 @@ export async function addPhone(
     lastErrorMessage: null,
     lastErrorAtMs: null,
   }
-  await ctx.writer.write((db) => {
+  await ctx.store.write(async (q) => {
     // Checked inside the transaction so two concurrent adds cannot both pass.
-    if (findPhoneByNumber(db, phoneNumber)) throw errors.phoneAlreadyExists(phoneNumber)
-    insertPhone(db, row)
+    if (await q.findPhoneByNumber(phoneNumber)) throw errors.phoneAlreadyExists(phoneNumber)
+    await q.insertPhone(row)
   })
   return row
 }
 
 /** A phone of any account by id or E.164 number (operator commands), or 404. */
-export function findPhoneAnywhere(ctx: DomainContext, ref: string): PhoneRow {
-  const phone = findPhone(ctx.db, ref) ?? findPhoneByNumber(ctx.db, ref)
+export async function findPhoneAnywhere(ctx: DomainContext, ref: string): Promise<PhoneRow> {
+  const phone = await ctx.store.findPhone(ref) ?? await ctx.store.findPhoneByNumber(ref)
   if (!phone) throw errors.phoneNotFound(ref)
   return phone
 }
 
 /** Removes a phone by id, or by E.164 number; its messages are kept. */
 export async function removePhone(ctx: DomainContext, ref: string): Promise<PhoneRow> {
-  const phone = findPhoneAnywhere(ctx, ref)
-  await ctx.writer.write((db) => deletePhone(db, phone.id))
+  const phone = await findPhoneAnywhere(ctx, ref)
+  await ctx.store.write(async (q) => await q.deletePhone(phone.id))
   return phone
 }

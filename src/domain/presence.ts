@@ -24,7 +24,7 @@ export async function sendPresence(
   principal: Principal,
   cmd: PresenceCommand,
 ): Promise<void> {
-  const phone = resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
+  const phone = await resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
   if (principal.env === "test") return
   const session = phone.connectionStatus === "connected" ? deps.links.sessionOf(phone.id) : null
   if (session === null) throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)

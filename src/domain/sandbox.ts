@@ -1,11 +1,6 @@
 import type { Scheduler } from "../lib/scheduler"
-import {
-  listSandboxDueMessages,
-  nextSandboxDueMs,
-  nextSandboxDueAfterMs,
-  type MessageRow,
-} from "../store/messages"
-import type { Database } from "bun:sqlite"
+import { type MessageRow } from "../store/messages"
+import type { StoreQueries } from "../store/store"
 import type { WriteTx } from "../store/writer"
 import type { DomainContext } from "./context"
 import type { MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
@@ -100,7 +95,7 @@ export const SANDBOX_SWEEP_LIMIT = 2_000
  */
 export interface SandboxScheduler {
   /** Arms the first sweep from the stored due times; overdue ones apply at the next tick. */
-  start(): void
+  start(): Promise<void>
   /** Makes sure a sweep runs by the plan's first due time (the plan's due times are on the message row). */
   record(plan: SandboxPlan): void
 }
@@ -117,25 +112,24 @@ export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler,
   scheduler.on(SCHEDULER_KIND, () => {
     armedAtMs = null
     const nowMs = ctx.clock.nowMs()
-    ctx.writer
-      .write((db, tx) => {
-        applyDueSandboxTransitions(ctx, db, tx, nowMs, sweepLimit)
+    ctx.store.write(async (q, tx) => {
+        await applyDueSandboxTransitions(ctx, q, tx, nowMs, sweepLimit)
         // Armed inside the write, synchronously: the sweep for the next due time must exist
         // before the clock moves on (a backlog past the limit is due now: the next tick).
-        const next = nextSandboxDueMs(db)
+        const next = await q.nextSandboxDueMs()
         if (next !== null) arm(next)
       })
-      .catch((err) => {
+      .catch(async (err) => {
         // Nothing was applied (the write rolled back), so the due times are still stored; the
         // sweep is tried again later, or sooner if another transition falls due before then.
         ctx.logger.error("applying sandbox transitions failed", { err, retryInMs: SANDBOX_RETRY_MS })
         const retryAtMs = ctx.clock.nowMs() + SANDBOX_RETRY_MS
-        arm(Math.min(retryAtMs, soonerDueMs(ctx) ?? retryAtMs))
+        arm(Math.min(retryAtMs, await soonerDueMs(ctx) ?? retryAtMs))
       })
   })
   return {
-    start() {
-      const next = nextSandboxDueMs(ctx.db)
+    async start() {
+      const next = await ctx.store.nextSandboxDueMs()
       if (next !== null) arm(next)
     },
     record(plan) {
@@ -148,9 +142,9 @@ export function createSandboxScheduler(ctx: DomainContext, scheduler: Scheduler,
 }
 
 /** The next due time after now, or null when there is none or the database cannot be read (it may be closing). */
-function soonerDueMs(ctx: DomainContext): number | null {
+async function soonerDueMs(ctx: DomainContext): Promise<number | null> {
   try {
-    return nextSandboxDueAfterMs(ctx.db, ctx.clock.nowMs())
+    return await ctx.store.nextSandboxDueAfterMs(ctx.clock.nowMs())
   } catch (err) {
     ctx.logger.debug("looking up the next sandbox due time failed", { err })
     return null
@@ -162,8 +156,8 @@ function soonerDueMs(ctx: DomainContext): number | null {
  * clears their due times in the same row write: one statement per message, the events in due
  * order across messages, delivered before read.
  */
-function applyDueSandboxTransitions(ctx: DomainContext, db: Database, tx: WriteTx, nowMs: number, limit: number): void {
-  const rows = listSandboxDueMessages(db, nowMs, limit)
+async function applyDueSandboxTransitions(ctx: DomainContext, q: StoreQueries, tx: WriteTx, nowMs: number, limit: number): Promise<void> {
+  const rows = await q.listSandboxDueMessages(nowMs, limit)
   if (rows.length === 0) return
   const messages = new Map<string, MessageRow>()
   const signals: { messageId: string; signal: StatusSignal; step: number }[] = []
@@ -178,5 +172,5 @@ function applyDueSandboxTransitions(ctx: DomainContext, db: Database, tx: WriteT
     messages.set(row.id, row)
   }
   signals.sort((a, b) => a.signal.atMs - b.signal.atMs || a.step - b.step)
-  applyMessageSignals(ctx, db, tx, messages, signals)
+  await applyMessageSignals(ctx, q, tx, messages, signals)
 }

@@ -1,8 +1,7 @@
 import { errors } from "../lib/errors"
 import { isE164 } from "../lib/formats"
 import type { Environment, MessageType } from "../lib/vocabulary"
-import { findScopedInbound } from "../store/inbound"
-import { findScopedMessage, type ContactExtra, type LocationExtra, type MessageExtras, type MessageRow } from "../store/messages"
+import { type ContactExtra, type LocationExtra, type MessageExtras, type MessageRow } from "../store/messages"
 import type { DomainContext } from "./context"
 
 /*
@@ -100,8 +99,8 @@ export function messageTypeOf(row: Pick<MessageRow, "mediaUrls" | "extras">): Me
  * as for any message id of another partition). Test keys can only find `msg_…` ids: the sandbox
  * has no inbound messages.
  */
-export function checkReplyTarget(ctx: DomainContext, accountId: string, env: Environment, id: string): void {
-  const found = id.startsWith("inmsg_") ? findScopedInbound(ctx.db, accountId, env, id) : findScopedMessage(ctx.db, accountId, env, id)
+export async function checkReplyTarget(ctx: DomainContext, accountId: string, env: Environment, id: string): Promise<void> {
+  const found = id.startsWith("inmsg_") ? await ctx.store.findScopedInbound(accountId, env, id) : await ctx.store.findScopedMessage(accountId, env, id)
   if (!found) throw errors.messageNotFound(id)
 }
 

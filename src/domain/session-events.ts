@@ -1,6 +1,5 @@
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import type { PhoneRow } from "../store/phones"
-import { findPhone } from "../store/phones"
 import type { ConnectionFailure } from "../whatsapp/failures"
 import type { DisconnectReason, SessionEvents, WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
 import type { Runtime } from "./connection-lifecycle"
@@ -49,10 +48,10 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
       // its first pre-keys): it holds a slot until that login connects or fails.
       h.holdSlot(rt)
     },
-    connected({ phoneNumber }) {
+    async connected({ phoneNumber }) {
       if (!current()) return
       h.releaseSlot(rt)
-      const phone = findPhone(ctx.db, phoneId)
+      const phone = await ctx.store.findPhone(phoneId)
       if (!phone) return
       if (phoneNumber !== phone.phoneNumber) return unlinkMismatch(h, phone, rt, session(), phoneNumber)
       h.links.attach(phoneId, session())
@@ -64,7 +63,7 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
       ctx.logger.info(`${phone.phoneNumber} is connected to WhatsApp`, { phoneId, waVersion: rt.waVersion })
       void h.setStatus(phoneId, "connected", { lastError: null }).then(() => (h.stopped() ? undefined : h.links.connected(phoneId)))
     },
-    disconnected({ reason, final, failure }) {
+    async disconnected({ reason, final, failure }) {
       if (!current()) return
       const reopensAtOnce = reason === "restart_required" && rt.wanted && !h.stopped()
       // A fresh socket WhatsApp asks for right after a scan opens on the slot taken at the scan.
@@ -81,7 +80,7 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
         h.open(phoneId, rt, null, { reason: "restart_required", willReconnect: true })
         return
       }
-      onFailure(h, phoneId, rt, reason, final, failure)
+      await onFailure(h, phoneId, rt, reason, final, failure)
     },
     partAcked: (id, atMs) => void h.receipts.partAcked(id, atMs),
     partRejected: (id, rejection, atMs) => void h.receipts.partRejected(id, rejection, atMs),
@@ -98,36 +97,36 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
  * "Phones, groups, account and usage"), a pairing retries while it stays `pairing` until its give-up rules say
  * stop, and a paired phone goes `disconnected` and reconnects with backoff.
  */
-function onFailure(h: LifecycleHandlers, phoneId: string, rt: Runtime, reason: DisconnectReason, final: boolean, failure: ConnectionFailure | null): void {
+async function onFailure(h: LifecycleHandlers, phoneId: string, rt: Runtime, reason: DisconnectReason, final: boolean, failure: ConnectionFailure | null): Promise<void> {
   const { ctx, gateway } = h
   if (reason === "logged_out") {
     rt.wanted = false
     rt.pairing = null
     gateway.wipeCredentials(phoneId)
     h.lookups.forget(phoneId)
-    const lastError = recordFailure(ctx, phoneId, failure, null)
+    const lastError = await recordFailure(ctx, phoneId, failure, null)
     void h.setStatus(phoneId, "logged_out", { reason, willReconnect: false, lastError }).then(() => (h.stopped() ? undefined : h.links.gone(phoneId)))
     return
   }
-  const pairing = rt.pairing !== null && !gateway.hasCredentials(phoneId)
+  const pairing = rt.pairing !== null && !(await gateway.hasCredentials(phoneId))
   const givesUp = final || !rt.wanted || h.stopped() || (pairing && rt.pairing!.connectFailed() === "give_up")
   if (givesUp) {
     rt.wanted = false
     rt.pairing = null
-    const lastError = recordFailure(ctx, phoneId, failure, null)
+    const lastError = await recordFailure(ctx, phoneId, failure, null)
     // An unpaired phone that stops pairing is not a disconnection: no event, no stays-offline mark.
-    const status = h.offline(phoneId)
+    const status = await h.offline(phoneId)
     void h.setStatus(phoneId, status, status === "disconnected" ? { reason, willReconnect: false, lastError } : { lastError })
     return
   }
   const dueMs = h.scheduleReconnect(phoneId, rt)
-  const lastError = recordFailure(ctx, phoneId, failure, dueMs)
+  const lastError = await recordFailure(ctx, phoneId, failure, dueMs)
   // A pairing that retries is still pairing: flipping to `disconnected` between attempts would say the phone was once connected.
   void h.setStatus(phoneId, pairing ? "pairing" : "disconnected", pairing ? { lastError } : { reason, willReconnect: true, lastError })
 }
 
 /** Ends a pairing whose QR codes or pairing codes ran out: closes its socket and waits for an operator. */
-function expirePairing(h: LifecycleHandlers, phoneId: string, rt: Runtime, cause: string): void {
+async function expirePairing(h: LifecycleHandlers, phoneId: string, rt: Runtime, cause: string): Promise<void> {
   const open = rt.session
   rt.session = null
   rt.wanted = false
@@ -136,18 +135,18 @@ function expirePairing(h: LifecycleHandlers, phoneId: string, rt: Runtime, cause
   rt.pairingCode = null
   void open?.close()
   const failure: ConnectionFailure = { code: "pairing_expired", cause, host: "", httpStatus: null, waVersion: rt.waVersion }
-  void h.setStatus(phoneId, h.offline(phoneId), { lastError: recordFailure(h.ctx, phoneId, failure, null) })
+  void h.setStatus(phoneId, await h.offline(phoneId), { lastError: await recordFailure(h.ctx, phoneId, failure, null) })
 }
 
 /** Someone scanned with another WhatsApp account: sending as it would lie about `from`. */
-function unlinkMismatch(h: LifecycleHandlers, phone: PhoneRow, rt: Runtime, mismatched: WhatsAppSession, got: string): void {
+async function unlinkMismatch(h: LifecycleHandlers, phone: PhoneRow, rt: Runtime, mismatched: WhatsAppSession, got: string): Promise<void> {
   const phoneId = phone.id
   rt.wanted = false
   rt.pairing = null
   // Detached first: the close the unlink causes (logged_out) must not replace this reason.
   rt.session = null
   const failure: ConnectionFailure = { code: "account_mismatch", cause: got, host: "", httpStatus: null, waVersion: rt.waVersion }
-  const lastError = recordFailure(h.ctx, phoneId, failure, null)
+  const lastError = await recordFailure(h.ctx, phoneId, failure, null)
   void mismatched
     .logout()
     .catch((err) => h.ctx.logger.warn("unlinking the mismatched account failed; credentials wiped anyway", { phoneId, err }))
@@ -167,7 +166,7 @@ export type LifecycleHandlers = {
   notify: (phoneId: string) => void
   setStatus(phoneId: string, status: ConnectionStatus, change?: StatusChange): Promise<void>
   open(phoneId: string, rt: Runtime, pairing: { method: PairingMethod } | null, change?: StatusChange): void
-  offline(phoneId: string): ConnectionStatus
+  offline(phoneId: string): Promise<ConnectionStatus>
   scheduleReconnect(phoneId: string, rt: Runtime): number
   /** Gives back the connect slot of the phone's current session (it showed a code, connected or closed). */
   releaseSlot(rt: Runtime): void

@@ -1,6 +1,6 @@
 import { errors } from "../lib/errors"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
-import { findPhone, type PhoneRow } from "../store/phones"
+import { type PhoneRow } from "../store/phones"
 import type { WhatsAppSession } from "../whatsapp/gateway"
 import { lastErrorOf, type LastError } from "./connection-errors"
 import { createConnectionLifecycle, type LifecycleDeps, type Runtime } from "./connection-lifecycle"
@@ -31,7 +31,7 @@ export interface PairingState {
  * `phone.connected` / `phone.disconnected` events.
  */
 export interface SessionManager {
-  start(): void
+  start(): Promise<void>
   connect(phoneId: string, method: PairingMethod): Promise<PairingState>
   disconnect(phoneId: string): Promise<PhoneRow>
   /**
@@ -43,7 +43,7 @@ export interface SessionManager {
   logout(phoneId: string): Promise<PhoneRow>
   /** Called before a phone is deleted: unlinks it and fails its queued sends. */
   forget(phoneId: string): Promise<void>
-  pairingState(phoneId: string): PairingState
+  pairingState(phoneId: string): Promise<PairingState>
   /** Calls `listener` on every pairing-state change of the phone; returns the unsubscribe. */
   subscribe(phoneId: string, listener: (state: PairingState) => void): () => void
   /** Calls `listener` on every pairing-state change of any phone (serve prints QRs with it). */
@@ -67,24 +67,24 @@ function stateOf(phone: PhoneRow, rt: Runtime | undefined): PairingState {
 }
 
 /** The manager is built from what its lifecycle needs, less the listener it supplies itself. */
-export function createSessionManager(deps: Omit<LifecycleDeps, "notify">): SessionManager {
+export async function createSessionManager(deps: Omit<LifecycleDeps, "notify">): Promise<SessionManager> {
   const { ctx, gateway, links } = deps
   const perPhone = new Map<string, Set<(state: PairingState) => void>>()
   const everyPhone = new Set<(phone: PhoneRow, state: PairingState) => void>()
 
-  function notify(phoneId: string): void {
+  async function notify(phoneId: string): Promise<void> {
     const rt = lifecycle.peek(phoneId)
-    const phone = findPhone(ctx.db, phoneId)
+    const phone = await ctx.store.findPhone(phoneId)
     if (!rt || !phone) return
     const state = stateOf(phone, rt)
     for (const listener of perPhone.get(phoneId) ?? []) listener(state)
     for (const listener of everyPhone) listener(phone, state)
   }
 
-  const lifecycle = createConnectionLifecycle({ ...deps, notify })
+  const lifecycle = await createConnectionLifecycle({ ...deps, notify })
 
-  function requirePhone(phoneId: string): PhoneRow {
-    const phone = findPhone(ctx.db, phoneId)
+  async function requirePhone(phoneId: string): Promise<PhoneRow> {
+    const phone = await ctx.store.findPhone(phoneId)
     if (!phone) throw errors.phoneNotFound(phoneId)
     return phone
   }
@@ -92,9 +92,9 @@ export function createSessionManager(deps: Omit<LifecycleDeps, "notify">): Sessi
   return {
     start: () => lifecycle.boot(),
     async connect(phoneId, method) {
-      const phone = requirePhone(phoneId)
+      const phone = await requirePhone(phoneId)
       const rt = lifecycle.runtime(phoneId)
-      if (rt.session && (links.sessionOf(phoneId) || rt.method === method || gateway.hasCredentials(phoneId))) return stateOf(findPhone(ctx.db, phoneId)!, rt)
+      if (rt.session && (links.sessionOf(phoneId) || rt.method === method || (await gateway.hasCredentials(phoneId)))) return stateOf((await ctx.store.findPhone(phoneId))!, rt)
       if (rt.session) await lifecycle.close(phoneId)
       // A reconnect waiting in its backoff would open a second socket beside this one.
       lifecycle.cancelReconnect(phoneId)
@@ -102,37 +102,37 @@ export function createSessionManager(deps: Omit<LifecycleDeps, "notify">): Sessi
       rt.attempts = 0
       // A new request starts a new series of attempts: its give-up counters and its last error.
       rt.pairing = null
-      lifecycle.open(phone.id, rt, { method }, { lastError: null })
+      await lifecycle.open(phone.id, rt, { method }, { lastError: null })
       await Promise.resolve()
-      return stateOf(findPhone(ctx.db, phoneId) ?? phone, rt)
+      return stateOf(await ctx.store.findPhone(phoneId) ?? phone, rt)
     },
     async disconnect(phoneId) {
-      requirePhone(phoneId)
+      await requirePhone(phoneId)
       const wasConnected = links.sessionOf(phoneId) !== null
       await lifecycle.close(phoneId)
       if (wasConnected) links.disconnected(phoneId)
-      const phone = findPhone(ctx.db, phoneId)!
+      const phone = (await ctx.store.findPhone(phoneId))!
       if (phone.connectionStatus !== "unpaired" && phone.connectionStatus !== "logged_out") {
-        const status = gateway.hasCredentials(phoneId) ? "disconnected" : "unpaired"
+        const status = (await gateway.hasCredentials(phoneId)) ? "disconnected" : "unpaired"
         await lifecycle.setStatus(phoneId, status, { reason: "disconnected_by_operator", willReconnect: false })
       }
-      return findPhone(ctx.db, phoneId)!
+      return (await ctx.store.findPhone(phoneId))!
     },
     async abandonPairing(phoneId, before) {
-      requirePhone(phoneId)
+      await requirePhone(phoneId)
       await lifecycle.close(phoneId)
-      if (!gateway.hasCredentials(phoneId)) {
+      if (!(await gateway.hasCredentials(phoneId))) {
         await restorePhoneStatus(ctx, phoneId, before === "logged_out" ? "logged_out" : "unpaired")
-        notify(phoneId)
+        await notify(phoneId)
       }
-      return findPhone(ctx.db, phoneId)!
+      return (await ctx.store.findPhone(phoneId))!
     },
     async logout(phoneId) {
-      const phone = requirePhone(phoneId)
+      const phone = await requirePhone(phoneId)
       await lifecycle.unlink(phoneId)
       if (phone.connectionStatus !== "unpaired") await lifecycle.setStatus(phoneId, "logged_out", { reason: "logged_out_by_operator", willReconnect: false })
       await links.gone(phoneId)
-      return findPhone(ctx.db, phoneId)!
+      return (await ctx.store.findPhone(phoneId))!
     },
     async forget(phoneId) {
       await lifecycle.unlink(phoneId)
@@ -140,8 +140,8 @@ export function createSessionManager(deps: Omit<LifecycleDeps, "notify">): Sessi
       lifecycle.drop(phoneId)
       perPhone.delete(phoneId)
     },
-    pairingState(phoneId) {
-      return stateOf(requirePhone(phoneId), lifecycle.peek(phoneId))
+    async pairingState(phoneId) {
+      return stateOf(await requirePhone(phoneId), lifecycle.peek(phoneId))
     },
     subscribe(phoneId, listener) {
       lifecycle.runtime(phoneId)

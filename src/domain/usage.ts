@@ -1,10 +1,8 @@
 import type { TimerHandle } from "../lib/clock"
 import { DAY_MS, utcDayStartMs, utcMonthStartMs, utcWeekStartMs } from "../lib/time"
-import { touchApiKey } from "../store/api-keys"
 import type { Environment } from "../store/api-keys"
 import type { MessageStatus } from "../lib/vocabulary"
-import { countMessagesSince, dailyMessageCounts } from "../store/messages"
-import { addApiRequestCounts, sumApiRequestsSince, type ApiRequestCounts } from "../store/usage"
+import { type ApiRequestCounts } from "../store/usage"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 
@@ -35,9 +33,9 @@ export interface UsageRecorder {
    * key): its last use moves, the request counts do not.
    */
   recordKeyUse(principal: Principal): void
-  report(principal: Principal, period: UsagePeriod): UsageReport
+  report(principal: Principal, period: UsagePeriod): Promise<UsageReport>
   /** The same report for an account and environment (the operator's dashboard). */
-  reportFor(accountId: string, env: Environment, period: UsagePeriod): UsageReport
+  reportFor(accountId: string, env: Environment, period: UsagePeriod): Promise<UsageReport>
   /** Writes everything buffered; resolves when committed. */
   flush(): Promise<void>
   stop(): Promise<void>
@@ -56,10 +54,9 @@ export function createUsageRecorder(ctx: DomainContext): UsageRecorder {
     const pendingLastUsed = lastUsed
     counts = new Map()
     lastUsed = new Map()
-    return ctx.writer
-      .write((db) => {
-        for (const c of pendingCounts.values()) addApiRequestCounts(db, c)
-        for (const [keyId, atMs] of pendingLastUsed) touchApiKey(db, keyId, atMs)
+    return ctx.store.write(async (q) => {
+        for (const c of pendingCounts.values()) await q.addApiRequestCounts(c)
+        for (const [keyId, atMs] of pendingLastUsed) await q.touchApiKey(keyId, atMs)
       })
       .catch((err) => {
         // Put the counts back so the next flush retries them.
@@ -90,11 +87,11 @@ export function createUsageRecorder(ctx: DomainContext): UsageRecorder {
     report(principal, period) {
       return this.reportFor(principal.accountId, principal.env, period)
     },
-    reportFor(accountId, env, period) {
+    async reportFor(accountId, env, period) {
       const endMs = ctx.clock.nowMs()
       const startMs = periodStartMs(period, endMs)
-      const m = countMessagesSince(ctx.db, accountId, env, startMs)
-      const stored = sumApiRequestsSince(ctx.db, accountId, env, startMs)
+      const m = await ctx.store.countMessagesSince(accountId, env, startMs)
+      const stored = await ctx.store.sumApiRequestsSince(accountId, env, startMs)
       let successful = stored.successful
       let failed = stored.failed
       for (const c of counts.values()) {
@@ -147,14 +144,14 @@ export interface DailyMessages {
 }
 
 /** Messages per UTC day for the last `days` days (today included, oldest first), from the daily counters. */
-export function dailyMessages(ctx: DomainContext, accountId: string, env: Environment, days: number): DailyMessages[] {
+export async function dailyMessages(ctx: DomainContext, accountId: string, env: Environment, days: number): Promise<DailyMessages[]> {
   const todayMs = utcDayStartMs(ctx.clock.nowMs())
   const fromDayMs = todayMs - (days - 1) * DAY_MS
   const out: DailyMessages[] = []
   for (let dayMs = fromDayMs; dayMs <= todayMs; dayMs += DAY_MS) {
     out.push({ dayMs, counts: { pending: 0, sent: 0, delivered: 0, read: 0, failed: 0 } })
   }
-  for (const row of dailyMessageCounts(ctx.db, accountId, env, fromDayMs)) {
+  for (const row of await ctx.store.dailyMessageCounts(accountId, env, fromDayMs)) {
     const day = out[Math.round((row.dayMs - fromDayMs) / DAY_MS)]
     if (day) day.counts[row.status] += row.n
   }

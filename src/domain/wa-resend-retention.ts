@@ -2,8 +2,7 @@ import type { Clock } from "../lib/clock"
 import type { Logger } from "../lib/logger"
 import type { Scheduler } from "../lib/scheduler"
 import { DAY_MS } from "../lib/time"
-import { pruneSentWaMessages } from "../store/wa-resend"
-import type { Writer } from "../store/writer"
+import type { Store } from "../store/store"
 
 export const WA_RESEND_RETENTION_KIND = "wa-resend-retention"
 /** The first pass runs a minute after start, out of the way of a restart's reconnects. */
@@ -28,13 +27,13 @@ export interface WaResendRetention {
  * Passes run on the shared scheduler and delete in batches, each in its own write.
  */
 export function createWaResendRetention(deps: {
-  writer: Writer
+  store: Store
   clock: Clock
   logger: Logger
   scheduler: Scheduler
   retentionDays: number
 }): WaResendRetention {
-  const { writer, clock, logger, scheduler, retentionDays } = deps
+  const { store, clock, logger, scheduler, retentionDays } = deps
   let stopped = false
   let running: Promise<number> | null = null
 
@@ -43,7 +42,7 @@ export function createWaResendRetention(deps: {
     let total = 0
     for (;;) {
       if (stopped) return total
-      const deleted = await writer.write((db) => pruneSentWaMessages(db, cutoffMs, WA_RESEND_BATCH))
+      const deleted = await store.write(async (q) => q.pruneSentWaMessages(cutoffMs, WA_RESEND_BATCH))
       total += deleted
       if (deleted < WA_RESEND_BATCH) return total
     }

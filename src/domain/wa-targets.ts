@@ -1,10 +1,8 @@
-import type { Database } from "bun:sqlite"
+import type { StoreQueries } from "../store/store"
 import { errors } from "../lib/errors"
 import { isGroupJid, isLidJid } from "../lib/formats"
 import type { InboundRow } from "../store/inbound"
-import { listParts } from "../store/message-parts"
 import type { MessageRow } from "../store/messages"
-import { findPhone } from "../store/phones"
 import type { WaMessageRef, WhatsAppSession } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
 import type { LiveLookups } from "./live-lookups"
@@ -27,8 +25,8 @@ export interface LiveActionDeps {
 const CAPTIONABLE: ReadonlySet<string> = new Set(["image", "video", "document"])
 
 /** The connected session of a message's phone, or 400 when the phone is not connected. */
-export function connectedSession(ctx: DomainContext, links: PhoneLinks, phoneId: string): WhatsAppSession {
-  const phone = findPhone(ctx.db, phoneId)
+export async function connectedSession(ctx: DomainContext, links: PhoneLinks, phoneId: string): Promise<WhatsAppSession> {
+  const phone = await ctx.store.findPhone(phoneId)
   const session = phone?.connectionStatus === "connected" ? links.sessionOf(phoneId) : null
   if (!phone || session === null) throw errors.phoneNotConnected(phone?.phoneNumber ?? phoneId, phone?.connectionStatus ?? "unknown")
   return session
@@ -54,8 +52,8 @@ export async function outboundChatJid(lookups: LiveLookups, session: WhatsAppSes
 }
 
 /** The WhatsApp messages of an outbound message: every part handed over, and the one holding its text. */
-export function outboundRefs(db: Database, message: MessageRow, chatJid: string): { all: WaMessageRef[]; text: WaMessageRef | null } {
-  const parts = listParts(db, message.id).filter((part) => part.status !== "failed")
+export async function outboundRefs(q: StoreQueries, message: MessageRow, chatJid: string): Promise<{ all: WaMessageRef[]; text: WaMessageRef | null }> {
+  const parts = (await q.listParts(message.id)).filter((part) => part.status !== "failed")
   const ref = (waMessageId: string): WaMessageRef => ({ chatJid, waMessageId, fromMe: true })
   const textPart =
     parts.find((part) => part.mediaUrl === null) ??

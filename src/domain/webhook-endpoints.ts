@@ -1,21 +1,6 @@
 import { errors } from "../lib/errors"
-import { findAccount } from "../store/accounts"
 import type { Environment, Page } from "../lib/vocabulary"
-import {
-  deleteEndpoint,
-  findDelivery,
-  findEndpoint,
-  findEvent,
-  insertEndpoint,
-  listAttempts,
-  listDeliveries as listDeliveryRows,
-  listEndpoints,
-  updateEndpoint,
-  type AttemptRow,
-  type DeliveryRow,
-  type DeliveryStatus,
-  type EndpointRow,
-} from "../store/webhooks"
+import { type AttemptRow, type DeliveryRow, type DeliveryStatus, type EndpointRow } from "../store/webhooks"
 import { newSigningSecret } from "../webhooks/signer"
 import type { DomainContext } from "./context"
 import { EVENT_NAMES } from "./event-catalogue"
@@ -48,16 +33,16 @@ function checkInput(input: { url?: string; events?: readonly string[] }): { url?
 }
 
 /** One endpoint, or 404. */
-export function getEndpoint(ctx: DomainContext, id: string): EndpointRow {
-  const row = findEndpoint(ctx.db, id)
+export async function getEndpoint(ctx: DomainContext, id: string): Promise<EndpointRow> {
+  const row = await ctx.store.findEndpoint(id)
   if (!row) throw errors.webhookNotFound(id)
   return row
 }
 
 /** Every endpoint of an account. */
-export function listAccountEndpoints(ctx: DomainContext, accountId: string): EndpointRow[] {
-  if (!findAccount(ctx.db, accountId)) throw errors.accountNotFound(accountId)
-  return listEndpoints(ctx.db, accountId)
+export async function listAccountEndpoints(ctx: DomainContext, accountId: string): Promise<EndpointRow[]> {
+  if (!await ctx.store.findAccount(accountId)) throw errors.accountNotFound(accountId)
+  return await ctx.store.listEndpoints(accountId)
 }
 
 /** Creates an endpoint; the returned row carries the secret, to show once. */
@@ -65,7 +50,7 @@ export async function createEndpoint(
   ctx: DomainContext,
   cmd: { accountId: string; env: Environment; url: string; events: readonly string[] },
 ): Promise<EndpointRow> {
-  if (!findAccount(ctx.db, cmd.accountId)) throw errors.accountNotFound(cmd.accountId)
+  if (!await ctx.store.findAccount(cmd.accountId)) throw errors.accountNotFound(cmd.accountId)
   const { url, events } = checkInput({ url: cmd.url, events: cmd.events })
   const nowMs = ctx.clock.nowMs()
   const row: EndpointRow = {
@@ -81,7 +66,7 @@ export async function createEndpoint(
     createdAtMs: nowMs,
     updatedAtMs: nowMs,
   }
-  await ctx.writer.write((db) => insertEndpoint(db, row), { changed: ["webhook_endpoints"] })
+  await ctx.store.write(async (q) => await q.insertEndpoint(row), { changed: ["webhook_endpoints"] })
   return row
 }
 
@@ -91,7 +76,7 @@ export async function changeEndpoint(
   id: string,
   patch: { url?: string; events?: readonly string[]; enabled?: boolean },
 ): Promise<EndpointRow> {
-  const current = getEndpoint(ctx, id)
+  const current = await getEndpoint(ctx, id)
   const { url, events } = checkInput(patch)
   const next: EndpointRow = {
     ...current,
@@ -100,14 +85,14 @@ export async function changeEndpoint(
     enabled: patch.enabled ?? current.enabled,
     updatedAtMs: ctx.clock.nowMs(),
   }
-  await ctx.writer.write((db) => updateEndpoint(db, next), { changed: ["webhook_endpoints"] })
+  await ctx.store.write(async (q) => await q.updateEndpoint(next), { changed: ["webhook_endpoints"] })
   return next
 }
 
 /** Removes an endpoint with its delivery history. */
 export async function removeEndpoint(ctx: DomainContext, id: string): Promise<EndpointRow> {
-  const current = getEndpoint(ctx, id)
-  await ctx.writer.write((db) => deleteEndpoint(db, id), { changed: ["webhook_endpoints"] })
+  const current = await getEndpoint(ctx, id)
+  await ctx.store.write(async (q) => await q.deleteEndpoint(id), { changed: ["webhook_endpoints"] })
   return current
 }
 
@@ -116,7 +101,7 @@ export async function removeEndpoint(ctx: DomainContext, id: string): Promise<En
  * receivers can switch without dropping a single event.
  */
 export async function rotateSecret(ctx: DomainContext, id: string): Promise<EndpointRow> {
-  const current = getEndpoint(ctx, id)
+  const current = await getEndpoint(ctx, id)
   const nowMs = ctx.clock.nowMs()
   const next: EndpointRow = {
     ...current,
@@ -125,7 +110,7 @@ export async function rotateSecret(ctx: DomainContext, id: string): Promise<Endp
     previousSecretExpiresAtMs: nowMs + SECRET_ROTATION_OVERLAP_MS,
     updatedAtMs: nowMs,
   }
-  await ctx.writer.write((db) => updateEndpoint(db, next), { changed: ["webhook_endpoints"] })
+  await ctx.store.write(async (q) => await q.updateEndpoint(next), { changed: ["webhook_endpoints"] })
   return next
 }
 
@@ -137,15 +122,15 @@ export interface DeliveryWithAttempts {
 }
 
 /** An endpoint's deliveries, newest first, each with its attempts. */
-export function listEndpointDeliveries(
+export async function listEndpointDeliveries(
   ctx: DomainContext,
   endpointId: string,
   q: { status?: DeliveryStatus; page: number; limit: number },
-): Page<DeliveryWithAttempts> {
-  getEndpoint(ctx, endpointId)
-  const { rows, total } = listDeliveryRows(ctx.db, { endpointId, status: q.status, limit: q.limit, offset: (q.page - 1) * q.limit })
+): Promise<Page<DeliveryWithAttempts>> {
+  await getEndpoint(ctx, endpointId)
+  const { rows, total } = await ctx.store.listDeliveries({ endpointId, status: q.status, limit: q.limit, offset: (q.page - 1) * q.limit })
   return {
-    rows: rows.map((delivery) => withAttempts(ctx, delivery)),
+    rows: await Promise.all(rows.map((delivery) => withAttempts(ctx, delivery))),
     total,
     page: q.page,
     limit: q.limit,
@@ -153,8 +138,8 @@ export function listEndpointDeliveries(
 }
 
 /** A delivery with its event type and attempts. */
-export function withAttempts(ctx: DomainContext, delivery: DeliveryRow): DeliveryWithAttempts {
-  return { delivery, eventType: findEvent(ctx.db, delivery.eventId)?.type ?? "unknown", attempts: listAttempts(ctx.db, delivery.id) }
+export async function withAttempts(ctx: DomainContext, delivery: DeliveryRow): Promise<DeliveryWithAttempts> {
+  return { delivery, eventType: (await ctx.store.findEvent(delivery.eventId))?.type ?? "unknown", attempts: await ctx.store.listAttempts(delivery.id) }
 }
 
 /**
@@ -162,9 +147,9 @@ export function withAttempts(ctx: DomainContext, delivery: DeliveryRow): Deliver
  * history; the new one names it in `resentFrom`.
  */
 export async function resendDelivery(ctx: DomainContext, deliveryId: string): Promise<DeliveryWithAttempts> {
-  const original = findDelivery(ctx.db, deliveryId)
+  const original = await ctx.store.findDelivery(deliveryId)
   if (!original) throw errors.deliveryNotFound(deliveryId)
   if (original.status === "pending") throw errors.deliveryStillPending(deliveryId)
-  const created = await ctx.writer.write((db, tx) => ctx.events.redeliver(db, tx, original))
+  const created = await ctx.store.write(async (q, tx) => await ctx.events.redeliver(q, tx, original))
   return withAttempts(ctx, created)
 }

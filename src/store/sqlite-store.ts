@@ -232,11 +232,11 @@ export function createSqliteStore(deps: { db: Database; writer: Writer; changes:
     kind: "sqlite",
     write: (fn, options) => writer.write((_db, tx) => fn(queries, tx), options),
     beforeCommit: (fn) => writer.beforeCommit((_db, tx) => fn(queries, tx)),
-    flush: async () => writer.flush(),
+    flush: () => writer.flush(),
     changeVersion: () => changes.version(),
     ping: async () => void db.query("SELECT 1").get(),
     close: async () => {
-      writer.flush()
+      await writer.flush()
       db.close()
     },
   }

@@ -2,8 +2,8 @@ import type { AppMetrics } from "../lib/app-metrics"
 import type { Clock, TimerHandle } from "../lib/clock"
 import type { Logger } from "../lib/logger"
 import { boundedOutsideTextOrNull } from "../lib/outside-text"
-import type { Writer } from "../store/writer"
-import { recordAttempts, type AttemptRow, type DeliveryProgress, type DeliveryRow } from "../store/webhooks"
+import type { Store } from "../store/store"
+import { type AttemptRow, type DeliveryProgress, type DeliveryRow } from "../store/webhooks"
 import { nextAttemptAtMs } from "./retry-policy"
 import type { AttemptOutcome } from "./sender"
 
@@ -42,7 +42,7 @@ export const ENDPOINT_DISABLED_ERROR = "endpoint disabled"
 export const GONE_ERROR = "HTTP 410 Gone: the receiver asked to stop; no more retries"
 
 export function createAttemptRecorder(deps: {
-  writer: Writer
+  store: Store
   clock: Clock
   logger: Logger
   metrics: AppMetrics
@@ -85,10 +85,10 @@ export function createAttemptRecorder(deps: {
   }
 
   // Whatever waits when another write commits goes into that commit: no commit of its own.
-  deps.writer.beforeCommit((db, tx) => {
+  deps.store.beforeCommit(async (q, tx) => {
     if (waiting.length === 0) return
     const { results, progress, attempts } = take()
-    recordAttempts(db, attempts, progress)
+    await q.recordAttempts(attempts, progress)
     tx.afterCommit(() => {
       afterCommit(results, progress)
       deps.onRecorded(results)
@@ -102,8 +102,7 @@ export function createAttemptRecorder(deps: {
   function flush(): Promise<void> {
     if (waiting.length === 0) return Promise.resolve()
     const { results, progress, attempts } = take()
-    const written = deps.writer
-      .write((db) => recordAttempts(db, attempts, progress))
+    const written = deps.store.write(async (q) => await q.recordAttempts(attempts, progress))
       .then(
         () => afterCommit(results, progress),
         (err) => deps.logger.error("recording webhook attempts failed; they stay pending", { count: results.length, err }),
@@ -112,7 +111,7 @@ export function createAttemptRecorder(deps: {
     // Committed at once: this runs at the end of a turn (or from a timer), and a batch left open
     // until the next turn's end would show the attempts to that turn's readers before they are
     // durable (a crash in between would lose what a reader was already told).
-    deps.writer.flush()
+    void deps.store.flush()
     return written
   }
 

@@ -1,11 +1,9 @@
-import type { Database } from "bun:sqlite"
 import type { AppMetrics } from "../lib/app-metrics"
 import type { Clock, TimerHandle } from "../lib/clock"
 import type { Logger } from "../lib/logger"
 import type { Scheduler } from "../lib/scheduler"
-import { inReadTransaction } from "../store/db"
-import type { Writer } from "../store/writer"
-import { findPendingDeliveries, findPendingDeliveryEndpoints, listPendingDeliveries, type DeliveryRow, type EndpointRow, type PendingDelivery } from "../store/webhooks"
+import type { Store } from "../store/store"
+import { type DeliveryRow, type EndpointRow, type PendingDelivery } from "../store/webhooks"
 import { createAttemptRecorder, type AttemptResult } from "./attempt-recorder"
 import { createDeliveryQueue, type QueuedDelivery } from "./delivery-queue"
 import { createEndpointCache } from "./endpoint-cache"
@@ -26,6 +24,8 @@ export const MAX_HELD_DELIVERIES = 10_000
  * draining backlog costs one read per this many deliveries rather than one per wave.
  */
 export const READ_AHEAD = 512
+/** When reading a wave's rows fails (the database away), its deliveries are tried again this much later. */
+export const READ_RETRY_MS = 1_000
 
 export interface DispatcherConfig {
   retryOffsetsMs: readonly number[]
@@ -40,7 +40,7 @@ export interface DispatcherConfig {
 /** Delivers the outbox's deliveries: on time, concurrently, and durably recorded. */
 export interface Dispatcher {
   /** Loads every pending delivery (after a restart too) and starts watching for new ones. */
-  start(): void
+  start(): Promise<void>
   /**
    * Schedules a committed delivery (with its event's type and body when the caller has them,
    * which spares its first attempt a read). Ignored until `start()`: a process that never
@@ -61,8 +61,7 @@ export interface Dispatcher {
  * everything pending at start).
  */
 export function createDispatcher(deps: {
-  db: Database
-  writer: Writer
+  store: Store
   clock: Clock
   logger: Logger
   scheduler: Scheduler
@@ -72,15 +71,15 @@ export function createDispatcher(deps: {
   version: () => string
   fetch?: FetchLike
 }): Dispatcher {
-  const { db, clock, scheduler, config } = deps
+  const { store, clock, scheduler, config } = deps
   const queue = createDeliveryQueue(config)
-  const endpoints = createEndpointCache(db, deps.version)
+  const endpoints = createEndpointCache(store, deps.version)
   const signer = createSigner()
   const held = new Map<string, PendingDelivery>()
   const attempts = new Set<Promise<void>>()
   const shutdown = new AbortController()
   const recorder = createAttemptRecorder({
-    writer: deps.writer,
+    store,
     clock,
     logger: deps.logger,
     metrics: deps.metrics,
@@ -102,24 +101,53 @@ export function createDispatcher(deps: {
   let stopped = false
   let externalChanges: { stop(): void } | null = null
 
-  scheduler.on(SCHEDULER_KIND, (ids) => {
+  /** Queues deliveries that are due: one statement finds which are still pending, and where to. */
+  async function enqueueDue(ids: readonly string[]): Promise<void> {
     if (stopped) return
-    // A backlog falls due in one tick: one statement finds which are still pending, and where to.
     const due = ids.filter((id) => !queue.has(id) && !recording.has(id))
-    for (const { id, endpointId } of findPendingDeliveryEndpoints(db, due)) queue.add(id, endpointId)
+    if (due.length === 0) return
+    for (const { id, endpointId } of await store.findPendingDeliveryEndpoints(due)) queue.add(id, endpointId)
     pump()
+  }
+
+  // A backlog falls due in one tick: one statement for all of it.
+  scheduler.on(SCHEDULER_KIND, (ids) => {
+    enqueueDue(ids).catch((err) => {
+      // Still pending in the database: looked at again shortly.
+      deps.logger.error("reading due webhook deliveries failed; they stay pending", { count: ids.length, err })
+      for (const id of ids) scheduler.schedule(SCHEDULER_KIND, id, clock.nowMs() + READ_RETRY_MS)
+    })
   })
 
-  /** Starts a wave: as many queued deliveries as there are free slots, their rows read in one statement. */
+  /**
+   * Starts a wave: as many queued deliveries as there are free slots, their rows read in one
+   * statement. The wave's slots are taken before the read, so a second pump meanwhile starts
+   * other deliveries, never these.
+   */
   function pump(): void {
     if (stopped) return
     const wave = queue.takeWave()
     if (wave.length === 0) return
     const toRead = wave.filter(({ deliveryId }) => !held.has(deliveryId)).map(({ deliveryId }) => deliveryId)
-    if (toRead.length > 0) {
-      const ahead = held.size < MAX_HELD_DELIVERIES ? queue.upcoming(READ_AHEAD).filter((id) => !held.has(id)) : []
-      for (const pending of inReadTransaction(db, () => findPendingDeliveries(db, [...toRead, ...ahead]))) held.set(pending.delivery.id, pending)
-    }
+    if (toRead.length === 0) return startWave(wave)
+    const ahead = held.size < MAX_HELD_DELIVERIES ? queue.upcoming(READ_AHEAD).filter((id) => !held.has(id)) : []
+    store.findPendingDeliveries([...toRead, ...ahead]).then(
+      (rows) => {
+        for (const pending of rows) held.set(pending.delivery.id, pending)
+        startWave(wave)
+      },
+      (err) => {
+        // The rows stay pending in the database: they are tried again once it answers.
+        deps.logger.error("reading due webhook deliveries failed; they stay pending", { count: wave.length, err })
+        for (const queued of wave) {
+          queue.release(queued)
+          scheduler.schedule(SCHEDULER_KIND, queued.deliveryId, clock.nowMs() + READ_RETRY_MS)
+        }
+      },
+    )
+  }
+
+  function startWave(wave: readonly QueuedDelivery[]): void {
     for (const queued of wave) {
       const pending = held.get(queued.deliveryId)
       held.delete(queued.deliveryId)
@@ -128,8 +156,17 @@ export function createDispatcher(deps: {
   }
 
   function start(queued: QueuedDelivery, pending: PendingDelivery | null): void {
+    const attempt = startAttempt(queued, pending).catch((err) => {
+      deps.logger.error("webhook attempt failed unexpectedly", { deliveryId: queued.deliveryId, err })
+      queue.release(queued)
+    })
+    attempts.add(attempt)
+    void attempt.finally(() => attempts.delete(attempt))
+  }
+
+  async function startAttempt(queued: QueuedDelivery, pending: PendingDelivery | null): Promise<void> {
     // Not pending any more, or gone with its endpoint: nothing to attempt.
-    const endpoint = pending ? endpoints.get(pending.delivery.endpointId) : null
+    const endpoint = pending ? await endpoints.get(pending.delivery.endpointId) : null
     if (!pending || !endpoint) {
       queue.release(queued)
       return
@@ -138,12 +175,7 @@ export function createDispatcher(deps: {
       finish(queued, { delivery: pending.delivery, attemptedAtMs: clock.nowMs(), outcome: null })
       return
     }
-    const attempt = attemptDelivery(pending, endpoint).catch((err) => {
-      deps.logger.error("webhook attempt failed unexpectedly", { deliveryId: queued.deliveryId, err })
-      queue.release(queued)
-    })
-    attempts.add(attempt)
-    void attempt.finally(() => attempts.delete(attempt))
+    await attemptDelivery(pending, endpoint)
   }
 
   async function attemptDelivery({ delivery, eventType, body }: PendingDelivery, endpoint: EndpointRow): Promise<void> {
@@ -170,17 +202,25 @@ export function createDispatcher(deps: {
     }
   }
 
-  function loadPending(): void {
-    for (const { id, nextAttemptAtMs: dueMs } of listPendingDeliveries(db)) {
-      if (!queue.has(id) && !recording.has(id)) scheduler.schedule(SCHEDULER_KIND, id, dueMs)
+  /** Every pending delivery: those due now are queued at once, the others scheduled. */
+  async function loadPending(): Promise<void> {
+    const nowMs = clock.nowMs()
+    const dueNow: string[] = []
+    for (const { id, nextAttemptAtMs: dueMs } of await store.listPendingDeliveries()) {
+      if (queue.has(id) || recording.has(id)) continue
+      if (dueMs <= nowMs) dueNow.push(id)
+      else scheduler.schedule(SCHEDULER_KIND, id, dueMs)
     }
+    await enqueueDue(dueNow)
   }
 
   return {
-    start() {
+    async start() {
       started = true
-      loadPending()
-      externalChanges = watchExternalCommits(db, clock, loadPending)
+      await loadPending()
+      externalChanges = watchExternalCommits(deps.version, clock, () => {
+        loadPending().catch((err) => deps.logger.error("reloading pending webhook deliveries failed", { err }))
+      })
     },
     schedule(delivery, event) {
       if (!started || stopped) return
@@ -232,19 +272,19 @@ function attemptHeaders(a: {
 }
 
 /**
- * Calls `onCommit` whenever another process (a CLI `resend`) has committed, checked every
- * EXTERNAL_CHANGE_POLL_MS through SQLite's `data_version`, which moves only for other connections.
+ * Calls `onCommit` whenever the store's change version moves, checked every
+ * EXTERNAL_CHANGE_POLL_MS: it moves when another process (a CLI `resend`) or another node
+ * commits, and for this process's own changes to cached tables, which cost one harmless reload.
  */
-function watchExternalCommits(db: Database, clock: Clock, onCommit: () => void): { stop(): void } {
-  const dataVersion = () => (db.query("PRAGMA data_version").get() as { data_version: number }).data_version
-  let last = dataVersion()
+function watchExternalCommits(version: () => string, clock: Clock, onCommit: () => void): { stop(): void } {
+  let last = version()
   let timer: TimerHandle | null = null
   let stopped = false
   const poll = () => {
     if (stopped) return
-    const version = dataVersion()
-    if (version !== last) {
-      last = version
+    const current = version()
+    if (current !== last) {
+      last = current
       onCommit()
     }
     timer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, poll)

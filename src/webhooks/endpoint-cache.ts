@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite"
-import { findEndpoint, type EndpointRow } from "../store/webhooks"
+import type { StoreQueries } from "../store/store"
+import { type EndpointRow } from "../store/webhooks"
 
 /**
  * Endpoints (URL, secrets, enabled flag, events) held in memory for the dispatcher, so an
@@ -10,14 +10,14 @@ import { findEndpoint, type EndpointRow } from "../store/webhooks"
  */
 export interface EndpointCache {
   /** The endpoint, or null when it no longer exists. */
-  get(endpointId: string): EndpointRow | null
+  get(endpointId: string): Promise<EndpointRow | null>
 }
 
-export function createEndpointCache(db: Database, version: () => string): EndpointCache {
+export function createEndpointCache(q: StoreQueries, version: () => string): EndpointCache {
   const endpoints = new Map<string, EndpointRow | null>()
   let cachedVersion = ""
   return {
-    get(endpointId) {
+    async get(endpointId) {
       const current = version()
       if (current !== cachedVersion) {
         endpoints.clear()
@@ -25,7 +25,7 @@ export function createEndpointCache(db: Database, version: () => string): Endpoi
       }
       let endpoint = endpoints.get(endpointId)
       if (endpoint === undefined) {
-        endpoint = findEndpoint(db, endpointId)
+        endpoint = await q.findEndpoint(endpointId)
         endpoints.set(endpointId, endpoint)
       }
       return endpoint

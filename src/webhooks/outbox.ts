@@ -1,10 +1,10 @@
-import type { Database } from "bun:sqlite"
+import type { StoreQueries } from "../store/store"
 import type { Clock } from "../lib/clock"
 import type { IdGenerator } from "../lib/ids"
 import { toIso } from "../lib/time"
 import type { Environment } from "../lib/vocabulary"
 import type { WriteTx } from "../store/writer"
-import { insertDelivery, insertEventsAndDeliveries, listEnabledEndpoints, type DeliveryRow, type EndpointRow, type EventRow } from "../store/webhooks"
+import { type DeliveryRow, type EndpointRow, type EventRow } from "../store/webhooks"
 import type { EventType } from "../lib/vocabulary"
 
 /** An event to record, with its spec data. */
@@ -23,14 +23,14 @@ export interface OutboxEvent {
  * only after the commit.
  */
 export interface EventOutbox {
-  record(db: Database, tx: WriteTx, event: OutboxEvent): void
+  record(q: StoreQueries, tx: WriteTx, event: OutboxEvent): Promise<void>
   /**
    * Records many events at once (a sandbox sweep's transitions), in order, with the same rows
    * and ids as recording them one by one, written as multi-row statements.
    */
-  recordMany(db: Database, tx: WriteTx, events: readonly OutboxEvent[]): void
+  recordMany(q: StoreQueries, tx: WriteTx, events: readonly OutboxEvent[]): Promise<void>
   /** A new delivery of an already delivered (or failed) event to the same endpoint, due now. */
-  redeliver(db: Database, tx: WriteTx, original: DeliveryRow): DeliveryRow
+  redeliver(q: StoreQueries, tx: WriteTx, original: DeliveryRow): Promise<DeliveryRow>
 }
 
 export function createOutbox(deps: {
@@ -44,12 +44,12 @@ export function createOutbox(deps: {
   // Every event looks up its subscribers; endpoints change rarely, so they are cached per
   // account and environment until the database changes.
   const subscribers = new Map<string, { version: string; endpoints: EndpointRow[] }>()
-  function subscribed(db: Database, accountId: string, env: Environment, type: string): EndpointRow[] {
+  async function subscribed(q: StoreQueries, accountId: string, env: Environment, type: string): Promise<EndpointRow[]> {
     const key = `${accountId}|${env}`
     const version = deps.version()
     let entry = subscribers.get(key)
     if (!entry || entry.version !== version) {
-      entry = { version, endpoints: listEnabledEndpoints(db, accountId, env) }
+      entry = { version, endpoints: await q.listEnabledEndpoints(accountId, env) }
       subscribers.set(key, entry)
     }
     return entry.endpoints.filter((e) => e.events.includes("*") || e.events.includes(type))
@@ -75,11 +75,11 @@ export function createOutbox(deps: {
   }
 
 
-  function recordMany(db: Database, tx: WriteTx, events: readonly OutboxEvent[]): void {
+  async function recordMany(q: StoreQueries, tx: WriteTx, events: readonly OutboxEvent[]): Promise<void> {
     const eventRows: EventRow[] = []
     const deliveries: { row: DeliveryRow; type: string; body: string }[] = []
     for (const event of events) {
-      const endpoints = subscribed(db, event.accountId, event.env, event.type)
+      const endpoints = await subscribed(q, event.accountId, event.env, event.type)
       // Nobody listens: nothing to deliver, nothing to keep.
       if (endpoints.length === 0) continue
       const eventId = deps.ids.newId("evt")
@@ -88,18 +88,18 @@ export function createOutbox(deps: {
       for (const endpoint of endpoints) deliveries.push({ row: newDelivery(eventId, endpoint.id, null), type: event.type, body })
     }
     if (eventRows.length === 0) return
-    insertEventsAndDeliveries(db, eventRows, deliveries.map((d) => d.row))
+    await q.insertEventsAndDeliveries(eventRows, deliveries.map((d) => d.row))
     tx.afterCommit(() => {
       for (const { row, type, body } of deliveries) deps.onDeliveryCommitted(row, { type, body })
     })
   }
 
   return {
-    record: (db, tx, event) => recordMany(db, tx, [event]),
+    record: (q, tx, event) => recordMany(q, tx, [event]),
     recordMany,
-    redeliver(db, tx, original) {
+    async redeliver(q, tx, original) {
       const row = newDelivery(original.eventId, original.endpointId, original.id)
-      insertDelivery(db, row)
+      await q.insertDelivery(row)
       tx.afterCommit(() => deps.onDeliveryCommitted(row))
       return row
     },

@@ -2,8 +2,7 @@ import type { Clock } from "../lib/clock"
 import type { Logger } from "../lib/logger"
 import type { Scheduler } from "../lib/scheduler"
 import { DAY_MS } from "../lib/time"
-import { pruneEvents } from "../store/webhooks"
-import type { Writer } from "../store/writer"
+import type { Store } from "../store/store"
 
 export const RETENTION_KIND = "webhook-retention"
 /** The first pass runs a minute after start, out of the way of a restart's own work. */
@@ -31,13 +30,13 @@ export interface WebhookRetention {
  * write, so the event loop is never held for long.
  */
 export function createWebhookRetention(deps: {
-  writer: Writer
+  store: Store
   clock: Clock
   logger: Logger
   scheduler: Scheduler
   retentionDays: number
 }): WebhookRetention {
-  const { writer, clock, logger, scheduler, retentionDays } = deps
+  const { store, clock, logger, scheduler, retentionDays } = deps
   let stopped = false
   let running: Promise<number> | null = null
 
@@ -46,7 +45,7 @@ export function createWebhookRetention(deps: {
     let total = 0
     for (;;) {
       if (stopped) return total
-      const deleted = await writer.write((db) => pruneEvents(db, cutoffMs, RETENTION_BATCH))
+      const deleted = await store.write(async (q) => q.pruneEvents(cutoffMs, RETENTION_BATCH))
       total += deleted
       if (deleted < RETENTION_BATCH) return total
     }

@@ -227,8 +227,6 @@ export interface SessionEvents {
 
 /** One phone's connection to WhatsApp. */
 export interface WhatsAppSession {
-  /** True when the phone has credentials from an earlier pairing. */
-  readonly paired: boolean
   /** Opens the socket: logs in when paired, else starts pairing by QR or by code. */
   connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void
   /** Closes the socket and keeps the credentials. */
@@ -265,7 +263,7 @@ export interface WhatsAppSession {
 export interface WhatsAppGateway {
   session(phoneId: string, events: SessionEvents): WhatsAppSession
   /** True when credentials are stored for the phone (it was paired and not logged out). */
-  hasCredentials(phoneId: string): boolean
+  hasCredentials(phoneId: string): Promise<boolean>
   /** Forgets a phone's credentials and keys (removal, logout). */
   wipeCredentials(phoneId: string): void
 }

@@ -112,7 +112,7 @@ describe("wagate accounts", () => {
     const id = await createAccount()
     expect((await cli(dir, ["accounts", "update", id, "--rate-limit", "7"])).code).toBe(0)
     const key = printedKey((await cli(dir, ["keys", "create"])).stdout)
-    const server = serverOn(dir)
+    const server = await serverOn(dir)
     try {
       const res = await server.get("/v1/account", key)
       expect(res.status).toBe(200)

@@ -14,7 +14,7 @@ let accountId: string
 beforeEach(async () => {
   dir = makeDataDir()
   accountId = printedAccountId((await cli(dir, ["accounts", "create", "--name", "Acme", "--email", "ops@acme.example"])).stdout)
-  server = serverOn(dir)
+  server = await serverOn(dir)
 }, SLOW_HOOK_TIMEOUT_MS)
 afterEach(async () => {
   await server.close()

@@ -44,13 +44,13 @@ beforeAll(async () => {
   const added = await cli(dir, ["webhooks", "add", "--url", "https://hooks.example.com/wagate", "--events", "message.sent"], { clock })
   webhookId = /webhook (wh_[0-9a-z]+) /.exec(added.stdout)![1]!
   // A server beside the CLI sends one sandbox message; its message.sent delivery succeeds at once.
-  services = createServices(loadConfig({ WAGATE_DATA_DIR: dir, WAGATE_ADMIN_TOKEN: ADMIN_TOKEN }), {
+  services = await createServices(loadConfig({ WAGATE_DATA_DIR: dir, WAGATE_ADMIN_TOKEN: ADMIN_TOKEN }), {
     clock,
     logger: silentLogger,
     databasePath: join(dir, DATABASE_FILE),
     fetch: async () => new Response("ok", { status: 200 }),
   })
-  services.start()
+  await services.start()
   app = createApp(services)
   const sent = await app.handle(
     new Request("http://localhost/v1/messages/send", {

@@ -21,7 +21,7 @@ describe("wagate keys create", () => {
     expect(res.stdout).toContain("Store it now: it is not shown again.")
     expect(res.stdout.split(key)).toHaveLength(2)
 
-    const server = serverOn(dir)
+    const server = await serverOn(dir)
     try {
       const account = await server.get("/v1/account", key)
       expect(account.status).toBe(200)
@@ -38,7 +38,7 @@ describe("wagate keys create", () => {
     const key = printedKey(res.stdout)
     expect(key).toMatch(/^sk_live_[0-9A-Za-z]{43}$/)
     expect(res.stdout).toMatch(/^Created live key key_[0-9a-z]+ \(live key\)/)
-    const server = serverOn(dir)
+    const server = await serverOn(dir)
     try {
       const account = await server.get("/v1/account", key)
       expect(account.status).toBe(200)
@@ -53,7 +53,7 @@ describe("wagate keys create", () => {
     expect(res.code).toBe(0)
     expect(res.stdout).toContain("with scopes phone-numbers:read.")
     const key = printedKey(res.stdout)
-    const server = serverOn(dir)
+    const server = await serverOn(dir)
     try {
       expect((await server.get("/v1/phone-numbers", key)).status).toBe(200)
       expect((await server.get("/v1/messages", key)).status).toBe(403)
@@ -160,7 +160,7 @@ describe("wagate keys revoke", () => {
 
     const [record] = JSON.parse((await cli(dir, ["keys", "list", "--json"])).stdout)
     expect(Date.parse(record.revokedAt)).not.toBeNaN()
-    const server = serverOn(dir)
+    const server = await serverOn(dir)
     try {
       const refused = await server.get("/v1/account", key)
       expect(refused.status).toBe(401)

@@ -122,7 +122,7 @@ describe("wagate admin-token reset", () => {
     expect(current).not.toBe(old)
     expect(second.stdout).not.toContain("WAGATE_ADMIN_TOKEN")
 
-    const server = serverOn(dir)
+    const server = await serverOn(dir)
     try {
       expect((await server.get("/admin/v1/accounts", current)).status).toBe(200)
       expect((await server.get("/admin/v1/accounts", old)).status).toBe(401)

@@ -40,7 +40,7 @@ let phone: PhoneRow
 beforeEach(async () => {
   dir = makeDataDir()
   gateway = new FakeGateway()
-  services = createServices(loadConfig({ WAGATE_DATA_DIR: dir }), {
+  services = await createServices(loadConfig({ WAGATE_DATA_DIR: dir }), {
     clock: new TestClock(Date.now()),
     logger: silentLogger,
     databasePath: join(dir, DATABASE_FILE),
@@ -48,7 +48,7 @@ beforeEach(async () => {
     random: () => 0.5,
   })
   services.localAdminToken = LOCAL_TOKEN
-  services.start()
+  await services.start()
   const app = createApp(services)
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 0, fetch: (req) => app.handle(req) })
   const account = await createAccount(services.ctx, "Acme", "ops@acme.example")
@@ -156,13 +156,13 @@ describe("wagate phones pair through the running server", () => {
     expect(out.stderr).toBe(
       `Stopped watching. The server (pid ${owner.pid}) keeps pairing ${phone.phoneNumber} until it is paired or gives up; to stop it now: ${stop}\n`,
     )
-    expect(services.sessions.pairingState(phone.id).connectionStatus).toBe("pairing")
+    expect((await services.sessions.pairingState(phone.id)).connectionStatus).toBe("pairing")
 
     const stopped = run(stop.split(" ").slice(1))
     expect(await stopped.done).toBe(0)
     expect(stopped.out.stdout).toBe(`Disconnected ${phone.phoneNumber}: it is unpaired.\n`)
-    expect(services.sessions.pairingState(phone.id).connectionStatus).toBe("unpaired")
-    expect(services.sessions.pairingState(phone.id).qr).toBeNull()
+    expect((await services.sessions.pairingState(phone.id)).connectionStatus).toBe("unpaired")
+    expect((await services.sessions.pairingState(phone.id)).qr).toBeNull()
     expect(sessionsOf()[0]!.closed).toBe(true)
   })
 
@@ -175,8 +175,8 @@ describe("wagate phones pair through the running server", () => {
     expect(await done).toBe(0)
     expect(out.stdout).toContain(`Logged out ${phone.phoneNumber}`)
     expect(session.loggedOut).toBe(true)
-    expect(gateway.hasCredentials(phone.id)).toBe(false)
-    expect(services.sessions.pairingState(phone.id).connectionStatus).toBe("logged_out")
+    expect(await gateway.hasCredentials(phone.id)).toBe(false)
+    expect((await services.sessions.pairingState(phone.id)).connectionStatus).toBe("logged_out")
   })
 
   test("phones remove goes through the server: unlinked first, then removed", async () => {
@@ -188,8 +188,8 @@ describe("wagate phones pair through the running server", () => {
     expect(await done).toBe(0)
     expect(out.stdout).toContain(`Removed phone ${phone.id}`)
     expect(session.loggedOut).toBe(true)
-    expect(gateway.hasCredentials(phone.id)).toBe(false)
-    expect(() => services.sessions.pairingState(phone.id)).toThrow()
+    expect(await gateway.hasCredentials(phone.id)).toBe(false)
+    await expect(services.sessions.pairingState(phone.id)).rejects.toThrow()
   })
 
   test("the server's refusal is reported: an unknown phone is an error before anything is asked", async () => {

@@ -91,14 +91,14 @@ export interface DirServer {
   close(): Promise<void>
 }
 
-export function serverOn(dir: string, env: Record<string, string> = {}): DirServer {
+export async function serverOn(dir: string, env: Record<string, string> = {}): Promise<DirServer> {
   const clock = new TestClock(Date.now())
-  const services = createServices(loadConfig({ WAGATE_DATA_DIR: dir, ...env }), {
+  const services = await createServices(loadConfig({ WAGATE_DATA_DIR: dir, ...env }), {
     clock,
     logger: silentLogger,
     databasePath: join(dir, DATABASE_FILE),
   })
-  services.start()
+  await services.start()
   const app = createApp(services)
   return {
     services,

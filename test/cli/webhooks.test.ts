@@ -206,13 +206,13 @@ interface Server {
   close(): Promise<void>
 }
 
-function startServer(clock: TestClock, env: Record<string, string>): Server {
-  const services = createServices(loadConfig({ WAGATE_DATA_DIR: dir, ...env }), {
+async function startServer(clock: TestClock, env: Record<string, string>): Promise<Server> {
+  const services = await createServices(loadConfig({ WAGATE_DATA_DIR: dir, ...env }), {
     clock,
     logger: silentLogger,
     databasePath: join(dir, DATABASE_FILE),
   })
-  services.start()
+  await services.start()
   const app = createApp(services)
   const row = (id: string) =>
     services.db.query("SELECT status, attempt_count AS n FROM webhook_deliveries WHERE id = ?").get(id) as { status: string; n: number } | null
@@ -263,7 +263,7 @@ describe("wagate webhooks deliveries and resend, beside a running server", () =>
     expect((await run(["phones", "add", "+14155550123"])).code).toBe(0)
     endpoint = printedWebhook((await run(["webhooks", "add", "--url", receiver.url(), "--events", "message.sent"])).stdout)
     // One retry, one second after the first attempt.
-    server = startServer(clock, { WAGATE_WEBHOOK_RETRY_OFFSETS_MS: "1000" })
+    server = await startServer(clock, { WAGATE_WEBHOOK_RETRY_OFFSETS_MS: "1000" })
   }, SLOW_HOOK_TIMEOUT_MS)
   afterEach(async () => {
     await server.close()
@@ -345,7 +345,7 @@ describe("wagate webhooks deliveries and resend, beside a running server", () =>
       return new Response("ok")
     }
     // What every short command builds (services that are never started), with a fetch that records.
-    const cliServices = createServices(loadConfig({ WAGATE_DATA_DIR: dir }), { clock, logger: silentLogger, databasePath: join(dir, DATABASE_FILE), fetch: spy })
+    const cliServices = await createServices(loadConfig({ WAGATE_DATA_DIR: dir }), { clock, logger: silentLogger, databasePath: join(dir, DATABASE_FILE), fetch: spy })
     try {
       const created = await resendDelivery(cliServices.ctx, failed)
       // A dispatcher that acts on the commit calls fetch before the write resolves.

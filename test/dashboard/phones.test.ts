@@ -91,7 +91,7 @@ describe("dashboard: phones", () => {
     const res = await client.post(`/dashboard/phones/${phone.id}/remove?account=${account.id}`)
     expect(res.status).toBe(303)
     expect(res.headers.get("location")).toBe(`/dashboard/phones?account=${account.id}&env=test&removed=%2B14155550125`)
-    expect(h.services.ctx.db.query("SELECT id FROM phones").all()).toEqual([])
+    expect(h.services.db.query("SELECT id FROM phones").all()).toEqual([])
   })
 
   test("an unknown phone is a 404 page", async () => {
@@ -219,7 +219,7 @@ describe("dashboard: a phone's connection", () => {
     h.gateway.current(phone.id).announce("2.3000.1")
     h.gateway.current(phone.id).drop("forbidden")
     await h.settle()
-    const state = h.services.sessions.pairingState(phone.id)
+    const state = await h.services.sessions.pairingState(phone.id)
     expect(state.lastError?.code).toBe("forbidden")
     const { html } = await client.get(`/dashboard/phones/${phone.id}`)
     expect(html).toContain("<dt>Last failure</dt><dd><strong>forbidden</strong>")

@@ -75,7 +75,7 @@ export class FakeGateway implements WhatsAppGateway {
     return session
   }
 
-  hasCredentials(phoneId: string): boolean {
+  async hasCredentials(phoneId: string): Promise<boolean> {
     return this.credentials.has(phoneId)
   }
 

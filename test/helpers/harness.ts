@@ -80,7 +80,7 @@ export async function createHarness(
   const config = loadConfig(options.env ?? {})
   const clock = options.clock ?? new TestClock()
   const gateway = options.gateway ?? new FakeGateway()
-  const services = createServices(config, {
+  const services = await createServices(config, {
     clock,
     logger: options.logger ?? silentLogger,
     databasePath: options.databasePath ?? ":memory:",
@@ -89,7 +89,7 @@ export async function createHarness(
     // Deterministic jitter: exactly the configured intervals.
     random: options.random ?? (() => 0.5),
   })
-  services.start()
+  await services.start()
   const app = createApp(services)
   const ctx = services.ctx
 
@@ -119,7 +119,7 @@ export async function createHarness(
       return { status: res.status, headers: res.headers, body: parsed }
     },
     async advance(ms) {
-      clock.advance(ms)
+      await clock.advanceAndCatchUp(ms, () => new Promise((r) => setImmediate(r)))
       await new Promise((r) => setImmediate(r))
     },
     async seedAccount(patch = {}) {

@@ -50,6 +50,23 @@ export class TestClock implements Clock {
     this.now = target
   }
 
+  /**
+   * `advance` between two settlings. The store is async, so work often finishes in later turns
+   * and sets its timers only then: what was started before the call settles first, so its
+   * timers count from the present; then time moves, and after each `settle` the timers that the
+   * fired ones set, due already, fire too, until none is left (at most `maxRounds` rounds). A
+   * timer armed late fires late, as it would on a busy machine, never early.
+   */
+  async advanceAndCatchUp(ms: number, settle: () => Promise<void>, maxRounds = 50): Promise<void> {
+    await settle()
+    this.advance(ms)
+    for (let round = 0; round < maxRounds; round++) {
+      await settle()
+      if (!this.timers.some((t) => t.atMs <= this.now)) return
+      this.advance(0)
+    }
+  }
+
   /** Moves time to an absolute instant (never backwards). */
   advanceTo(ms: number): void {
     this.advance(Math.max(0, ms - this.now))

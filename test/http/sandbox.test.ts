@@ -201,22 +201,25 @@ describe("sweeps of due transitions", () => {
     const t0 = h.clock.nowMs()
     // Rows as a send leaves them, written straight to the store so that only the scheduler
     // under test (three messages a sweep) knows of them.
-    const ids = await ctx.writer.write((db) =>
-      Array.from({ length: 7 }, (_, i) =>
-        insertMessage(db, {
+    const ids = await ctx.store.write(async (q) => {
+      const inserted: string[] = []
+      for (let i = 0; i < 7; i++) {
+        const row = await q.insertMessage({
           id: `msg_backlog${i}`, accountId: account.id, env: "test", phoneId: phone.id, apiKeyId: "key_backlog",
           fromNumber: phone.phoneNumber, toAddress: "+14155550199", isGroup: false, content: `m${i}`, mediaUrls: [],
           status: "sent", idempotencyKey: null, requestFingerprint: "fp", createdAtMs: t0, sentAtMs: t0, deliveredAtMs: null,
           readAtMs: null, failedAtMs: null, errorCode: null, errorMessage: null, updatedAtMs: t0,
           sandboxDeliveredDueMs: t0 + 1_000 + i, sandboxReadDueMs: t0 + 3_000 + i,
-        }).id,
-      ),
-    )
+        })
+        inserted.push(row.id)
+      }
+      return inserted
+    })
     const scheduler = createScheduler(h.clock)
     try {
       const sandbox = createSandboxScheduler(ctx, scheduler, 3)
       h.clock.advance(10_000)
-      sandbox.start()
+      await sandbox.start()
       const stillSent = () => (h.services.db.query("SELECT COUNT(*) AS n FROM messages WHERE status = 'sent'").get() as { n: number }).n
       // One millisecond at a time, so at most one tick (one sweep) passes per step.
       const seen: number[] = []

@@ -172,7 +172,7 @@ describe("disconnect, logout and removal", () => {
     expect(res.status).toBe(200)
     expect(res.body.data).toMatchObject({ id: phone.id, phoneNumber: phone.phoneNumber, connectionStatus: "disconnected" })
     expect(first.closed).toBe(true)
-    expect(h.gateway.hasCredentials(phone.id)).toBe(true)
+    expect(await h.gateway.hasCredentials(phone.id)).toBe(true)
     await h.settle()
     expect(eventsOf(h, "phone.disconnected").map((e) => e.data)).toEqual([
       expect.objectContaining({ connectionStatus: "disconnected", reason: "disconnected_by_operator", willReconnect: false }),
@@ -217,7 +217,7 @@ describe("disconnect, logout and removal", () => {
     expect(res.status).toBe(200)
     expect(res.body.data).toMatchObject({ id: phone.id, connectionStatus: "logged_out" })
     expect(session.loggedOut).toBe(true)
-    expect(h.gateway.hasCredentials(phone.id)).toBe(false)
+    expect(await h.gateway.hasCredentials(phone.id)).toBe(false)
     await post(`/phones/${phone.id}/connect`)
     expect(h.gateway.current(phone.id).paired).toBe(false)
     expect(h.gateway.current(phone.id).connects).toEqual([{ method: "qr" }])
@@ -233,7 +233,7 @@ describe("disconnect, logout and removal", () => {
     expect(res.body.data.id).toBe(phone.id)
     await h.settle()
     expect(session.loggedOut).toBe(true)
-    expect(h.gateway.hasCredentials(phone.id)).toBe(false)
+    expect(await h.gateway.hasCredentials(phone.id)).toBe(false)
     expect(await getMessage(h, key, m.id)).toMatchObject({ status: "failed", errorCode: "phone_disconnected" })
     expect(sendJobCount(h)).toBe(0)
     expectErrorEnvelope(await get(`/phones/${phone.id}/pairing`), 404, "Not Found")

@@ -66,7 +66,7 @@ describe("a pairing whose connects fail", () => {
       message: "web.whatsapp.com refused the connection: check the firewall or proxy between this host and WhatsApp, and WAGATE_WA_WS_URL.",
       atMs: failedAt,
     }
-    expect(state(phone.id)).toMatchObject({ connectionStatus: "pairing", qr: null, lastError })
+    expect((await state(phone.id))).toMatchObject({ connectionStatus: "pairing", qr: null, lastError })
     expect(warnings).toEqual([
       {
         msg: `WhatsApp connection of ${phone.phoneNumber} failed: ${lastError.message}`,
@@ -80,7 +80,7 @@ describe("a pairing whose connects fail", () => {
     expect(sessionsOf(phone.id)).toBe(2)
     h.gateway.current(phone.id).drop("connection_lost", { code: "dns_failed", host: "web.whatsapp.com" })
     await h.settle()
-    expect(state(phone.id).lastError).toMatchObject({ code: "dns_failed", message: "Could not resolve web.whatsapp.com: check DNS on this host." })
+    expect((await state(phone.id)).lastError).toMatchObject({ code: "dns_failed", message: "Could not resolve web.whatsapp.com: check DNS on this host." })
     expect(warnings.map((w) => w.fields.nextAttempt)).toEqual([iso(failedAt + 750), iso(failedAt + 750 + 1_500)])
 
     expect(new Set(states.map((s) => s.connectionStatus))).toEqual(new Set(["pairing"]))
@@ -94,7 +94,7 @@ describe("a pairing whose connects fail", () => {
     for (let attempt = 1; attempt < PAIRING_MAX_FAILED_CONNECTS; attempt++) {
       h.gateway.current(phone.id).drop("connection_lost", refused)
       await h.settle()
-      expect(state(phone.id).connectionStatus).toBe("pairing")
+      expect((await state(phone.id)).connectionStatus).toBe("pairing")
       await tick(delayMs)
       delayMs *= 2
     }
@@ -102,7 +102,7 @@ describe("a pairing whose connects fail", () => {
     h.gateway.current(phone.id).drop("connection_lost", { code: "handshake_timeout", host: "web.whatsapp.com" })
     await h.settle()
 
-    expect(state(phone.id)).toMatchObject({ connectionStatus: "unpaired", lastError: { code: "handshake_timeout" } })
+    expect((await state(phone.id))).toMatchObject({ connectionStatus: "unpaired", lastError: { code: "handshake_timeout" } })
     expect(warnings).toHaveLength(PAIRING_MAX_FAILED_CONNECTS)
     expect(warnings.at(-1)!.fields).toMatchObject({ code: "handshake_timeout", nextAttempt: "not retrying" })
     await tick(10 * 60_000)
@@ -111,7 +111,7 @@ describe("a pairing whose connects fail", () => {
     await h.services.sessions.connect(phone.id, "qr")
     await h.settle()
     expect(sessionsOf(phone.id)).toBe(PAIRING_MAX_FAILED_CONNECTS + 1)
-    expect(state(phone.id)).toMatchObject({ connectionStatus: "pairing", lastError: null })
+    expect((await state(phone.id))).toMatchObject({ connectionStatus: "pairing", lastError: null })
   })
 
   test("a QR shown in between means the connection works: failed connects count from zero again", async () => {
@@ -127,7 +127,7 @@ describe("a pairing whose connects fail", () => {
     h.gateway.current(phone.id).showQr("2@works")
     await h.settle()
     await failTimes(PAIRING_MAX_FAILED_CONNECTS - 1)
-    expect(state(phone.id).connectionStatus).toBe("pairing")
+    expect((await state(phone.id)).connectionStatus).toBe("pairing")
     expect(sessionsOf(phone.id)).toBe(2 * (PAIRING_MAX_FAILED_CONNECTS - 1) + 1)
   })
 })
@@ -139,13 +139,13 @@ describe("a pairing nobody completes", () => {
     for (let i = 1; i <= PAIRING_MAX_QR_CODES; i++) {
       session.showQr(`2@qr-${i}`)
       await h.settle()
-      expect(state(phone.id)).toMatchObject({ connectionStatus: "pairing", qr: `2@qr-${i}` })
+      expect((await state(phone.id))).toMatchObject({ connectionStatus: "pairing", qr: `2@qr-${i}` })
     }
     session.showQr("2@one-too-many")
     await h.settle()
     expect(session.closed).toBe(true)
-    expect(state(phone.id)).toMatchObject({ connectionStatus: "unpaired", qr: null, lastError: { code: "pairing_expired" } })
-    expect(state(phone.id).lastError!.message).toBe(
+    expect((await state(phone.id))).toMatchObject({ connectionStatus: "unpaired", qr: null, lastError: { code: "pairing_expired" } })
+    expect((await state(phone.id)).lastError!.message).toBe(
       "The QR code or pairing code expired without being used: start the pairing again and complete it on the phone within a minute.",
     )
     expect(warnings.at(-1)!.fields).toMatchObject({ code: "pairing_expired", cause: `${PAIRING_MAX_QR_CODES} QR codes went unscanned`, nextAttempt: "not retrying" })
@@ -158,16 +158,16 @@ describe("a pairing nobody completes", () => {
     for (let i = 1; i <= PAIRING_MAX_CODES; i++) {
       h.gateway.current(phone.id).showPairingCode(`CODE000${i}`)
       await h.settle()
-      expect(state(phone.id).pairingCode).toBe(`CODE000${i}`)
+      expect((await state(phone.id)).pairingCode).toBe(`CODE000${i}`)
       // The socket drops; the next one asks for a new code.
       h.gateway.current(phone.id).drop("connection_lost")
       await h.settle()
-      expect(state(phone.id)).toMatchObject({ connectionStatus: "pairing", pairingCode: null })
+      expect((await state(phone.id))).toMatchObject({ connectionStatus: "pairing", pairingCode: null })
       await tick(60_000)
     }
     h.gateway.current(phone.id).showPairingCode("CODE9999")
     await h.settle()
-    expect(state(phone.id)).toMatchObject({ connectionStatus: "unpaired", pairingCode: null, lastError: { code: "pairing_expired" } })
+    expect((await state(phone.id))).toMatchObject({ connectionStatus: "unpaired", pairingCode: null, lastError: { code: "pairing_expired" } })
     expect(h.gateway.current(phone.id).closed).toBe(true)
   })
 
@@ -177,7 +177,7 @@ describe("a pairing nobody completes", () => {
     await h.settle()
     h.gateway.current(phone.id).drop("pairing_expired")
     await h.settle()
-    expect(state(phone.id)).toMatchObject({ connectionStatus: "unpaired", lastError: { code: "pairing_expired" } })
+    expect((await state(phone.id))).toMatchObject({ connectionStatus: "unpaired", lastError: { code: "pairing_expired" } })
     await tick(10 * 60_000)
     expect(sessionsOf(phone.id)).toBe(1)
   })
@@ -187,7 +187,7 @@ describe("a pairing nobody completes", () => {
     h.gateway.current(phone.id).announce("2.2400.7")
     h.gateway.current(phone.id).drop("outdated_version", { waVersion: "2.2400.7" })
     await h.settle()
-    expect(state(phone.id)).toMatchObject({
+    expect((await state(phone.id))).toMatchObject({
       connectionStatus: "unpaired",
       waVersion: "2.2400.7",
       lastError: { code: "outdated_version", message: "WhatsApp refused client version 2.2400.7: set WAGATE_WA_VERSION=auto or a current version." },
@@ -199,8 +199,8 @@ describe("a pairing nobody completes", () => {
     const phone = await pairingPhone()
     h.gateway.current(phone.id).open("+19998887777")
     await h.settle()
-    expect(state(phone.id)).toMatchObject({ connectionStatus: "logged_out", lastError: { code: "account_mismatch" } })
-    expect(state(phone.id).lastError!.message).toContain("+19998887777")
+    expect((await state(phone.id))).toMatchObject({ connectionStatus: "logged_out", lastError: { code: "account_mismatch" } })
+    expect((await state(phone.id)).lastError!.message).toContain("+19998887777")
   })
 })
 
@@ -212,7 +212,7 @@ describe("a paired phone", () => {
     const failedAt = h.clock.nowMs()
     h.gateway.current(phone.id).drop("connection_lost", { code: "upgrade_refused", httpStatus: 503, host: "web.whatsapp.com" })
     await h.settle()
-    expect(state(phone.id)).toMatchObject({
+    expect((await state(phone.id))).toMatchObject({
       connectionStatus: "disconnected",
       lastError: {
         code: "upgrade_refused",
@@ -224,10 +224,10 @@ describe("a paired phone", () => {
     expect(eventsOf(h, "phone.disconnected").map((e) => e.data)).toEqual([expect.objectContaining({ reason: "connection_lost", willReconnect: true })])
 
     await tick(750)
-    expect(state(phone.id).connectionStatus).toBe("connecting")
+    expect((await state(phone.id)).connectionStatus).toBe("connecting")
     h.gateway.current(phone.id).open(phone.phoneNumber)
     await h.settle()
-    expect(state(phone.id)).toMatchObject({ connectionStatus: "connected", lastError: null })
+    expect((await state(phone.id))).toMatchObject({ connectionStatus: "connected", lastError: null })
     expect(findPhone(h.services.db, phone.id)).toMatchObject({ lastErrorCode: null, lastErrorMessage: null, lastErrorAtMs: null })
   })
 
@@ -236,7 +236,7 @@ describe("a paired phone", () => {
     await h.connectPhone(phone)
     h.gateway.current(phone.id).drop("logged_out")
     await h.settle()
-    expect(state(phone.id)).toMatchObject({ connectionStatus: "logged_out", lastError: { code: "logged_out" } })
+    expect((await state(phone.id))).toMatchObject({ connectionStatus: "logged_out", lastError: { code: "logged_out" } })
     expect(warnings.at(-1)!.fields).toMatchObject({ code: "logged_out", nextAttempt: "not retrying" })
   })
 
@@ -244,7 +244,7 @@ describe("a paired phone", () => {
     const { phone } = await h.seedTenant({ env: "live" })
     await h.services.sessions.connect(phone.id, "qr")
     h.gateway.current(phone.id).announce("2.3000.1023456789")
-    expect(state(phone.id).waVersion).toBe("2.3000.1023456789")
+    expect((await state(phone.id)).waVersion).toBe("2.3000.1023456789")
   })
 })
 

@@ -25,8 +25,8 @@ afterEach(async () => {
 async function world(random: () => number) {
   const clock = new TestClock()
   const gateway = new FakeGateway()
-  services = createServices(loadConfig({}), { clock, logger: silentLogger, databasePath: ":memory:", gateway, random })
-  services.start()
+  services = await createServices(loadConfig({}), { clock, logger: silentLogger, databasePath: ":memory:", gateway, random })
+  await services.start()
   const app = createApp(services)
   const ctx = services.ctx
   const account = await createAccount(ctx, "Jitter", "j@example.com")

@@ -191,7 +191,7 @@ describe("logout fails queued sends", () => {
       expect(res.body.data).toMatchObject({ id: phone.id, connectionStatus: "logged_out" })
       await h.settle()
       expect(session.loggedOut).toBe(true)
-      expect(h.gateway.hasCredentials(phone.id)).toBe(false)
+      expect(await h.gateway.hasCredentials(phone.id)).toBe(false)
       for (const id of [a.id, b.id]) expect(await getMessage(h, key, id)).toMatchObject({ status: "failed", errorCode: "phone_disconnected" })
       expect(sendJobCount(h)).toBe(0)
 
@@ -227,7 +227,7 @@ describe("logout fails queued sends", () => {
     h.gateway.current(phone.id).drop("logged_out")
     await h.settle()
     expect(await getMessage(h, key, a.id)).toMatchObject({ status: "failed", errorCode: "phone_disconnected" })
-    expect(h.gateway.hasCredentials(phone.id)).toBe(false)
+    expect(await h.gateway.hasCredentials(phone.id)).toBe(false)
     const status = await h.request("GET", `/v1/phone-numbers/${phone.id}/status`, { key })
     expect(status.body.data.connectionStatus).toBe("logged_out")
     expect(eventsOf(h, "phone.disconnected").map((e) => e.data)).toEqual([

@@ -53,12 +53,12 @@ describe("pairing and connection status", () => {
       expect(await status(phone.id)).toBe("pairing")
       session.showQr("2@qr-one")
       await h.settle()
-      expect(h.services.sessions.pairingState(phone.id)).toMatchObject({ connectionStatus: "pairing", qr: "2@qr-one", pairingCode: null })
+      expect(await h.services.sessions.pairingState(phone.id)).toMatchObject({ connectionStatus: "pairing", qr: "2@qr-one", pairingCode: null })
       await h.advance(2_000)
       const connectedAt = h.clock.nowMs()
       session.open(phone.phoneNumber)
       await h.settle()
-      expect(h.services.sessions.pairingState(phone.id)).toMatchObject({ connectionStatus: "connected", qr: null, pairingCode: null })
+      expect(await h.services.sessions.pairingState(phone.id)).toMatchObject({ connectionStatus: "connected", qr: null, pairingCode: null })
 
       await h.advance(10)
       const [hook] = await receiver.waitFor(1)
@@ -89,7 +89,7 @@ describe("pairing and connection status", () => {
     expect(session.connects).toEqual([{ method: "code", phoneNumber: phone.phoneNumber }])
     session.showPairingCode("WXYZ9876")
     await h.settle()
-    expect(h.services.sessions.pairingState(phone.id)).toMatchObject({ connectionStatus: "pairing", qr: null, pairingCode: "WXYZ9876" })
+    expect(await h.services.sessions.pairingState(phone.id)).toMatchObject({ connectionStatus: "pairing", qr: null, pairingCode: "WXYZ9876" })
   })
 
   test("connection lost: phone.disconnected {disconnected, reason, willReconnect true}; the reconnect goes connecting → connected with phone.connected", async () => {
@@ -187,7 +187,7 @@ describe("pairing and connection status", () => {
     ])
     await tick(10 * 60_000)
     expect(sessionsOf(phone.id)).toBe(1)
-    expect(h.gateway.hasCredentials(phone.id)).toBe(true)
+    expect(await h.gateway.hasCredentials(phone.id)).toBe(true)
     // The operator can bring it back by hand: it logs in with the kept credentials.
     await h.services.sessions.connect(phone.id, "qr")
     expect(h.gateway.current(phone.id).connects).toEqual([undefined])
@@ -220,7 +220,7 @@ describe("pairing and connection status", () => {
     await h.settle()
     h.gateway.current(phone.id).drop("pairing_expired")
     await h.settle()
-    expect(h.services.sessions.pairingState(phone.id)).toMatchObject({ connectionStatus: "unpaired", qr: null, pairingCode: null })
+    expect(await h.services.sessions.pairingState(phone.id)).toMatchObject({ connectionStatus: "unpaired", qr: null, pairingCode: null })
     await tick(10 * 60_000)
     expect(sessionsOf(phone.id)).toBe(1)
   })
@@ -233,7 +233,7 @@ describe("pairing and connection status", () => {
     session.open("+447700900123")
     await h.settle()
     expect(session.loggedOut).toBe(true)
-    expect(h.gateway.hasCredentials(phone.id)).toBe(false)
+    expect(await h.gateway.hasCredentials(phone.id)).toBe(false)
     expect(await status(phone.id)).toBe("logged_out")
     expect(h.services.sessions.sessionOf(phone.id)).toBeNull()
     expect(eventsOf(h).map((e) => [e.event, e.data.connectionStatus, e.data.reason, e.data.willReconnect])).toEqual([

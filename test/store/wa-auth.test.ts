@@ -1,3 +1,4 @@
+import { storeOver } from "../helpers/sqlite-store"
 import { beforeEach, describe, expect, test } from "bun:test"
 import { BufferJSON, initAuthCreds, proto } from "@whiskeysockets/baileys"
 import * as baileys from "@whiskeysockets/baileys"
@@ -90,7 +91,7 @@ describe("Baileys auth state over the store", () => {
   const commit = () => commits.splice(0).forEach((fn) => fn())
 
   test("fresh credentials when none are stored; saveCreds round-trips Buffers and resolves after the commit", async () => {
-    const auth = loadAuthState(baileys, { db, writer, clock }, "ph_1")
+    const auth = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, "ph_1")
     expect(auth.state.creds.noiseKey.private).toBeInstanceOf(Uint8Array)
     let saved = false
     const saving = auth.saveCreds().then(() => (saved = true))
@@ -100,14 +101,14 @@ describe("Baileys auth state over the store", () => {
     await saving
     expect(saved).toBe(true)
 
-    const again = loadAuthState(baileys, { db, writer, clock }, "ph_1")
+    const again = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, "ph_1")
     expect(Buffer.from(again.state.creds.noiseKey.private).equals(Buffer.from(auth.state.creds.noiseKey.private))).toBe(true)
     expect(again.state.creds.registrationId).toBe(auth.state.creds.registrationId)
     expect(JSON.parse(readCreds(db, "ph_1")!).noiseKey.private.type).toBe("Buffer")
   })
 
   test("keys.set writes and deletes through the Writer and resolves only once committed", async () => {
-    const auth = loadAuthState(baileys, { db, writer, clock }, "ph_1")
+    const auth = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, "ph_1")
     const pair = { public: Buffer.from([1, 2, 3]), private: Buffer.from([4, 5, 6]) }
     let done = false
     const setting = Promise.resolve(auth.state.keys.set({ "pre-key": { "1": pair, "2": pair }, session: { "a.0": Buffer.from("sess") } })).then(
@@ -132,7 +133,7 @@ describe("Baileys auth state over the store", () => {
   })
 
   test("app-state-sync-key values come back as protobuf messages", async () => {
-    const auth = loadAuthState(baileys, { db, writer, clock }, "ph_1")
+    const auth = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, "ph_1")
     const keyData = proto.Message.AppStateSyncKeyData.fromObject({ keyData: Buffer.from("secret-key"), timestamp: 1700000000 })
     const p = auth.state.keys.set({ "app-state-sync-key": { AAAA: keyData } })
     commit()
@@ -143,7 +144,7 @@ describe("Baileys auth state over the store", () => {
   })
 
   test("after detach nothing is written any more", async () => {
-    const auth = loadAuthState(baileys, { db, writer, clock }, "ph_1")
+    const auth = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, "ph_1")
     auth.detach()
     await auth.saveCreds()
     await auth.state.keys.set({ session: { x: Buffer.from("y") } })
@@ -152,7 +153,7 @@ describe("Baileys auth state over the store", () => {
     expect(countKeys(db, "ph_1")).toBe(0)
   })
 
-  test("paired means me.id and account, not registered", () => {
+  test("paired means me.id and account, not registered", async () => {
     const creds = initAuthCreds()
     expect(isPaired(creds)).toBe(false)
     // What requestPairingCode leaves behind before the phone confirms.
@@ -163,12 +164,12 @@ describe("Baileys auth state over the store", () => {
     expect(isPaired({ ...creds, me: { id: "15550001111:1@s.whatsapp.net" }, account: { details: Buffer.from("d") } })).toBe(true)
     expect(isPaired(null)).toBe(false)
 
-    expect(storedCredsArePaired(db, "ph_1")).toBe(false)
+    expect(await storedCredsArePaired(storeOver(db), "ph_1")).toBe(false)
     upsertCreds(db, "ph_1", JSON.stringify({ ...creds, me: { id: "1@s.whatsapp.net" } }, BufferJSON.replacer), TEST_EPOCH_MS)
-    expect(storedCredsArePaired(db, "ph_1")).toBe(false)
+    expect(await storedCredsArePaired(storeOver(db), "ph_1")).toBe(false)
     upsertCreds(db, "ph_1", JSON.stringify({ ...creds, me: { id: "1@s.whatsapp.net" }, account: { details: Buffer.from("d") } }, BufferJSON.replacer), TEST_EPOCH_MS)
-    expect(storedCredsArePaired(db, "ph_1")).toBe(true)
+    expect(await storedCredsArePaired(storeOver(db), "ph_1")).toBe(true)
     upsertCreds(db, "ph_1", "not json", TEST_EPOCH_MS)
-    expect(storedCredsArePaired(db, "ph_1")).toBe(false)
+    expect(await storedCredsArePaired(storeOver(db), "ph_1")).toBe(false)
   })
 })

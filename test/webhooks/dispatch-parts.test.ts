@@ -1,3 +1,4 @@
+import { storeOver } from "../helpers/sqlite-store"
 import { describe, expect, test } from "bun:test"
 import { createAppMetrics } from "../../src/lib/app-metrics"
 import { silentLogger } from "../../src/lib/logger"
@@ -83,7 +84,7 @@ describe("the attempt recorder", () => {
     const retries: [string, number][] = []
     const recorded: string[] = []
     const r = createAttemptRecorder({
-      writer, clock, logger: silentLogger, metrics: createAppMetrics(), retryOffsetsMs: DEFAULT_RETRY_OFFSETS_MS,
+      store: storeOver(db, writer), clock, logger: silentLogger, metrics: createAppMetrics(), retryOffsetsMs: DEFAULT_RETRY_OFFSETS_MS,
       scheduleRetry: (id, dueMs) => retries.push([id, dueMs]),
       onRecorded: (results) => recorded.push(...results.map((x) => x.delivery.id)),
       inFlightTo: inFlight,
@@ -171,15 +172,15 @@ describe("the store's wave reads", () => {
 })
 
 describe("the endpoint cache", () => {
-  test("serves endpoints from memory until the change version moves", () => {
+  test("serves endpoints from memory until the change version moves", async () => {
     const { db } = seeded()
     let version = "1"
-    const cache = createEndpointCache(db, () => version)
-    expect(cache.get("wh_1")?.url).toBe("http://127.0.0.1:9/")
+    const cache = createEndpointCache(storeOver(db), () => version)
+    expect((await cache.get("wh_1"))?.url).toBe("http://127.0.0.1:9/")
     db.run("UPDATE webhook_endpoints SET url = 'http://127.0.0.1:10/' WHERE id = 'wh_1'")
-    expect(cache.get("wh_1")?.url).toBe("http://127.0.0.1:9/")
+    expect((await cache.get("wh_1"))?.url).toBe("http://127.0.0.1:9/")
     version = "2"
-    expect(cache.get("wh_1")?.url).toBe("http://127.0.0.1:10/")
-    expect(cache.get("wh_gone")).toBeNull()
+    expect((await cache.get("wh_1"))?.url).toBe("http://127.0.0.1:10/")
+    expect((await cache.get("wh_gone"))).toBeNull()
   })
 })

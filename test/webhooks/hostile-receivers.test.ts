@@ -77,7 +77,7 @@ beforeAll(async () => {
   receiverLines = readLine(receivers.stdout as ReadableStream<Uint8Array>)
   urls = JSON.parse(await receiverLines.next()).urls
   const config = loadConfig({ WAGATE_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WAGATE_RATE_LIMIT_PER_MINUTE: "1000000" })
-  services = createServices(config, {
+  services = await createServices(config, {
     clock: systemClock(),
     logger: silentLogger,
     databasePath: ":memory:",
@@ -85,7 +85,7 @@ beforeAll(async () => {
     fetchMedia: async () => ({ ok: false, errorCode: "media_fetch_failed", message: "no media here" }),
     random: () => 0.5,
   })
-  services.start()
+  await services.start()
   const app = createApp(services)
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => app.handle(req) })
   const account = await createAccount(services.ctx, "Hostile receivers", "ops@example.com")
@@ -106,8 +106,8 @@ afterAll(async () => {
 
 /** Records one event, which the outbox hands to every endpoint. */
 function emitEvent(n: number): Promise<void> {
-  return services.ctx.writer.write((db, tx) =>
-    services.ctx.events.record(db, tx, { accountId, env: "test", type: "message.sent", occurredAtMs: Date.now(), data: { n } }),
+  return services.ctx.store.write((q, tx) =>
+    services.ctx.events.record(q, tx, { accountId, env: "test", type: "message.sent", occurredAtMs: Date.now(), data: { n } }),
   )
 }
 

@@ -11,11 +11,11 @@ let seq = 0
 /** Stores an event with one delivery per given status (and one attempt each), as the dispatcher would have left them. */
 async function storeEvent(occurredAtMs: number, statuses: DeliveryStatus[]): Promise<string> {
   const eventId = `evt_retention_${String(++seq).padStart(6, "0")}`
-  await h.services.ctx.writer.write((db) => {
-    insertEvent(db, { id: eventId, accountId: ACCOUNT, env: "test", type: "message.sent", body: "{}", occurredAtMs })
-    statuses.forEach((status, i) => {
+  await h.services.ctx.store.write(async (q) => {
+    await q.insertEvent({ id: eventId, accountId: ACCOUNT, env: "test", type: "message.sent", body: "{}", occurredAtMs })
+    for (const [i, status] of statuses.entries()) {
       const id = `${eventId}_d${i}`
-      insertDelivery(db, {
+      await q.insertDelivery({
         id,
         eventId,
         endpointId: ENDPOINT,
@@ -29,8 +29,8 @@ async function storeEvent(occurredAtMs: number, statuses: DeliveryStatus[]): Pro
         createdAtMs: occurredAtMs,
         updatedAtMs: occurredAtMs,
       })
-      insertAttempt(db, { deliveryId: id, attemptNumber: 1, attemptedAtMs: occurredAtMs, statusCode: 200, error: null, latencyMs: 1, responseBody: null })
-    })
+      await q.insertAttempt({ deliveryId: id, attemptNumber: 1, attemptedAtMs: occurredAtMs, statusCode: 200, error: null, latencyMs: 1, responseBody: null })
+    }
   })
   return eventId
 }
@@ -43,8 +43,8 @@ async function setUp(env: Record<string, string> = {}) {
   const account = await h.seedAccount()
   ACCOUNT = account.id
   const nowMs = h.clock.nowMs()
-  await h.services.ctx.writer.write((db) =>
-    insertEndpoint(db, {
+  await h.services.ctx.store.write((q) =>
+    q.insertEndpoint({
       id: ENDPOINT,
       accountId: ACCOUNT,
       env: "test",

@@ -1,3 +1,4 @@
+import { storeOver } from "../helpers/sqlite-store"
 import { afterEach, describe, expect, test } from "bun:test"
 import { createHmac } from "node:crypto"
 import { ulidGenerator } from "../../src/lib/ids"
@@ -175,15 +176,15 @@ describe("the outbox", () => {
     const event = { accountId: "acc_1", env: "test" as const, type: "message.sent" as const, data: { a: 1 }, occurredAtMs: clock.nowMs() }
 
     await expect(
-      writer.write((w, tx) => {
-        outbox.record(w, tx, event)
+      writer.write(async (w, tx) => {
+        await outbox.record(storeOver(w), tx, event)
         throw new Error("the state change failed")
       }),
     ).rejects.toThrow("the state change failed")
     const count = (table: string) => (db.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n
     expect([count("events"), count("webhook_deliveries"), scheduled.length]).toEqual([0, 0, 0])
 
-    await writer.write((w, tx) => outbox.record(w, tx, event))
+    await writer.write((w, tx) => outbox.record(storeOver(w), tx, event))
     expect([count("events"), count("webhook_deliveries"), scheduled.length]).toEqual([1, 1, 1])
     const stored = db.query("SELECT body FROM events").get() as { body: string }
     expect(JSON.parse(stored.body)).toEqual({ event: "message.sent", timestamp: "2026-01-05T00:00:00.000Z", data: { a: 1 } })

@@ -4,6 +4,7 @@
  * are committed in chunks and still store every key, `keys.set` resolves only once committed,
  * and the shared key cache never shows one socket what another cached.
  */
+import { storeOver } from "../helpers/sqlite-store"
 import { beforeEach, describe, expect, test } from "bun:test"
 import * as baileys from "@whiskeysockets/baileys"
 import { BufferJSON, Curve, initAuthCreds, proto, signedKeyPair } from "@whiskeysockets/baileys"
@@ -70,7 +71,7 @@ describe("auth codec", () => {
 
 describe("SQLite auth state", () => {
   test("a first login's 812 pre-keys are all stored, in several commits, and read back as equal key pairs", async () => {
-    const auth = loadAuthState(baileys, { db, writer, clock }, PHONE)
+    const auth = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, PHONE)
     const preKeys: Record<string, { public: Uint8Array; private: Uint8Array }> = {}
     for (let id = 1; id <= 812; id++) preKeys[String(id)] = Curve.generateKeyPair()
     let commits = 0
@@ -83,7 +84,7 @@ describe("SQLite auth state", () => {
   })
 
   test("keys.set resolves only after its rows are committed, for a small and a chunked write", async () => {
-    const auth = loadAuthState(baileys, { db, writer, clock }, PHONE)
+    const auth = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, PHONE)
     const order: string[] = []
     writer.beforeCommit(() => void order.push("commit"))
     const preKeys: Record<string, { public: Uint8Array; private: Uint8Array }> = {}
@@ -98,7 +99,7 @@ describe("SQLite auth state", () => {
   })
 
   test("a logout between two chunks stops the rest of a large write", async () => {
-    const auth = loadAuthState(baileys, { db, writer, clock }, PHONE)
+    const auth = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, PHONE)
     const preKeys: Record<string, unknown> = {}
     for (let id = 1; id <= KEY_WRITE_CHUNK * 3; id++) preKeys[String(id)] = Curve.generateKeyPair()
     writer.beforeCommit(() => auth.detach())
@@ -107,13 +108,13 @@ describe("SQLite auth state", () => {
   })
 
   test("a null value deletes the key; credentials saved are read back by the next load", async () => {
-    const auth = loadAuthState(baileys, { db, writer, clock }, PHONE)
+    const auth = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, PHONE)
     await auth.state.keys.set({ "pre-key": { "1": Curve.generateKeyPair(), "2": Curve.generateKeyPair() } })
     await auth.state.keys.set({ "pre-key": { "1": null } })
     expect([...getKeys(db, PHONE, "pre-key", ["1", "2"]).keys()]).toEqual(["2"])
     auth.state.creds.me = { id: "15550001111:1@s.whatsapp.net" }
     await auth.saveCreds()
-    const again = loadAuthState(baileys, { db, writer, clock }, PHONE)
+    const again = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, PHONE)
     expect(again.state.creds).toEqual(auth.state.creds)
   })
 
@@ -125,7 +126,7 @@ describe("SQLite auth state", () => {
       { type: "pre-key", id: "5", data: JSON.stringify(pair, BufferJSON.replacer) },
       { type: "app-state-sync-key", id: "AAA=", data: JSON.stringify(appStateKey, BufferJSON.replacer) },
     ])
-    const auth = loadAuthState(baileys, { db, writer, clock }, PHONE)
+    const auth = await loadAuthState(baileys, { store: storeOver(db, writer), clock }, PHONE)
     expect(auth.state.creds).toEqual(JSON.parse(readCreds(db, PHONE)!, BufferJSON.reviver))
     expect((await auth.state.keys.get("pre-key", ["5"]))["5"]).toEqual(pair)
     const key = (await auth.state.keys.get("app-state-sync-key", ["AAA="]))["AAA="]!

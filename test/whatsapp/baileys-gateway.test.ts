@@ -4,6 +4,7 @@
  * meets a closed port, and the session logic runs against a scripted socket that replays the
  * recorded payloads of test/fixtures/baileys/ (see test/unit/baileys-mapping.test.ts).
  */
+import { storeOver } from "../helpers/sqlite-store"
 import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { EventEmitter } from "node:events"
 import { readFileSync } from "node:fs"
@@ -78,27 +79,25 @@ describe("Baileys gateway", () => {
     expect(await proc.exited).toBe(0)
   })
 
-  test("credentials: paired only with me.id and account; wipe removes creds and keys at once", () => {
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: "ws://127.0.0.1:9/ws/chat" })
-    expect(gateway.hasCredentials("ph_1")).toBe(false)
+  test("credentials: paired only with me.id and account; wipe removes creds and keys at once", async () => {
+    const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: "ws://127.0.0.1:9/ws/chat" })
+    expect(await gateway.hasCredentials("ph_1")).toBe(false)
     upsertCreds(db, "ph_1", JSON.stringify({ ...initAuthCreds(), me: { id: "15550001111@s.whatsapp.net", name: "~" } }, BufferJSON.replacer), TEST_EPOCH_MS)
-    expect(gateway.hasCredentials("ph_1")).toBe(false)
+    expect(await gateway.hasCredentials("ph_1")).toBe(false)
     upsertCreds(db, "ph_1", pairedCreds(), TEST_EPOCH_MS)
     setKeys(db, "ph_1", [{ type: "session", id: "a", data: '"x"' }])
-    expect(gateway.hasCredentials("ph_1")).toBe(true)
-    expect(gateway.session("ph_1", recorder().events).paired).toBe(true)
+    expect(await gateway.hasCredentials("ph_1")).toBe(true)
 
     gateway.wipeCredentials("ph_1")
     // The delete has run; only its COMMIT waits for the batch.
-    expect(gateway.hasCredentials("ph_1")).toBe(false)
+    expect(await gateway.hasCredentials("ph_1")).toBe(false)
     expect(countKeys(db, "ph_1")).toBe(0)
   })
 
   test("a session does not load Baileys until it connects; nothing is sent while not connected", async () => {
     let imports = 0
     const gateway = createBaileysGateway({
-      db,
-      writer,
+      store: storeOver(db, writer),
       clock,
       logger: silentLogger,
       wsUrl: "ws://127.0.0.1:9/ws/chat",
@@ -125,7 +124,7 @@ describe("Baileys gateway", () => {
       imports++
       return import("@whiskeysockets/baileys")
     }
-    const options = { db, writer, clock, logger: silentLogger, wsUrl: `ws://127.0.0.1:${port}/ws/chat`, loadBaileys }
+    const options = { store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: `ws://127.0.0.1:${port}/ws/chat`, loadBaileys }
     const first = createBaileysGateway(options)
     const second = createBaileysGateway(options)
     upsertCreds(db, "ph_1", pairedCreds(), TEST_EPOCH_MS)
@@ -145,12 +144,12 @@ describe("Baileys gateway", () => {
     }
     expect(imports).toBe(2)
     // A paired phone keeps its credentials through a failed connect.
-    expect(first.hasCredentials("ph_1")).toBe(true)
+    expect(await first.hasCredentials("ph_1")).toBe(true)
   })
 
   test("connecting without a finished pairing starts from clean credentials", async () => {
     const port = await closedPort()
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: `ws://127.0.0.1:${port}/ws/chat` })
+    const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: `ws://127.0.0.1:${port}/ws/chat` })
     const stale = JSON.stringify({ ...initAuthCreds(), me: { id: "15550001111@s.whatsapp.net", name: "~" } }, BufferJSON.replacer)
     upsertCreds(db, "ph_1", stale, TEST_EPOCH_MS)
     setKeys(db, "ph_1", [{ type: "pre-key", id: "1", data: '"old"' }])
@@ -272,7 +271,7 @@ describe("Baileys session over a scripted socket", () => {
 
   test("socket config, login, acks, receipts folded or not, inbound, credentials saved", async () => {
     const { sockets, loadBaileys } = scripted()
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, waVersion: [2, 3000, 1], loadBaileys })
+    const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: WS_URL, waVersion: [2, 3000, 1], loadBaileys })
     upsertCreds(db, "ph_1", pairedCreds(), TEST_EPOCH_MS)
     const j = journal()
     const session = gateway.session("ph_1", j.events)
@@ -330,7 +329,7 @@ describe("Baileys session over a scripted socket", () => {
 
   test("checkNumbers: absent numbers are null, a changed JID is matched, no answer is an error", async () => {
     const { sockets, loadBaileys } = scripted()
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
+    const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
     upsertCreds(db, "ph_1", pairedCreds(), TEST_EPOCH_MS)
     const session = gateway.session("ph_1", journal().events)
     session.connect()
@@ -367,7 +366,7 @@ describe("Baileys session over a scripted socket", () => {
 
   test("pairing by code: the code is asked for on the first QR with the number's digits, and no QR is shown", async () => {
     const { sockets, loadBaileys } = scripted()
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
+    const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
     const j = journal()
     gateway.session("ph_1", j.events).connect({ method: "code", phoneNumber: "+1 555 000 1111" })
     await settle()
@@ -384,7 +383,7 @@ describe("Baileys session over a scripted socket", () => {
 
   test("pairing by QR shows each QR; 515 after the scan asks for a restart", async () => {
     const { sockets, loadBaileys } = scripted()
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
+    const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
     const j = journal()
     gateway.session("ph_1", j.events).connect({ method: "qr" })
     await settle()
@@ -396,7 +395,7 @@ describe("Baileys session over a scripted socket", () => {
 
   test("remote logout is reported once with its code; close and logout are ours", async () => {
     const { sockets, loadBaileys } = scripted()
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
+    const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
     upsertCreds(db, "ph_1", pairedCreds(), TEST_EPOCH_MS)
 
     const remote = journal()
@@ -415,7 +414,7 @@ describe("Baileys session over a scripted socket", () => {
     await closed.close()
     expect(closing.calls.slice(1)).toEqual([["disconnected", "closed_by_us", true]])
     expect(sockets[1]!.calls).toEqual(["end"])
-    expect(gateway.hasCredentials("ph_1")).toBe(true)
+    expect(await gateway.hasCredentials("ph_1")).toBe(true)
     await expect(closed.sendPart({ waMessageId: "W", toJid: "1@s.whatsapp.net", text: "x" })).rejects.toBeInstanceOf(SessionNotConnectedError)
 
     const leaving = journal()
@@ -427,7 +426,7 @@ describe("Baileys session over a scripted socket", () => {
     expect(sockets[2]!.calls).toEqual(["logout"])
     // Baileys ends a logout with 401; we asked for it, so it is ours.
     expect(leaving.calls.slice(1)).toEqual([["disconnected", "closed_by_us", true]])
-    expect(gateway.hasCredentials("ph_1")).toBe(false)
+    expect(await gateway.hasCredentials("ph_1")).toBe(false)
     // A late credentials update from the dying socket must not bring the row back.
     sockets[2]!.emit({ "creds.update": {} })
     expect(hasCreds(db, "ph_1")).toBe(false)
@@ -435,7 +434,7 @@ describe("Baileys session over a scripted socket", () => {
 
   test("close does not hang on a dead socket: it gives up after CLOSE_TIMEOUT_MS", async () => {
     const { sockets, loadBaileys } = scripted()
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
+    const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
     upsertCreds(db, "ph_1", pairedCreds(), TEST_EPOCH_MS)
     const j = journal()
     const session = gateway.session("ph_1", j.events)
@@ -454,7 +453,7 @@ describe("Baileys session over a scripted socket", () => {
 
   test("the retry counter cache of a phone survives reconnects and is per phone", async () => {
     const { sockets, loadBaileys } = scripted()
-    const gateway = createBaileysGateway({ db, writer, clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
+    const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: WS_URL, loadBaileys })
     for (const phoneId of ["ph_1", "ph_1", "ph_2"]) {
       upsertCreds(db, phoneId, pairedCreds(), TEST_EPOCH_MS)
       gateway.session(phoneId, journal().events).connect()

@@ -4,6 +4,7 @@
  * that refuses the upgrade, broken TLS, silence), through the whole adapter; then the shapes
  * that cannot be produced cheaply here (WhatsApp's own closes), as Baileys builds them.
  */
+import { storeOver } from "../helpers/sqlite-store"
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { createServer, type Server } from "node:net"
 import { initAuthCreds, BufferJSON } from "@whiskeysockets/baileys"
@@ -82,7 +83,7 @@ async function connectOnce(wsUrl: string, connectTimeoutMs = 20_000) {
   const creds = { ...initAuthCreds(), me: { id: "15550001111:1@s.whatsapp.net" }, account: { details: Buffer.from("d") } }
   upsertCreds(db, "ph_1", JSON.stringify(creds, BufferJSON.replacer), TEST_EPOCH_MS)
   const { logger, lines } = recordingLogger()
-  const gateway = createBaileysGateway({ db, writer: createWriter(db), clock: new TestClock(), logger, wsUrl, waVersion: [2, 3000, 1], connectTimeoutMs })
+  const gateway = createBaileysGateway({ store: storeOver(db), clock: new TestClock(), logger, wsUrl, waVersion: [2, 3000, 1], connectTimeoutMs })
   const startedMs = Date.now()
   const ended = await new Promise<{ reason: DisconnectReason; failure: ConnectionFailure | null }>((resolve) => {
     const events: SessionEvents = {

@@ -1,3 +1,4 @@
+import { storeOver } from "../helpers/sqlite-store"
 import { describe, expect, test } from "bun:test"
 import * as baileys from "@whiskeysockets/baileys"
 import { proto, type WAMessage } from "@whiskeysockets/baileys"
@@ -16,7 +17,7 @@ function world(waResendRetentionDays: number, warnings: string[] = []) {
   migrate(db, clock.nowMs())
   const writer = createWriter(db)
   const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) }
-  const ctx = { db, writer, clock, logger, waResendRetentionDays }
+  const ctx = { store: storeOver(db, writer), clock, logger, waResendRetentionDays }
   return { db, clock, store: createResendStore(ctx, "ph_1", baileys) }
 }
 

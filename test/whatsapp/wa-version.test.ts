@@ -1,3 +1,4 @@
+import { storeOver } from "../helpers/sqlite-store"
 /*
  * docs/live-whatsapp.md, WhatsApp Web version: WAGATE_WA_VERSION=auto looks the current version
  * up when a phone connects (at most 3 s) and falls back to the version built into Baileys; an
@@ -190,8 +191,7 @@ describe("the version through the Baileys adapter", () => {
     const db = openDatabase(":memory:")
     migrate(db, TEST_EPOCH_MS)
     const gateway = createBaileysGateway({
-      db,
-      writer: createWriter(db),
+      store: storeOver(db),
       clock,
       logger: infoLog().logger,
       wsUrl: `ws://127.0.0.1:${await closedPort()}/ws/chat`,

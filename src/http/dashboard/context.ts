@@ -82,7 +82,7 @@ async function contextFor(dash: Dashboard, input: RouteInput): Promise<PageConte
     const location = signInLocation(url)
     return fromHtmx(input.request) ? new Response(null, { status: 200, headers: { ...SECURITY_HEADERS, "HX-Redirect": location } }) : redirect(location)
   }
-  return { dash, request: input.request, server: input.server ?? null, url, session, scope: resolveScope(dash.deps.ctx, url), params: input.params ?? {}, form: Form.of(input.body) }
+  return { dash, request: input.request, server: input.server ?? null, url, session, scope: await resolveScope(dash.deps.ctx, url), params: input.params ?? {}, form: Form.of(input.body) }
 }
 
 /**
@@ -159,7 +159,11 @@ export function inFormWords(messages: readonly string[], words: FormWords): stri
  * `words`) and status. Any other error, and an AppError of the kind `passOn` (a record that no
  * longer exists), goes on to the action's error page.
  */
-export function formFailure(err: unknown, render: (failure: FormFailure) => Response, options: { words?: FormWords; passOn?: ErrorKind } = {}): Response {
+export async function formFailure(
+  err: unknown,
+  render: (failure: FormFailure) => Response | Promise<Response>,
+  options: { words?: FormWords; passOn?: ErrorKind } = {},
+): Promise<Response> {
   if (err instanceof AppError && err.kind !== options.passOn) {
     return render({ errors: options.words ? inFormWords(err.publicMessages, options.words) : err.publicMessages, status: statusOf(err.kind) })
   }

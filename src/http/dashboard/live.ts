@@ -22,7 +22,7 @@ export function liveHtmlResponse(
   request: Request,
   subscribe: (push: (html: string) => void) => () => void,
   /** Asked before each push: a stream whose session ended (sign-out, token reset) closes. */
-  stillSignedIn: () => boolean,
+  stillSignedIn: () => Promise<boolean>,
 ): Response {
   const encoder = new TextEncoder()
   let unsubscribe = () => {}
@@ -43,10 +43,16 @@ export function liveHtmlResponse(
           // Already closed by the client.
         }
       }
+      // Pushes go out in the order they were made, each after its session check.
+      let chain = Promise.resolve()
       const push = (html: string) => {
-        if (closed) return
-        if (!stillSignedIn()) return end()
-        controller.enqueue(encoder.encode(sseMessage(html)))
+        chain = chain
+          .then(async () => {
+            if (closed) return
+            if (!(await stillSignedIn())) return end()
+            if (!closed) controller.enqueue(encoder.encode(sseMessage(html)))
+          })
+          .catch(() => end())
       }
       const ping = () => {
         if (closed) return

@@ -17,8 +17,8 @@ export interface Scope {
   env: Environment
 }
 
-export function resolveScope(ctx: DomainContext, url: URL): Scope {
-  const accounts = listAccounts(ctx)
+export async function resolveScope(ctx: DomainContext, url: URL): Promise<Scope> {
+  const accounts = await listAccounts(ctx)
   const wanted = url.searchParams.get("account")
   const account = wanted ? (accounts.find((a) => a.id === wanted) ?? null) : (accounts[0] ?? null)
   const env: Environment = url.searchParams.get("env") === "live" ? "live" : "test"

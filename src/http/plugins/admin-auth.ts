@@ -15,11 +15,11 @@ export function adminBase(deps: HttpDeps) {
   const { ctx } = deps
   return new Elysia({ prefix: "/admin/v1" })
     .onParse(readRawBody)
-    .onBeforeHandle(({ headers, request, server }) => {
+    .onBeforeHandle(async ({ headers, request, server }) => {
       const throttled = throttledAuthentication(deps, server, request)
       if (throttled) throw throttled
       const token = bearerToken(headers.authorization)
-      if (token && verifyAdminToken(ctx, token, deps.localAdminToken)) return
+      if (token && await verifyAdminToken(ctx, token, deps.localAdminToken)) return
       throw refuseAuthentication(deps, server, request, errors.missingAdminToken())
     })
 }

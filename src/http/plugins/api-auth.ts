@@ -25,9 +25,9 @@ export function apiBase(deps: HttpDeps) {
   const { ctx, limiter, usage } = deps
   return new Elysia({ prefix: "/v1" })
     .onParse(readRawBody)
-    .derive(({ headers, request, server, set }): { principal: Principal } => {
+    .derive(async ({ headers, request, server, set }): Promise<{ principal: Principal }> => {
       const token = bearerToken(headers.authorization)
-      const principal = token ? authenticateApiKey(ctx, token) : null
+      const principal = token ? await authenticateApiKey(ctx, token) : null
       if (!principal) {
         // Only a failed attempt needs the address (asking the socket for it costs every request).
         throw refuseAuthentication(deps, server, request, token ? errors.invalidApiKey() : errors.missingApiKey())

@@ -36,7 +36,7 @@ export function opsRoutes(deps: HttpDeps) {
       async ({ set }) => {
         try {
           // An empty write proves the database is open and takes the write lock.
-          await deps.ctx.writer.write(() => undefined)
+          await deps.ctx.store.write(async () => undefined)
           return { status: "ready" as const }
         } catch (err) {
           deps.ctx.logger.error("readiness check failed", { err })
@@ -56,16 +56,16 @@ export function opsRoutes(deps: HttpDeps) {
     )
     .get(
       "/metrics",
-      ({ headers, request, server }) => {
+      async ({ headers, request, server }) => {
         if (!deps.metricsPublic) {
           // The admin token is guarded as on /admin/v1: wrong tokens count toward the address's
           // failed-authentication budget, and a throttled address waits whatever it sends.
           const throttled = throttledAuthentication(deps, server, request)
           if (throttled) throw throttled
           const token = bearerToken(headers.authorization)
-          if (!token || !verifyAdminToken(deps.ctx, token, deps.localAdminToken)) throw refuseAuthentication(deps, server, request, errors.missingAdminToken())
+          if (!token || !await verifyAdminToken(deps.ctx, token, deps.localAdminToken)) throw refuseAuthentication(deps, server, request, errors.missingAdminToken())
         }
-        return new Response(renderMetrics(deps.ctx, deps.metrics), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } })
+        return new Response(await renderMetrics(deps.ctx, deps.metrics), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } })
       },
       opsOperation({
         operationId: "getMetrics",

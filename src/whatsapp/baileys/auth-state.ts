@@ -1,9 +1,8 @@
-import type { Database } from "bun:sqlite"
 import type { AuthenticationCreds, AuthenticationState, SignalDataSet, SignalDataTypeMap, SignalKeyStore } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
 import { decodeAuthValue, encodeAuthValue } from "./auth-codec"
-import { getKeys, readCreds, setKeys, upsertCreds, type WaKeyChange } from "../../store/wa-auth"
-import type { Writer } from "../../store/writer"
+import { type WaKeyChange } from "../../store/wa-auth"
+import type { Store, StoreQueries } from "../../store/store"
 
 /**
  * The Baileys module as loaded by `await import()`. It is passed in rather than imported here,
@@ -20,10 +19,9 @@ export type BaileysModule = typeof import("@whiskeysockets/baileys")
  */
 export const KEY_WRITE_CHUNK = 400
 
-/** What `loadAuthState` needs: the writer connection for reads and the Writer for every write. */
+/** What `loadAuthState` needs: the store, for reads and for every write. */
 export interface AuthStateDeps {
-  db: Database
-  writer: Writer
+  store: Store
   clock: Clock
 }
 
@@ -53,8 +51,8 @@ export function isPaired(creds: { me?: { id?: string | null } | null; account?: 
  * Reads whether the stored credentials of a phone are paired, from the raw JSON: `JSON.parse`
  * is enough for the two fields checked, so this runs without Baileys (at boot, for every phone).
  */
-export function storedCredsArePaired(db: Database, phoneId: string): boolean {
-  const json = readCreds(db, phoneId)
+export async function storedCredsArePaired(store: StoreQueries, phoneId: string): Promise<boolean> {
+  const json = await store.readCreds(phoneId)
   if (json === null) return false
   try {
     return isPaired(JSON.parse(json) as Parameters<typeof isPaired>[0])
@@ -69,10 +67,10 @@ export function storedCredsArePaired(db: Database, phoneId: string): boolean {
  * and their promises resolve only after COMMIT, so Baileys never acknowledges a Signal key that a
  * crash could still lose. Credentials start fresh (`initAuthCreds`) when the phone has none.
  */
-export function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps, phoneId: string): SqliteAuthState {
+export async function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps, phoneId: string): Promise<SqliteAuthState> {
   const { initAuthCreds, proto } = baileys
-  const { db, writer, clock } = deps
-  const stored = readCreds(db, phoneId)
+  const { store, clock } = deps
+  const stored = await store.readCreds(phoneId)
   const creds: AuthenticationCreds = stored === null ? initAuthCreds() : (decodeAuthValue(stored) as AuthenticationCreds)
   let detached = false
 
@@ -87,14 +85,14 @@ export function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps, phone
         data: value === null || value === undefined ? null : encodeAuthValue(value),
       }))
       // Each write commits in a later macrotask (the Writer's group commit), so awaiting it yields the loop.
-      await writer.write((wdb) => setKeys(wdb, phoneId, changes))
+      await store.write(async (q) => q.setKeys(phoneId, changes))
     }
   }
 
   const keys: SignalKeyStore = {
     async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
       const out: { [id: string]: SignalDataTypeMap[T] } = {}
-      for (const [id, json] of getKeys(db, phoneId, type, ids)) {
+      for (const [id, json] of await store.getKeys(phoneId, type, ids)) {
         let value: unknown = decodeAuthValue(json)
         // App-state keys are protobuf messages: Baileys calls methods on them, so plain JSON is not enough.
         if (type === "app-state-sync-key") value = proto.Message.AppStateSyncKeyData.fromObject(value as object)
@@ -118,7 +116,7 @@ export function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps, phone
       if (detached) return
       // Serialized now, so the row holds the credentials as they were when Baileys asked.
       const json = encodeAuthValue(creds)
-      await writer.write((wdb) => upsertCreds(wdb, phoneId, json, clock.nowMs()))
+      await store.write(async (q) => q.upsertCreds(phoneId, json, clock.nowMs()))
     },
     detach() {
       detached = true

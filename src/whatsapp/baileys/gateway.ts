@@ -1,5 +1,4 @@
 import type { CacheStore } from "@whiskeysockets/baileys"
-import { wipeAuth } from "../../store/wa-auth"
 import type { SessionEvents, WhatsAppGateway, WhatsAppSession } from "../gateway"
 import { storedCredsArePaired, type BaileysModule } from "./auth-state"
 import { createSharedCache, createSignalKeyCache } from "./key-cache"
@@ -37,7 +36,7 @@ export function boundedCache(maxEntries: number): CacheStore {
  * is cached per gateway. Everything lives in the returned object: two gateways can coexist.
  */
 export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGateway {
-  const { db, writer, logger } = options
+  const { store, logger } = options
   const load = options.loadBaileys ?? (() => import("@whiskeysockets/baileys"))
   let baileys: Promise<BaileysModule> | null = null
   const retryCaches = new Map<string, CacheStore>()
@@ -61,8 +60,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
   })
 
   const context = {
-    db,
-    writer,
+    store,
     clock: options.clock,
     logger,
     wsUrl: options.wsUrl,
@@ -95,15 +93,15 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
       sessions.add(session)
       return session
     },
-    hasCredentials(phoneId: string): boolean {
-      return storedCredsArePaired(db, phoneId)
+    hasCredentials(phoneId: string): Promise<boolean> {
+      return storedCredsArePaired(store, phoneId)
     },
     wipeCredentials(phoneId: string): void {
       // A socket still winding down must not write the rows back.
       for (const session of live.get(phoneId) ?? []) session.detachAuth()
       retryCaches.delete(phoneId)
       // The body runs now (later reads see the rows gone); only the COMMIT is batched.
-      writer.write((wdb) => wipeAuth(wdb, phoneId)).catch((err) => logger.error("wiping WhatsApp credentials failed", { phoneId, err }))
+      store.write(async (q) => q.wipeAuth(phoneId)).catch((err) => logger.error("wiping WhatsApp credentials failed", { phoneId, err }))
     },
   }
 }

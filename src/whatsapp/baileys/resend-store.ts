@@ -1,5 +1,4 @@
 import type { WAMessage, WAMessageKey, proto } from "@whiskeysockets/baileys"
-import { loadSentWaMessage, saveSentWaMessage } from "../../store/wa-resend"
 import type { BaileysModule } from "./auth-state"
 import type { SessionContext } from "./session"
 
@@ -20,7 +19,7 @@ export interface ResendStore {
 }
 
 export function createResendStore(
-  ctx: Pick<SessionContext, "db" | "writer" | "clock" | "logger" | "waResendRetentionDays">,
+  ctx: Pick<SessionContext, "store" | "clock" | "logger" | "waResendRetentionDays">,
   phoneId: string,
   baileys: BaileysModule,
 ): ResendStore {
@@ -32,7 +31,7 @@ export function createResendStore(
       try {
         const message = baileys.proto.Message.encode(sent.message).finish()
         const sentAtMs = ctx.clock.nowMs()
-        await ctx.writer.write((db) => saveSentWaMessage(db, { phoneId, waMessageId, message, sentAtMs }))
+        await ctx.store.write(async (q) => await q.saveSentWaMessage({ phoneId, waMessageId, message, sentAtMs }))
       } catch (err) {
         ctx.logger.warn("storing a sent WhatsApp message for retry receipts failed; a recipient that asks for it again gets nothing", {
           phoneId,
@@ -43,7 +42,7 @@ export function createResendStore(
     },
     async getMessage(key) {
       if (!key.id) return undefined
-      const bytes = loadSentWaMessage(ctx.db, phoneId, key.id)
+      const bytes = await ctx.store.loadSentWaMessage(phoneId, key.id)
       if (!bytes) {
         ctx.logger.debug("a retry receipt asked for a message that is not stored (never sent by wagate, or pruned)", { phoneId, waMessageId: key.id })
         return undefined

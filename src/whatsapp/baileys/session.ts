@@ -1,11 +1,9 @@
 import { isAbsolute } from "node:path"
-import type { Database } from "bun:sqlite"
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
 import type { PresenceState } from "../../lib/vocabulary"
 import type { Logger } from "../../lib/logger"
-import { hasCreds, wipeAuth } from "../../store/wa-auth"
-import type { Writer } from "../../store/writer"
+import type { Store } from "../../store/store"
 import type { ConnectionFailure } from "../failures"
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -61,9 +59,8 @@ export class SessionNotConnectedError extends Error {
 
 /** The settings a Baileys gateway is created with and hands on to each of its sessions. */
 export interface SessionSettings {
-  /** The writer connection: auth reads see the writes of the open batch. */
-  db: Database
-  writer: Writer
+  /** The store: credentials, Signal keys and sent messages (on SQLite reads see the writes of the open batch). */
+  store: Store
   clock: Clock
   logger: Logger
   /** WhatsApp's WebSocket endpoint; tests point it at a local simulator. */
@@ -205,11 +202,6 @@ export class BaileysSession implements WhatsAppSession {
     }
   }
 
-  /** Read from the stored credentials each time, so it is right after a pairing or a wipe. */
-  get paired(): boolean {
-    return storedCredsArePaired(this.ctx.db, this.phoneId)
-  }
-
   connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void {
     if (this.starting || this.ended) {
       this.log.warn("connect() called twice on one WhatsApp session; ignored")
@@ -246,7 +238,7 @@ export class BaileysSession implements WhatsAppSession {
     }
     await this.endSocket()
     this.finish("closed_by_us", true)
-    await this.ctx.writer.write((db) => wipeAuth(db, this.phoneId))
+    await this.ctx.store.write(async (q) => await q.wipeAuth(this.phoneId))
   }
 
   async sendPart(part: OutboundPart): Promise<void> {
@@ -339,16 +331,16 @@ export class BaileysSession implements WhatsAppSession {
     const { ctx, phoneId } = this
     const baileys = await ctx.baileys()
     if (this.closedByUs) return
-    if (!storedCredsArePaired(ctx.db, phoneId)) {
+    if (!await storedCredsArePaired(ctx.store, phoneId)) {
       // A pairing started earlier and never finished leaves credentials WhatsApp refuses (401): start clean.
-      if (hasCreds(ctx.db, phoneId)) await ctx.writer.write((db) => wipeAuth(db, phoneId))
+      if (await ctx.store.hasCreds(phoneId)) await ctx.store.write(async (q) => await q.wipeAuth(phoneId))
       this.pairing = true
     }
     const { version } = await ctx.chooseWaVersion()
     if (this.closedByUs) return
     this.waVersion = formatWaVersion(version)
     this.call(() => this.events.connecting({ waVersion: this.waVersion! }))
-    const auth = loadAuthState(baileys, ctx, phoneId)
+    const auth = await loadAuthState(baileys, ctx, phoneId)
     this.auth = auth
     const logger = bridgeLogger(ctx.logger, { phoneId })
     const resend = createResendStore(ctx, phoneId, baileys)

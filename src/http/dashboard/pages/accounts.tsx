@@ -86,8 +86,8 @@ interface EditForm {
   rateLimitPerMinute: string
 }
 
-function accountPage(c: PageContext, options: { errors?: string[]; values?: EditForm; status?: number; saved?: boolean } = {}): Response {
-  const account = getAccount(c.dash.deps.ctx, c.params.accountId!)
+async function accountPage(c: PageContext, options: { errors?: string[]; values?: EditForm; status?: number; saved?: boolean } = {}): Promise<Response> {
+  const account = await getAccount(c.dash.deps.ctx, c.params.accountId!)
   const scope = { ...c.scope, account, unknownAccount: false }
   const csrf = c.session.csrfToken
   const values = options.values ?? {

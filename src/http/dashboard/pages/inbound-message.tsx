@@ -101,15 +101,15 @@ function ReplyForm(props: { m: InboundRow; scope: Scope; csrfToken: string; keys
 }
 
 /** The live keys of the message's account that may send, newest first as listed. */
-function replyKeys(c: PageContext, m: InboundRow): ApiKeyRow[] {
+async function replyKeys(c: PageContext, m: InboundRow): Promise<ApiKeyRow[]> {
   const nowMs = c.dash.deps.ctx.clock.nowMs()
-  return listApiKeys(c.dash.deps.ctx, m.accountId).filter((k) => k.env === m.env && isActiveKey(k, nowMs) && hasAnyScope(k.scopes, REQUIRED_SCOPES.send))
+  return (await listApiKeys(c.dash.deps.ctx, m.accountId)).filter((k) => k.env === m.env && isActiveKey(k, nowMs) && hasAnyScope(k.scopes, REQUIRED_SCOPES.send))
 }
 
-export function inboundPage(c: PageContext, options: { errors?: string[]; values?: { keyId: string; content: string }; status?: number } = {}): Response {
-  const m = inboundMessage(c.dash.deps.ctx, c.params.messageId!)
+export async function inboundPage(c: PageContext, options: { errors?: string[]; values?: { keyId: string; content: string }; status?: number } = {}): Promise<Response> {
+  const m = await inboundMessage(c.dash.deps.ctx, c.params.messageId!)
   const scope = scopeAt(c.scope, m.accountId, m.env)
-  const keys = replyKeys(c, m)
+  const keys = await replyKeys(c, m)
   const values = options.values ?? { keyId: keys[0]?.id ?? "", content: "" }
   return htmlResponse(
     <Layout title="Inbound message" section="Messages" scope={scope} csrfToken={c.session.csrfToken} path="/dashboard/messages">
@@ -145,7 +145,7 @@ export function inboundPage(c: PageContext, options: { errors?: string[]; values
         <p class="content">{m.content}</p>
       </section>
       <Attachment m={m} scope={scope} />
-      <Thread thread={messageThread(c.dash.deps.ctx, m.id)} scope={scope} />
+      <Thread thread={await messageThread(c.dash.deps.ctx, m.id)} scope={scope} />
       <section aria-labelledby="reply-title">
         <h2 id="reply-title">Reply</h2>
         <p class="muted">{`Sent from ${m.toNumber} to ${m.isGroup ? (m.groupId ?? "the group") : m.fromAddress}, quoting this message.`}</p>
@@ -161,9 +161,9 @@ export function inboundPage(c: PageContext, options: { errors?: string[]; values
 async function sendReply(c: PageContext): Promise<Response> {
   const values = { keyId: c.form.get("keyId"), content: c.form.get("content") }
   const ctx = c.dash.deps.ctx
-  const m = inboundMessage(ctx, c.params.messageId!)
+  const m = await inboundMessage(ctx, c.params.messageId!)
   try {
-    const principal = principalOfKey(ctx, values.keyId)
+    const principal = await principalOfKey(ctx, values.keyId)
     if (principal.accountId !== m.accountId || principal.env !== m.env) throw errors.validation(["Pick a live key of this message's account"])
     const to = m.isGroup ? (m.groupId ?? "") : m.fromAddress
     const input = validated(SendMessageBody, { fromPhoneId: m.phoneId, to, content: values.content, replyTo: m.id })
@@ -178,7 +178,7 @@ async function sendReply(c: PageContext): Promise<Response> {
 /** The attachment's bytes for a signed-in operator: an image inline, anything else as a download. */
 async function serveMedia(c: PageContext): Promise<Response> {
   const ctx = c.dash.deps.ctx
-  const file = await inboundRowMediaFile(ctx, c.dash.deps.inboundMedia, inboundMessage(ctx, c.params.messageId!))
+  const file = await inboundRowMediaFile(ctx, c.dash.deps.inboundMedia, await inboundMessage(ctx, c.params.messageId!))
   const disposition = INLINE_IMAGES.has(file.mimetype) ? contentDisposition(file.fileName, file.mimetype) : contentDisposition(file.fileName, "application/octet-stream")
   return new Response(Bun.file(file.path), {
     headers: {

@@ -108,14 +108,14 @@ function CreateKeyFormView(props: { scope: Scope; csrfToken: string; values: Cre
   )
 }
 
-function keysPage(
+async function keysPage(
   c: PageContext,
   options: { created?: { key: string; row: ApiKeyRow }; errors?: string[]; values?: CreateKeyForm; status?: number } = {},
-): Response {
+): Promise<Response> {
   const { scope } = c
   const csrf = c.session.csrfToken
   const account = scope.account
-  const keys = account ? listApiKeys(c.dash.deps.ctx, account.id).filter((k) => k.env === scope.env) : []
+  const keys = account ? (await listApiKeys(c.dash.deps.ctx, account.id)).filter((k) => k.env === scope.env) : []
   const values = options.values ?? { name: "", environment: scope.env, scopes: [...CANONICAL_SCOPES], expiresAt: "" }
   return htmlResponse(
     <Layout title="Keys" section="Keys" scope={scope} csrfToken={csrf} path="/dashboard/keys" envScoped>

@@ -10,8 +10,8 @@ import { ChangeFacts, KindFacts } from "../views/thread"
 import { errorPage } from "./errors"
 import { inboundMessageRoutes, inboundPage } from "./inbound-message"
 
-function outboundPage(c: PageContext): Response {
-  const trail = messageTrail(c.dash.deps.ctx, c.params.messageId!)
+async function outboundPage(c: PageContext): Promise<Response> {
+  const trail = await messageTrail(c.dash.deps.ctx, c.params.messageId!)
   const m = trail.message
   const scope = scopeAt(c.scope, m.accountId, m.env)
   const base = `/dashboard/messages/${encodeURIComponent(m.id)}`
@@ -63,7 +63,7 @@ function outboundPage(c: PageContext): Response {
           </ul>
         ) : null}
       </section>
-      <MessageTimeline trail={trail} thread={messageThread(c.dash.deps.ctx, m.id)} scope={scope} selfHref={href(`${base}/timeline`, scope)} />
+      <MessageTimeline trail={trail} thread={await messageThread(c.dash.deps.ctx, m.id)} scope={scope} selfHref={href(`${base}/timeline`, scope)} />
     </Layout>,
   )
 }
@@ -73,17 +73,17 @@ export const messageRoutes = (dash: Dashboard) => (app: DashboardApp) =>
   inboundMessageRoutes(dash)(app)
     .get(
       "/dashboard/messages/:messageId",
-      page(dash, (c) => (c.params.messageId!.startsWith("inmsg_") ? inboundPage(c) : outboundPage(c)), errorPage),
+      page(dash, async (c) => (c.params.messageId!.startsWith("inmsg_") ? await inboundPage(c) : await outboundPage(c)), errorPage),
     )
     .get(
       "/dashboard/messages/:messageId/timeline",
       page(
         dash,
-        (c) => {
-          const trail = messageTrail(c.dash.deps.ctx, c.params.messageId!)
+        async (c) => {
+          const trail = await messageTrail(c.dash.deps.ctx, c.params.messageId!)
           const scope = scopeAt(c.scope, trail.message.accountId, trail.message.env)
           const self = href(`/dashboard/messages/${encodeURIComponent(trail.message.id)}/timeline`, scope)
-          return fragmentResponse(<MessageTimeline trail={trail} thread={messageThread(c.dash.deps.ctx, trail.message.id)} scope={scope} selfHref={self} />)
+          return fragmentResponse(<MessageTimeline trail={trail} thread={await messageThread(c.dash.deps.ctx, trail.message.id)} scope={scope} selfHref={self} />)
         },
         errorPage,
       ),

@@ -83,20 +83,20 @@ function FilterForm(props: { scope: Scope; filters: Filters; phones: { id: strin
   )
 }
 
-function messagesPage(c: PageContext): Response {
+async function messagesPage(c: PageContext): Promise<Response> {
   const { scope } = c
   const account = scope.account
   const f = filtersOf(c.url)
   const ctx = c.dash.deps.ctx
-  const phones = account ? listPhones(ctx, account.id).map((p) => ({ id: p.id, label: `${p.displayName} (${p.phoneNumber})` })) : []
+  const phones = account ? (await listPhones(ctx, account.id)).map((p) => ({ id: p.id, label: `${p.displayName} (${p.phoneNumber})` })) : []
   let list = null
   let nextBefore: number | null = null
   if (account && f.direction === "outbound") {
-    const result = outboundLog(ctx, account.id, scope.env, { status: f.status, phoneRef: f.phone, to: f.to, before: f.before }, PAGE_SIZE)
+    const result = await outboundLog(ctx, account.id, scope.env, { status: f.status, phoneRef: f.phone, to: f.to, before: f.before }, PAGE_SIZE)
     list = <OutboundTable rows={result.rows} scope={scope} />
     nextBefore = result.nextBefore
   } else if (account) {
-    const result = inboundLog(ctx, account.id, scope.env, { phoneRef: f.phone, before: f.before }, PAGE_SIZE)
+    const result = await inboundLog(ctx, account.id, scope.env, { phoneRef: f.phone, before: f.before }, PAGE_SIZE)
     list = <InboundTable rows={result.rows} scope={scope} />
     nextBefore = result.nextBefore
   }

@@ -94,16 +94,17 @@ function LatestErrors(props: { overview: Overview; phoneErrors: { name: string; 
   )
 }
 
-function overviewPage(c: PageContext): Response {
+async function overviewPage(c: PageContext): Promise<Response> {
   const { scope } = c
   const account = scope.account
   const ctx = c.dash.deps.ctx
-  const phones = account ? listPhones(ctx, account.id) : []
-  const phoneErrors = phones.flatMap((phone) => {
-    const error = c.dash.deps.sessions.pairingState(phone.id).lastError
+  const phones = account ? await listPhones(ctx, account.id) : []
+  const states = await Promise.all(phones.map((phone) => c.dash.deps.sessions.pairingState(phone.id)))
+  const phoneErrors = phones.flatMap((phone, i) => {
+    const error = states[i]!.lastError
     return error ? [{ name: phone.displayName, id: phone.id, error }] : []
   })
-  const overview = account ? accountOverview(ctx, account.id, scope.env) : null
+  const overview = account ? await accountOverview(ctx, account.id, scope.env) : null
   return htmlResponse(
     <Layout title="Overview" section="Overview" scope={scope} csrfToken={c.session.csrfToken} path="/dashboard" envScoped>
       {account && overview ? (

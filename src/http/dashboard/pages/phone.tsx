@@ -24,8 +24,8 @@ async function qrSvg(qr: string | null): Promise<string | null> {
 }
 
 /** The phone of the URL, with the scope moved to its account (a shared link needs no `?account=`). */
-function phoneInScope(c: PageContext): { phone: PhoneRow; scope: Scope } {
-  const phone = findPhoneAnywhere(c.dash.deps.ctx, c.params.phoneId!)
+async function phoneInScope(c: PageContext): Promise<{ phone: PhoneRow; scope: Scope }> {
+  const phone = await findPhoneAnywhere(c.dash.deps.ctx, c.params.phoneId!)
   const account = c.scope.accounts.find((a) => a.id === phone.accountId) ?? c.scope.account
   return { phone, scope: { ...c.scope, account, unknownAccount: false } }
 }
@@ -37,8 +37,8 @@ async function panelHtml(c: PageContext, phone: PhoneRow, scope: Scope, state: P
 }
 
 async function phonePage(c: PageContext): Promise<Response> {
-  const { phone, scope } = phoneInScope(c)
-  const state = c.dash.deps.sessions.pairingState(phone.id)
+  const { phone, scope } = await phoneInScope(c)
+  const state = await c.dash.deps.sessions.pairingState(phone.id)
   const base = `/dashboard/phones/${encodeURIComponent(phone.id)}`
   return htmlResponse(
     <Layout title={phone.displayName} section="Phones" scope={scope} csrfToken={c.session.csrfToken} path="/dashboard/phones">
@@ -85,7 +85,7 @@ function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) =
   return action(
     dash,
     async (c) => {
-      const { phone, scope } = phoneInScope(c)
+      const { phone, scope } = await phoneInScope(c)
       await act(phone.id, c)
       return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
     },
@@ -101,19 +101,19 @@ export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
       "/dashboard/phones/:phoneId/live",
       page(
         dash,
-        (c) => {
-          const { phone, scope } = phoneInScope(c)
+        async (c) => {
+          const { phone, scope } = await phoneInScope(c)
           const sessions = dash.deps.sessions
           return liveHtmlResponse(dash.deps.ctx.clock, c.request, (push) => {
             // Rendering a QR is asynchronous: a chain keeps the fragments in the order of the states.
             let chain = Promise.resolve()
             const send = (state: PairingState) => {
               // A phone removed meanwhile has no panel left to show; its stream just goes quiet.
-              chain = chain.then(() => panelHtml(c, findPhoneAnywhere(dash.deps.ctx, phone.id), scope, state).then(push)).catch(() => {})
+              chain = chain.then(async () => panelHtml(c, await findPhoneAnywhere(dash.deps.ctx, phone.id), scope, state).then(push)).catch(() => {})
             }
             const unsubscribe = sessions.subscribe(phone.id, send)
             // The state may have moved between the page's render and this subscription.
-            send(sessions.pairingState(phone.id))
+            void sessions.pairingState(phone.id).then(send, () => {})
             return unsubscribe
           }, () => isDashboardSessionLive(dash.deps.ctx, c.session))
         },

@@ -22,11 +22,11 @@ interface AddPhoneForm {
   displayName: string
 }
 
-function phonesPage(c: PageContext, options: { errors?: string[]; values?: AddPhoneForm; status?: number } = {}): Response {
+async function phonesPage(c: PageContext, options: { errors?: string[]; values?: AddPhoneForm; status?: number } = {}): Promise<Response> {
   const { scope } = c
   const csrf = c.session.csrfToken
   const account = scope.account
-  const phones = account ? listPhones(c.dash.deps.ctx, account.id) : []
+  const phones = account ? await listPhones(c.dash.deps.ctx, account.id) : []
   // After a removal the list says which phone went; only a number is shown, so a crafted link
   // cannot put other words on the page.
   const removed = c.url.searchParams.get("removed") ?? ""
@@ -90,15 +90,15 @@ export const phonesRoutes = (dash: Dashboard) => (app: DashboardApp) =>
           const account = c.scope.account
           // The overview shows the compact list, the phones page the table.
           const compact = c.url.searchParams.get("view") === "compact"
-          const render = () => {
-            const phones = account ? listPhones(c.dash.deps.ctx, account.id) : []
+          const render = async () => {
+            const phones = account ? await listPhones(c.dash.deps.ctx, account.id) : []
             return renderFragment(
               compact ? <PhoneStatusList phones={phones} scope={c.scope} /> : <PhonesTable phones={phones} scope={c.scope} csrfToken={c.session.csrfToken} />,
             )
           }
           return liveHtmlResponse(dash.deps.ctx.clock, c.request, (push) =>
-            dash.deps.sessions.subscribeAll((phone) => {
-              if (phone.accountId === account?.id) push(render())
+            dash.deps.sessions.subscribeAll(async (phone) => {
+              if (phone.accountId === account?.id) push(await render())
             }),
             () => isDashboardSessionLive(dash.deps.ctx, c.session),
           )
@@ -128,7 +128,7 @@ export const phonesRoutes = (dash: Dashboard) => (app: DashboardApp) =>
       action(
         dash,
         async (c) => {
-          const phone = findPhoneAnywhere(dash.deps.ctx, c.params.phoneId!)
+          const phone = await findPhoneAnywhere(dash.deps.ctx, c.params.phoneId!)
           // The same steps as the admin API's DELETE: unlink and fail queued sends, then remove.
           await dash.deps.sessions.forget(phone.id)
           await removePhone(dash.deps.ctx, phone.id)

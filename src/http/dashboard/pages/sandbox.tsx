@@ -108,18 +108,18 @@ function SendFormView(props: { scope: Scope; csrfToken: string; values: SendForm
   )
 }
 
-function sandboxPage(c: PageContext, options: { errors?: string[]; values?: SendForm; status?: number } = {}): Response {
+async function sandboxPage(c: PageContext, options: { errors?: string[]; values?: SendForm; status?: number } = {}): Promise<Response> {
   const scope = { ...c.scope, env: "test" as const }
   const account = scope.account
   const ctx = c.dash.deps.ctx
   const csrf = c.session.csrfToken
   const nowMs = ctx.clock.nowMs()
   const keys = account
-    ? listApiKeys(ctx, account.id).filter(
+    ? (await listApiKeys(ctx, account.id)).filter(
         (k) => k.env === "test" && isActiveKey(k, nowMs) && hasAnyScope(k.scopes, REQUIRED_SCOPES.send),
       )
     : []
-  const phones = account ? listPhones(ctx, account.id) : []
+  const phones = account ? await listPhones(ctx, account.id) : []
   const values = options.values ?? { keyId: keys[0]?.id ?? "", fromPhoneId: phones[0]?.id ?? "", to: "+14155550199", content: "Hello from the sandbox" }
   return htmlResponse(
     <Layout title="Sandbox" section="Sandbox" scope={scope} csrfToken={csrf} path="/dashboard/sandbox">
@@ -152,7 +152,7 @@ function sandboxPage(c: PageContext, options: { errors?: string[]; values?: Send
 async function sendTest(c: PageContext): Promise<Response> {
   const values: SendForm = { keyId: c.form.get("keyId"), fromPhoneId: c.form.get("fromPhoneId"), to: c.form.get("to").trim(), content: c.form.get("content") }
   try {
-    const principal = principalOfKey(c.dash.deps.ctx, values.keyId)
+    const principal = await principalOfKey(c.dash.deps.ctx, values.keyId)
     // Only the account's own test keys: the sandbox page never sends live traffic.
     if (principal.env !== "test" || principal.accountId !== c.scope.account?.id) throw errors.validation(["Pick a test key of this account"])
     const input = validated(SendMessageBody, { fromPhoneId: values.fromPhoneId, to: values.to, content: values.content })

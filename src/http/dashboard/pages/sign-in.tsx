@@ -65,7 +65,7 @@ export const signInRoutes = (dash: Dashboard) => (app: DashboardApp) =>
           "Retry-After": String(retryAfterSeconds),
         })
       }
-      if (!verifyAdminToken(ctx, form.get("token").trim(), dash.deps.localAdminToken)) {
+      if (!await verifyAdminToken(ctx, form.get("token").trim(), dash.deps.localAdminToken)) {
         // Counted against the API's failed-authentication budget, shared with /v1 and /admin/v1.
         refuseAuthentication(dash.deps, server, request, errors.missingAdminToken())
         return htmlResponse(<SignInPage next={next} errors={["That is not the admin token."]} />, 401)

@@ -96,12 +96,12 @@ function CountsCard(props: { id: string; title: string; sinceMs: number; counts:
   )
 }
 
-function usagePage(c: PageContext): Response {
+async function usagePage(c: PageContext): Promise<Response> {
   const { scope } = c
   const account = scope.account
   const requested = c.url.searchParams.get("period")
   const period: UsagePeriod = requested === "day" || requested === "week" ? requested : "month"
-  const body = account ? <UsageBody c={c} scope={scope} accountId={account.id} period={period} /> : <NoAccount scopeHref={href("/dashboard/accounts", scope)} />
+  const body = account ? await usageBody({ c, scope, accountId: account.id, period }) : <NoAccount scopeHref={href("/dashboard/accounts", scope)} />
   return htmlResponse(
     <Layout title="Usage" section="Usage" scope={scope} csrfToken={c.session.csrfToken} path="/dashboard/usage" envScoped>
       {body}
@@ -109,10 +109,11 @@ function usagePage(c: PageContext): Response {
   )
 }
 
-function UsageBody(props: { c: PageContext; scope: Scope; accountId: string; period: UsagePeriod }) {
+/** The page's figures; read before rendering, since components render synchronously. */
+async function usageBody(props: { c: PageContext; scope: Scope; accountId: string; period: UsagePeriod }) {
   const { c, scope, period } = props
-  const report = c.dash.deps.usage.reportFor(props.accountId, scope.env, period)
-  const days = dailyMessages(c.dash.deps.ctx, props.accountId, scope.env, CHART_DAYS)
+  const report = await c.dash.deps.usage.reportFor(props.accountId, scope.env, period)
+  const days = await dailyMessages(c.dash.deps.ctx, props.accountId, scope.env, CHART_DAYS)
   return (
     <>
       <nav aria-label="Period" class="envswitch tabs">

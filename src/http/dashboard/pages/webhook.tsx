@@ -65,9 +65,9 @@ interface EditForm {
 }
 
 /** The endpoint page; `secret` is set only in the response that created or rotated it. */
-export function endpointPage(c: PageContext, options: { secret?: string; notice?: string; errors?: string[]; values?: EditForm; status?: number } = {}): Response {
+export async function endpointPage(c: PageContext, options: { secret?: string; notice?: string; errors?: string[]; values?: EditForm; status?: number } = {}): Promise<Response> {
   const ctx = c.dash.deps.ctx
-  const endpoint = getEndpoint(ctx, c.params.webhookId!)
+  const endpoint = await getEndpoint(ctx, c.params.webhookId!)
   const scope: Scope = {
     ...c.scope,
     account: c.scope.accounts.find((a) => a.id === endpoint.accountId) ?? c.scope.account,
@@ -77,7 +77,7 @@ export function endpointPage(c: PageContext, options: { secret?: string; notice?
   const csrf = c.session.csrfToken
   const base = `/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`
   const values = options.values ?? { url: endpoint.url, events: endpoint.events, enabled: endpoint.enabled }
-  const log = endpointDeliveryLog(ctx, endpoint.id, { before: cursorOf(c.url), limit: LOG_PAGE_SIZE })
+  const log = await endpointDeliveryLog(ctx, endpoint.id, { before: cursorOf(c.url), limit: LOG_PAGE_SIZE })
   const rotating = endpoint.previousSecretExpiresAtMs !== null && endpoint.previousSecretExpiresAtMs > ctx.clock.nowMs()
   return htmlResponse(
     <Layout title="Webhook endpoint" section="Webhooks" scope={scope} csrfToken={csrf} path="/dashboard/webhooks">
@@ -173,7 +173,7 @@ export const webhookRoutes = (dash: Dashboard) => (app: DashboardApp) =>
       action(
         dash,
         async (c) => {
-          const endpoint = getEndpoint(c.dash.deps.ctx, c.params.webhookId!)
+          const endpoint = await getEndpoint(c.dash.deps.ctx, c.params.webhookId!)
           await resendDelivery(c.dash.deps.ctx, c.params.deliveryId!)
           const account = c.scope.accounts.find((a) => a.id === endpoint.accountId) ?? c.scope.account
           return redirect(href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, { account, env: endpoint.env }))

@@ -16,7 +16,7 @@ interface AddEndpointForm {
   events: string[]
 }
 
-function webhooksPage(c: PageContext, options: { errors?: string[]; values?: AddEndpointForm; status?: number } = {}): Response {
+async function webhooksPage(c: PageContext, options: { errors?: string[]; values?: AddEndpointForm; status?: number } = {}): Promise<Response> {
   const { scope } = c
   const account = scope.account
   const csrf = c.session.csrfToken
@@ -27,7 +27,7 @@ function webhooksPage(c: PageContext, options: { errors?: string[]; values?: Add
         <>
           <section aria-labelledby="endpoints">
             <h2 id="endpoints">{`${scope.env === "test" ? "Test" : "Live"} endpoints of ${account.name}`}</h2>
-            <EndpointsTable endpoints={endpointsWithLatestDelivery(c.dash.deps.ctx, account.id, scope.env)} scope={scope} />
+            <EndpointsTable endpoints={await endpointsWithLatestDelivery(c.dash.deps.ctx, account.id, scope.env)} scope={scope} />
           </section>
           <section aria-labelledby="add-endpoint">
             <h2 id="add-endpoint">{`Add a ${scope.env} endpoint`}</h2>
@@ -73,7 +73,7 @@ export const webhooksRoutes = (dash: Dashboard) => (app: DashboardApp) =>
           // The same URL may serve two endpoints (each signs with its own secret and gets its own
           // copy of an event both subscribe to); the new one's page names the others, in case it
           // was a slip.
-          const sameUrl = listAccountEndpoints(c.dash.deps.ctx, c.scope.account.id).filter((e) => e.env === endpoint.env && e.url === endpoint.url && e.id !== endpoint.id)
+          const sameUrl = (await listAccountEndpoints(c.dash.deps.ctx, c.scope.account.id)).filter((e) => e.env === endpoint.env && e.url === endpoint.url && e.id !== endpoint.id)
           const notice =
             sameUrl.length > 0
               ? `This URL is also the URL of ${sameUrl.map((e) => e.id).join(", ")}: each endpoint signs with its own secret and gets its own copy of every event both subscribe to.`

@@ -12,7 +12,7 @@ const AccountIdParams = Type.Object({ accountId: Type.String() })
 /** GET/POST /admin/v1/accounts and PATCH /admin/v1/accounts/{accountId}. */
 export const adminAccounts = (deps: HttpDeps) => (app: AdminApp) =>
   app
-    .get("/accounts", () => ok(listAccounts(deps.ctx).map((a) => toAdminAccount(accountProfile(deps.ctx, a.id)))), {
+    .get("/accounts", async () => ok(await Promise.all((await listAccounts(deps.ctx)).map(async (a) => toAdminAccount(await accountProfile(deps.ctx, a.id))))), {
       ...adminOperation({
         operationId: "listAccounts",
         tag: "Admin: accounts",
@@ -27,7 +27,7 @@ export const adminAccounts = (deps: HttpDeps) => (app: AdminApp) =>
         const input = parseJsonBody(CreateAccountBody, body as RawBody)
         const account = await createAccount(deps.ctx, input.name, input.email)
         set.status = 201
-        return ok(toAdminAccount(accountProfile(deps.ctx, account.id)))
+        return ok(toAdminAccount(await accountProfile(deps.ctx, account.id)))
       },
       {
         ...adminOperation({
@@ -45,7 +45,7 @@ export const adminAccounts = (deps: HttpDeps) => (app: AdminApp) =>
       async ({ body, params }) => {
         const input = parseJsonBody(UpdateAccountBody, body as RawBody)
         await updateAccount(deps.ctx, params.accountId, input as Parameters<typeof updateAccount>[2])
-        return ok(toAdminAccount(accountProfile(deps.ctx, params.accountId)))
+        return ok(toAdminAccount(await accountProfile(deps.ctx, params.accountId)))
       },
       {
         ...adminOperation({

@@ -14,7 +14,7 @@ const KeyIdParams = Type.Object({ keyId: Type.String() })
 /** Key management: list and create per account, revoke by id. */
 export const adminKeys = (deps: HttpDeps) => (app: AdminApp) =>
   app
-    .get("/accounts/:accountId/keys", ({ params }) => ok(listApiKeys(deps.ctx, params.accountId).map(toApiKeyRecord)), {
+    .get("/accounts/:accountId/keys", async ({ params }) => ok((await listApiKeys(deps.ctx, params.accountId)).map(toApiKeyRecord)), {
       ...adminOperation({
         operationId: "listApiKeys",
         tag: "Admin: API keys",

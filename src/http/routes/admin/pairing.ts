@@ -15,7 +15,7 @@ const TAG = "Admin: pairing"
 const SSE_KEEPALIVE_MS = 15_000
 
 /** A phone's `ph_` id from what the path names: the id or the URL-encoded E.164 number (404 when neither). */
-const phoneIdOf = (deps: HttpDeps, ref: string) => findPhoneAnywhere(deps.ctx, ref).id
+const phoneIdOf = async (deps: HttpDeps, ref: string) => (await findPhoneAnywhere(deps.ctx, ref)).id
 
 /** Pairing and connection control of a phone (docs/decisions.md § "Operator surface"). */
 export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
@@ -24,7 +24,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
       "/phones/:phoneId/connect",
       async ({ body, params }) => {
         const input = body === undefined || (body as RawBody).text.trim() === "" ? {} : parseJsonBody(ConnectBody, body as RawBody)
-        return ok(toPairingState(await deps.sessions.connect(phoneIdOf(deps, params.phoneId), input.method === "code" ? "code" : "qr")))
+        return ok(toPairingState(await deps.sessions.connect(await phoneIdOf(deps, params.phoneId), input.method === "code" ? "code" : "qr")))
       },
       {
         ...adminOperation({
@@ -38,7 +38,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         }),
       },
     )
-    .get("/phones/:phoneId/pairing", ({ params }) => ok(toPairingState(deps.sessions.pairingState(phoneIdOf(deps, params.phoneId)))), {
+    .get("/phones/:phoneId/pairing", async ({ params }) => ok(toPairingState(await deps.sessions.pairingState(await phoneIdOf(deps, params.phoneId)))), {
       ...adminOperation({
         operationId: "getPairingState",
         tag: TAG,
@@ -50,10 +50,10 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
     })
     .get(
       "/phones/:phoneId/pairing/events",
-      ({ params, request }) => {
-        const phoneId = phoneIdOf(deps, params.phoneId)
+      async ({ params, request }) => {
+        const phoneId = await phoneIdOf(deps, params.phoneId)
         // Resolves the phone first, so an unknown phone is a 404 envelope, not an empty stream.
-        const first = deps.sessions.pairingState(phoneId)
+        const first = await deps.sessions.pairingState(phoneId)
         const encoder = new TextEncoder()
         let unsubscribe = () => {}
         let keepalive: { cancel(): void } | null = null
@@ -102,7 +102,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         errors: [401, 404, 429],
       }),
     )
-    .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toAdminPhone(await deps.sessions.disconnect(phoneIdOf(deps, params.phoneId)))), {
+    .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toAdminPhone(await deps.sessions.disconnect(await phoneIdOf(deps, params.phoneId)))), {
       ...adminOperation({
         operationId: "disconnectPhone",
         tag: TAG,
@@ -112,7 +112,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         errors: [401, 404, 429],
       }),
     })
-    .post("/phones/:phoneId/logout", async ({ params }) => ok(toAdminPhone(await deps.sessions.logout(phoneIdOf(deps, params.phoneId)))), {
+    .post("/phones/:phoneId/logout", async ({ params }) => ok(toAdminPhone(await deps.sessions.logout(await phoneIdOf(deps, params.phoneId)))), {
       ...adminOperation({
         operationId: "logoutPhone",
         tag: TAG,

@@ -16,9 +16,9 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
   app
     .get(
       "/accounts/:accountId/phones",
-      ({ params }) => {
-        getAccount(deps.ctx, params.accountId)
-        return ok(listPhones(deps.ctx, params.accountId).map(toAdminPhone))
+      async ({ params }) => {
+        await getAccount(deps.ctx, params.accountId)
+        return ok((await listPhones(deps.ctx, params.accountId)).map(toAdminPhone))
       },
       {
         ...adminOperation({
@@ -55,7 +55,7 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
       "/phones/:phoneId",
       async ({ params }) => {
         // Unlink a paired device and fail its queued sends before the phone disappears.
-        await deps.sessions.forget(findPhoneAnywhere(deps.ctx, params.phoneId).id)
+        await deps.sessions.forget((await findPhoneAnywhere(deps.ctx, params.phoneId)).id)
         return ok(toAdminPhone(await removePhone(deps.ctx, params.phoneId)))
       },
       {

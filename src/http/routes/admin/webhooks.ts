@@ -32,7 +32,7 @@ const TAG = "Admin: webhooks"
 /** Webhook endpoints, their secrets, deliveries and resends (docs/decisions.md § "Operator surface"). */
 export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
   app
-    .get("/accounts/:accountId/webhooks", ({ params }) => ok(listAccountEndpoints(deps.ctx, params.accountId).map(toWebhookEndpoint)), {
+    .get("/accounts/:accountId/webhooks", async ({ params }) => ok((await listAccountEndpoints(deps.ctx, params.accountId)).map(toWebhookEndpoint)), {
       ...adminOperation({
         operationId: "listWebhookEndpoints",
         tag: TAG,
@@ -114,9 +114,9 @@ export const adminWebhooks = (deps: HttpDeps) => (app: AdminApp) =>
     )
     .get(
       "/webhooks/:webhookId/deliveries",
-      ({ params, query }) => {
+      async ({ params, query }) => {
         const q = parseQuery(ListDeliveriesQuery, query)
-        const page = listEndpointDeliveries(deps.ctx, params.webhookId, {
+        const page = await listEndpointDeliveries(deps.ctx, params.webhookId, {
           status: q.status as "pending" | "succeeded" | "failed" | undefined,
           page: q.page ?? 1,
           limit: q.limit ?? 20,

@@ -8,7 +8,7 @@ import type { ApiApp } from "../../plugins/api-auth"
 
 /** GET /v1/account */
 export const accountGet = (deps: HttpDeps) => (app: ApiApp) =>
-  app.get("/account", ({ principal }) => ok(toAccount(accountProfile(deps.ctx, principal.accountId, principal.env))), {
+  app.get("/account", async ({ principal }) => ok(toAccount(await accountProfile(deps.ctx, principal.accountId, principal.env))), {
     ...apiOperation({
       operationId: "getAccount",
       scopes: REQUIRED_SCOPES.accountRead,

@@ -10,9 +10,9 @@ import { parseQuery } from "../../validation"
 export const accountUsage = (deps: HttpDeps) => (app: ApiApp) =>
   app.get(
     "/account/usage",
-    ({ query, principal }) => {
+    async ({ query, principal }) => {
       const q = parseQuery(UsageQuery, query)
-      return ok(toUsage(deps.usage.report(principal, (q.period ?? "month") as "day" | "week" | "month")))
+      return ok(toUsage(await deps.usage.report(principal, (q.period ?? "month") as "day" | "week" | "month")))
     },
     {
       ...apiOperation({

@@ -13,7 +13,7 @@ const InboundIdParams = Type.Object({ messageId: Type.String({ examples: ["inmsg
 export const inboundGet = (deps: HttpDeps) => (app: ApiApp) =>
   app.get(
     "/messages/inbound/:messageId",
-    ({ params, principal }) => ok(toInboundMessage(getInbound(deps.ctx, principal, params.messageId))),
+    async ({ params, principal }) => ok(toInboundMessage(await getInbound(deps.ctx, principal, params.messageId))),
     {
       ...apiOperation({
         operationId: "getInboundMessage",

@@ -11,9 +11,9 @@ import { parseQuery } from "../../validation"
 export const inboundList = (deps: HttpDeps) => (app: ApiApp) =>
   app.get(
     "/messages/inbound",
-    ({ query, principal }) => {
+    async ({ query, principal }) => {
       const q = parseQuery(ListInboundQuery, query)
-      const page = listInbound(deps.ctx, principal, { phoneNumberId: q.phoneNumberId, page: q.page ?? 1, limit: q.limit ?? 20 })
+      const page = await listInbound(deps.ctx, principal, { phoneNumberId: q.phoneNumberId, page: q.page ?? 1, limit: q.limit ?? 20 })
       return paginated(page.rows.map(toInboundMessage), page.page, page.limit, page.total)
     },
     {

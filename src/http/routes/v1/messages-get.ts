@@ -8,7 +8,7 @@ import type { ApiApp } from "../../plugins/api-auth"
 
 /** GET /v1/messages/{messageId} */
 export const messagesGet = (deps: HttpDeps) => (app: ApiApp) =>
-  app.get("/messages/:messageId", ({ params, principal }) => ok(toMessage(getMessage(deps.ctx, principal, params.messageId))), {
+  app.get("/messages/:messageId", async ({ params, principal }) => ok(toMessage(await getMessage(deps.ctx, principal, params.messageId))), {
     ...apiOperation({
       operationId: "getMessage",
       scopes: REQUIRED_SCOPES.messagesRead,

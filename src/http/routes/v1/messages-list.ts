@@ -11,9 +11,9 @@ import { parseQuery } from "../../validation"
 export const messagesList = (deps: HttpDeps) => (app: ApiApp) =>
   app.get(
     "/messages",
-    ({ query, principal }) => {
+    async ({ query, principal }) => {
       const q = parseQuery(ListMessagesQuery, query)
-      const page = listMessages(deps.ctx, principal, {
+      const page = await listMessages(deps.ctx, principal, {
         phoneNumberId: q.phoneNumberId,
         status: q.status as never,
         page: q.page ?? 1,

@@ -8,7 +8,7 @@ import type { ApiApp } from "../../plugins/api-auth"
 
 /** GET /v1/phone-numbers/{id}: by phone id or URL-encoded E.164. */
 export const phoneNumbersGet = (deps: HttpDeps) => (app: ApiApp) =>
-  app.get("/phone-numbers/:id", ({ params, principal }) => ok(toPhoneNumber(resolvePhone(deps.ctx, principal.accountId, params.id))), {
+  app.get("/phone-numbers/:id", async ({ params, principal }) => ok(toPhoneNumber(await resolvePhone(deps.ctx, principal.accountId, params.id))), {
     ...apiOperation({
       operationId: "getPhoneNumber",
       scopes: REQUIRED_SCOPES.phoneNumbersRead,

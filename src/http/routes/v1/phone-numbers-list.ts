@@ -9,7 +9,7 @@ import type { ApiApp } from "../../plugins/api-auth"
 
 /** GET /v1/phone-numbers */
 export const phoneNumbersList = (deps: HttpDeps) => (app: ApiApp) =>
-  app.get("/phone-numbers", ({ principal }) => ok(listPhones(deps.ctx, principal.accountId).map(toPhoneNumber)), {
+  app.get("/phone-numbers", async ({ principal }) => ok((await listPhones(deps.ctx, principal.accountId)).map(toPhoneNumber)), {
     ...apiOperation({
       operationId: "listPhoneNumbers",
       scopes: REQUIRED_SCOPES.phoneNumbersRead,

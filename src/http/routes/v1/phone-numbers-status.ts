@@ -10,7 +10,7 @@ import type { ApiApp } from "../../plugins/api-auth"
 export const phoneNumbersStatus = (deps: HttpDeps) => (app: ApiApp) =>
   app.get(
     "/phone-numbers/:id/status",
-    ({ params, principal }) => ok(toPhoneStatus(resolvePhone(deps.ctx, principal.accountId, params.id))),
+    async ({ params, principal }) => ok(toPhoneStatus(await resolvePhone(deps.ctx, principal.accountId, params.id))),
     {
       ...apiOperation({
         operationId: "getPhoneNumberStatus",
