@@ -27,7 +27,7 @@ describeStores("messages: insert and look-ups", (open) => {
       errorCode: null,
     }
     const stored = await store.write((q) => q.insertMessage(full))
-    expect(stored).toEqual({ ...full, seq: stored.seq, editedAtMs: null, revokedAtMs: null })
+    expect(stored).toEqual({ ...full, replyTo: "inmsg_quoted", seq: stored.seq, editedAtMs: null, revokedAtMs: null })
     expect(typeof stored.seq).toBe("number")
     expect(await store.findMessage(stored.id)).toEqual(stored)
 
@@ -163,9 +163,9 @@ describeStores("messages: status batches", (open) => {
       { ...b, ...failed, updatedAtMs: now },
       { ...c, ...cPatch, updatedAtMs: now },
     ])
-    expect(await store.findMessage(a.id)).toEqual(updated[1])
-    expect(await store.findMessage(b.id)).toEqual(updated[2])
-    expect(await store.findMessage(c.id)).toEqual(updated[3])
+    expect(await store.findMessage(a.id)).toEqual(updated[1]!)
+    expect(await store.findMessage(b.id)).toEqual(updated[2]!)
+    expect(await store.findMessage(c.id)).toEqual(updated[3]!)
     expect(await store.countMessagesSince("acc_a", "test", T)).toEqual({ ...NO_COUNTS, delivered: 1, failed: 1, read: 1 })
     expect(await store.listMessages({ accountId: "acc_a", env: "test", status: "sent", limit: 10, offset: 0 })).toEqual({ rows: [], total: 0 })
     expect((await store.listMessages({ accountId: "acc_a", env: "test", phoneId: "ph_2", status: "failed", limit: 10, offset: 0 })).total).toBe(1)
