@@ -85,3 +85,17 @@ describe("the PostgreSQL schema", () => {
     expect(notInt8).toEqual([])
   })
 })
+
+describe("collation", () => {
+  test("text columns order bytes as SQLite does, whatever the database's locale", async () => {
+    const sql = await connect()
+    await migratePostgres(sql, TEST_EPOCH_MS)
+    const ids = ["a_1", "B_2", "a-1", "A1", "b"]
+    await sql`INSERT INTO settings ${sql(ids.map((key) => ({ key, value: "" })))}`
+    const keys = (await sql`SELECT key FROM settings ORDER BY key`).map((r: { key: string }) => r.key)
+    expect(keys).toEqual([...ids].sort())
+    const columns = await sql`SELECT table_name || '.' || column_name AS col FROM information_schema.columns
+      WHERE table_schema = 'public' AND table_name <> 'schema_migrations' AND data_type = 'text' AND (collation_name IS NULL OR collation_name <> 'C')`
+    expect(columns).toEqual([])
+  })
+})
