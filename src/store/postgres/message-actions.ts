@@ -11,10 +11,10 @@ import { int8OrNull } from "./int8"
 
 const SET_EDITED = "UPDATE messages SET content = $2, edited_at_ms = $3, updated_at_ms = $3 WHERE id = $1"
 const SET_REVOKED = "UPDATE messages SET revoked_at_ms = $2, updated_at_ms = $2 WHERE id = $1 AND revoked_at_ms IS NULL"
-const SELECT_UNREAD_IN_CHAT = `SELECT id, wa_message_id AS "waMessageId", from_address AS "fromAddress", group_id AS "groupId"
+export const SELECT_UNREAD_IN_CHAT = `SELECT id, wa_message_id AS "waMessageId", from_address AS "fromAddress", group_id AS "groupId"
   FROM inbound_messages WHERE phone_id = $1 AND COALESCE(group_id, from_address) = $2 AND seq <= $3 AND read_at_ms IS NULL
   ORDER BY seq DESC LIMIT $4`
-const SET_READ = `UPDATE inbound_messages SET read_at_ms = $4
+export const SET_READ = `UPDATE inbound_messages SET read_at_ms = $4
   WHERE phone_id = $1 AND COALESCE(group_id, from_address) = $2 AND seq <= $3 AND read_at_ms IS NULL`
 const SELECT_READ_AT = `SELECT read_at_ms AS "readAtMs" FROM inbound_messages WHERE id = $1`
 

@@ -101,9 +101,9 @@ async function updateMessageStatuses(sql: SQL, changes: readonly { before: Messa
 
 const NEXT_DUE = "COALESCE(sandbox_delivered_due_ms, sandbox_read_due_ms)"
 // The expression and the WHERE term are the partial index's (messages_sandbox_due), as on SQLite.
-const SELECT_SANDBOX_DUE = `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${NEXT_DUE} IS NOT NULL AND ${NEXT_DUE} <= $1
+export const SELECT_SANDBOX_DUE = `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${NEXT_DUE} IS NOT NULL AND ${NEXT_DUE} <= $1
   ORDER BY ${NEXT_DUE} LIMIT $2 FOR UPDATE SKIP LOCKED`
-const SELECT_NEXT_SANDBOX_DUE = `SELECT ${NEXT_DUE} AS "dueMs" FROM messages WHERE ${NEXT_DUE} IS NOT NULL ORDER BY ${NEXT_DUE} LIMIT 1`
+export const SELECT_NEXT_SANDBOX_DUE = `SELECT ${NEXT_DUE} AS "dueMs" FROM messages WHERE ${NEXT_DUE} IS NOT NULL ORDER BY ${NEXT_DUE} LIMIT 1`
 const SELECT_NEXT_SANDBOX_DUE_AFTER = `SELECT
   (SELECT MIN(sandbox_read_due_ms) FROM messages WHERE ${NEXT_DUE} IS NOT NULL AND ${NEXT_DUE} <= $1 AND sandbox_read_due_ms > $1) AS "laterRead",
   (SELECT ${NEXT_DUE} FROM messages WHERE ${NEXT_DUE} IS NOT NULL AND ${NEXT_DUE} > $1 ORDER BY ${NEXT_DUE} LIMIT 1) AS "firstAfter"`

@@ -5,7 +5,7 @@ import { int8 } from "./int8"
 
 /* The messages that quote a message, on PostgreSQL: the statement of src/store/replies.ts (both partial indexes serve it). */
 
-const REPLIES = `SELECT id, 'outbound' AS direction, from_number AS "fromAddress", content, created_at_ms AS "atMs"
+export const REPLIES = `SELECT id, 'outbound' AS direction, from_number AS "fromAddress", content, created_at_ms AS "atMs"
   FROM messages WHERE reply_to = $1
 UNION ALL
 SELECT id, 'inbound' AS direction, from_address AS "fromAddress", content, received_at_ms AS "atMs"
