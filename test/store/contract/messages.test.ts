@@ -99,7 +99,9 @@ describeStores("messages: insert and look-ups", (open) => {
     expect(await store.countMessagesSince("acc_a", "test", T)).toEqual({ ...NO_COUNTS, pending: 1 })
     const next = await seedMessage(store)
     expect(next.seq).toBeGreaterThan(first.seq)
-    expect((await store.listMessages({ accountId: "acc_a", env: "test", limit: 10, offset: 0 })).rows.map((r) => r.id)).toEqual([next.id, first.id])
+    const page = await store.listMessages({ accountId: "acc_a", env: "test", limit: 10, offset: 0 })
+    expect({ ids: page.rows.map((r) => r.id), total: page.total }).toEqual({ ids: [next.id, first.id], total: 2 })
+    expect((await store.listMessages({ accountId: "acc_a", env: "test", limit: 1, offset: 1 })).rows.map((r) => r.id)).toEqual([first.id])
   })
 
   test("concurrent sends with one key create one message, and every one of them finds it", async () => {
