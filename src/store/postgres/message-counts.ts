@@ -1,4 +1,3 @@
-import type { SQL } from "bun"
 import type { Environment, MessageStatus } from "../../lib/vocabulary"
 import { COUNTER_SHARDS } from "./schema-1"
 
@@ -25,7 +24,7 @@ export interface MessageCountDelta {
   delta: number
 }
 
-/** Upserts a message's counters; `$1` account, `$2` env, `$3` phone, `$4` status, `$5` day: the CTEs of an insert. */
+/** The CTEs that count one new message: the row `source` returns, its columns named by the expressions in `p`. */
 export function insertCountsCtes(source: string, p: { accountId: string; env: string; phoneId: string; status: string; dayMs: string }): string {
   return `c AS (
   INSERT INTO message_counts (account_id, env, phone_id, status, shard, n)
@@ -38,20 +37,28 @@ export function insertCountsCtes(source: string, p: { accountId: string; env: st
 )`
 }
 
-const ADD_COUNTS = `WITH c AS (
+/**
+ * The CTEs that add net changes to both counter tables from ten array parameters starting at
+ * `$first` (see countParams), to join the statement that makes the changes.
+ */
+export function addCountsCtes(first: number): string {
+  const $ = (i: number) => `$${first + i}`
+  return `c AS (
   INSERT INTO message_counts (account_id, env, phone_id, status, shard, n)
-  SELECT a, e, p, s, ${COUNTER_SHARD}, n FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[]) AS v(a, e, p, s, n)
+  SELECT a, e, p, s, ${COUNTER_SHARD}, n FROM unnest(${$(0)}::text[], ${$(1)}::text[], ${$(2)}::text[], ${$(3)}::text[], ${$(4)}::int8[]) AS v(a, e, p, s, n)
   ON CONFLICT (account_id, env, phone_id, status, shard) DO UPDATE SET n = message_counts.n + excluded.n
-)
-INSERT INTO message_daily_counts (account_id, env, day_ms, status, shard, n)
-SELECT a, e, d, s, ${COUNTER_SHARD}, n FROM unnest($6::text[], $7::text[], $8::int8[], $9::text[], $10::int8[]) AS v(a, e, d, s, n)
-ON CONFLICT (account_id, env, day_ms, status, shard) DO UPDATE SET n = message_daily_counts.n + excluded.n`
+), d AS (
+  INSERT INTO message_daily_counts (account_id, env, day_ms, status, shard, n)
+  SELECT a, e, d, s, ${COUNTER_SHARD}, n FROM unnest(${$(5)}::text[], ${$(6)}::text[], ${$(7)}::int8[], ${$(8)}::text[], ${$(9)}::int8[]) AS v(a, e, d, s, n)
+  ON CONFLICT (account_id, env, day_ms, status, shard) DO UPDATE SET n = message_daily_counts.n + excluded.n
+)`
+}
 
 /**
- * Moves the counters by the net change of each (phone, status) and (day, status), in one
- * statement; a net change of zero writes nothing, as on SQLite.
+ * The ten parameters of addCountsCtes: the net change of each (phone, status) and (day, status),
+ * in key order; a net change of zero writes nothing, as on SQLite.
  */
-export async function addMessageCounts(sql: SQL, deltas: readonly MessageCountDelta[]): Promise<void> {
+export function countParams(deltas: readonly MessageCountDelta[]): unknown[] {
   const byPhone = new Map<string, MessageCountDelta>()
   const byDay = new Map<string, MessageCountDelta>()
   for (const d of deltas) {
@@ -65,9 +72,8 @@ export async function addMessageCounts(sql: SQL, deltas: readonly MessageCountDe
   const sorted = (m: Map<string, MessageCountDelta>) => [...m.entries()].filter(([, d]) => d.delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, d]) => d)
   const phones = sorted(byPhone)
   const days = sorted(byDay)
-  if (phones.length === 0 && days.length === 0) return
-  await sql.unsafe(ADD_COUNTS, [
+  return [
     phones.map((d) => d.accountId), phones.map((d) => d.env), phones.map((d) => d.phoneId), phones.map((d) => d.status), phones.map((d) => d.delta),
     days.map((d) => d.accountId), days.map((d) => d.env), days.map((d) => d.dayMs), days.map((d) => d.status), days.map((d) => d.delta),
-  ])
+  ]
 }

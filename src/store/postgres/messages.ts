@@ -5,7 +5,7 @@ import { IdempotencyKeyTaken, type MessageRow, type MessageStatusPatch, type New
 import type { MessagesQueries } from "../store"
 import { int8, int8OrNull } from "./int8"
 import { MESSAGE_COLUMNS, messageFromPg, type PgMessage } from "./message-rows"
-import { addMessageCounts, insertCountsCtes, type MessageCountDelta } from "./message-counts"
+import { addCountsCtes, countParams, insertCountsCtes, type MessageCountDelta } from "./message-counts"
 import { pgMessageListQueries } from "./message-lists"
 
 /*
@@ -60,12 +60,16 @@ async function insertMessage(sql: SQL, row: NewMessageRow): Promise<MessageRow> 
 
 // Locked in id order, so two batches over the same rows wait for each other instead of deadlocking.
 const LOCK_STATUSES = "SELECT id, status FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE"
-const UPDATE_STATUSES = `UPDATE messages m SET status = v.status, sent_at_ms = v.sent_at_ms, delivered_at_ms = v.delivered_at_ms,
-  read_at_ms = v.read_at_ms, failed_at_ms = v.failed_at_ms, error_code = v.error_code, error_message = v.error_message,
-  updated_at_ms = $11, sandbox_delivered_due_ms = v.sandbox_delivered_due_ms, sandbox_read_due_ms = v.sandbox_read_due_ms
+// The rows and their counters in one round trip.
+const UPDATE_STATUSES = `WITH u AS (
+  UPDATE messages m SET status = v.status, sent_at_ms = v.sent_at_ms, delivered_at_ms = v.delivered_at_ms,
+    read_at_ms = v.read_at_ms, failed_at_ms = v.failed_at_ms, error_code = v.error_code, error_message = v.error_message,
+    updated_at_ms = $11, sandbox_delivered_due_ms = v.sandbox_delivered_due_ms, sandbox_read_due_ms = v.sandbox_read_due_ms
   FROM unnest($1::text[], $2::text[], $3::int8[], $4::int8[], $5::int8[], $6::int8[], $7::text[], $8::text[], $9::int8[], $10::int8[])
     AS v(id, status, sent_at_ms, delivered_at_ms, read_at_ms, failed_at_ms, error_code, error_message, sandbox_delivered_due_ms, sandbox_read_due_ms)
-  WHERE m.id = v.id`
+  WHERE m.id = v.id
+), ${addCountsCtes(12)}
+SELECT 1`
 
 async function updateMessageStatuses(sql: SQL, changes: readonly { before: MessageRow; patch: MessageStatusPatch }[], nowMs: number): Promise<MessageRow[]> {
   if (changes.length === 0) return []
@@ -88,14 +92,13 @@ async function updateMessageStatuses(sql: SQL, changes: readonly { before: Messa
     return { ...before, ...patch, updatedAtMs: nowMs }
   })
   const patched = [...last.entries()].filter(([id]) => current.has(id))
-  if (patched.length > 0) {
-    const column = <K extends keyof MessageStatusPatch>(k: K) => patched.map(([, p]) => p[k])
-    await sql.unsafe(UPDATE_STATUSES, [
-      patched.map(([id]) => id), column("status"), column("sentAtMs"), column("deliveredAtMs"), column("readAtMs"),
-      column("failedAtMs"), column("errorCode"), column("errorMessage"), column("sandboxDeliveredDueMs"), column("sandboxReadDueMs"), nowMs,
-    ])
-  }
-  await addMessageCounts(sql, deltas)
+  if (patched.length === 0) return updated
+  const column = <K extends keyof MessageStatusPatch>(k: K) => patched.map(([, p]) => p[k])
+  await sql.unsafe(UPDATE_STATUSES, [
+    patched.map(([id]) => id), column("status"), column("sentAtMs"), column("deliveredAtMs"), column("readAtMs"),
+    column("failedAtMs"), column("errorCode"), column("errorMessage"), column("sandboxDeliveredDueMs"), column("sandboxReadDueMs"), nowMs,
+    ...countParams(deltas),
+  ])
   return updated
 }
 
