@@ -126,7 +126,7 @@ export class IdempotencyKeyTaken extends Error {
     readonly env: Environment,
     readonly idempotencyKey: string,
   ) {
-    super("idempotency key already taken (UNIQUE index on account, environment and key)")
+    super("another message of the account and environment already holds this idempotency key")
     this.name = "IdempotencyKeyTaken"
   }
 }
