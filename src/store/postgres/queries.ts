@@ -1,4 +1,14 @@
 import type { SQL } from "bun"
+import { pgAccountsQueries } from "./accounts"
+import { pgApiKeysQueries } from "./api-keys"
+import { pgDashboardSessionsQueries } from "./dashboard-sessions"
+import { pgPhonesQueries } from "./phones"
+import { pgSendJobsQueries } from "./send-jobs"
+import { pgSettingsQueries } from "./settings"
+import { pgStatsQueries } from "./stats"
+import { pgUsageQueries } from "./usage"
+import { pgWaAuthQueries } from "./wa-auth"
+import { pgWaResendQueries } from "./wa-resend"
 
 /*
  * The PostgreSQL query groups, merged into one flat set of methods like the SQLite store's
@@ -9,6 +19,19 @@ import type { SQL } from "bun"
  */
 
 const PG_QUERY_GROUPS = [
+  pgAccountsQueries,
+  pgApiKeysQueries,
+  pgDashboardSessionsQueries,
+  pgPhonesQueries,
+  pgSendJobsQueries,
+  pgSettingsQueries,
+  pgStatsQueries,
+  pgUsageQueries,
+  pgWaAuthQueries,
+  pgWaResendQueries,
+  // pg21b: messages, message parts, message actions, inbound, replies
+  // pg21c: webhooks
+  // pg21d: leases
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]
@@ -21,5 +44,5 @@ export type PgQueries = [Group] extends [never] ? {} : UnionToIntersection<Retur
 export function queriesOn(sql: SQL): PgQueries {
   const queries = {} as Record<string, unknown>
   for (const group of PG_QUERY_GROUPS as readonly ((sql: SQL) => object)[]) Object.assign(queries, group(sql))
-  return queries as PgQueries
+  return queries as unknown as PgQueries
 }
