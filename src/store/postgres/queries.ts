@@ -1,9 +1,19 @@
 import type { SQL } from "bun"
+import { pgAccountsQueries } from "./accounts"
+import { pgApiKeysQueries } from "./api-keys"
+import { pgDashboardSessionsQueries } from "./dashboard-sessions"
 import { pgInboundQueries } from "./inbound"
 import { pgMessageActionsQueries } from "./message-actions"
 import { pgMessagePartsQueries } from "./message-parts"
 import { pgMessagesQueries } from "./messages"
+import { pgPhonesQueries } from "./phones"
 import { pgRepliesQueries } from "./replies"
+import { pgSendJobsQueries } from "./send-jobs"
+import { pgSettingsQueries } from "./settings"
+import { pgStatsQueries } from "./stats"
+import { pgUsageQueries } from "./usage"
+import { pgWaAuthQueries } from "./wa-auth"
+import { pgWaResendQueries } from "./wa-resend"
 
 /*
  * The PostgreSQL query groups, merged into one flat set of methods like the SQLite store's
@@ -14,11 +24,23 @@ import { pgRepliesQueries } from "./replies"
  */
 
 const PG_QUERY_GROUPS = [
+  pgAccountsQueries,
+  pgApiKeysQueries,
+  pgDashboardSessionsQueries,
   pgInboundQueries,
   pgMessageActionsQueries,
   pgMessagePartsQueries,
   pgMessagesQueries,
+  pgPhonesQueries,
   pgRepliesQueries,
+  pgSendJobsQueries,
+  pgSettingsQueries,
+  pgStatsQueries,
+  pgUsageQueries,
+  pgWaAuthQueries,
+  pgWaResendQueries,
+  // pg21c: webhooks
+  // pg21d: leases
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]
