@@ -2,7 +2,7 @@ import type { SQL } from "bun"
 import type { Environment, InboundType } from "../../lib/vocabulary"
 import type { InboundListQuery, InboundRow, StoredContact, StoredInboundMedia, StoredLocation } from "../inbound"
 import type { InboundQueries } from "../store"
-import { int8, int8OrNull } from "./int8"
+import { toNumber, toNumberOrNull } from "./rows"
 import { COUNTER_SHARD } from "./message-counts"
 
 /*
@@ -51,7 +51,7 @@ function fromPg(r: PgInbound): InboundRow {
     id: r.id,
     accountId: r.accountId,
     env: r.env,
-    seq: int8(r.seq),
+    seq: toNumber(r.seq),
     phoneId: r.phoneId,
     waMessageId: r.waMessageId,
     fromAddress: r.fromAddress,
@@ -60,15 +60,15 @@ function fromPg(r: PgInbound): InboundRow {
     type: r.type,
     isGroup: r.isGroup,
     groupId: r.groupId,
-    receivedAtMs: int8(r.receivedAtMs),
-    createdAtMs: int8(r.createdAtMs),
+    receivedAtMs: toNumber(r.receivedAtMs),
+    createdAtMs: toNumber(r.createdAtMs),
     replyToId: r.replyToId,
     media: parse<StoredInboundMedia>(r.media),
-    mediaGoneAtMs: int8OrNull(r.mediaGoneAtMs),
+    mediaGoneAtMs: toNumberOrNull(r.mediaGoneAtMs),
     location: parse<StoredLocation>(r.location),
     contact: parse<StoredContact>(r.contact),
-    editedAtMs: int8OrNull(r.editedAtMs),
-    revokedAtMs: int8OrNull(r.revokedAtMs),
+    editedAtMs: toNumberOrNull(r.editedAtMs),
+    revokedAtMs: toNumberOrNull(r.revokedAtMs),
   }
 }
 
@@ -90,7 +90,7 @@ const PAGE = `SELECT ${COLUMNS} FROM inbound_messages WHERE account_id = $1 AND 
 async function listInbound(sql: SQL, q: InboundListQuery): Promise<{ rows: InboundRow[]; total: number }> {
   const phoneId = q.phoneId ?? null
   const [t] = (await sql.unsafe(TOTAL, [q.accountId, q.env, phoneId])) as { n: string }[]
-  const total = int8(t!.n)
+  const total = toNumber(t!.n)
   if (q.offset >= total) return { rows: [], total }
   return { rows: await rowsOf(sql.unsafe(PAGE, [q.accountId, q.env, phoneId, q.limit, q.offset])), total }
 }
@@ -115,7 +115,7 @@ async function insertInbound(sql: SQL, row: Omit<InboundRow, "seq">): Promise<In
     row.groupId, row.receivedAtMs, row.createdAtMs, row.replyToId, json(row.media), row.mediaGoneAtMs, json(row.location),
     json(row.contact), row.editedAtMs, row.revokedAtMs,
   ])) as { seq: string }[]
-  return inserted === undefined ? null : { ...row, seq: int8(inserted.seq) }
+  return inserted === undefined ? null : { ...row, seq: toNumber(inserted.seq) }
 }
 
 function listInboundWindow(sql: SQL, q: Parameters<InboundQueries["listInboundWindow"]>[0]): Promise<InboundRow[]> {
@@ -154,7 +154,7 @@ export function pgInboundQueries(sql: SQL): InboundQueries {
       ((await sql.unsafe(SELECT_REACTIONS, [targetId])) as { fromAddress: string; emoji: string; atMs: string }[]).map((r) => ({
         fromAddress: r.fromAddress,
         emoji: r.emoji,
-        atMs: int8(r.atMs),
+        atMs: toNumber(r.atMs),
       })),
   }
 }

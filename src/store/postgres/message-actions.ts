@@ -1,7 +1,7 @@
 import type { SQL } from "bun"
 import type { UnreadInbound } from "../message-actions"
 import type { MessageActionsQueries } from "../store"
-import { int8OrNull } from "./int8"
+import { toNumberOrNull } from "./rows"
 
 /*
  * What acting on a message writes, on PostgreSQL: the statements of src/store/message-actions.ts.
@@ -27,7 +27,7 @@ export function pgMessageActionsQueries(sql: SQL): MessageActionsQueries {
     markChatReadThrough: async (phoneId, chat, throughSeq, readAtMs) => (await sql.unsafe(SET_READ, [phoneId, chat, throughSeq, readAtMs])).count as number,
     inboundReadAtMs: async (inboundId) => {
       const [r] = (await sql.unsafe(SELECT_READ_AT, [inboundId])) as { readAtMs: string | null }[]
-      return r === undefined ? null : int8OrNull(r.readAtMs)
+      return r === undefined ? null : toNumberOrNull(r.readAtMs)
     },
   }
 }

@@ -2,7 +2,7 @@ import type { SQL } from "bun"
 import type { MessageStatus } from "../../lib/vocabulary"
 import type { MessageListQuery, MessageRow, MessageWindowQuery } from "../messages"
 import type { MessagesQueries } from "../store"
-import { int8 } from "./int8"
+import { toNumber } from "./rows"
 import { MESSAGE_COLUMNS, messageFromPg, type PgMessage } from "./message-rows"
 
 /*
@@ -25,7 +25,7 @@ async function listMessages(sql: SQL, q: MessageListQuery): Promise<{ rows: Mess
   const phoneId = q.phoneId ?? null
   const status = q.status ?? null
   const [t] = (await sql.unsafe(TOTAL, [q.accountId, q.env, phoneId, status])) as { n: string }[]
-  const total = int8(t!.n)
+  const total = toNumber(t!.n)
   if (q.offset >= total) return { rows: [], total }
   const rows: Row[] =
     phoneId === null && status === null
@@ -66,18 +66,18 @@ async function listMessagesWindow(sql: SQL, q: MessageWindowQuery): Promise<Mess
 export function pgMessageListQueries(sql: SQL): Pick<MessagesQueries, "listMessages" | "countMessages" | "countMessagesSince" | "listMessagesWindow" | "dailyMessageCounts"> {
   return {
     listMessages: (q) => listMessages(sql, q),
-    countMessages: async (accountId, env) => int8(((await sql.unsafe(COUNT, [accountId, env ?? null])) as { n: string }[])[0]!.n),
+    countMessages: async (accountId, env) => toNumber(((await sql.unsafe(COUNT, [accountId, env ?? null])) as { n: string }[])[0]!.n),
     countMessagesSince: async (accountId, env, fromDayMs) => {
       const out: Record<MessageStatus, number> = { pending: 0, sent: 0, delivered: 0, read: 0, failed: 0 }
-      for (const r of (await sql.unsafe(COUNT_SINCE, [accountId, env, fromDayMs])) as { status: MessageStatus; n: string }[]) out[r.status] = int8(r.n)
+      for (const r of (await sql.unsafe(COUNT_SINCE, [accountId, env, fromDayMs])) as { status: MessageStatus; n: string }[]) out[r.status] = toNumber(r.n)
       return out
     },
     listMessagesWindow: (q) => listMessagesWindow(sql, q),
     dailyMessageCounts: async (accountId, env, fromDayMs) =>
       ((await sql.unsafe(DAILY, [accountId, env, fromDayMs])) as { dayMs: string; status: MessageStatus; n: string }[]).map((r) => ({
-        dayMs: int8(r.dayMs),
+        dayMs: toNumber(r.dayMs),
         status: r.status,
-        n: int8(r.n),
+        n: toNumber(r.n),
       })),
   }
 }

@@ -1,7 +1,7 @@
 import type { SQL } from "bun"
 import type { PartRow } from "../message-parts"
 import type { MessagePartsQueries } from "../store"
-import { int8OrNull } from "./int8"
+import { toNumberOrNull } from "./rows"
 
 /* The parts of live messages on PostgreSQL: the statements of src/store/message-parts.ts. */
 
@@ -24,10 +24,10 @@ function fromPg(r: PgPart): PartRow {
     mediaUrl: r.mediaUrl,
     mediaKind: r.mediaKind,
     status: r.status,
-    sentAtMs: int8OrNull(r.sentAtMs),
-    deliveredAtMs: int8OrNull(r.deliveredAtMs),
-    readAtMs: int8OrNull(r.readAtMs),
-    failedAtMs: int8OrNull(r.failedAtMs),
+    sentAtMs: toNumberOrNull(r.sentAtMs),
+    deliveredAtMs: toNumberOrNull(r.deliveredAtMs),
+    readAtMs: toNumberOrNull(r.readAtMs),
+    failedAtMs: toNumberOrNull(r.failedAtMs),
     errorCode: r.errorCode,
     errorMessage: r.errorMessage,
     // The parts table has no sandbox due times: like SQLite's rows, these leave them out.

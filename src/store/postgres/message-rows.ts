@@ -1,6 +1,6 @@
 import type { Environment, MessageStatus } from "../../lib/vocabulary"
 import type { MessageExtras, MessageRow } from "../messages"
-import { int8, int8OrNull } from "./int8"
+import { toNumber, toNumberOrNull } from "./rows"
 
 /** A message as Bun returns it: int8 columns as strings, JSON columns as text. */
 export interface PgMessage {
@@ -48,7 +48,7 @@ export function messageFromPg(r: PgMessage): MessageRow {
     id: r.id,
     accountId: r.accountId,
     env: r.env,
-    seq: int8(r.seq),
+    seq: toNumber(r.seq),
     phoneId: r.phoneId,
     apiKeyId: r.apiKeyId,
     fromNumber: r.fromNumber,
@@ -59,20 +59,20 @@ export function messageFromPg(r: PgMessage): MessageRow {
     status: r.status,
     idempotencyKey: r.idempotencyKey,
     requestFingerprint: r.requestFingerprint,
-    createdAtMs: int8(r.createdAtMs),
-    sentAtMs: int8OrNull(r.sentAtMs),
-    deliveredAtMs: int8OrNull(r.deliveredAtMs),
-    readAtMs: int8OrNull(r.readAtMs),
-    failedAtMs: int8OrNull(r.failedAtMs),
+    createdAtMs: toNumber(r.createdAtMs),
+    sentAtMs: toNumberOrNull(r.sentAtMs),
+    deliveredAtMs: toNumberOrNull(r.deliveredAtMs),
+    readAtMs: toNumberOrNull(r.readAtMs),
+    failedAtMs: toNumberOrNull(r.failedAtMs),
     errorCode: r.errorCode,
     errorMessage: r.errorMessage,
-    updatedAtMs: int8(r.updatedAtMs),
-    sandboxDeliveredDueMs: int8OrNull(r.sandboxDeliveredDueMs),
-    sandboxReadDueMs: int8OrNull(r.sandboxReadDueMs),
+    updatedAtMs: toNumber(r.updatedAtMs),
+    sandboxDeliveredDueMs: toNumberOrNull(r.sandboxDeliveredDueMs),
+    sandboxReadDueMs: toNumberOrNull(r.sandboxReadDueMs),
     replyTo: r.replyTo,
     extras: r.extras === null ? null : (JSON.parse(r.extras) as MessageExtras),
-    editedAtMs: int8OrNull(r.editedAtMs),
-    revokedAtMs: int8OrNull(r.revokedAtMs),
+    editedAtMs: toNumberOrNull(r.editedAtMs),
+    revokedAtMs: toNumberOrNull(r.revokedAtMs),
   }
 }
 

@@ -3,7 +3,7 @@ import { utcDayStartMs } from "../../lib/time"
 import type { Environment, MessageStatus } from "../../lib/vocabulary"
 import { IdempotencyKeyTaken, type MessageRow, type MessageStatusPatch, type NewMessageRow } from "../messages"
 import type { MessagesQueries } from "../store"
-import { int8, int8OrNull } from "./int8"
+import { toNumber, toNumberOrNull } from "./rows"
 import { MESSAGE_COLUMNS, messageFromPg, type PgMessage } from "./message-rows"
 import { addCountsCtes, countParams, insertCountsCtes, type MessageCountDelta } from "./message-counts"
 import { pgMessageListQueries } from "./message-lists"
@@ -54,7 +54,7 @@ async function insertMessage(sql: SQL, row: NewMessageRow): Promise<MessageRow> 
     stored.extras === null ? null : JSON.stringify(stored.extras), utcDayStartMs(stored.createdAtMs),
   ])
   if (inserted.length === 0) throw new IdempotencyKeyTaken(row.accountId, row.env, row.idempotencyKey!)
-  stored.seq = int8(inserted[0]!.seq)
+  stored.seq = toNumber(inserted[0]!.seq)
   return stored
 }
 
@@ -113,8 +113,8 @@ const SELECT_NEXT_SANDBOX_DUE_AFTER = `SELECT
 
 async function nextSandboxDueAfterMs(sql: SQL, afterMs: number): Promise<number | null> {
   const [r] = (await sql.unsafe(SELECT_NEXT_SANDBOX_DUE_AFTER, [afterMs])) as { laterRead: string | null; firstAfter: string | null }[]
-  const laterRead = int8OrNull(r!.laterRead)
-  const firstAfter = int8OrNull(r!.firstAfter)
+  const laterRead = toNumberOrNull(r!.laterRead)
+  const firstAfter = toNumberOrNull(r!.firstAfter)
   if (laterRead === null) return firstAfter
   return firstAfter === null ? laterRead : Math.min(laterRead, firstAfter)
 }
@@ -132,7 +132,7 @@ export function pgMessagesQueries(sql: SQL): MessagesQueries {
     listSandboxDueMessages: async (nowMs, limit) => ((await sql.unsafe(SELECT_SANDBOX_DUE, [nowMs, limit])) as PgMessage[]).map(messageFromPg),
     nextSandboxDueMs: async () => {
       const [r] = (await sql.unsafe(SELECT_NEXT_SANDBOX_DUE)) as { dueMs: string }[]
-      return r === undefined ? null : int8(r.dueMs)
+      return r === undefined ? null : toNumber(r.dueMs)
     },
     nextSandboxDueAfterMs: (afterMs) => nextSandboxDueAfterMs(sql, afterMs),
     findMessage: async (id) => one(await sql.unsafe(SELECT_BY_ID, [id])),

@@ -1,7 +1,7 @@
 import type { SQL } from "bun"
 import type { ReplyRow } from "../replies"
 import type { RepliesQueries } from "../store"
-import { int8 } from "./int8"
+import { toNumber } from "./rows"
 
 /* The messages that quote a message, on PostgreSQL: the statement of src/store/replies.ts (both partial indexes serve it). */
 
@@ -21,7 +21,7 @@ export function pgRepliesQueries(sql: SQL): RepliesQueries {
         direction: r.direction,
         fromAddress: r.fromAddress,
         content: r.content,
-        atMs: int8(r.atMs),
+        atMs: toNumber(r.atMs),
       })),
   }
 }
