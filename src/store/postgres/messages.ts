@@ -1,6 +1,6 @@
 import type { SQL } from "bun"
 import { utcDayStartMs } from "../../lib/time"
-import type { Environment, MessageStatus } from "../../lib/vocabulary"
+import type { MessageStatus } from "../../lib/vocabulary"
 import { IdempotencyKeyTaken, type MessageRow, type MessageStatusPatch, type NewMessageRow } from "../messages"
 import type { MessagesQueries } from "../store"
 import { toNumber, toNumberOrNull } from "./rows"
