@@ -2,7 +2,7 @@ import { expect, setDefaultTimeout, test } from "bun:test"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
 import { account, messageRow, phone } from "./fixtures"
-import { describeStores, seed } from "./stores"
+import { describeStores, seed, type SeedRow } from "./stores"
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
@@ -116,7 +116,7 @@ describeStores("stats", (open, kind) => {
   test("outbound messages are summed by environment and status from the counters", async () => {
     const store = await open()
     // PostgreSQL spreads each counter over shards (src/store/postgres/schema-1.ts); the sum is the count.
-    const counter = (env: string, phoneId: string, status: string, n: number, shard: number) =>
+    const counter = (env: string, phoneId: string, status: string, n: number, shard: number): SeedRow =>
       kind === "postgres" ? { account_id: "acc_1", env, phone_id: phoneId, status, n, shard } : { account_id: "acc_1", env, phone_id: phoneId, status, n }
     const rows =
       kind === "postgres"
