@@ -130,6 +130,7 @@ describeStores("messages: lists", (open) => {
       { accountId: "acc_a", env: "test", toAddress: "+14155550101", recipientScanLimit: 10 },
       { accountId: "acc_a", env: "test", toAddress: "+14155550100", recipientScanLimit: 7, phoneId: "ph_1" },
       { accountId: "acc_a", env: "test", toAddress: "+14155550100", recipientScanLimit: 0 },
+      { accountId: "acc_a", env: "test", toAddress: "+14155550100", recipientScanLimit: -5 },
       { accountId: "acc_a", env: "test", toAddress: "+14155550199", recipientScanLimit: 100 },
       { accountId: "acc_z", env: "test", recipientScanLimit: 100 },
     ]

@@ -63,6 +63,7 @@ describeStores("messages: insert and look-ups", (open) => {
     const found = await store.findMessages([b.id, "msg_missing", a.id])
     expect(found.sort((x, y) => x.id.localeCompare(y.id))).toEqual([a, b])
     expect(await store.findMessages([])).toEqual([])
+    expect(await store.findMessages([a.id, a.id])).toEqual([a])
     expect(await store.findMessage("msg_missing")).toBeNull()
     expect((await store.findScopedMessage("acc_a", "test", a.id))?.id).toBe(a.id)
     expect(await store.findScopedMessage("acc_a", "live", a.id)).toBeNull()
