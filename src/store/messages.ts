@@ -106,14 +106,37 @@ export function nextSequence(db: Database, accountId: string, key: string): numb
   return db.query<{ seq: number }, [string, string]>(NEXT_SEQ).get(accountId, key)!.seq
 }
 
+const UNDO_SEQ = "UPDATE message_sequences SET last_seq = last_seq - 1 WHERE account_id = ? AND env = ?"
+
 const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id, api_key_id, from_number, to_address, is_group,
   content, media_urls, status, idempotency_key, request_fingerprint, created_at_ms, sent_at_ms, delivered_at_ms, read_at_ms,
   failed_at_ms, error_code, error_message, updated_at_ms, sandbox_delivered_due_ms, sandbox_read_due_ms, reply_to, extras)
   VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)`
 
 /**
+ * Thrown by `insertMessage` when another message of the account and environment already holds
+ * the row's idempotency key. With one SQLite writer that cannot happen after the caller's
+ * `findMessageByIdempotencyKey` in the same write; on PostgreSQL two nodes can both find nothing
+ * and insert, and the unique index makes the later one lose. Either way nothing of the insert is
+ * left behind and the write may go on: reading the key again finds the winner.
+ */
+export class IdempotencyKeyTaken extends Error {
+  constructor(
+    readonly accountId: string,
+    readonly env: Environment,
+    readonly idempotencyKey: string,
+  ) {
+    super("another message of the account and environment already holds this idempotency key")
+    this.name = "IdempotencyKeyTaken"
+  }
+}
+
+const IDEMPOTENCY_INDEX_FAILURE = /UNIQUE constraint failed: messages\.account_id, messages\.env, messages\.idempotency_key/
+
+/**
  * Inserts a message with the next sequence number of its account and environment and counts
- * it. Must run inside a write transaction; returns the stored row.
+ * it. Must run inside a write transaction; returns the stored row. A taken idempotency key
+ * throws IdempotencyKeyTaken and leaves the sequence as it was (it stays dense).
  */
 export function insertMessage(db: Database, row: NewMessageRow): MessageRow {
   const seq = nextSequence(db, row.accountId, row.env)
@@ -127,13 +150,20 @@ export function insertMessage(db: Database, row: NewMessageRow): MessageRow {
     editedAtMs: null,
     revokedAtMs: null,
   }
-  db.query(INSERT_MESSAGE).run(
-    stored.id, stored.accountId, stored.env, stored.seq, stored.phoneId, stored.apiKeyId, stored.fromNumber, stored.toAddress,
-    stored.isGroup ? 1 : 0, stored.content, JSON.stringify(stored.mediaUrls), stored.status, stored.idempotencyKey,
-    stored.requestFingerprint, stored.createdAtMs, stored.sentAtMs, stored.deliveredAtMs, stored.readAtMs, stored.failedAtMs,
-    stored.errorCode, stored.errorMessage, stored.updatedAtMs, stored.sandboxDeliveredDueMs, stored.sandboxReadDueMs,
-    stored.replyTo, stored.extras === null ? null : JSON.stringify(stored.extras),
-  )
+  try {
+    db.query(INSERT_MESSAGE).run(
+      stored.id, stored.accountId, stored.env, stored.seq, stored.phoneId, stored.apiKeyId, stored.fromNumber, stored.toAddress,
+      stored.isGroup ? 1 : 0, stored.content, JSON.stringify(stored.mediaUrls), stored.status, stored.idempotencyKey,
+      stored.requestFingerprint, stored.createdAtMs, stored.sentAtMs, stored.deliveredAtMs, stored.readAtMs, stored.failedAtMs,
+      stored.errorCode, stored.errorMessage, stored.updatedAtMs, stored.sandboxDeliveredDueMs, stored.sandboxReadDueMs,
+      stored.replyTo, stored.extras === null ? null : JSON.stringify(stored.extras),
+    )
+  } catch (err) {
+    if (stored.idempotencyKey === null || !IDEMPOTENCY_INDEX_FAILURE.test(String(err))) throw err
+    // The statement failed alone and the transaction goes on: hand back the number it took.
+    db.query(UNDO_SEQ).run(row.accountId, row.env)
+    throw new IdempotencyKeyTaken(row.accountId, row.env, stored.idempotencyKey)
+  }
   adjustCounts(db, stored, stored.status, 1)
   return stored
 }

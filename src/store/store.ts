@@ -141,7 +141,11 @@ export interface MessagePartsQueries {
 export interface MessagesQueries {
   /**
    * Inserts a message with the next sequence number of its account and environment and counts
-   * it. Must run inside a write transaction; returns the stored row.
+   * it. Must run inside a write transaction; returns the stored row. When another message of the
+   * account and environment holds the row's idempotency key (on PostgreSQL, another node can
+   * insert it between the caller's look-up and this insert), throws IdempotencyKeyTaken
+   * (src/store/messages.ts) having written nothing; the write stays usable, so the caller looks
+   * the key up again and replays that message.
    */
   insertMessage(row: NewMessageRow): Promise<MessageRow>
   /**

@@ -10,6 +10,7 @@ import {
   findMessage,
   findMessageByIdempotencyKey,
   findScopedMessage,
+  IdempotencyKeyTaken,
   insertMessage,
   listMessages,
   updateMessageStatuses,
@@ -112,7 +113,7 @@ describe("insertMessage", () => {
 
   test("an idempotency key is unique per account and environment only", () => {
     seed({ idempotencyKey: "k" })
-    expect(() => seed({ idempotencyKey: "k" })).toThrow(/UNIQUE/)
+    expect(() => seed({ idempotencyKey: "k" })).toThrow(IdempotencyKeyTaken)
     expect(seed({ idempotencyKey: "k", env: "live" }).idempotencyKey).toBe("k")
     expect(seed({ idempotencyKey: "k", accountId: "acc_b" }).idempotencyKey).toBe("k")
   })

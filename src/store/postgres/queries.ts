@@ -1,0 +1,57 @@
+import type { SQL } from "bun"
+import { pgAccountsQueries } from "./accounts"
+import { pgApiKeysQueries } from "./api-keys"
+import { pgDashboardSessionsQueries } from "./dashboard-sessions"
+import { pgInboundQueries } from "./inbound"
+import { pgMessageActionsQueries } from "./message-actions"
+import { pgMessagePartsQueries } from "./message-parts"
+import { pgMessagesQueries } from "./messages"
+import { pgPhonesQueries } from "./phones"
+import { pgRepliesQueries } from "./replies"
+import { pgSendJobsQueries } from "./send-jobs"
+import { pgSettingsQueries } from "./settings"
+import { pgStatsQueries } from "./stats"
+import { pgUsageQueries } from "./usage"
+import { pgWaAuthQueries } from "./wa-auth"
+import { pgWaResendQueries } from "./wa-resend"
+
+/*
+ * The PostgreSQL query groups, merged into one flat set of methods like the SQLite store's
+ * (src/store/sqlite-store.ts). Each group is a module src/store/postgres/<group>.ts exporting a
+ * function of the SQL handle (the pool, or the current transaction) that returns the group's
+ * interface from src/store/store.ts. A group joins the store by one line in PG_QUERY_GROUPS; the
+ * store's type follows the list, so a group that is absent is absent from the type too.
+ */
+
+const PG_QUERY_GROUPS = [
+  pgAccountsQueries,
+  pgApiKeysQueries,
+  pgDashboardSessionsQueries,
+  pgInboundQueries,
+  pgMessageActionsQueries,
+  pgMessagePartsQueries,
+  pgMessagesQueries,
+  pgPhonesQueries,
+  pgRepliesQueries,
+  pgSendJobsQueries,
+  pgSettingsQueries,
+  pgStatsQueries,
+  pgUsageQueries,
+  pgWaAuthQueries,
+  pgWaResendQueries,
+  // pg21c: webhooks
+  // pg21d: leases
+] as const
+
+type Group = (typeof PG_QUERY_GROUPS)[number]
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
+
+/** The queries the PostgreSQL store implements: the intersection of its groups' interfaces. */
+export type PgQueries = [Group] extends [never] ? {} : UnionToIntersection<ReturnType<Group>>
+
+/** Every PostgreSQL query, run on `sql` (the pool, or a transaction or savepoint). */
+export function queriesOn(sql: SQL): PgQueries {
+  const queries = {} as Record<string, unknown>
+  for (const group of PG_QUERY_GROUPS as readonly ((sql: SQL) => object)[]) Object.assign(queries, group(sql))
+  return queries as unknown as PgQueries
+}
