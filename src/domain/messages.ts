@@ -2,7 +2,8 @@ import { errors } from "../lib/errors"
 import { codePointLength, isGroupJid } from "../lib/formats"
 import { mediaUrlProblem } from "../lib/net-policy"
 import { sha256Hex } from "../lib/secrets"
-import { type MessageRow, type NewMessageRow } from "../store/messages"
+import { IdempotencyKeyTaken, type MessageRow, type NewMessageRow } from "../store/messages"
+import type { StoreQueries } from "../store/store"
 import type { MessageStatus, Page } from "../lib/vocabulary"
 import { type PhoneRow } from "../store/phones"
 import type { Principal } from "./api-keys"
@@ -83,14 +84,17 @@ export async function sendMessage(
   const kinds = cmd.replyTo !== undefined || extras !== null ? [cmd.replyTo ?? null, extras] : []
   const fingerprint = sha256Hex(JSON.stringify([phone.id, cmd.to, content, mediaUrls, ...kinds]))
 
+  /** The message an earlier request with the same key created, or null; 400 when its parameters differ. */
+  const replayOf = async (q: StoreQueries): Promise<MessageRow | null> => {
+    if (cmd.idempotencyKey === undefined) return null
+    const existing = await q.findMessageByIdempotencyKey(principal.accountId, principal.env, cmd.idempotencyKey)
+    if (existing && existing.requestFingerprint !== fingerprint) throw errors.idempotencyMismatch()
+    return existing
+  }
+
   const outcome = await ctx.store.write(async (q, tx) => {
-    if (cmd.idempotencyKey !== undefined) {
-      const existing = await q.findMessageByIdempotencyKey(principal.accountId, principal.env, cmd.idempotencyKey)
-      if (existing) {
-        if (existing.requestFingerprint !== fingerprint) throw errors.idempotencyMismatch()
-        return { message: existing, replayed: true }
-      }
-    }
+    const earlier = await replayOf(q)
+    if (earlier) return { message: earlier, replayed: true }
     const nowMs = ctx.clock.nowMs()
     const base: SandboxPlan =
       principal.env === "test"
@@ -102,7 +106,16 @@ export async function sendMessage(
     // A magic recipient's failure comes first; otherwise the sandbox judges a voice note by its URL.
     const refusal = principal.env === "test" && extras?.voiceNote && base.birth.state.status !== "failed" ? sandboxVoiceNoteRefusal(mediaUrls[0]!) : null
     const plan = refusal === null ? base : { birth: bornFailed(nowMs, "media_unsupported_type", refusal), deliveredDueMs: null, readDueMs: null }
-    const message = await q.insertMessage({ ...newMessageRow(ctx, principal, phone, cmd, content, mediaUrls, fingerprint, plan, nowMs), replyTo: cmd.replyTo ?? null, extras })
+    let message: MessageRow
+    try {
+      message = await q.insertMessage({ ...newMessageRow(ctx, principal, phone, cmd, content, mediaUrls, fingerprint, plan, nowMs), replyTo: cmd.replyTo ?? null, extras })
+    } catch (err) {
+      // Another node took the key between our look and our insert (PostgreSQL): replay its message.
+      if (!(err instanceof IdempotencyKeyTaken)) throw err
+      const winner = await replayOf(q)
+      if (!winner) throw err
+      return { message: winner, replayed: true }
+    }
     deps.sandbox.record(plan)
     if (principal.env === "live") await deps.live.accept(q, tx, message)
     await recordMessageEvents(ctx, q, tx, message, plan.birth.state, plan.birth.events)

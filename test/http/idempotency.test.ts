@@ -103,3 +103,50 @@ describe("idempotencyKey", () => {
     expect(liveRes.body.data.id).not.toBe(fromA.body.data.id)
   })
 })
+
+describe("idempotencyKey when another node wins the race", () => {
+  /**
+   * Two nodes on one PostgreSQL database can both look the key up, find nothing and insert; the
+   * unique index makes the later insert throw IdempotencyKeyTaken. The store here hides the
+   * first lookup once, which is what the losing node sees.
+   */
+  function hideFirstLookup(): void {
+    const store = h.services.ctx.store
+    let hidden = false
+    const hide = <Q extends object>(q: Q): Q =>
+      new Proxy(q, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver)
+          if (prop !== "findMessageByIdempotencyKey" || hidden) return value
+          return async () => {
+            hidden = true
+            return null
+          }
+        },
+      })
+    h.services.ctx.store = hide({ ...store, write: (fn, options) => store.write((q, tx) => fn(hide(q), tx), options) })
+  }
+
+  test("the loser of the race replays the winner's message: 201, Idempotent-Replayed: true, nothing created", async () => {
+    const { account, key, phone } = await h.seedTenant()
+    const body = { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "Order shipped", idempotencyKey: "race-1" }
+    const first = await h.request("POST", "/v1/messages/send", { key, body })
+    expect(first.status).toBe(201)
+    hideFirstLookup()
+    const loser = await h.request("POST", "/v1/messages/send", { key, body })
+    expect(loser.status).toBe(201)
+    expect(loser.headers.get("idempotent-replayed")).toBe("true")
+    expect(loser.body.data.id).toBe(first.body.data.id)
+    expect(countMessages(account.id)).toBe(1)
+  })
+
+  test("the loser whose parameters differ gets the same 400 as a sequential mismatch", async () => {
+    const { account, key, phone } = await h.seedTenant()
+    const body = { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "Order shipped", idempotencyKey: "race-2" }
+    expect((await h.request("POST", "/v1/messages/send", { key, body })).status).toBe(201)
+    hideFirstLookup()
+    const loser = await h.request("POST", "/v1/messages/send", { key, body: { ...body, content: "Something else" } })
+    expectErrorEnvelope(loser, 400, "Bad Request")
+    expect(countMessages(account.id)).toBe(1)
+  })
+})
