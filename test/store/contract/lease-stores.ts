@@ -92,6 +92,11 @@ async function postgresWorld(cleanups: (() => Promise<void>)[]): Promise<LeaseWo
   }
 }
 
+/** A fresh world on one store; `cleanups` receives what closes it. */
+export function openLeaseWorld(kind: StoreKind, cleanups: (() => Promise<void>)[]): Promise<LeaseWorld> {
+  return kind === "sqlite" ? sqliteWorld(cleanups) : postgresWorld(cleanups)
+}
+
 /** Registers `body`'s tests once per store; `world()` gives a fresh database, cleaned up after the test. */
 export function describeLeaseStores(name: string, body: (world: () => Promise<LeaseWorld>, kind: StoreKind) => void): void {
   for (const kind of ["sqlite", "postgres"] as const) {
@@ -100,7 +105,7 @@ export function describeLeaseStores(name: string, body: (world: () => Promise<Le
       afterEach(async () => {
         for (const fn of cleanups.splice(0).reverse()) await fn()
       }, SLOW_HOOK_TIMEOUT_MS)
-      body(() => (kind === "sqlite" ? sqliteWorld(cleanups) : postgresWorld(cleanups)), kind)
+      body(() => openLeaseWorld(kind, cleanups), kind)
     })
   }
 }
