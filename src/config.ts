@@ -1,3 +1,4 @@
+import { hostname } from "node:os"
 import { resolve } from "node:path"
 import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
@@ -28,6 +29,8 @@ export const DEFAULT_MEDIA_CACHE_MB = 1024
 /** Ten a minute on average: a support desk's lookups, never an address book at once. */
 export const DEFAULT_CHECKS_PER_PHONE_PER_HOUR = 600
 export const DEFAULT_WA_WS_URL = "wss://web.whatsapp.com/ws/chat"
+/** Phones one node may hold at most when several share a PostgreSQL database (docs/architecture.md § "Nodes and leases"). */
+export const DEFAULT_NODE_MAX_PHONES = 1000
 /** A configured admin token is as hard to guess as a generated one: 32 characters at least. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32
 
@@ -75,6 +78,10 @@ export interface Config {
   metricsPublic: boolean
   /** Reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; empty believes none. */
   trustedProxies: CidrList
+  /** This node's name among the nodes sharing a database (default: the host name); two running nodes may not share it. */
+  nodeId: string
+  /** Phones this node may hold at most. */
+  nodeMaxPhones: number
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -156,6 +163,13 @@ function offsets(value: string, name: string): number[] {
   return list
 }
 
+function nodeId(value: string, name: string): string {
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(value)) {
+    throw new ConfigError(`${name} must be 1 to 100 letters, digits, dots, hyphens or underscores (it names this node to the others), got "${value}"`)
+  }
+  return value
+}
+
 /** Every setting, each readable as a flag and a WAGATE_* variable; flags win. */
 export const SETTINGS = [
   { key: "port", flag: "port", env: "WAGATE_PORT", parse: integer(0, 65_535) },
@@ -202,6 +216,8 @@ export const SETTINGS = [
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
   { key: "trustedProxies", flag: "trusted-proxies", env: "WAGATE_TRUSTED_PROXIES", parse: proxies },
+  { key: "nodeId", flag: "node-id", env: "WAGATE_NODE_ID", parse: nodeId },
+  { key: "nodeMaxPhones", flag: "node-max-phones", env: "WAGATE_NODE_MAX_PHONES", parse: integer(1, 1_000_000) },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -235,6 +251,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     waVersion: "auto",
     metricsPublic: false,
     trustedProxies: [],
+    nodeId: "",
+    nodeMaxPhones: DEFAULT_NODE_MAX_PHONES,
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]
@@ -243,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     const name = fromFlag !== undefined ? `--${s.flag}` : s.env
     ;(config as unknown as Record<string, unknown>)[s.key] = s.parse(raw, name)
   }
+  config.nodeId ||= nodeId(hostname(), "The host name (the default of WAGATE_NODE_ID; set WAGATE_NODE_ID instead)")
   try {
     config.outboundAllowCidrs = parseCidrList(config.outboundAllowCidrsText)
   } catch (err) {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { hostname } from "node:os"
 import { resolve } from "node:path"
 import ipaddr from "ipaddr.js"
 import { ConfigError, loadConfig, SETTINGS, type Config } from "../../src/config"
@@ -36,6 +37,10 @@ describe("defaults", () => {
       waConnectTimeoutMs: 15_000,
       waConnectConcurrency: 8,
     })
+  })
+
+  test("the node id defaults to the host name, and a node holds at most 1000 phones", () => {
+    expect(loadConfig({})).toMatchObject({ nodeId: hostname(), nodeMaxPhones: 1000 })
   })
 
   test("WAGATE_WA_VERSION takes auto (any case) or major.minor.patch; an explicit version wins over auto", () => {
@@ -89,6 +94,8 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   waConnectConcurrency: { raw: "32", expected: { waConnectConcurrency: 32 } },
   metricsPublic: { raw: "1", expected: { metricsPublic: true } },
   trustedProxies: { raw: "10.0.0.0/8", expected: { trustedProxies: [ipaddr.parseCIDR("10.0.0.0/8")] } },
+  nodeId: { raw: "wagate-2.eu_west", expected: { nodeId: "wagate-2.eu_west" } },
+  nodeMaxPhones: { raw: "250", expected: { nodeMaxPhones: 250 } },
 }
 
 describe("environment variables and flags", () => {
@@ -155,6 +162,9 @@ describe("invalid values", () => {
     { name: "a WhatsApp Web version with two parts", env: "WAGATE_WA_VERSION", raw: "2.3000" },
     { name: "a WhatsApp Web version that is a word", env: "WAGATE_WA_VERSION", raw: "latest" },
     { name: "a connect timeout under a second", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", raw: "999" },
+    { name: "a node id with a space", env: "WAGATE_NODE_ID", raw: "node 1" },
+    { name: "a node id of 101 characters", env: "WAGATE_NODE_ID", raw: "n".repeat(101) },
+    { name: "a node maximum of 0 phones", env: "WAGATE_NODE_MAX_PHONES", raw: "0" },
   ])("$name is a ConfigError naming $env", ({ env, raw }) => {
     expect(configError(() => loadConfig({ [env]: raw }))).toContain(env)
   })
