@@ -58,7 +58,7 @@ export interface NodeSummary extends NodeIdentity {
   newestLeaseAcquiredAtMs: number | null
 }
 
-/** One phone's lease row (owner null once released). */
+/** One phone's lease row: every phone has one; token 0 and no owner until its first claim, no owner once released. */
 export interface PhoneLeaseRow {
   phoneId: string
   nodeId: string | null
@@ -99,7 +99,7 @@ export interface LeaseQueries {
   listNodes(nowMs: number): Promise<NodeSummary[]>
   /** Phones with no owner or an expired lease at `nowMs` (what the nodes still have to claim). */
   countUnownedPhones(nowMs: number): Promise<number>
-  /** Every lease row, by phone id. */
+  /** Every phone's lease row, by phone id. */
   listPhoneLeases(): Promise<PhoneLeaseRow[]>
 }
 

@@ -408,6 +408,13 @@ CREATE TABLE phone_leases (
   expires_at_ms INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX phone_leases_node ON phone_leases (node_id) WHERE node_id IS NOT NULL;
+
+-- Every phone has its lease row from its insert on (token 0, no owner), as on PostgreSQL.
+CREATE TRIGGER phones_lease_row AFTER INSERT ON phones BEGIN
+  INSERT INTO phone_leases (phone_id, node_id, token, acquired_at_ms, expires_at_ms) VALUES (NEW.id, NULL, 0, 0, 0)
+  ON CONFLICT (phone_id) DO NOTHING;
+END;
+INSERT INTO phone_leases (phone_id, node_id, token, acquired_at_ms, expires_at_ms) SELECT id, NULL, 0, 0, 0 FROM phones;
 `
 
 /** Every migration, in order. Append only; never edit one that has shipped. */

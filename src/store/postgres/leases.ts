@@ -6,13 +6,11 @@ import { LeaseLostError, NodeIdInUseError, type HeldLease, type LeaseQueries, ty
  * src/store/leases.ts). Many nodes run these at once, so each method is ONE statement: its
  * parts (CTEs) see one snapshot and commit together, whether it runs on the pool or inside a
  * write. Correctness under concurrency rests on the row-level rechecks PostgreSQL makes:
- * - ON CONFLICT … DO UPDATE … WHERE is evaluated against the newest committed version of the
- *   lease row, so two claims of one phone never both win, even when their snapshots said it was free;
- * - claims lock the candidate phone rows FOR NO KEY UPDATE SKIP LOCKED, so concurrent claimers
- *   take different phones instead of queueing on each other (NO KEY: inserts of rows that
- *   reference a phone are not blocked);
- * - assertLease locks the lease row FOR SHARE, which a claim's update must wait for, so a
- *   write that passed the fencing check commits before any other node can take the phone.
+ * - claims lock the candidate lease rows FOR NO KEY UPDATE SKIP LOCKED (every phone has one, see
+ *   migration-4-leases.ts), so concurrent claimers take different phones instead of queueing on
+ *   each other, and a row a concurrent claim changed is rechecked, so two claims never both win;
+ * - assertLease locks the lease row FOR SHARE, which claims skip, so a write that passed the
+ *   fencing check commits before any other node can take the phone.
  * Bun returns int8 as strings: every *_ms and token goes through Number().
  */
 
@@ -41,20 +39,20 @@ const RENEW = `WITH hb AS (
   FROM (SELECT count(*)::int4 AS registered FROM hb) h LEFT JOIN renewed r ON true
   ORDER BY r.phone_id`
 
+// Every phone has a lease row (migration 4's trigger). A candidate another claim changed after
+// this statement's snapshot is rechecked once locked and skipped if no longer free; the UPDATE's
+// own WHERE repeats the test against the row as committed.
 const CLAIM = `WITH me AS (
     SELECT 1 FROM nodes WHERE node_id = $1 AND instance_id = $2 AND NOT stopping
   ), candidates AS (
-    SELECT p.id FROM phones p LEFT JOIN phone_leases l ON l.phone_id = p.id
-    WHERE EXISTS (SELECT 1 FROM me) AND (l.phone_id IS NULL OR l.node_id IS NULL OR l.expires_at_ms <= $3::int8)
-    ORDER BY p.id LIMIT $5::int4
-    FOR NO KEY UPDATE OF p SKIP LOCKED
+    SELECT phone_id FROM phone_leases
+    WHERE EXISTS (SELECT 1 FROM me) AND (node_id IS NULL OR expires_at_ms <= $3::int8)
+    ORDER BY phone_id LIMIT $5::int4
+    FOR NO KEY UPDATE SKIP LOCKED
   )
-  INSERT INTO phone_leases (phone_id, node_id, token, acquired_at_ms, expires_at_ms)
-  SELECT id, $1, 1, $3::int8, $4::int8 FROM candidates
-  ON CONFLICT (phone_id) DO UPDATE SET node_id = EXCLUDED.node_id, token = phone_leases.token + 1,
-    acquired_at_ms = EXCLUDED.acquired_at_ms, expires_at_ms = EXCLUDED.expires_at_ms
-  WHERE phone_leases.node_id IS NULL OR phone_leases.expires_at_ms <= $3::int8
-  RETURNING phone_id AS "phoneId", token, expires_at_ms AS "expiresAtMs"`
+  UPDATE phone_leases l SET node_id = $1, token = l.token + 1, acquired_at_ms = $3::int8, expires_at_ms = $4::int8
+  FROM candidates c WHERE l.phone_id = c.phone_id AND (l.node_id IS NULL OR l.expires_at_ms <= $3::int8)
+  RETURNING l.phone_id AS "phoneId", l.token, l.expires_at_ms AS "expiresAtMs"`
 
 const RELEASE = `WITH stop AS (
     UPDATE nodes SET stopping = true, heartbeat_at_ms = $3::int8 WHERE node_id = $1 AND instance_id = $2 RETURNING node_id

@@ -226,7 +226,7 @@ describeLeaseStores("leases: claims, renewals and fencing", (world, kind) => {
 describeLeaseStores("leases: PostgreSQL specifics", (world, kind) => {
   if (kind !== "postgres") return
 
-  test("a write that passed the fencing check commits before another node can take the phone", async () => {
+  test("a phone whose owner is inside a write that passed the fencing check cannot be claimed until that write commits", async () => {
     const w = await world()
     const [phone] = await w.seedPhones(1)
     const owner = await w.node()
@@ -234,7 +234,7 @@ describeLeaseStores("leases: PostgreSQL specifics", (world, kind) => {
     await owner.registerNode(reg(A, T))
     await taker.registerNode(reg(B, T))
     const [lease] = await owner.claimPhones(A, 1, T, LEASE_MS)
-    const pool = new SQL(w.url!, { max: 2 })
+    const pool = new SQL(w.url!, { max: 1 })
     let finishWrite!: () => void
     const writeMayFinish = new Promise<void>((resolve) => (finishWrite = resolve))
     let checked!: () => void
@@ -246,26 +246,11 @@ describeLeaseStores("leases: PostgreSQL specifics", (world, kind) => {
     })
     try {
       await passedCheck
-      // The lease has run out by the taker's clock, but the owner's write still holds the row.
-      let claimedAt = 0
-      const claim = taker.claimPhones(B, 1, T + 20_000, LEASE_MS).then((got) => ((claimedAt = performance.now()), got))
-      const probe = new SQL(w.url!, { max: 1 })
-      try {
-        for (let i = 0; i < 200; i++) {
-          const [row] = await probe`SELECT count(*)::int4 AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`
-          if (row.n > 0) break
-          await Bun.sleep(10)
-        }
-      } finally {
-        await probe.close()
-      }
-      expect(claimedAt).toBe(0)
-      const committedAt = performance.now()
+      // By the taker's clock the lease has run out, but the owner's write holds the row: skipped.
+      expect(await taker.claimPhones(B, 1, T + 20_000, LEASE_MS)).toEqual([])
       finishWrite()
       await write
-      const [taken] = await claim
-      expect(claimedAt).toBeGreaterThanOrEqual(committedAt)
-      expect(taken).toMatchObject({ phoneId: phone, token: lease!.token + 1 })
+      expect(await taker.claimPhones(B, 1, T + 20_001, LEASE_MS)).toEqual([{ phoneId: phone!, token: lease!.token + 1, expiresAtMs: T + 20_001 + LEASE_MS }])
     } finally {
       finishWrite()
       await write.catch(() => {})
