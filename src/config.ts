@@ -63,6 +63,10 @@ export interface Config {
   mediaCacheMb: number
   /** Numbers each phone may ask WhatsApp about per hour through POST /v1/contacts/check. */
   checksPerPhonePerHour: number
+  /** This node's name among the nodes sharing a database (default: the host name); two running nodes may not share it. */
+  nodeId: string
+  /** Phones this node may hold at most. */
+  nodeMaxPhones: number
   /** The WhatsApp Web socket (a simulator in tests). */
   waWsUrl: string
   /** How long opening the WhatsApp socket and its handshake may take before the attempt fails. */
@@ -78,10 +82,6 @@ export interface Config {
   metricsPublic: boolean
   /** Reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; empty believes none. */
   trustedProxies: CidrList
-  /** This node's name among the nodes sharing a database (default: the host name); two running nodes may not share it. */
-  nodeId: string
-  /** Phones this node may hold at most. */
-  nodeMaxPhones: number
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -135,6 +135,13 @@ function boolean(value: string, name: string): boolean {
   throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${value}"`)
 }
 
+function nodeId(value: string, name: string): string {
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(value)) {
+    throw new ConfigError(`${name} must be 1 to 100 letters, digits, dots, hyphens or underscores (it names this node to the others), got "${value}"`)
+  }
+  return value
+}
+
 /** A list of proxies: CIDR ranges, or single addresses (a /32 or /128). */
 function proxies(value: string, name: string): CidrList {
   const out: [ipaddr.IPv4 | ipaddr.IPv6, number][] = []
@@ -161,13 +168,6 @@ function offsets(value: string, name: string): number[] {
   if (list.some((n, i) => i > 0 && n <= list[i - 1]!)) throw new ConfigError(`${name} must be increasing: each retry comes after the previous one`)
   if (list.length > 20) throw new ConfigError(`${name} may list at most 20 retries`)
   return list
-}
-
-function nodeId(value: string, name: string): string {
-  if (!/^[A-Za-z0-9._-]{1,100}$/.test(value)) {
-    throw new ConfigError(`${name} must be 1 to 100 letters, digits, dots, hyphens or underscores (it names this node to the others), got "${value}"`)
-  }
-  return value
 }
 
 /** Every setting, each readable as a flag and a WAGATE_* variable; flags win. */
@@ -210,14 +210,14 @@ export const SETTINGS = [
   { key: "mediaMemoryMb", flag: "media-memory-mb", env: "WAGATE_MEDIA_MEMORY_MB", parse: integer(1, 65_536) },
   { key: "mediaCacheMb", flag: "media-cache-mb", env: "WAGATE_MEDIA_CACHE_MB", parse: integer(1, 1_048_576) },
   { key: "checksPerPhonePerHour", flag: "checks-per-phone-per-hour", env: "WAGATE_CHECKS_PER_PHONE_PER_HOUR", parse: integer(1, 100_000) },
+  { key: "nodeId", flag: "node-id", env: "WAGATE_NODE_ID", parse: nodeId },
+  { key: "nodeMaxPhones", flag: "node-max-phones", env: "WAGATE_NODE_MAX_PHONES", parse: integer(1, 1_000_000) },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
   { key: "waConnectConcurrency", flag: "wa-connect-concurrency", env: "WAGATE_WA_CONNECT_CONCURRENCY", parse: integer(1, 1_000) },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
   { key: "trustedProxies", flag: "trusted-proxies", env: "WAGATE_TRUSTED_PROXIES", parse: proxies },
-  { key: "nodeId", flag: "node-id", env: "WAGATE_NODE_ID", parse: nodeId },
-  { key: "nodeMaxPhones", flag: "node-max-phones", env: "WAGATE_NODE_MAX_PHONES", parse: integer(1, 1_000_000) },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -245,14 +245,14 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     mediaMemoryMb: DEFAULT_MEDIA_MEMORY_MB,
     mediaCacheMb: DEFAULT_MEDIA_CACHE_MB,
     checksPerPhonePerHour: DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
+    nodeId: "",
+    nodeMaxPhones: DEFAULT_NODE_MAX_PHONES,
     waWsUrl: DEFAULT_WA_WS_URL,
     waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
     waConnectConcurrency: DEFAULT_CONNECT_CONCURRENCY,
     waVersion: "auto",
     metricsPublic: false,
     trustedProxies: [],
-    nodeId: "",
-    nodeMaxPhones: DEFAULT_NODE_MAX_PHONES,
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

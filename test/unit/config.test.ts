@@ -88,14 +88,14 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   mediaMemoryMb: { raw: "256", expected: { mediaMemoryMb: 256 } },
   mediaCacheMb: { raw: "2048", expected: { mediaCacheMb: 2048 } },
   checksPerPhonePerHour: { raw: "60", expected: { checksPerPhonePerHour: 60 } },
+  nodeId: { raw: "wagate-2.eu_west", expected: { nodeId: "wagate-2.eu_west" } },
+  nodeMaxPhones: { raw: "250", expected: { nodeMaxPhones: 250 } },
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
   waConnectTimeoutMs: { raw: "5000", expected: { waConnectTimeoutMs: 5_000 } },
   waConnectConcurrency: { raw: "32", expected: { waConnectConcurrency: 32 } },
   metricsPublic: { raw: "1", expected: { metricsPublic: true } },
   trustedProxies: { raw: "10.0.0.0/8", expected: { trustedProxies: [ipaddr.parseCIDR("10.0.0.0/8")] } },
-  nodeId: { raw: "wagate-2.eu_west", expected: { nodeId: "wagate-2.eu_west" } },
-  nodeMaxPhones: { raw: "250", expected: { nodeMaxPhones: 250 } },
 }
 
 describe("environment variables and flags", () => {
@@ -151,6 +151,9 @@ describe("invalid values", () => {
     { name: "a negative delivered delay", env: "WAGATE_SANDBOX_DELIVERED_MS", raw: "-5" },
     { name: "a read delay over a day", env: "WAGATE_SANDBOX_READ_MS", raw: "86400001" },
     { name: "a read delay with a unit", env: "WAGATE_SANDBOX_READ_MS", raw: "3s" },
+    { name: "a node id with a space", env: "WAGATE_NODE_ID", raw: "node 1" },
+    { name: "a node id of 101 characters", env: "WAGATE_NODE_ID", raw: "n".repeat(101) },
+    { name: "a node maximum of 0 phones", env: "WAGATE_NODE_MAX_PHONES", raw: "0" },
     { name: "a bad CIDR", env: "WAGATE_OUTBOUND_ALLOW_CIDRS", raw: "10.0.0.0/33" },
     { name: "an address without a prefix", env: "WAGATE_OUTBOUND_ALLOW_CIDRS", raw: "10.0.0.1" },
     { name: "retry offsets that are not numbers", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", raw: "1m,5m" },
@@ -162,9 +165,6 @@ describe("invalid values", () => {
     { name: "a WhatsApp Web version with two parts", env: "WAGATE_WA_VERSION", raw: "2.3000" },
     { name: "a WhatsApp Web version that is a word", env: "WAGATE_WA_VERSION", raw: "latest" },
     { name: "a connect timeout under a second", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", raw: "999" },
-    { name: "a node id with a space", env: "WAGATE_NODE_ID", raw: "node 1" },
-    { name: "a node id of 101 characters", env: "WAGATE_NODE_ID", raw: "n".repeat(101) },
-    { name: "a node maximum of 0 phones", env: "WAGATE_NODE_MAX_PHONES", raw: "0" },
   ])("$name is a ConfigError naming $env", ({ env, raw }) => {
     expect(configError(() => loadConfig({ [env]: raw }))).toContain(env)
   })
