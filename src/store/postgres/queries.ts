@@ -1,5 +1,15 @@
 import type { SQL } from "bun"
+import { pgAccountsQueries } from "./accounts"
+import { pgApiKeysQueries } from "./api-keys"
+import { pgDashboardSessionsQueries } from "./dashboard-sessions"
 import { pgLeaseQueries } from "./leases"
+import { pgPhonesQueries } from "./phones"
+import { pgSendJobsQueries } from "./send-jobs"
+import { pgSettingsQueries } from "./settings"
+import { pgStatsQueries } from "./stats"
+import { pgUsageQueries } from "./usage"
+import { pgWaAuthQueries } from "./wa-auth"
+import { pgWaResendQueries } from "./wa-resend"
 
 /*
  * The PostgreSQL query groups, merged into one flat set of methods like the SQLite store's
@@ -10,6 +20,18 @@ import { pgLeaseQueries } from "./leases"
  */
 
 const PG_QUERY_GROUPS = [
+  pgAccountsQueries,
+  pgApiKeysQueries,
+  pgDashboardSessionsQueries,
+  pgPhonesQueries,
+  pgSendJobsQueries,
+  pgSettingsQueries,
+  pgStatsQueries,
+  pgUsageQueries,
+  pgWaAuthQueries,
+  pgWaResendQueries,
+  // pg21b: messages, message parts, message actions, inbound, replies
+  // pg21c: webhooks
   pgLeaseQueries,
 ] as const
 
