@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite"
-import { LeaseLostError, NodeIdInUseError, type HeldLease, type NodeIdentity, type NodeRegistration, type NodeSummary, type PhoneLeaseRow, type RenewResult } from "./leases"
+import { FORGET_NODE_AFTER_MS, LeaseLostError, NodeIdInUseError, type HeldLease, type NodeIdentity, type NodeRegistration, type NodeSummary, type PhoneLeaseRow, type RenewResult } from "./leases"
 
 /*
  * The lease statements on SQLite (tables of migration 16; the rules are in leases.ts). One
@@ -15,6 +15,7 @@ const REGISTER = `INSERT INTO nodes (node_id, instance_id, started_at_ms, heartb
   WHERE nodes.instance_id = excluded.instance_id OR nodes.stopping = 1 OR nodes.heartbeat_at_ms <= $staleBeforeMs
   RETURNING node_id`
 const HOLDER = "SELECT heartbeat_at_ms AS heartbeatAtMs FROM nodes WHERE node_id = ?"
+const FORGET_SILENT = "DELETE FROM nodes WHERE heartbeat_at_ms <= ?"
 const FREE_NODE_LEASES = "UPDATE phone_leases SET node_id = NULL, expires_at_ms = $nowMs WHERE node_id = $nodeId"
 
 /** Registers the node, or throws NodeIdInUseError (leases.ts). */
@@ -23,6 +24,7 @@ export function registerNode(db: Database, r: NodeRegistration): void {
   const accepted = db.query(REGISTER).get({ nodeId: r.nodeId, instanceId: r.instanceId, nowMs: r.nowMs, maxPhones: r.maxPhones, staleBeforeMs: r.nowMs - r.leaseMs })
   if (!accepted) throw new NodeIdInUseError(r.nodeId, r.nowMs - (holder?.heartbeatAtMs ?? r.nowMs), r.leaseMs)
   db.query(FREE_NODE_LEASES).run({ nodeId: r.nodeId, nowMs: r.nowMs })
+  db.query(FORGET_SILENT).run(r.nowMs - FORGET_NODE_AFTER_MS)
 }
 
 const HEARTBEAT = "UPDATE nodes SET heartbeat_at_ms = $nowMs WHERE node_id = $nodeId AND instance_id = $instanceId AND stopping = 0 RETURNING node_id"

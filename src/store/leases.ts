@@ -12,6 +12,13 @@
  * PostgreSQL ones in postgres/leases.ts.
  */
 
+/**
+ * A node silent for this long is forgotten (its row deleted) when another node registers, so
+ * the list of nodes does not keep every container a deployment ever ran; until then
+ * `wagate nodes` still shows it, with the age of its last heartbeat.
+ */
+export const FORGET_NODE_AFTER_MS = 24 * 3_600_000
+
 /** One process of one node: the node id is the operator's name for it, the instance id is random per start. */
 export interface NodeIdentity {
   nodeId: string
@@ -74,6 +81,7 @@ export interface LeaseQueries {
    * instance of that id heartbeats (fresher than `leaseMs`) and has not released; accepted once
    * that one is stale or stopping. Accepting frees every lease still recorded under the node id
    * (a previous process's), so they are claimed again with new tokens and the old process is fenced.
+   * Forgets the nodes silent for FORGET_NODE_AFTER_MS.
    */
   registerNode(registration: NodeRegistration): Promise<void>
   /**

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import { LeaseLostError, NodeIdInUseError, type HeldLease, type LeaseQueries, type NodeSummary, type PhoneLeaseRow } from "../leases"
+import { FORGET_NODE_AFTER_MS, LeaseLostError, NodeIdInUseError, type HeldLease, type LeaseQueries, type NodeSummary, type PhoneLeaseRow } from "../leases"
 
 /*
  * Nodes and phone leases on PostgreSQL (tables of migration 4; the rules are in
@@ -23,6 +23,8 @@ const REGISTER = `WITH reg AS (
     RETURNING node_id
   ), freed AS (
     UPDATE phone_leases SET node_id = NULL, expires_at_ms = $3::int8 WHERE node_id = $1 AND EXISTS (SELECT 1 FROM reg)
+  ), forgotten AS (
+    DELETE FROM nodes WHERE heartbeat_at_ms <= $6::int8 AND node_id <> $1
   )
   SELECT (SELECT count(*) FROM reg)::int4 AS registered, (SELECT heartbeat_at_ms FROM nodes WHERE node_id = $1) AS "holderHeartbeatAtMs"`
 
@@ -84,7 +86,7 @@ const held = (r: { phoneId: string; token: Int8; expiresAtMs: Int8 }): HeldLease
 export function pgLeaseQueries(sql: SQL): LeaseQueries {
   return {
     async registerNode(r) {
-      const [row] = await sql.unsafe(REGISTER, [r.nodeId, r.instanceId, r.nowMs, r.maxPhones, r.nowMs - r.leaseMs])
+      const [row] = await sql.unsafe(REGISTER, [r.nodeId, r.instanceId, r.nowMs, r.maxPhones, r.nowMs - r.leaseMs, r.nowMs - FORGET_NODE_AFTER_MS])
       if (row.registered === 1) return
       throw new NodeIdInUseError(r.nodeId, r.nowMs - (orNull(row.holderHeartbeatAtMs) ?? r.nowMs), r.leaseMs)
     },

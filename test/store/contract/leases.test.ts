@@ -1,6 +1,6 @@
 import { SQL } from "bun"
 import { expect, setDefaultTimeout, test } from "bun:test"
-import { LeaseLostError, NodeIdInUseError, type NodeIdentity } from "../../../src/store/leases"
+import { FORGET_NODE_AFTER_MS, LeaseLostError, NodeIdInUseError, type NodeIdentity } from "../../../src/store/leases"
 import { pgLeaseQueries } from "../../../src/store/postgres/leases"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
@@ -60,6 +60,18 @@ describeLeaseStores("leases: nodes", (world) => {
     await expect(store.assertLease(first[0]!.phoneId, A.nodeId, 1, T + 20_001)).rejects.toBeInstanceOf(LeaseLostError)
     const again = await store.claimPhones(next, 10, T + 20_002, LEASE_MS)
     expect(again.map((l) => l.token)).toEqual([2, 2, 2])
+  })
+
+  test("a node silent for a day is forgotten when another node registers; one silent for less is still listed", async () => {
+    const w = await world()
+    const store = await w.node()
+    await store.registerNode(reg(A, T))
+    await store.registerNode(reg(B, T + 60_000))
+    await store.registerNode(reg({ nodeId: "node-c", instanceId: "c1" }, T + FORGET_NODE_AFTER_MS))
+    expect((await store.listNodes(T + FORGET_NODE_AFTER_MS)).map((n) => n.nodeId)).toEqual(["node-b", "node-c"])
+    // Registering again under a silent node's own id keeps (and revives) that row.
+    await store.registerNode(reg(B, T + 60_000 + FORGET_NODE_AFTER_MS * 2))
+    expect((await store.listNodes(T + 60_000 + FORGET_NODE_AFTER_MS * 2)).map((n) => n.nodeId)).toEqual(["node-b"])
   })
 
   test("listNodes counts each node's unexpired leases with their ages; countUnownedPhones counts the rest", async () => {
