@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from "../lib/clock"
 import type { HeldLease, LeaseQueries, NodeIdentity } from "../store/leases"
 import { planClaims } from "./lease-planner"
+import { isLiveNode } from "./node-list"
 
 /*
  * The lease keeper (docs/architecture.md § "Nodes and leases"): it keeps this node's phone
@@ -44,7 +45,11 @@ export interface LeaseKeeperOptions {
   onGained(phoneIds: string[]): void | Promise<void>
   /** Phones this node no longer owns: stop using them (close their sockets) before returning. */
   onLost(phoneIds: string[]): void | Promise<void>
-  /** A failed renewal, census, claim or callback; the keeper carries on. */
+  /**
+   * A failed renewal, census, claim or callback; the keeper carries on. A NodeIdInUseError here
+   * means another process took this node id over while this one was silent (paused past a
+   * lease): this one holds nothing and should exit.
+   */
   onError(err: unknown): void
 }
 
@@ -129,7 +134,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       return
     }
     const others = (await store.listNodes(nowMs))
-      .filter((n) => n.nodeId !== node.nodeId && !n.stopping && n.heartbeatAtMs > nowMs - leaseMs)
+      .filter((n) => n.nodeId !== node.nodeId && isLiveNode(n, nowMs, leaseMs))
       .map((n) => ({ phones: n.phones, maxPhones: n.maxPhones }))
     const plan = planClaims({ held: held.size, maxPhones, others, unowned, strandedTicks })
     strandedTicks = plan.stranded ? strandedTicks + 1 : 0
