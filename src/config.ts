@@ -1,3 +1,4 @@
+import { hostname } from "node:os"
 import { resolve } from "node:path"
 import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
@@ -29,6 +30,8 @@ export const DEFAULT_MEDIA_CACHE_MB = 1024
 /** Ten a minute on average: a support desk's lookups, never an address book at once. */
 export const DEFAULT_CHECKS_PER_PHONE_PER_HOUR = 600
 export const DEFAULT_WA_WS_URL = "wss://web.whatsapp.com/ws/chat"
+/** Phones one node may hold at most when several share a PostgreSQL database (docs/architecture.md § "Nodes and leases"). */
+export const DEFAULT_NODE_MAX_PHONES = 1000
 /** A configured admin token is as hard to guess as a generated one: 32 characters at least. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32
 
@@ -61,6 +64,10 @@ export interface Config {
   mediaCacheMb: number
   /** Numbers each phone may ask WhatsApp about per hour through POST /v1/contacts/check. */
   checksPerPhonePerHour: number
+  /** This node's name among the nodes sharing a database (default: the host name); two running nodes may not share it. */
+  nodeId: string
+  /** Phones this node may hold at most. */
+  nodeMaxPhones: number
   /** The WhatsApp Web socket (a simulator in tests). */
   waWsUrl: string
   /** How long opening the WhatsApp socket and its handshake may take before the attempt fails. */
@@ -129,6 +136,13 @@ function boolean(value: string, name: string): boolean {
   if (["1", "true", "yes"].includes(value.toLowerCase())) return true
   if (["0", "false", "no"].includes(value.toLowerCase())) return false
   throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${value}"`)
+}
+
+function nodeId(value: string, name: string): string {
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(value)) {
+    throw new ConfigError(`${name} must be 1 to 100 letters, digits, dots, hyphens or underscores (it names this node to the others), got "${value}"`)
+  }
+  return value
 }
 
 /** A list of proxies: CIDR ranges, or single addresses (a /32 or /128). */
@@ -206,6 +220,8 @@ export const SETTINGS = [
   { key: "mediaMemoryMb", flag: "media-memory-mb", env: "WAGATE_MEDIA_MEMORY_MB", parse: integer(1, 65_536) },
   { key: "mediaCacheMb", flag: "media-cache-mb", env: "WAGATE_MEDIA_CACHE_MB", parse: integer(1, 1_048_576) },
   { key: "checksPerPhonePerHour", flag: "checks-per-phone-per-hour", env: "WAGATE_CHECKS_PER_PHONE_PER_HOUR", parse: integer(1, 100_000) },
+  { key: "nodeId", flag: "node-id", env: "WAGATE_NODE_ID", parse: nodeId },
+  { key: "nodeMaxPhones", flag: "node-max-phones", env: "WAGATE_NODE_MAX_PHONES", parse: integer(1, 1_000_000) },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
   { key: "waConnectConcurrency", flag: "wa-connect-concurrency", env: "WAGATE_WA_CONNECT_CONCURRENCY", parse: integer(1, 1_000) },
@@ -240,6 +256,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     mediaMemoryMb: DEFAULT_MEDIA_MEMORY_MB,
     mediaCacheMb: DEFAULT_MEDIA_CACHE_MB,
     checksPerPhonePerHour: DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
+    nodeId: "",
+    nodeMaxPhones: DEFAULT_NODE_MAX_PHONES,
     waWsUrl: DEFAULT_WA_WS_URL,
     waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
     waConnectConcurrency: DEFAULT_CONNECT_CONCURRENCY,
@@ -255,6 +273,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     const name = fromFlag !== undefined ? `--${s.flag}` : s.env
     ;(config as unknown as Record<string, unknown>)[s.key] = s.parse(raw, name)
   }
+  config.nodeId ||= nodeId(hostname(), "The host name (the default of WAGATE_NODE_ID; set WAGATE_NODE_ID instead)")
   try {
     config.outboundAllowCidrs = parseCidrList(config.outboundAllowCidrsText)
   } catch (err) {

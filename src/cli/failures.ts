@@ -3,6 +3,7 @@ import { DataDirError } from "../lib/data-dir"
 import { AppError } from "../lib/errors"
 import { LockHeldError } from "../lib/lockfile"
 import { SchemaTooNewError } from "../store/db"
+import { NodeIdInUseError } from "../store/leases"
 
 /**
  * The one line to print for a failure the operator can act on (a bad setting, a held lock, a
@@ -11,5 +12,6 @@ import { SchemaTooNewError } from "../store/db"
 export function expectedFailureMessage(err: unknown): string | null {
   if (err instanceof AppError) return err.publicMessages.join("; ")
   if (err instanceof ConfigError || err instanceof LockHeldError || err instanceof SchemaTooNewError || err instanceof DataDirError) return err.message
+  if (err instanceof NodeIdInUseError) return err.message
   return null
 }

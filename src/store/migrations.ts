@@ -387,6 +387,36 @@ CREATE INDEX messages_reply_to ON messages (reply_to) WHERE reply_to IS NOT NULL
 CREATE INDEX inbound_reply_to ON inbound_messages (reply_to_id) WHERE reply_to_id IS NOT NULL;
 `
 
+// Nodes and phone leases (src/store/leases.ts, docs/architecture.md § "Nodes and leases"). A
+// lease row outlives its owner (node_id NULL once released) so that the fencing token keeps
+// growing across owners; it goes with its phone.
+const NODES_AND_LEASES = `
+CREATE TABLE nodes (
+  node_id TEXT PRIMARY KEY,
+  instance_id TEXT NOT NULL,
+  started_at_ms INTEGER NOT NULL,
+  heartbeat_at_ms INTEGER NOT NULL,
+  max_phones INTEGER NOT NULL,
+  stopping INTEGER NOT NULL DEFAULT 0 CHECK (stopping IN (0, 1))
+) STRICT;
+
+CREATE TABLE phone_leases (
+  phone_id TEXT PRIMARY KEY REFERENCES phones(id) ON DELETE CASCADE,
+  node_id TEXT,
+  token INTEGER NOT NULL,
+  acquired_at_ms INTEGER NOT NULL,
+  expires_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX phone_leases_node ON phone_leases (node_id) WHERE node_id IS NOT NULL;
+
+-- Every phone has its lease row from its insert on (token 0, no owner), as on PostgreSQL.
+CREATE TRIGGER phones_lease_row AFTER INSERT ON phones BEGIN
+  INSERT INTO phone_leases (phone_id, node_id, token, acquired_at_ms, expires_at_ms) VALUES (NEW.id, NULL, 0, 0, 0)
+  ON CONFLICT (phone_id) DO NOTHING;
+END;
+INSERT INTO phone_leases (phone_id, node_id, token, acquired_at_ms, expires_at_ms) SELECT id, NULL, 0, 0, 0 FROM phones;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -458,5 +488,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 14,
     name: "indexes of replies",
     up: (db) => db.exec(REPLY_INDEXES),
+  },
+  {
+    version: 16,
+    name: "nodes and phone leases",
+    up: (db) => db.exec(NODES_AND_LEASES),
   },
 ]

@@ -14,6 +14,8 @@ import * as accounts from "./accounts"
 import * as api_keys from "./api-keys"
 import * as dashboard_sessions from "./dashboard-sessions"
 import * as inbound from "./inbound"
+import type { LeaseQueries } from "./leases"
+import * as leases from "./leases-sqlite"
 import * as message_actions from "./message-actions"
 import * as message_parts from "./message-parts"
 import * as messages from "./messages"
@@ -74,6 +76,19 @@ function inboundQueries(db: Database): InboundQueries {
     markInboundMediaGone: async (id, atMs) => inbound.markInboundMediaGone(db, id, atMs),
     recordReaction: async (targetId, fromAddress, emoji, atMs) => inbound.recordReaction(db, targetId, fromAddress, emoji, atMs),
     listReactions: async (targetId) => inbound.listReactions(db, targetId),
+  }
+}
+
+function leaseQueries(db: Database): LeaseQueries {
+  return {
+    registerNode: async (registration) => leases.registerNode(db, registration),
+    renewLeases: async (node, nowMs, leaseMs) => leases.renewLeases(db, node, nowMs, leaseMs),
+    claimPhones: async (node, limit, nowMs, leaseMs) => leases.claimPhones(db, node, limit, nowMs, leaseMs),
+    releaseNode: async (node, nowMs) => leases.releaseNode(db, node, nowMs),
+    assertLease: async (phoneId, nodeId, token, nowMs) => leases.assertLease(db, phoneId, nodeId, token, nowMs),
+    listNodes: async (nowMs) => leases.listNodes(db, nowMs),
+    countUnownedPhones: async (nowMs) => leases.countUnownedPhones(db, nowMs),
+    listPhoneLeases: async () => leases.listPhoneLeases(db),
   }
 }
 
@@ -220,7 +235,7 @@ function webhooksQueries(db: Database): WebhooksQueries {
 
 /** Every query of the seam, run on `db` (the writer's connection, so inside its open transaction when one is). */
 export function sqliteQueries(db: Database): StoreQueries {
-  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...webhooksQueries(db) }
+  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...webhooksQueries(db), ...leaseQueries(db) }
 }
 
 /** The seam over one SQLite connection, its writer and its change tracker. */

@@ -15,6 +15,7 @@ import type { SubscriptionStatus, AccountRow } from "./accounts"
 import type { ApiKeyRow } from "./api-keys"
 import type { DashboardSessionRow } from "./dashboard-sessions"
 import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, InboundListQuery } from "./inbound"
+import type { LeaseQueries } from "./leases"
 import type { UnreadInbound } from "./message-actions"
 import type { PartRow } from "./message-parts"
 import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./messages"
@@ -365,7 +366,7 @@ export interface StoreQueries extends AccountsQueries, ApiKeysQueries, Dashboard
 export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
-    WaResendQueries, WebhooksQueries {}
+    WaResendQueries, WebhooksQueries, LeaseQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

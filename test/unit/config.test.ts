@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { hostname } from "node:os"
 import { resolve } from "node:path"
 import ipaddr from "ipaddr.js"
 import { ConfigError, loadConfig, SETTINGS, type Config } from "../../src/config"
@@ -36,6 +37,10 @@ describe("defaults", () => {
       waConnectTimeoutMs: 15_000,
       waConnectConcurrency: 8,
     })
+  })
+
+  test("the node id defaults to the host name, and a node holds at most 1000 phones", () => {
+    expect(loadConfig({})).toMatchObject({ nodeId: hostname(), nodeMaxPhones: 1000 })
   })
 
   test("WAGATE_WA_VERSION takes auto (any case) or major.minor.patch; an explicit version wins over auto", () => {
@@ -83,6 +88,8 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   mediaMemoryMb: { raw: "256", expected: { mediaMemoryMb: 256 } },
   mediaCacheMb: { raw: "2048", expected: { mediaCacheMb: 2048 } },
   checksPerPhonePerHour: { raw: "60", expected: { checksPerPhonePerHour: 60 } },
+  nodeId: { raw: "wagate-2.eu_west", expected: { nodeId: "wagate-2.eu_west" } },
+  nodeMaxPhones: { raw: "250", expected: { nodeMaxPhones: 250 } },
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
   waConnectTimeoutMs: { raw: "5000", expected: { waConnectTimeoutMs: 5_000 } },
@@ -145,6 +152,9 @@ describe("invalid values", () => {
     { name: "a negative delivered delay", env: "WAGATE_SANDBOX_DELIVERED_MS", raw: "-5" },
     { name: "a read delay over a day", env: "WAGATE_SANDBOX_READ_MS", raw: "86400001" },
     { name: "a read delay with a unit", env: "WAGATE_SANDBOX_READ_MS", raw: "3s" },
+    { name: "a node id with a space", env: "WAGATE_NODE_ID", raw: "node 1" },
+    { name: "a node id of 101 characters", env: "WAGATE_NODE_ID", raw: "n".repeat(101) },
+    { name: "a node maximum of 0 phones", env: "WAGATE_NODE_MAX_PHONES", raw: "0" },
     { name: "a bad CIDR", env: "WAGATE_OUTBOUND_ALLOW_CIDRS", raw: "10.0.0.0/33" },
     { name: "an address without a prefix", env: "WAGATE_OUTBOUND_ALLOW_CIDRS", raw: "10.0.0.1" },
     { name: "retry offsets that are not numbers", env: "WAGATE_WEBHOOK_RETRY_OFFSETS_MS", raw: "1m,5m" },

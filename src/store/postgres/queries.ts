@@ -3,6 +3,7 @@ import { pgAccountsQueries } from "./accounts"
 import { pgApiKeysQueries } from "./api-keys"
 import { pgDashboardSessionsQueries } from "./dashboard-sessions"
 import { pgInboundQueries } from "./inbound"
+import { pgLeaseQueries } from "./leases"
 import { pgMessageActionsQueries } from "./message-actions"
 import { pgMessagePartsQueries } from "./message-parts"
 import { pgMessagesQueries } from "./messages"
@@ -40,7 +41,7 @@ const PG_QUERY_GROUPS = [
   pgWaAuthQueries,
   pgWaResendQueries,
   // pg21c: webhooks
-  // pg21d: leases
+  pgLeaseQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

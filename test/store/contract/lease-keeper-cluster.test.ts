@@ -1,0 +1,68 @@
+import { afterEach, expect, setDefaultTimeout, test } from "bun:test"
+import { createLeaseKeeper, LEASE_DEFAULTS, type LeaseKeeper } from "../../../src/domain/lease-keeper"
+import { TestClock } from "../../helpers/test-clock"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
+import { openLeaseWorld, type LeaseStore } from "./lease-stores"
+
+/*
+ * Lease keepers of three nodes on one PostgreSQL database, each with a pool of its own, driven
+ * by test clocks: they share the phones, and when one dies (it stops renewing) the others take
+ * its phones over a lease later, each its share.
+ */
+
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
+
+const { leaseMs: LEASE_MS, renewEveryMs: RENEW_MS } = LEASE_DEFAULTS
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn()
+}, SLOW_HOOK_TIMEOUT_MS)
+
+function keeper(store: LeaseStore, nodeId: string, clock: TestClock, errors: unknown[]): LeaseKeeper {
+  return createLeaseKeeper({
+    store,
+    clock,
+    node: { nodeId, instanceId: crypto.randomUUID() },
+    maxPhones: 1000,
+    firstClaimDelayMs: RENEW_MS,
+    onGained: () => {},
+    onLost: () => {},
+    onError: (err) => void errors.push(err),
+  })
+}
+
+test("three nodes share 30 phones; when one dies the two others each take half of its phones a lease after its last renewal", async () => {
+  const w = await openLeaseWorld("postgres", cleanups)
+  await w.seedPhones(30)
+  const live = new TestClock()
+  const doomedClock = new TestClock()
+  const errors: unknown[] = []
+  const [a, b, doomed] = [
+    keeper(await w.node(), "node-a", live, errors),
+    keeper(await w.node(), "node-b", live, errors),
+    keeper(await w.node(), "node-c", doomedClock, errors),
+  ]
+  await Promise.all([a.start(), b.start(), doomed.start()])
+  const tick = async (alsoDoomed: boolean) => {
+    live.advance(RENEW_MS)
+    if (alsoDoomed) doomedClock.advance(RENEW_MS)
+    await Promise.all([a.idle(), b.idle(), doomed.idle()])
+  }
+  await tick(true)
+  const counts = () => [a.heldPhones().length, b.heldPhones().length, doomed.heldPhones().length]
+  expect(counts()).toEqual([10, 10, 10])
+  const lastRenewalMs = live.nowMs()
+  // node-c dies: its clock stops, so it never renews again. The others keep ticking.
+  const doomedPhones = doomed.heldPhones()
+  while (live.nowMs() + RENEW_MS < lastRenewalMs + LEASE_MS) {
+    await tick(false)
+    expect(counts().slice(0, 2)).toEqual([10, 10])
+  }
+  // The tick at which node-c's leases run out takes them over.
+  await tick(false)
+  expect(live.nowMs()).toBe(lastRenewalMs + LEASE_MS)
+  expect(counts().slice(0, 2)).toEqual([15, 15])
+  const takenOver = [...a.heldPhones(), ...b.heldPhones()].filter((id) => doomedPhones.includes(id))
+  expect(takenOver.sort()).toEqual(doomedPhones)
+  expect(errors).toEqual([])
+})

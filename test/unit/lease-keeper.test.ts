@@ -1,0 +1,191 @@
+import { afterEach, describe, expect, test } from "bun:test"
+import { createLeaseKeeper, LEASE_DEFAULTS, type LeaseKeeper, type LeaseKeeperOptions } from "../../src/domain/lease-keeper"
+import { NodeIdInUseError, type LeaseQueries } from "../../src/store/leases"
+import { TestClock } from "../helpers/test-clock"
+import { openLeaseWorld, type LeaseStore, type LeaseWorld } from "../store/contract/lease-stores"
+
+/* The lease keeper over a real SQLite store (real migrations), driven by test clocks: no sleeping. */
+
+const { leaseMs: LEASE_MS, renewEveryMs: RENEW_MS } = LEASE_DEFAULTS
+
+interface Harness {
+  keeper: LeaseKeeper
+  clock: TestClock
+  gained: string[][]
+  lost: string[][]
+  errors: unknown[]
+  /** renewLeases calls so far. */
+  renewals(): number
+  /** Makes every store call fail (the database is unreachable) or work again. */
+  setFailing(failing: boolean): void
+  /** Moves this node's clock and waits for the tick it ran. */
+  advance(ms: number): Promise<void>
+}
+
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn()
+})
+
+async function world(phones: number): Promise<{ w: LeaseWorld; store: LeaseStore; ids: string[] }> {
+  const w = await openLeaseWorld("sqlite", cleanups)
+  const ids = await w.seedPhones(phones)
+  return { w, store: await w.node(), ids }
+}
+
+function keeperOn(store: LeaseQueries, nodeId: string, options: Partial<LeaseKeeperOptions> = {}, clock = new TestClock()): Harness {
+  let renewals = 0
+  let failing = false
+  const guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    if (failing) throw new Error("connection refused")
+    return fn(...args)
+  }
+  const counted: LeaseKeeperOptions["store"] = {
+    registerNode: guard(store.registerNode),
+    renewLeases: guard((...args: Parameters<LeaseQueries["renewLeases"]>) => (renewals++, store.renewLeases(...args))),
+    claimPhones: guard(store.claimPhones),
+    releaseNode: guard(store.releaseNode),
+    listNodes: guard(store.listNodes),
+    countUnownedPhones: guard(store.countUnownedPhones),
+  }
+  const h: Harness = {
+    clock,
+    gained: [],
+    lost: [],
+    errors: [],
+    renewals: () => renewals,
+    setFailing: (f) => void (failing = f),
+    keeper: null as unknown as LeaseKeeper,
+    async advance(ms) {
+      clock.advance(ms)
+      await h.keeper.idle()
+    },
+  }
+  h.keeper = createLeaseKeeper({
+    store: counted,
+    clock,
+    node: { nodeId, instanceId: `${nodeId}-${crypto.randomUUID()}` },
+    maxPhones: 1000,
+    onGained: (ids) => void h.gained.push(ids),
+    onLost: (ids) => void h.lost.push(ids),
+    onError: (err) => void h.errors.push(err),
+    ...options,
+  })
+  return h
+}
+
+describe("lease keeper", () => {
+  test("a lone node claims every phone at start, then renews them with exactly one renewal per tick", async () => {
+    const { store, ids } = await world(5)
+    const a = keeperOn(store, "node-a")
+    await a.keeper.start()
+    expect(a.gained).toEqual([ids])
+    expect(a.keeper.heldPhones()).toEqual(ids)
+    expect(a.keeper.tokenOf(ids[0]!)).toBe(1)
+    expect(a.renewals()).toBe(1)
+    for (let tick = 1; tick <= 4; tick++) {
+      await a.advance(RENEW_MS)
+      expect(a.renewals()).toBe(1 + tick)
+    }
+    // Renewed all along: held past several lease lengths, nothing lost, nothing claimed twice.
+    expect(a.clock.nowMs() - (await store.listNodes(a.clock.nowMs()))[0]!.startedAtMs).toBeGreaterThan(LEASE_MS)
+    expect(a.lost).toEqual([])
+    expect(a.gained).toEqual([ids])
+    expect(a.errors).toEqual([])
+    await a.keeper.stop()
+  })
+
+  test("a second process under the same node id is refused at start", async () => {
+    const { store } = await world(1)
+    const clock = new TestClock()
+    const a = keeperOn(store, "node-a", {}, clock)
+    await a.keeper.start()
+    const twin = keeperOn(store, "node-a", {}, clock)
+    await expect(twin.keeper.start()).rejects.toBeInstanceOf(NodeIdInUseError)
+    await a.keeper.stop()
+  })
+
+  test("two nodes started together share the phones evenly", async () => {
+    const { store } = await world(20)
+    const clock = new TestClock()
+    const a = keeperOn(store, "node-a", { firstClaimDelayMs: RENEW_MS }, clock)
+    const b = keeperOn(store, "node-b", { firstClaimDelayMs: RENEW_MS }, clock)
+    await a.keeper.start()
+    await b.keeper.start()
+    expect(a.gained).toEqual([])
+    clock.advance(RENEW_MS)
+    await Promise.all([a.keeper.idle(), b.keeper.idle()])
+    expect([a.keeper.heldPhones().length, b.keeper.heldPhones().length]).toEqual([10, 10])
+    expect(new Set([...a.keeper.heldPhones(), ...b.keeper.heldPhones()]).size).toBe(20)
+  })
+
+  test("stop reports every phone lost before releasing, and another node takes them over at its next tick", async () => {
+    const { store, ids } = await world(6)
+    const clock = new TestClock()
+    const lost: string[][] = []
+    let unownedWhileClosing = -1
+    // The phones must still be A's while A closes their sockets, so no other node connects them yet.
+    const onLost = async (phoneIds: string[]) => {
+      lost.push(phoneIds)
+      unownedWhileClosing = await store.countUnownedPhones(clock.nowMs())
+    }
+    const a = keeperOn(store, "node-a", { onLost }, clock)
+    await a.keeper.start()
+    const b = keeperOn(store, "node-b", {}, clock)
+    await b.keeper.start()
+    expect(b.gained).toEqual([])
+    await a.keeper.stop()
+    expect(lost).toEqual([ids])
+    expect(unownedWhileClosing).toBe(0)
+    expect(a.keeper.heldPhones()).toEqual([])
+    expect(await store.countUnownedPhones(clock.nowMs())).toBe(6)
+    await b.advance(RENEW_MS)
+    expect(b.gained).toEqual([ids])
+    expect(b.keeper.tokenOf(ids[0]!)).toBe(2)
+    await b.keeper.stop()
+  })
+
+  test("a paused node learns at its next tick that its phones were taken over, and reports them lost", async () => {
+    const { store, ids } = await world(3)
+    const a = keeperOn(store, "node-a")
+    await a.keeper.start()
+    const t0 = a.clock.nowMs()
+    // A is paused: its clock does not move. B, a lease later, takes the phones over.
+    await store.registerNode({ nodeId: "node-b", instanceId: "b1", maxPhones: 1000, nowMs: t0 + LEASE_MS, leaseMs: LEASE_MS })
+    expect((await store.claimPhones({ nodeId: "node-b", instanceId: "b1" }, 10, t0 + LEASE_MS, LEASE_MS)).length).toBe(3)
+    await a.advance(RENEW_MS)
+    expect(a.lost).toEqual([ids])
+    expect(a.keeper.tokenOf(ids[0]!)).toBeNull()
+    expect(a.gained).toEqual([ids])
+  })
+
+  test("a node that cannot reach the database gives its phones up before the lease runs out, and claims them again when it can", async () => {
+    const { store, ids } = await world(2)
+    const a = keeperOn(store, "node-a")
+    await a.keeper.start()
+    a.setFailing(true)
+    await a.advance(RENEW_MS)
+    expect(a.lost).toEqual([])
+    await a.advance(RENEW_MS)
+    // Ten seconds without a renewal: the next tick would come too late, so the sockets close now.
+    expect(a.lost).toEqual([ids])
+    expect(a.errors.length).toBe(2)
+    a.setFailing(false)
+    await a.advance(RENEW_MS)
+    expect(a.gained).toEqual([ids, ids])
+    expect(a.keeper.tokenOf(ids[0]!)).toBe(2)
+    await a.keeper.stop()
+  })
+
+  test("a node that released its phones ticks no more", async () => {
+    const { store } = await world(2)
+    const a = keeperOn(store, "node-a")
+    await a.keeper.start()
+    await a.keeper.stop()
+    const renewals = a.renewals()
+    await a.advance(RENEW_MS * 3)
+    expect(a.renewals()).toBe(renewals)
+    expect(a.clock.pendingTimers).toBe(0)
+    expect((await store.listPhoneLeases()).every((l) => l.nodeId === null)).toBe(true)
+  })
+})
