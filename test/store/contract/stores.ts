@@ -121,8 +121,23 @@ export async function freshMigratedDatabase(): Promise<string> {
   return `postgres://wagate@127.0.0.1:${server.port}/${name}`
 }
 
-/** A fresh PostgreSQL store on a database of its own (or on `url`, to be a second node of it). */
+/** Drops a test database (each is a few megabytes on a disk the machine shares). */
+async function dropDatabase(url: string): Promise<void> {
+  const server = await testPostgres()
+  const admin = new SQL(server.adminUrl, { max: 1 })
+  try {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${new URL(url).pathname.slice(1)} WITH (FORCE)`)
+  } finally {
+    await admin.close()
+  }
+}
+
+/**
+ * A fresh PostgreSQL store on a database of its own, dropped at cleanup; or, given `url`, a
+ * second node of that database (which its first node's cleanup drops).
+ */
 export async function openPostgresContractStore(options: OpenOptions & { url?: string } = {}): Promise<Opened & { url: string }> {
+  const ownsDatabase = options.url === undefined
   const url = options.url ?? (await freshMigratedDatabase())
   const store = await openPostgresStore(url, { maxConnections: 4, onCallbackError: options.onCallbackError })
   const sql = new SQL(url, { max: 1 })
@@ -138,6 +153,7 @@ export async function openPostgresContractStore(options: OpenOptions & { url?: s
     async cleanup() {
       await sql.close()
       await store.close()
+      if (ownsDatabase) await dropDatabase(url)
     },
   }
 }
