@@ -14,6 +14,7 @@ import type { CachedTable } from "./change-tracker"
 import type { SubscriptionStatus, AccountRow } from "./accounts"
 import type { ApiKeyRow } from "./api-keys"
 import type { DashboardSessionRow } from "./dashboard-sessions"
+import type { ClaimedDelivery } from "./delivery-claims"
 import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, InboundListQuery } from "./inbound"
 import type { UnreadInbound } from "./message-actions"
 import type { PartRow } from "./message-parts"
@@ -73,6 +74,18 @@ export interface DashboardSessionsQueries {
   deleteAllDashboardSessions(): Promise<void>
   /** Deletes the sessions idle since before `cutoffMs`. */
   deleteIdleDashboardSessions(cutoffMs: number): Promise<void>
+}
+
+/** src/store/delivery-claims.ts (several nodes share the webhook deliveries) */
+export interface DeliveryClaimQueries {
+  /**
+   * Claims for `nodeId`, until `nowMs + leaseMs`, up to `limit` deliveries that are pending, due
+   * at `nowMs`, and not claimed (or whose claim expired), earliest due first, each with its event.
+   * While a claim holds, no other node gets the delivery.
+   */
+  claimDueDeliveries(nodeId: string, nowMs: number, limit: number, leaseMs: number): Promise<ClaimedDelivery[]>
+  /** Gives up `nodeId`'s claims on `ids` (claimable at once again); another node's claim is left alone. Returns how many. */
+  releaseClaims(nodeId: string, ids: readonly string[]): Promise<number>
 }
 
 /** src/store/inbound.ts */
@@ -361,7 +374,7 @@ export interface StoreQueries extends AccountsQueries, ApiKeysQueries, Dashboard
 export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
-    WaResendQueries, WebhooksQueries {}
+    WaResendQueries, WebhooksQueries, DeliveryClaimQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {
