@@ -353,7 +353,8 @@ export interface WebhooksQueries {
   /**
    * Records a wave of attempts and the progress of their deliveries with set-based statements
    * (multi-row INSERTs, and UPDATEs joined to a VALUES list, up to 64 rows each) instead of two
-   * statements per attempt. Run it inside one write transaction.
+   * statements per attempt. Run it inside one write transaction. An attempt whose delivery is gone,
+   * or whose number is already recorded (two nodes attempted it), is skipped, not an error.
    */
   recordAttempts(attempts: readonly AttemptRow[], progress: readonly DeliveryProgress[]): Promise<void>
   /**
