@@ -1,0 +1,82 @@
+import type { SQL } from "bun"
+import { SchemaTooNewError } from "../db"
+import { SCHEMA_1 } from "./schema-1"
+
+/*
+ * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/migrations.ts;
+ * the two lists are numbered independently). Each migration's SQL lives in a module of its own
+ * (schema-1.ts, …); this list has one line per migration. Append only; never edit one that has
+ * shipped.
+ */
+
+/** One forward-only schema change, shipped inside the binary. */
+export interface PgMigration {
+  version: number
+  name: string
+  /** Runs inside the migration's transaction; `tx` is that transaction. */
+  up(tx: SQL): Promise<unknown>
+}
+
+/** A migration that runs one SQL text (several statements are allowed: it has no parameters). */
+export const sqlMigration = (version: number, name: string, text: string): PgMigration => ({ version, name, up: (tx) => tx.unsafe(text) })
+
+/** Every PostgreSQL migration, in order. */
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  sqlMigration(1, "initial: the schema of SQLite migration 14, for several nodes", SCHEMA_1),
+]
+
+/** The newest PostgreSQL schema version this binary knows. */
+export function latestPostgresSchemaVersion(migrations: readonly PgMigration[] = PG_MIGRATIONS): number {
+  return migrations.at(-1)?.version ?? 0
+}
+
+/*
+ * Nodes starting at once, or `wagate migrate` run on two of them, must not apply a migration
+ * twice: every migration transaction first takes this transaction-scoped advisory lock (released
+ * by its COMMIT or ROLLBACK), then reads the version under it. The key is an arbitrary constant
+ * that no other part of wagate uses.
+ */
+const MIGRATION_LOCK_KEY = 0x77616761 // "waga"
+
+const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version int4 PRIMARY KEY,
+  name text NOT NULL,
+  applied_at_ms int8 NOT NULL
+)`
+
+async function versionOn(sql: SQL): Promise<number> {
+  const [exists] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`
+  if (!exists.present) return 0
+  const [row] = await sql`SELECT COALESCE(MAX(version), 0)::int4 AS version FROM schema_migrations`
+  return row.version as number
+}
+
+/** The schema version a PostgreSQL database is at (0 for an empty one). Creates nothing. */
+export function postgresSchemaVersion(sql: SQL): Promise<number> {
+  return versionOn(sql)
+}
+
+/**
+ * Applies every pending migration, each in its own transaction under the migration lock, and
+ * returns the versions this call applied (none when another node got there first). Refuses a
+ * database newer than the migrations this binary carries.
+ */
+export async function migratePostgres(sql: SQL, nowMs: number, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<number[]> {
+  const latest = latestPostgresSchemaVersion(migrations)
+  const applied: number[] = []
+  for (;;) {
+    const version = await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}::int8)`
+      await tx.unsafe(CREATE_MIGRATIONS_TABLE)
+      const current = await versionOn(tx)
+      if (current > latest) throw new SchemaTooNewError(current, latest)
+      const next = migrations.find((m) => m.version > current)
+      if (!next) return null
+      await next.up(tx)
+      await tx`INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (${next.version}, ${next.name}, ${nowMs}::int8)`
+      return next.version
+    })
+    if (version === null) return applied
+    applied.push(version)
+  }
+}

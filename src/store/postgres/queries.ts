@@ -1,0 +1,25 @@
+import type { SQL } from "bun"
+
+/*
+ * The PostgreSQL query groups, merged into one flat set of methods like the SQLite store's
+ * (src/store/sqlite-store.ts). Each group is a module src/store/postgres/<group>.ts exporting a
+ * function of the SQL handle (the pool, or the current transaction) that returns the group's
+ * interface from src/store/store.ts. A group joins the store by one line in PG_QUERY_GROUPS; the
+ * store's type follows the list, so a group that is absent is absent from the type too.
+ */
+
+const PG_QUERY_GROUPS = [
+] as const
+
+type Group = (typeof PG_QUERY_GROUPS)[number]
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
+
+/** The queries the PostgreSQL store implements: the intersection of its groups' interfaces. */
+export type PgQueries = [Group] extends [never] ? {} : UnionToIntersection<ReturnType<Group>>
+
+/** Every PostgreSQL query, run on `sql` (the pool, or a transaction or savepoint). */
+export function queriesOn(sql: SQL): PgQueries {
+  const queries = {} as Record<string, unknown>
+  for (const group of PG_QUERY_GROUPS as readonly ((sql: SQL) => object)[]) Object.assign(queries, group(sql))
+  return queries as PgQueries
+}
