@@ -6,6 +6,6 @@
  */
 export const DELIVERY_CLAIMS_SQL = `
 ALTER TABLE webhook_deliveries
-  ADD COLUMN claimed_by text,
+  ADD COLUMN claimed_by text COLLATE "C",
   ADD COLUMN claim_expires_at_ms int8;
 `

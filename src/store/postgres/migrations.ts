@@ -1,5 +1,6 @@
 import type { SQL } from "bun"
 import { SchemaTooNewError } from "../db"
+import { DELIVERY_CLAIMS_SQL } from "./migration-3-delivery-claims"
 import { SCHEMA_1 } from "./schema-1"
 
 /*
@@ -23,6 +24,7 @@ export const sqlMigration = (version: number, name: string, text: string): PgMig
 /** Every PostgreSQL migration, in order. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(1, "initial: the schema of SQLite migration 14, for several nodes", SCHEMA_1),
+  sqlMigration(3, "webhook delivery claims", DELIVERY_CLAIMS_SQL),
 ]
 
 /** The newest PostgreSQL schema version this binary knows. */

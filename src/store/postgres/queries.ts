@@ -1,4 +1,6 @@
 import type { SQL } from "bun"
+import { pgDeliveryClaimQueries } from "./delivery-claims"
+import { pgWebhooksQueries } from "./webhooks"
 
 /*
  * The PostgreSQL query groups, merged into one flat set of methods like the SQLite store's
@@ -9,6 +11,8 @@ import type { SQL } from "bun"
  */
 
 const PG_QUERY_GROUPS = [
+  pgWebhooksQueries,
+  pgDeliveryClaimQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]
@@ -21,5 +25,5 @@ export type PgQueries = [Group] extends [never] ? {} : UnionToIntersection<Retur
 export function queriesOn(sql: SQL): PgQueries {
   const queries = {} as Record<string, unknown>
   for (const group of PG_QUERY_GROUPS as readonly ((sql: SQL) => object)[]) Object.assign(queries, group(sql))
-  return queries as PgQueries
+  return queries as unknown as PgQueries
 }
