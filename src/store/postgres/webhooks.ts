@@ -142,12 +142,14 @@ function eventQueries(sql: SQL): Pick<WebhooksQueries, "insertEvent" | "findEven
     },
     async pruneEvents(cutoffMs, limit) {
       // SKIP LOCKED: two nodes pruning at once take different events instead of queueing on
-      // each other's rows. Deleting an event removes its deliveries and attempts (cascades).
-      const result = await sql`DELETE FROM events WHERE id IN (
+      // each other's rows. The batch's ids are collected once (ARRAY(…)) and deleted by primary
+      // key: under `IN (…)` the planner hash-joined the whole events table for every batch.
+      // Deleting an event removes its deliveries and attempts (cascades).
+      const result = await sql`DELETE FROM events WHERE id = ANY(ARRAY(
         SELECT e.id FROM events e
         WHERE e.occurred_at_ms < ${cutoffMs}
           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
-        ORDER BY e.occurred_at_ms LIMIT ${limit} FOR UPDATE SKIP LOCKED)`
+        ORDER BY e.occurred_at_ms LIMIT ${limit} FOR UPDATE SKIP LOCKED))`
       return result.count
     },
   }
