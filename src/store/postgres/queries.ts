@@ -1,5 +1,15 @@
 import type { SQL } from "bun"
+import { pgAccountsQueries } from "./accounts"
+import { pgApiKeysQueries } from "./api-keys"
+import { pgDashboardSessionsQueries } from "./dashboard-sessions"
 import { pgDeliveryClaimQueries } from "./delivery-claims"
+import { pgPhonesQueries } from "./phones"
+import { pgSendJobsQueries } from "./send-jobs"
+import { pgSettingsQueries } from "./settings"
+import { pgStatsQueries } from "./stats"
+import { pgUsageQueries } from "./usage"
+import { pgWaAuthQueries } from "./wa-auth"
+import { pgWaResendQueries } from "./wa-resend"
 import { pgWebhooksQueries } from "./webhooks"
 
 /*
@@ -11,8 +21,20 @@ import { pgWebhooksQueries } from "./webhooks"
  */
 
 const PG_QUERY_GROUPS = [
+  pgAccountsQueries,
+  pgApiKeysQueries,
+  pgDashboardSessionsQueries,
+  pgPhonesQueries,
+  pgSendJobsQueries,
+  pgSettingsQueries,
+  pgStatsQueries,
+  pgUsageQueries,
+  pgWaAuthQueries,
+  pgWaResendQueries,
+  // pg21b: messages, message parts, message actions, inbound, replies
   pgWebhooksQueries,
   pgDeliveryClaimQueries,
+  // pg21d: leases
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

@@ -19,6 +19,8 @@ export const CHANGES_CHANNEL = "wagate_changes"
 
 /** How long ping() waits for `SELECT 1` before it calls the database unreachable. */
 export const DEFAULT_PING_TIMEOUT_MS = 2_000
+/** How long close() waits for running queries before it drops the connections, in seconds. */
+const CLOSE_TIMEOUT_S = 5
 /** Connections in each node's pool. */
 export const DEFAULT_MAX_CONNECTIONS = 10
 
@@ -153,8 +155,9 @@ export async function createPostgresStore(sql: SQL, options: PostgresStoreOption
       try {
         await control.flush()
       } finally {
+        // Bounded: a database that stopped answering must not keep a node from shutting down.
+        await sql.close({ timeout: CLOSE_TIMEOUT_S })
         await subscription.unlisten().catch(() => {})
-        await sql.close()
       }
     },
   }

@@ -90,17 +90,18 @@ export async function freshMigratedDatabase(): Promise<string> {
   const name = `c_${crypto.randomUUID().replaceAll("-", "")}`
   const admin = new SQL(server.adminUrl, { max: 1 })
   try {
-    await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${templateName}`)
+    await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${templateName} STRATEGY FILE_COPY`)
   } finally {
     await admin.close()
   }
   return `postgres://wagate@127.0.0.1:${server.port}/${name}`
 }
 
-/** A fresh PostgreSQL store on a database of its own. */
-export async function openPostgresContractStore(options: OpenOptions = {}): Promise<Opened> {
-  const store = await openPostgresStore(await freshMigratedDatabase(), { maxConnections: 4, onCallbackError: options.onCallbackError })
-  return { store, cleanup: () => store.close() }
+/** A fresh PostgreSQL store on a database of its own (or on `url`, to be a second node of it). */
+export async function openPostgresContractStore(options: OpenOptions & { url?: string } = {}): Promise<Opened & { url: string }> {
+  const url = options.url ?? (await freshMigratedDatabase())
+  const store = await openPostgresStore(url, { maxConnections: 4, onCallbackError: options.onCallbackError })
+  return { store, url, cleanup: () => store.close() }
 }
 
 const OPENERS: Record<StoreKind, (options?: OpenOptions) => Promise<Opened>> = {
