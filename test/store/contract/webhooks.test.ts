@@ -150,7 +150,8 @@ describeStores("webhook queries", (open) => {
     await store.insertEventsAndDeliveries([], rows)
     const seen: DeliveryRow[] = []
     let before: { createdAtMs: number; id: string } | null = null
-    for (;;) {
+    // Bounded, so a window that ignored `before` fails the test rather than looping for ever.
+    for (let pages = 0; pages < 10; pages++) {
       const page = await store.listDeliveriesWindow({ endpointId: "wh_1", before, limit: 5 })
       seen.push(...page)
       if (page.length < 5) break
