@@ -75,6 +75,23 @@ describeStores("webhook delivery claims", (open) => {
     expect(ids(await store.claimDueDeliveries("node-b", T0 + 1, 10, LEASE_MS))).toEqual([due[1]!.id])
   })
 
+  test("an attempt recorded for a retry and released in the same write is claimed by any node when the retry falls due, not before", async () => {
+    const store = await open()
+    const [d] = await seedDue(store, 1)
+    const [claim] = await store.claimDueDeliveries("node-a", T0, 10, LEASE_MS)
+    const retryAtMs = T0 + 5_000
+    await store.write(async (q) => {
+      await q.recordAttempts(
+        [{ deliveryId: d!.id, attemptNumber: 1, attemptedAtMs: T0, statusCode: 503, error: "HTTP 503", latencyMs: 4, responseBody: null }],
+        [{ id: d!.id, status: "pending", attemptCount: 1, firstAttemptAtMs: T0, nextAttemptAtMs: retryAtMs, lastStatusCode: 503, lastError: "HTTP 503", updatedAtMs: T0 + 1 }],
+      )
+      await q.releaseClaims("node-a", [claim!.delivery.id])
+    })
+    expect(await store.claimDueDeliveries("node-b", retryAtMs - 1, 10, LEASE_MS)).toEqual([])
+    const [retry] = await store.claimDueDeliveries("node-b", retryAtMs, 10, LEASE_MS)
+    expect(retry!.delivery).toMatchObject({ id: d!.id, attemptCount: 1, nextAttemptAtMs: retryAtMs })
+  })
+
   test("two nodes claiming 500 due deliveries concurrently get every one, and never the same one", async () => {
     const store = await open()
     const due = await seedDue(store, 500)
