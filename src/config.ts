@@ -1,6 +1,7 @@
 import { resolve } from "node:path"
 import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
+import { isPostgresUrl, redactDatabaseUrl } from "./lib/database-url"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
 import { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS } from "./whatsapp/gateway"
 
@@ -75,6 +76,8 @@ export interface Config {
   metricsPublic: boolean
   /** Reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; empty believes none. */
   trustedProxies: CidrList
+  /** PostgreSQL shared by several nodes (postgres:// or postgresql://); null is SQLite in the data directory. */
+  databaseUrl: string | null
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -156,6 +159,13 @@ function offsets(value: string, name: string): number[] {
   return list
 }
 
+function databaseUrl(value: string, name: string): string {
+  if (!isPostgresUrl(value)) {
+    throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL (or unset, for SQLite in the data directory), got "${redactDatabaseUrl(value)}"`)
+  }
+  return value
+}
+
 /** Every setting, each readable as a flag and a WAGATE_* variable; flags win. */
 export const SETTINGS = [
   { key: "port", flag: "port", env: "WAGATE_PORT", parse: integer(0, 65_535) },
@@ -202,6 +212,7 @@ export const SETTINGS = [
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
   { key: "trustedProxies", flag: "trusted-proxies", env: "WAGATE_TRUSTED_PROXIES", parse: proxies },
+  { key: "databaseUrl", flag: "database-url", env: "WAGATE_DATABASE_URL", parse: databaseUrl },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -235,6 +246,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     waVersion: "auto",
     metricsPublic: false,
     trustedProxies: [],
+    databaseUrl: null,
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

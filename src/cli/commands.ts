@@ -187,11 +187,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "migrate",
-    summary: "Apply pending database migrations (serve also does this at start).",
+    summary: "Apply pending migrations to the database (SQLite: serve also does this at start; PostgreSQL: run it once before starting the nodes, safe from several at once).",
     usage: "wagate migrate",
-    options: [],
+    options: [{ flag: "--database-url URL", text: "the PostgreSQL database to migrate (WAGATE_DATABASE_URL, default none: SQLite in the data directory)" }],
     usesDataDir: true,
-    load: async () => (await import("./misc")).migrateCommand,
+    load: async () => (await import("./migrate")).migrateCommand,
   },
   {
     name: "doctor",

@@ -3,6 +3,7 @@ import { DataDirError } from "../lib/data-dir"
 import { AppError } from "../lib/errors"
 import { LockHeldError } from "../lib/lockfile"
 import { SchemaTooNewError } from "../store/db"
+import { DatabaseStartError } from "../store/postgres/start-checks"
 
 /**
  * The one line to print for a failure the operator can act on (a bad setting, a held lock, a
@@ -10,6 +11,6 @@ import { SchemaTooNewError } from "../store/db"
  */
 export function expectedFailureMessage(err: unknown): string | null {
   if (err instanceof AppError) return err.publicMessages.join("; ")
-  if (err instanceof ConfigError || err instanceof LockHeldError || err instanceof SchemaTooNewError || err instanceof DataDirError) return err.message
+  if (err instanceof ConfigError || err instanceof LockHeldError || err instanceof SchemaTooNewError || err instanceof DataDirError || err instanceof DatabaseStartError) return err.message
   return null
 }

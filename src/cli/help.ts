@@ -68,6 +68,7 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
   "wa-version": { value: "auto|X.Y.Z", text: "the WhatsApp Web version to announce; auto looks it up", default: "auto" },
   "metrics-public": { value: "1|0", text: "serve /metrics without the admin token", default: "0" },
   "trusted-proxies": { value: "CIDR,…", text: "proxies whose X-Forwarded-For and X-Forwarded-Proto are believed", default: "none" },
+  "database-url": { value: "URL", text: "PostgreSQL shared by several nodes (postgres://user:password@host:5432/db)", default: "none: SQLite in the data directory" },
 }
 
 /** The options of `serve`: one per server setting, each with its default and environment variable. */

@@ -1,18 +1,9 @@
 import { resetAdminToken } from "../domain/admin"
 import { existsSync, statSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
-import { backupDatabase, DATABASE_FILE, latestSchemaVersion, schemaVersion } from "../store/db"
+import { backupDatabase, DATABASE_FILE } from "../store/db"
 import { parseArgs, UsageError } from "./args"
 import { withServices, type CliIo } from "./io"
-
-/** `wagate migrate`: applies pending migrations (serve also does this at start). */
-export async function migrateCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, new Set())
-  return withServices(io, args.flags, (services) => {
-    io.stdout(`Database schema is at version ${schemaVersion(services.db)} (latest known: ${latestSchemaVersion()}).\n`)
-    return 0
-  })
-}
 
 /** `wagate admin-token reset`: replaces the stored admin token and prints the new one once. */
 export async function adminTokenCommand(argv: string[], io: CliIo): Promise<number> {

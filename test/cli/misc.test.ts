@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { COMMANDS, usageLines } from "../../src/cli/commands"
 import { overview } from "../../src/cli/help"
 import { latestSchemaVersion } from "../../src/store/db"
+import { MIGRATIONS } from "../../src/store/migrations"
 import { VERSION } from "../../src/version"
 import { cli, makeDataDir, printedAccountId, removeDataDir, serverOn } from "./run-cli"
 
@@ -61,14 +62,18 @@ describe("wagate version, help and usage errors", () => {
 })
 
 describe("wagate migrate", () => {
-  test("creates and migrates the database of an empty data directory", async () => {
+  test("creates and migrates the database of an empty data directory, printing each migration it applied", async () => {
     const res = await cli(dir, ["migrate"])
     expect(res.code).toBe(0)
     const latest = latestSchemaVersion()
-    expect(res.stdout).toBe(`Database schema is at version ${latest} (latest known: ${latest}).\n`)
+    expect(res.stdout).toBe(
+      `${MIGRATIONS.map((m) => `Applied migration ${m.version}: ${m.name}\n`).join("")}Database schema is at version ${latest} (latest known: ${latest}).\n`,
+    )
     expect(existsSync(join(dir, "wagate.db"))).toBe(true)
-    // Idempotent.
-    expect((await cli(dir, ["migrate"])).stdout).toBe(res.stdout)
+    // Idempotent: a second run applies nothing and says so.
+    expect((await cli(dir, ["migrate"])).stdout).toBe(
+      `Nothing to apply to the SQLite database ${join(dir, "wagate.db")}.\nDatabase schema is at version ${latest} (latest known: ${latest}).\n`,
+    )
   })
 
   test("refuses a database written by a newer wagate", async () => {

@@ -89,6 +89,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   waConnectConcurrency: { raw: "32", expected: { waConnectConcurrency: 32 } },
   metricsPublic: { raw: "1", expected: { metricsPublic: true } },
   trustedProxies: { raw: "10.0.0.0/8", expected: { trustedProxies: [ipaddr.parseCIDR("10.0.0.0/8")] } },
+  databaseUrl: { raw: "postgres://wagate:pw@127.0.0.1:5432/wagate", expected: { databaseUrl: "postgres://wagate:pw@127.0.0.1:5432/wagate" } },
 }
 
 describe("environment variables and flags", () => {
@@ -155,6 +156,8 @@ describe("invalid values", () => {
     { name: "a WhatsApp Web version with two parts", env: "WAGATE_WA_VERSION", raw: "2.3000" },
     { name: "a WhatsApp Web version that is a word", env: "WAGATE_WA_VERSION", raw: "latest" },
     { name: "a connect timeout under a second", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", raw: "999" },
+    { name: "a MySQL database URL", env: "WAGATE_DATABASE_URL", raw: "mysql://u:pw@h/db" },
+    { name: "a path instead of a database URL", env: "WAGATE_DATABASE_URL", raw: "./data/wagate.db" },
   ])("$name is a ConfigError naming $env", ({ env, raw }) => {
     expect(configError(() => loadConfig({ [env]: raw }))).toContain(env)
   })
@@ -165,6 +168,16 @@ describe("invalid values", () => {
     { name: "a bad rate limit", flag: "rate-limit-per-minute", raw: "0" },
   ])("$name given as a flag is a ConfigError naming --$flag", ({ flag, raw }) => {
     expect(configError(() => loadConfig({}, { [flag]: raw }))).toContain(`--${flag}`)
+  })
+
+  test("a refused database URL is quoted with its password hidden", () => {
+    const message = configError(() => loadConfig({ WAGATE_DATABASE_URL: "mysql://wagate:s3cret@db:3306/wagate" }))
+    expect(message).toContain('"mysql://wagate:***@db:3306/wagate"')
+    expect(message).not.toContain("s3cret")
+  })
+
+  test("without a database URL the store is SQLite in the data directory", () => {
+    expect(loadConfig({}).databaseUrl).toBeNull()
   })
 
   test("the message quotes the value that was refused", () => {

@@ -1,6 +1,7 @@
-import { SQL, type TransactionSQL } from "bun"
+import type { SQL, TransactionSQL } from "bun"
 import type { Store, StoreQueries, WriteOptions, WriteTx } from "../store"
 import { queriesOn, type PgQueries } from "./queries"
+import { checkPostgresSchema, connectPostgres } from "./start-checks"
 
 /*
  * The PostgreSQL implementation of the store's seam (docs/architecture.md § "The store"), for
@@ -39,6 +40,8 @@ type Hook = (q: PgQueries, tx: WriteTx) => Promise<(() => void) | void>
 export interface PostgresStoreOptions {
   /** Connections in the pool (the LISTEN connection is extra). */
   maxConnections?: number
+  /** How long opening a connection may take at start. */
+  connectTimeoutMs?: number
   pingTimeoutMs?: number
   /** Receives errors of after-commit callbacks and of before-commit hooks (which are rolled back alone). */
   onCallbackError?: (err: unknown) => void
@@ -50,16 +53,20 @@ interface RanHook {
   onFailure: ((err: unknown) => void)
 }
 
-/** Opens the pool and the listening connection. The database must be reachable. */
+/**
+ * Opens the pool and the listening connection after the start checks (src/store/postgres/start-checks.ts):
+ * an unreachable database, a refused login or a schema of another version is a DatabaseStartError
+ * or a SchemaTooNewError whose message the operator can act on.
+ */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-  const sql = new SQL(url, { max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS })
+  const sql = await connectPostgres(url, { maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, connectTimeoutMs: options.connectTimeoutMs })
   try {
-    await sql`SELECT 1`
+    await checkPostgresSchema(sql, url)
+    return await createPostgresStore(sql, options)
   } catch (err) {
-    await sql.close().catch(() => {})
+    await sql.close({ timeout: 0 }).catch(() => {})
     throw err
   }
-  return createPostgresStore(sql, options)
 }
 
 /** The seam over an open pool. */

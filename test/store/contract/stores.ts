@@ -42,10 +42,28 @@ export interface OpenOptions {
 
 export type OpenStore = (options?: OpenOptions) => Promise<ContractStore>
 
+/** A row to put straight into a table, column name → value (booleans become 0/1 on SQLite). */
+export type SeedRow = Record<string, string | number | boolean | null>
+
 interface Opened {
   store: ContractStore
   cleanup(): Promise<void>
 }
+
+const seeders = new WeakMap<ContractStore, (table: string, rows: readonly SeedRow[]) => Promise<void>>()
+
+/**
+ * Inserts rows with plain SQL, bypassing the store: for the rows a test needs from a query group
+ * that is not under test (a message for a send job, a delivery for a statistic).
+ */
+export async function seed(store: ContractStore, table: string, rows: readonly SeedRow[]): Promise<void> {
+  const seeder = seeders.get(store)
+  if (!seeder) throw new Error("seed() needs a store opened by the contract harness")
+  await seeder(table, rows)
+}
+
+const insertText = (table: string, columns: string[], placeholder: (i: number) => string) =>
+  `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => placeholder(i + 1)).join(", ")})`
 
 /** A fresh SQLite store on a temporary file, wired as src/deps.ts wires it. */
 export async function openSqliteContractStore(options: OpenOptions = {}): Promise<Opened> {
@@ -55,6 +73,12 @@ export async function openSqliteContractStore(options: OpenOptions = {}): Promis
   const changes = createChangeTracker(db)
   const writer = createWriter(db, { onCallbackError: options.onCallbackError, onCachedTablesChanged: () => changes.bump() })
   const store = createSqliteStore({ db, writer, changes })
+  seeders.set(store, async (table, rows) => {
+    for (const row of rows) {
+      const columns = Object.keys(row)
+      db.query(insertText(table, columns, (i) => `?${i}`)).run(...columns.map((c) => (typeof row[c] === "boolean" ? (row[c] ? 1 : 0) : row[c]!)))
+    }
+  })
   return {
     store,
     async cleanup() {
@@ -101,7 +125,21 @@ export async function freshMigratedDatabase(): Promise<string> {
 export async function openPostgresContractStore(options: OpenOptions & { url?: string } = {}): Promise<Opened & { url: string }> {
   const url = options.url ?? (await freshMigratedDatabase())
   const store = await openPostgresStore(url, { maxConnections: 4, onCallbackError: options.onCallbackError })
-  return { store, url, cleanup: () => store.close() }
+  const sql = new SQL(url, { max: 1 })
+  seeders.set(store, async (table, rows) => {
+    for (const row of rows) {
+      const columns = Object.keys(row)
+      await sql.unsafe(insertText(table, columns, (i) => `$${i}`), columns.map((c) => row[c]))
+    }
+  })
+  return {
+    store,
+    url,
+    async cleanup() {
+      await sql.close()
+      await store.close()
+    },
+  }
 }
 
 const OPENERS: Record<StoreKind, (options?: OpenOptions) => Promise<Opened>> = {
