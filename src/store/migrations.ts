@@ -387,6 +387,13 @@ CREATE INDEX messages_reply_to ON messages (reply_to) WHERE reply_to IS NOT NULL
 CREATE INDEX inbound_reply_to ON inbound_messages (reply_to_id) WHERE reply_to_id IS NOT NULL;
 `
 
+const DELIVERY_CLAIMS = `
+-- Claims on webhook deliveries (src/store/delivery-claims.ts): the node that holds one and when
+-- it expires. A claim reads the due rows through webhook_deliveries_due, so no index of its own.
+ALTER TABLE webhook_deliveries ADD COLUMN claimed_by TEXT;
+ALTER TABLE webhook_deliveries ADD COLUMN claim_expires_at_ms INTEGER;
+`
+
 // Nodes and phone leases (src/store/leases.ts, docs/architecture.md § "Nodes and leases"). A
 // lease row outlives its owner (node_id NULL once released) so that the fencing token keeps
 // growing across owners; it goes with its phone.
@@ -488,6 +495,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 14,
     name: "indexes of replies",
     up: (db) => db.exec(REPLY_INDEXES),
+  },
+  {
+    version: 15,
+    name: "webhook delivery claims",
+    up: (db) => db.exec(DELIVERY_CLAIMS),
   },
   {
     version: 16,

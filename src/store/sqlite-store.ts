@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { ChangeTracker } from "./change-tracker"
 import type { Writer } from "./writer"
-import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, WebhooksQueries, Store } from "./store"
+import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, WebhooksQueries, Store } from "./store"
 
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
@@ -13,6 +13,7 @@ import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, Inbound
 import * as accounts from "./accounts"
 import * as api_keys from "./api-keys"
 import * as dashboard_sessions from "./dashboard-sessions"
+import * as delivery_claims from "./delivery-claims"
 import * as inbound from "./inbound"
 import type { LeaseQueries } from "./leases"
 import * as leases from "./leases-sqlite"
@@ -59,6 +60,13 @@ function dashboardSessionsQueries(db: Database): DashboardSessionsQueries {
     deleteDashboardSession: async (idHash) => dashboard_sessions.deleteDashboardSession(db, idHash),
     deleteAllDashboardSessions: async () => dashboard_sessions.deleteAllDashboardSessions(db),
     deleteIdleDashboardSessions: async (cutoffMs) => dashboard_sessions.deleteIdleDashboardSessions(db, cutoffMs),
+  }
+}
+
+function deliveryClaimQueries(db: Database): DeliveryClaimQueries {
+  return {
+    claimDueDeliveries: async (nodeId, nowMs, limit, leaseMs) => delivery_claims.claimDueDeliveries(db, nodeId, nowMs, limit, leaseMs),
+    releaseClaims: async (nodeId, ids) => delivery_claims.releaseClaims(db, nodeId, ids),
   }
 }
 
@@ -235,7 +243,7 @@ function webhooksQueries(db: Database): WebhooksQueries {
 
 /** Every query of the seam, run on `db` (the writer's connection, so inside its open transaction when one is). */
 export function sqliteQueries(db: Database): StoreQueries {
-  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...webhooksQueries(db), ...leaseQueries(db) }
+  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db) }
 }
 
 /** The seam over one SQLite connection, its writer and its change tracker. */

@@ -14,6 +14,7 @@ import type { CachedTable } from "./change-tracker"
 import type { SubscriptionStatus, AccountRow } from "./accounts"
 import type { ApiKeyRow } from "./api-keys"
 import type { DashboardSessionRow } from "./dashboard-sessions"
+import type { ClaimedDelivery } from "./delivery-claims"
 import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, InboundListQuery } from "./inbound"
 import type { LeaseQueries } from "./leases"
 import type { UnreadInbound } from "./message-actions"
@@ -74,6 +75,18 @@ export interface DashboardSessionsQueries {
   deleteAllDashboardSessions(): Promise<void>
   /** Deletes the sessions idle since before `cutoffMs`. */
   deleteIdleDashboardSessions(cutoffMs: number): Promise<void>
+}
+
+/** src/store/delivery-claims.ts (several nodes share the webhook deliveries) */
+export interface DeliveryClaimQueries {
+  /**
+   * Claims for `nodeId`, until `nowMs + leaseMs`, up to `limit` deliveries that are pending, due
+   * at `nowMs`, and not claimed (or whose claim expired), earliest due first, each with its event.
+   * While a claim holds, no other node gets the delivery.
+   */
+  claimDueDeliveries(nodeId: string, nowMs: number, limit: number, leaseMs: number): Promise<ClaimedDelivery[]>
+  /** Gives up `nodeId`'s claims on `ids` (claimable at once again); another node's claim is left alone. Returns how many. */
+  releaseClaims(nodeId: string, ids: readonly string[]): Promise<number>
 }
 
 /** src/store/inbound.ts */
@@ -345,7 +358,8 @@ export interface WebhooksQueries {
   /**
    * Records a wave of attempts and the progress of their deliveries with set-based statements
    * (multi-row INSERTs, and UPDATEs joined to a VALUES list, up to 64 rows each) instead of two
-   * statements per attempt. Run it inside one write transaction.
+   * statements per attempt. Run it inside one write transaction. An attempt whose delivery is gone,
+   * or whose number is already recorded (two nodes attempted it), is skipped, not an error.
    */
   recordAttempts(attempts: readonly AttemptRow[], progress: readonly DeliveryProgress[]): Promise<void>
   /**
@@ -366,7 +380,7 @@ export interface StoreQueries extends AccountsQueries, ApiKeysQueries, Dashboard
 export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
-    WaResendQueries, WebhooksQueries, LeaseQueries {}
+    WaResendQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

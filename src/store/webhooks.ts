@@ -342,9 +342,12 @@ function perRowCount(build: (rows: number) => string): (rows: number) => string 
 
 // An attempt whose delivery went with its endpoint (removed while the attempt was in flight) has
 // no row to belong to: the join leaves it out instead of failing the whole set on the foreign key.
+// An attempt number already recorded is skipped for the same reason: with several nodes (the
+// PostgreSQL store, same statement there), a delivery whose claim expired may be attempted twice.
+// (`WHERE true` keeps SQLite from reading ON CONFLICT as part of the join.)
 const insertAttemptsSql = perRowCount((rows) => `INSERT INTO webhook_attempts (delivery_id, attempt_number, attempted_at_ms, status_code,
   error, latency_ms, response_body) SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7
-  FROM (VALUES ${valuesList(rows, 7)}) AS v JOIN webhook_deliveries d ON d.id = v.column1`)
+  FROM (VALUES ${valuesList(rows, 7)}) AS v JOIN webhook_deliveries d ON d.id = v.column1 WHERE true ON CONFLICT DO NOTHING`)
 
 const updateDeliveriesSql = perRowCount((rows) => `UPDATE webhook_deliveries SET status = v.column2, attempt_count = v.column3,
   first_attempt_at_ms = v.column4, next_attempt_at_ms = v.column5, last_status_code = v.column6, last_error = v.column7,

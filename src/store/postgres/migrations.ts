@@ -1,5 +1,6 @@
 import type { SQL } from "bun"
 import { SchemaTooNewError } from "../db"
+import { DELIVERY_CLAIMS_SQL } from "./migration-3-delivery-claims"
 import { LEASES_SQL } from "./migration-4-leases"
 import { SCHEMA_1 } from "./schema-1"
 
@@ -24,6 +25,7 @@ export const sqlMigration = (version: number, name: string, text: string): PgMig
 /** Every PostgreSQL migration, in order. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(1, "initial: the schema of SQLite migration 14, for several nodes", SCHEMA_1),
+  sqlMigration(3, "webhook delivery claims", DELIVERY_CLAIMS_SQL),
   sqlMigration(4, "nodes and phone leases", LEASES_SQL),
 ]
 

@@ -2,6 +2,7 @@ import type { SQL } from "bun"
 import { pgAccountsQueries } from "./accounts"
 import { pgApiKeysQueries } from "./api-keys"
 import { pgDashboardSessionsQueries } from "./dashboard-sessions"
+import { pgDeliveryClaimQueries } from "./delivery-claims"
 import { pgInboundQueries } from "./inbound"
 import { pgLeaseQueries } from "./leases"
 import { pgMessageActionsQueries } from "./message-actions"
@@ -15,6 +16,7 @@ import { pgStatsQueries } from "./stats"
 import { pgUsageQueries } from "./usage"
 import { pgWaAuthQueries } from "./wa-auth"
 import { pgWaResendQueries } from "./wa-resend"
+import { pgWebhooksQueries } from "./webhooks"
 
 /*
  * The PostgreSQL query groups, merged into one flat set of methods like the SQLite store's
@@ -40,7 +42,8 @@ const PG_QUERY_GROUPS = [
   pgUsageQueries,
   pgWaAuthQueries,
   pgWaResendQueries,
-  // pg21c: webhooks
+  pgWebhooksQueries,
+  pgDeliveryClaimQueries,
   pgLeaseQueries,
 ] as const
 

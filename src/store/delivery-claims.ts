@@ -1,0 +1,59 @@
+import type { Database } from "bun:sqlite"
+import type { DeliveryRow, PendingDelivery } from "./webhooks"
+
+/*
+ * Claims on webhook deliveries, so that several nodes on one database share the work of
+ * delivering without attempting a delivery twice while it is claimed, and so that the
+ * deliveries of a node that died are attempted by the others once its claims expire
+ * (docs/webhooks.md § "Several nodes"). A claim is two columns of the delivery: the node that
+ * holds it and when it expires. Recording an attempt does not touch them; the node releases its
+ * claims once the outcome is recorded (or leaves them to expire if it dies first).
+ *
+ * These are the SQLite statements (one node, so a claim never meets another); the PostgreSQL
+ * ones are in src/store/postgres/delivery-claims.ts.
+ */
+
+/** A delivery claimed by a node, with what its attempt posts and until when the claim holds. */
+export interface ClaimedDelivery extends PendingDelivery {
+  /** The claim holds up to and including this instant; after it, any node may claim the delivery. */
+  claimExpiresAtMs: number
+}
+
+type RawClaimed = DeliveryRow & { eventType: string; body: string; claimExpiresAtMs: number }
+
+/** Earliest due first, then by id: the order both stores return claims in. */
+export function byDueThenId(a: ClaimedDelivery, b: ClaimedDelivery): number {
+  const due = (a.delivery.nextAttemptAtMs ?? 0) - (b.delivery.nextAttemptAtMs ?? 0)
+  return due !== 0 ? due : a.delivery.id < b.delivery.id ? -1 : a.delivery.id > b.delivery.id ? 1 : 0
+}
+
+// One statement: the due, unclaimed (or expired) pending deliveries are found through the
+// partial index on pending rows, earliest due first, and claimed. SQLite's RETURNING keeps no
+// order, so the rows are sorted after.
+const CLAIM_DUE = `UPDATE webhook_deliveries SET claimed_by = ?1, claim_expires_at_ms = ?2 + ?4
+  WHERE id IN (SELECT id FROM webhook_deliveries
+    WHERE status = 'pending' AND next_attempt_at_ms <= ?2 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms < ?2)
+    ORDER BY next_attempt_at_ms LIMIT ?3)
+  RETURNING id, event_id AS eventId, endpoint_id AS endpointId, status, attempt_count AS attemptCount,
+    first_attempt_at_ms AS firstAttemptAtMs, next_attempt_at_ms AS nextAttemptAtMs, last_status_code AS lastStatusCode,
+    last_error AS lastError, resent_from AS resentFrom, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs,
+    claim_expires_at_ms AS claimExpiresAtMs,
+    (SELECT type FROM events WHERE events.id = event_id) AS eventType, (SELECT body FROM events WHERE events.id = event_id) AS body`
+
+/**
+ * Claims up to `limit` deliveries due at `nowMs` for `nodeId` until `nowMs + leaseMs`: pending,
+ * due, and not claimed or claimed by a claim that expired. Earliest due first.
+ */
+export function claimDueDeliveries(db: Database, nodeId: string, nowMs: number, limit: number, leaseMs: number): ClaimedDelivery[] {
+  const rows = db.query<RawClaimed, [string, number, number, number]>(CLAIM_DUE).all(nodeId, nowMs, limit, leaseMs)
+  return rows.map(({ eventType, body, claimExpiresAtMs, ...delivery }) => ({ delivery, eventType, body, claimExpiresAtMs })).sort(byDueThenId)
+}
+
+const RELEASE = `UPDATE webhook_deliveries SET claimed_by = NULL, claim_expires_at_ms = NULL
+  WHERE id IN (SELECT value FROM json_each(?2)) AND claimed_by = ?1`
+
+/** Gives up `nodeId`'s claims on `ids`; a claim another node holds now is left alone. Returns how many were released. */
+export function releaseClaims(db: Database, nodeId: string, ids: readonly string[]): number {
+  if (ids.length === 0) return 0
+  return db.query(RELEASE).run(nodeId, JSON.stringify(ids)).changes
+}
