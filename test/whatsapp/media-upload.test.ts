@@ -39,7 +39,7 @@ function plainFile(bytes: Uint8Array): string {
 
 /** Decrypts with Baileys' own download (AES-CBC with its padding check), served over plain HTTP. */
 async function baileysDecrypt(file: Uint8Array, mediaKey: Uint8Array, kind: baileys.MediaType): Promise<Buffer> {
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(file) })
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(new Uint8Array(file)) })
   try {
     const stream = await baileys.downloadContentFromMessage({ mediaKey, url: `http://127.0.0.1:${server.port}/f.enc` }, kind)
     const chunks: Buffer[] = []
