@@ -1,7 +1,9 @@
 import { createCipheriv, createHash, createHmac, randomBytes, randomUUID } from "node:crypto"
 import { closeSync, openSync, rmSync } from "node:fs"
+import { open } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import type { MediaType } from "@whiskeysockets/baileys"
+import { createGarbagePacer } from "../../lib/garbage-pacer"
 import { MEDIA_TEMP_PREFIX } from "../../lib/media-temp"
 import type { BaileysModule } from "./auth-state"
 
@@ -16,6 +18,13 @@ import type { BaileysModule } from "./auth-state"
 
 /** WhatsApp appends the first 10 bytes of an HMAC-SHA256 over `iv ‖ ciphertext` to every media file. */
 const MAC_BYTES = 10
+/** How much of the plaintext is read, encrypted and written at a time. */
+const READ_CHUNK_BYTES = 512 * 1024
+/**
+ * The cipher's output (as much as the file) is left for the collector; collected every 16 MiB
+ * of it, an encryption holds about as much as a download collected every 8 MiB of its chunks.
+ */
+const ENCRYPT_COLLECT_EVERY_BYTES = 16 * 1024 * 1024
 /** Only the owner may read an encrypted copy of a customer's document. */
 const ENC_FILE_MODE = 0o600
 
@@ -56,34 +65,39 @@ export function encPathFor(plainPath: string): string {
 
 /**
  * Encrypts `plainPath` into a new file `encPath` (mode 0600): AES-256-CBC with PKCS#7 padding
- * under keys expanded from a fresh media key, then the MAC. One chunk is in memory at a time.
- *
- * The file is read with a Bun file stream and written through a Bun file sink, flushed after
- * every chunk. With Node file handles on either side (each chunk an awaited read or write), the
- * cipher's discarded output buffers piled up to 20–28 MiB before a collection took them; with
- * Bun's own file I/O on both sides, measured the same way, the rise stayed under 1 MiB
- * (docs/performance.md § "Media of live sends").
+ * under keys expanded from a fresh media key, then the MAC. The plaintext is read into one
+ * reused buffer and the ciphertext goes out through a Bun file sink, flushed after every chunk,
+ * so one chunk is in flight; the cipher's output buffers are collected as they pile up.
  */
 export async function encryptMediaFile(baileys: Pick<BaileysModule, "getMediaKeys">, plainPath: string, encPath: string, mediaType: MediaType): Promise<EncryptedMedia> {
   const mediaKey = randomBytes(32)
   const { iv, cipherKey, macKey } = await baileys.getMediaKeys(mediaKey, mediaType)
   if (!macKey) throw new Error("Baileys derived no MAC key for the media key")
-  // Created here with its mode, so the sink never makes it with the default one.
-  const fd = openSync(encPath, "wx", ENC_FILE_MODE)
+  const input = await open(plainPath, "r")
+  let fd: number | undefined
+  let sink: ReturnType<ReturnType<typeof Bun.file>["writer"]> | undefined
   try {
-    const sink = Bun.file(fd).writer()
+    // Created here with its mode, so the sink never makes it with the default one.
+    fd = openSync(encPath, "wx", ENC_FILE_MODE)
+    const out = (sink = Bun.file(fd).writer())
     const aes = createCipheriv("aes-256-cbc", cipherKey, iv)
     const hmac = createHmac("sha256", macKey).update(iv)
     const plainHash = createHash("sha256")
     const encHash = createHash("sha256")
+    const pacer = createGarbagePacer(ENCRYPT_COLLECT_EVERY_BYTES)
     const put = async (bytes: Uint8Array) => {
       encHash.update(bytes)
-      sink.write(bytes)
-      await sink.flush()
+      out.write(bytes)
+      await out.flush()
+      pacer.passed(bytes.length)
     }
+    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
     let fileLength = 0
-    for await (const plain of Bun.file(plainPath).stream()) {
-      fileLength += plain.length
+    for (;;) {
+      const { bytesRead } = await input.read(chunk, 0, chunk.length, null)
+      if (bytesRead === 0) break
+      const plain = chunk.subarray(0, bytesRead)
+      fileLength += bytesRead
       plainHash.update(plain)
       const enc = aes.update(plain)
       hmac.update(enc)
@@ -93,10 +107,12 @@ export async function encryptMediaFile(baileys: Pick<BaileysModule, "getMediaKey
     hmac.update(last)
     await put(last)
     await put(hmac.digest().subarray(0, MAC_BYTES))
-    await sink.end()
     return { mediaKey, fileSha256: plainHash.digest(), fileEncSha256: encHash.digest(), fileLength }
   } finally {
-    closeSync(fd)
+    // The sink was handed our descriptor: ending it leaves the descriptor to us to close.
+    await Promise.resolve(sink?.end()).catch(() => {})
+    await input.close()
+    if (fd !== undefined) closeSync(fd)
   }
 }
 
@@ -152,10 +168,7 @@ export async function encryptAndUpload(
   const encPath = encPathFor(plainPath)
   try {
     const encrypted = await encryptMediaFile(baileys, plainPath, encPath, mediaType)
-    // Encrypting leaves the cipher's output (as much as the file) waiting for a collection;
-    // the upload's buffers then came on top of it, 55 MiB for a 100 MiB file. One full
-    // collection here, about 15 ms once per file, brought encryption and upload together
-    // under 4 MiB (docs/performance.md § "Media of live sends").
+    // What the encryption left since its last collection goes before the upload adds its own.
     Bun.gc(true)
     return { ...encrypted, ...(await uploadMediaFile(baileys, sock, encPath, mediaType, encrypted.fileEncSha256, fetchImpl)) }
   } finally {
