@@ -20,11 +20,6 @@ import type { BaileysModule } from "./auth-state"
 const MAC_BYTES = 10
 /** How much of the plaintext is read, encrypted and written at a time. */
 const READ_CHUNK_BYTES = 512 * 1024
-/**
- * The cipher's output (as much as the file) is left for the collector; collected every 16 MiB
- * of it, an encryption holds about as much as a download collected every 8 MiB of its chunks.
- */
-const ENCRYPT_COLLECT_EVERY_BYTES = 16 * 1024 * 1024
 /** Only the owner may read an encrypted copy of a customer's document. */
 const ENC_FILE_MODE = 0o600
 
@@ -84,7 +79,7 @@ export async function encryptMediaFile(baileys: Pick<BaileysModule, "getMediaKey
     const hmac = createHmac("sha256", macKey).update(iv)
     const plainHash = createHash("sha256")
     const encHash = createHash("sha256")
-    const pacer = createGarbagePacer(ENCRYPT_COLLECT_EVERY_BYTES)
+    const pacer = createGarbagePacer()
     const put = async (bytes: Uint8Array) => {
       encHash.update(bytes)
       out.write(bytes)
