@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as baileys from "@whiskeysockets/baileys"
-import { sendMediaPart } from "../../src/whatsapp/baileys/media-message"
+import { mediaExtras, sendMediaPart, type MediaBaileys } from "../../src/whatsapp/baileys/media-message"
 import { encryptAndUpload, encryptMediaFile, MediaUploadError, type MediaConnSource, type UploadFetch } from "../../src/whatsapp/baileys/media-upload"
 import type { OutboundPart } from "../../src/whatsapp/gateway"
 import { generateLoopbackCertificate } from "../wa-sim/media-cert"
@@ -187,5 +187,44 @@ describe("uploading to WhatsApp's media host", () => {
     // What the resend store keeps (resend-store.ts encodes the sent message) decodes to the same.
     const kept = baileys.proto.Message.decode(baileys.proto.Message.encode(sent.message!).finish())
     expect(kept.documentMessage?.directPath).toBe(doc.directPath)
+  })
+})
+
+describe("the previews Baileys' helpers make from the plaintext", () => {
+  /** Baileys' preview helpers, recording what they were asked. */
+  function helpers(fail = false) {
+    const asked: string[] = []
+    const fake = {
+      generateThumbnail: async (path: string, kind: string) => {
+        asked.push(`thumbnail ${kind} ${path}`)
+        if (fail) throw new Error("no image library")
+        return { thumbnail: "AAAA", originalImageDimensions: { width: 4, height: 3 } }
+      },
+      getAudioDuration: async (path: string) => (asked.push(`duration ${path}`), 7),
+      getAudioWaveform: async (path: string) => (asked.push(`waveform ${path}`), new Uint8Array([1, 2])),
+    } as unknown as MediaBaileys
+    return { fake, asked }
+  }
+  const part = (kind: "image" | "video" | "audio" | "document", path: string, voiceNote = false) => ({
+    waMessageId: "W",
+    toJid: "1@s.whatsapp.net",
+    media: { kind, path, sizeBytes: 1, mimetype: "x/y", voiceNote },
+  })
+
+  test.each([
+    { name: "an image gets a thumbnail and its size", p: part("image", "/data/tmp/media-1.part"), asked: ["thumbnail image /data/tmp/media-1.part"], extras: { jpegThumbnail: "AAAA", width: 4, height: 3 } },
+    { name: "a video gets a thumbnail", p: part("video", "/data/tmp/media-1.part"), asked: ["thumbnail video /data/tmp/media-1.part"], extras: { jpegThumbnail: "AAAA", width: 4, height: 3 } },
+    { name: "a video under a path a shell would split gets none (Baileys runs ffmpeg through a shell)", p: part("video", "/my data/$(x)/media-1.part"), asked: [] as string[], extras: {} },
+    { name: "audio gets its duration", p: part("audio", "/t/a"), asked: ["duration /t/a"], extras: { seconds: 7 } },
+    { name: "a voice note also gets a waveform", p: part("audio", "/t/a", true), asked: ["duration /t/a", "waveform /t/a"], extras: { seconds: 7, waveform: new Uint8Array([1, 2]) } },
+    { name: "a document gets nothing", p: part("document", "/t/d"), asked: [] as string[], extras: {} },
+  ])("$name", async ({ p, asked, extras }) => {
+    const h = helpers()
+    expect(await mediaExtras(h.fake, p, logger)).toEqual(extras)
+    expect(h.asked).toEqual([...asked])
+  })
+
+  test("a helper that fails leaves the part without a preview instead of failing the send", async () => {
+    expect(await mediaExtras(helpers(true).fake, part("image", "/t/i"), logger)).toEqual({})
   })
 })

@@ -31,6 +31,9 @@ export type MediaBaileys = Pick<
   | "proto"
 >
 
+/** A path a shell reads as one word, unchanged. */
+const SHELL_SAFE_PATH = /^[\w./-]+$/
+
 /** What Baileys fills in from the plaintext besides the upload: a preview, dimensions, a duration. */
 type Extras = { jpegThumbnail?: string; width?: number; height?: number; seconds?: number; waveform?: Uint8Array }
 
@@ -43,7 +46,9 @@ export async function mediaExtras(baileys: MediaBaileys, part: MediaPart, log: L
   const { kind, path, voiceNote } = part.media
   const extras: Extras = {}
   try {
-    if (kind === "image" || kind === "video") {
+    // Baileys draws a video's thumbnail by running ffmpeg through a shell with the path in the
+    // command line, so a data directory with characters a shell reads is left without one.
+    if (kind === "image" || (kind === "video" && SHELL_SAFE_PATH.test(path))) {
       const { thumbnail, originalImageDimensions } = await baileys.generateThumbnail(path, kind, {})
       if (thumbnail) extras.jpegThumbnail = thumbnail
       if (originalImageDimensions) Object.assign(extras, originalImageDimensions)

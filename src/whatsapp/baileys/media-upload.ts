@@ -2,7 +2,7 @@ import { createCipheriv, createHash, createHmac, randomBytes, randomUUID } from 
 import { closeSync, openSync, rmSync } from "node:fs"
 import { open } from "node:fs/promises"
 import { dirname, join } from "node:path"
-import type { MediaType } from "@whiskeysockets/baileys"
+import type { MediaType, WASocket } from "@whiskeysockets/baileys"
 import { createGarbagePacer } from "../../lib/garbage-pacer"
 import { MEDIA_TEMP_PREFIX } from "../../lib/media-temp"
 import type { BaileysModule } from "./auth-state"
@@ -10,10 +10,10 @@ import type { BaileysModule } from "./auth-state"
 /*
  * A media file encrypted and uploaded the way Baileys' prepareWAMessageMedia does it
  * (lib/Utils/messages-media.js, encryptedStream and getWAUploadToServer, in 7.0.0-rc14), but
- * with file handles and a Bun stream instead of Node stream stages: those held 25 to 35 MiB of
- * buffers each however large the file, which broke the media memory budget
- * (docs/performance.md § "Media of live sends"). The key derivation, the URL and the headers
- * come from Baileys' exported helpers; only the I/O is ours.
+ * with a reused read buffer, a Bun file sink and a Bun file stream as the upload body instead of
+ * Node stream stages: those held 25 to 35 MiB of buffers each however large the file, which broke
+ * the media memory budget (docs/performance.md § "Media of live sends"). The key derivation,
+ * the URL and the headers come from Baileys' exported helpers; only the I/O is ours.
  */
 
 /** WhatsApp appends the first 10 bytes of an HMAC-SHA256 over `iv ‖ ciphertext` to every media file. */
@@ -48,7 +48,7 @@ export class MediaUploadError extends Error {
 }
 
 /** The part of Baileys' socket an upload needs: the media hosts and their auth token. */
-export type MediaConnSource = Pick<import("@whiskeysockets/baileys").WASocket, "refreshMediaConn">
+export type MediaConnSource = Pick<WASocket, "refreshMediaConn">
 
 /** The HTTP client an upload goes through; the global `fetch` unless a test passes its own. */
 export type UploadFetch = (address: string, init: RequestInit) => Promise<Response>
