@@ -24,8 +24,8 @@ type Downloaded = MediaDownload & { ok: true }
 /**
  * The memory a part may hold while it is handed to WhatsApp, reserved from the process's media
  * budget (WAGATE_MEDIA_MEMORY_MB). Video, audio and documents stream from their file through
- * Baileys' encryption and upload; each of those stream stages holds 25 to 35 MiB of buffers in
- * Bun however large the file (docs/performance.md § "Media of live sends"), so a streamed part
+ * encryption and upload, and a stage collects its discarded buffers once RSS rose by 16 MiB
+ * however large the file (docs/performance.md § "Media of live sends"), so a streamed part
  * reserves 16 MiB. An image is also read whole to draw its preview thumbnail, so it reserves at
  * least its size.
  */

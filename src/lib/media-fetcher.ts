@@ -10,6 +10,7 @@ import type { Readable } from "node:stream"
 import tls from "node:tls"
 import zlib from "node:zlib"
 import type { Clock, TimerHandle } from "./clock"
+import { createGarbagePacer } from "./garbage-pacer"
 import { chooseFileName, SNIFF_HEAD_BYTES, sniffMedia, type MediaKind, type SniffedType } from "./media-sniff"
 import { MEDIA_TEMP_PREFIX } from "./media-temp"
 import { type CidrList, isAllowedAddress, mediaUrlProblem } from "./net-policy"
@@ -402,9 +403,12 @@ class MediaDownload {
       })
     }
 
+    // The socket's chunks are garbage once written; collected as they pile up (garbage-pacer.ts).
+    const pacer = createGarbagePacer()
     body.on("data", (chunk: Buffer) => {
       if (!current()) return
       totalBytes += chunk.length
+      pacer.passed(chunk.length)
       if (totalBytes > capBytes) return tooLarge(early?.kind)
       if (headBytes < SNIFF_HEAD_BYTES) {
         const taken = chunk.subarray(0, SNIFF_HEAD_BYTES - headBytes)

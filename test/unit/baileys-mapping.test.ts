@@ -434,21 +434,10 @@ describe("groups", () => {
 describe("adapter helpers", () => {
   const part = (media?: OutboundPart["media"], text?: string): OutboundPart => ({ waMessageId: "W", toJid: "1@s.whatsapp.net", media, text })
 
-  test("partContent: text, and media as the downloaded file with mimetype, caption and file name where WhatsApp shows them", () => {
-    const path = "/data/tmp/media-1.part"
-    const file = { url: path }
+  test("partContent: text as Baileys' text; media never becomes Baileys content (wagate uploads it itself)", () => {
     expect(partContent(part(undefined, "hello"))).toEqual({ text: "hello" })
-    expect(partContent(part({ kind: "image", path, sizeBytes: 3, mimetype: "image/png", caption: "c" }))).toEqual({ image: file, mimetype: "image/png", caption: "c" })
-    expect(partContent(part({ kind: "video", path, sizeBytes: 3, mimetype: "video/mp4" }))).toEqual({ video: file, mimetype: "video/mp4" })
-    expect(partContent(part({ kind: "audio", path, sizeBytes: 3, mimetype: "audio/ogg", caption: "dropped" }))).toEqual({ audio: file, mimetype: "audio/ogg" })
-    expect(partContent(part({ kind: "document", path, sizeBytes: 3, mimetype: "application/pdf", fileName: "a.pdf", caption: "c" }))).toEqual({
-      document: file,
-      mimetype: "application/pdf",
-      fileName: "a.pdf",
-      caption: "c",
-    })
     expect(() => partContent(part())).toThrow(TypeError)
-    expect(() => partContent(part({ kind: "image", path: "https://cdn.example.com/a.png", sizeBytes: 3, mimetype: "image/png" }))).toThrow(TypeError)
+    expect(() => partContent(part({ kind: "image", path: "/data/tmp/media-1.part", sizeBytes: 3, mimetype: "image/png" }, "caption"))).toThrow(TypeError)
   })
 
   test("bridgeLogger forwards warnings and errors only, with bindings", () => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { localFile } from "../../src/whatsapp/baileys/session"
+import { partContent } from "../../src/whatsapp/baileys/session"
 import { createHarness, type Harness } from "../helpers/harness"
 
 /*
@@ -20,20 +20,24 @@ describe("no client URL ever reaches Baileys", () => {
     expect(readFileSync(join(REPO, "bun.lock"), "utf8")).not.toMatch(/"link-preview-js@/)
   })
 
-  test("the Baileys adapter names a { url } in one place only, the guard that admits absolute local paths", () => {
+  test("the Baileys adapter names a url only where a media message carries the address the media host answered", () => {
     const dir = join(REPO, "src", "whatsapp", "baileys")
     const places: string[] = []
-    for (const file of readdirSync(dir)) {
+    for (const file of readdirSync(dir).sort()) {
       const text = readFileSync(join(dir, file), "utf8")
       for (const line of text.split("\n")) if (/\burl\s*:/.test(line)) places.push(`${file}: ${line.trim()}`)
     }
-    expect(places).toEqual(["session.ts: export function localFile(path: string): { url: string } {", "session.ts: return { url: path }"])
+    expect(places).toEqual([
+      "media-message.ts: url: file.url,",
+      "media-upload.ts: url: string",
+      'media-upload.ts: if (answer?.url || answer?.direct_path) return { url: answer.url ?? "", directPath: answer.direct_path ?? "" }',
+    ])
   })
 
-  test.each(["https://cdn.example.com/a.jpg", "http://10.0.0.1/x", "data:image/png;base64,AAAA", "relative/file.jpg", "file:///etc/passwd"])(
-    "the guard refuses %p: Baileys would fetch or resolve it itself",
+  test.each(["https://cdn.example.com/a.jpg", "http://10.0.0.1/x", "data:image/png;base64,AAAA", "relative/file.jpg", "/data/tmp/media-1"])(
+    "a media part at %p never becomes Baileys content: wagate encrypts and uploads the file itself",
     (path) => {
-      expect(() => localFile(path)).toThrow(TypeError)
+      expect(() => partContent({ waMessageId: "W", toJid: "1@s.whatsapp.net", media: { kind: "image", path, sizeBytes: 1, mimetype: "image/png" } })).toThrow(TypeError)
     },
   )
 

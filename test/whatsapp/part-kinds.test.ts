@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { generateWAMessageFromContent, proto } from "@whiskeysockets/baileys"
 import { kindContent, quotedMessage, sendOptions, userJidOf, withMentions } from "../../src/whatsapp/baileys/part-kinds"
+import { mediaMessageContent } from "../../src/whatsapp/baileys/media-message"
 import { partContent } from "../../src/whatsapp/baileys/session"
 import type { OutboundPart } from "../../src/whatsapp/gateway"
 
@@ -8,6 +9,16 @@ import type { OutboundPart } from "../../src/whatsapp/gateway"
 
 const TO = "14155550199@s.whatsapp.net"
 const base: OutboundPart = { waMessageId: "3EB0AAAAAAAAAAAAAAAAAA", toJid: TO }
+const NOW_MS = 1_700_000_000_000
+/** What an upload came to; the fields are opaque to these tests. */
+const UPLOADED = {
+  mediaKey: Buffer.alloc(32, 1),
+  fileSha256: Buffer.alloc(32, 2),
+  fileEncSha256: Buffer.alloc(32, 3),
+  fileLength: 3,
+  url: "https://mmg.example/v/1.enc",
+  directPath: "/v/1.enc",
+}
 
 describe("Baileys content of the new kinds of part", () => {
   test.each([
@@ -31,14 +42,17 @@ describe("Baileys content of the new kinds of part", () => {
 
   test("a voice note is audio with ptt; ordinary audio has none", () => {
     const media = { kind: "audio" as const, path: "/tmp/note.ogg", sizeBytes: 3, mimetype: "audio/ogg; codecs=opus" }
-    expect(partContent({ ...base, media: { ...media, voiceNote: true } })).toEqual({ audio: { url: "/tmp/note.ogg" }, mimetype: "audio/ogg; codecs=opus", ptt: true })
-    expect(partContent({ ...base, media })).toEqual({ audio: { url: "/tmp/note.ogg" }, mimetype: "audio/ogg; codecs=opus" })
+    const note = mediaMessageContent({ proto }, { ...base, media: { ...media, voiceNote: true } }, UPLOADED, {}, NOW_MS).audioMessage!
+    expect(note).toMatchObject({ mimetype: "audio/ogg; codecs=opus", ptt: true })
+    expect(mediaMessageContent({ proto }, { ...base, media }, UPLOADED, {}, NOW_MS).audioMessage!.ptt).toBeFalsy()
   })
 
   test("mentions are added as JIDs to text and to a caption; none leaves the content as it is", () => {
     expect(partContent({ ...base, text: "@14155550111 hi", mentions: ["+14155550111"] })).toEqual({ text: "@14155550111 hi", mentions: ["14155550111@s.whatsapp.net"] })
     const image = { kind: "image" as const, path: "/tmp/a.png", sizeBytes: 3, mimetype: "image/png", caption: "look @14155550111" }
-    expect(partContent({ ...base, media: image, mentions: ["+14155550111"] })).toMatchObject({ caption: "look @14155550111", mentions: ["14155550111@s.whatsapp.net"] })
+    const sent = mediaMessageContent({ proto }, { ...base, media: image, mentions: ["+14155550111"] }, UPLOADED, {}, NOW_MS).imageMessage!
+    expect(sent.caption).toBe("look @14155550111")
+    expect(sent.contextInfo?.mentionedJid).toEqual(["14155550111@s.whatsapp.net"])
     expect(withMentions({ text: "x" }, { ...base, mentions: [] })).toEqual({ text: "x" })
   })
 })

@@ -1,4 +1,3 @@
-import { isAbsolute } from "node:path"
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
 import type { PresenceState } from "../../lib/vocabulary"
@@ -43,6 +42,7 @@ import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
 import { mapInboundActions } from "./inbound-actions"
 import { parseDescriptor } from "./inbound-details"
 import { downloadMedia, reuploadMedia } from "./media-download"
+import { sendMediaPart } from "./media-message"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
@@ -119,44 +119,15 @@ export function bridgeLogger(logger: Logger, bindings: Record<string, unknown>):
 }
 
 /**
- * The only way a location reaches Baileys: an absolute path of a file wagate downloaded. Baileys
- * fetches an `http(s)://` or `data:` "url" itself, unguarded, so anything that is not an
- * absolute path is refused here rather than handed over.
- */
-export function localFile(path: string): { url: string } {
-  if (!isAbsolute(path) || path.includes("://")) throw new TypeError(`media must be a local file wagate downloaded, got ${JSON.stringify(path.slice(0, 80))}`)
-  return { url: path }
-}
-
-/**
- * The Baileys content of one part: the file we downloaded ourselves, never a URL Baileys would
- * fetch. A path that is not an http(s) URL makes Baileys stream the file from disk through its
- * encryption and upload, so the file is never held in memory whole.
+ * The Baileys content of a part that is text, a location or a contact card. Media never goes
+ * through here: wagate encrypts and uploads the downloaded file itself (media-message.ts), so
+ * Baileys is never handed a file or a URL to read.
  */
 export function partContent(part: OutboundPart): Parameters<WASocket["sendMessage"]>[1] {
   const kind = kindContent(part)
   if (kind) return withMentions(kind, part)
-  return withMentions(mediaOrText(part), part)
-}
-
-function mediaOrText(part: OutboundPart): Parameters<WASocket["sendMessage"]>[1] {
-  if (part.media) {
-    const { kind, path, mimetype, fileName, caption } = part.media
-    const file = localFile(path)
-    switch (kind) {
-      case "image":
-        return { image: file, mimetype, ...(caption ? { caption } : {}) }
-      case "video":
-        return { video: file, mimetype, ...(caption ? { caption } : {}) }
-      // WhatsApp shows no caption on audio; the domain never puts one there.
-      case "audio":
-        return { audio: file, mimetype, ...(part.media.voiceNote ? { ptt: true } : {}) }
-      case "document":
-        return { document: file, mimetype, ...(fileName ? { fileName } : {}), ...(caption ? { caption } : {}) }
-    }
-  }
-  if (part.text !== undefined) return { text: part.text }
-  throw new TypeError(`part ${part.waMessageId} has neither text nor media`)
+  if (part.text !== undefined && part.media === undefined) return withMentions({ text: part.text }, part)
+  throw new TypeError(`part ${part.waMessageId} has no text, location or contact card`)
 }
 
 /**
@@ -249,7 +220,9 @@ export class BaileysSession implements WhatsAppSession {
       if (attached !== null) this.privacyTokens.note(part.waMessageId, attached)
     }
     const options = await sendOptions(part, async (id) => (this.resend ? this.resend.getMessage({ id }) : undefined))
-    const sent = await sock.sendMessage(part.toJid, partContent(part), options)
+    const sent = part.media
+      ? await sendMediaPart(await this.ctx.baileys(), sock, { ...part, media: part.media }, options, { nowMs: () => this.ctx.clock.nowMs(), log: this.log })
+      : await sock.sendMessage(part.toJid, partContent(part), options)
     await this.resend?.remember(sent)
   }
 
