@@ -29,15 +29,14 @@ import type { EventLoopLagMonitor } from "./lib/event-loop-lag"
 import { ulidGenerator, type IdGenerator } from "./lib/ids"
 import type { Logger } from "./lib/logger"
 import { toIso } from "./lib/time"
-import { migrate, openDatabase, type Database } from "./store/db"
-import { createWriter } from "./store/writer"
-import { createChangeTracker } from "./store/change-tracker"
-import { createSqliteStore } from "./store/sqlite-store"
+import type { Database } from "./store/db"
+import { openStore } from "./store/open"
 import { VERSION } from "./version"
 
 /** Everything a running wagate is made of, wired once. */
 export interface Services extends HttpDeps {
-  db: Database
+  /** The embedded SQLite connection, or null on PostgreSQL (src/store/open.ts). */
+  sqlite: Database | null
   limiter: RateLimiter
   usage: UsageRecorder
   sandbox: SandboxScheduler
@@ -85,14 +84,14 @@ export const WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 64
  */
 export async function createServices(config: Config, overrides: ServiceOverrides): Promise<Services> {
   const { clock, logger } = overrides
-  const db = openDatabase(overrides.databasePath)
-  migrate(db, clock.nowMs())
-  const changes = createChangeTracker(db)
-  const writer = createWriter(db, {
+  const opened = await openStore({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: overrides.databasePath,
+    nowMs: clock.nowMs(),
     onCallbackError: (err) => logger.error("post-commit work failed", { err }),
-    onCachedTablesChanged: () => changes.bump(),
   })
-  const store = createSqliteStore({ db, writer, changes })
+  const { store } = opened
+  const changes = { version: () => store.changeVersion() }
   const scheduler = createScheduler(clock)
   const metrics = createAppMetrics()
   const ids = overrides.ids ?? ulidGenerator(clock)
@@ -183,7 +182,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   let stopped = false
   return {
     ctx,
-    db,
+    sqlite: opened.sqlite,
     limiter,
     usage,
     sandbox,
@@ -225,9 +224,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await webhookRetention.stop()
       await waResendRetention.stop()
       await usage.stop()
-      await store.flush()
-      if (overrides.checkpointOnStop) db.run("PRAGMA wal_checkpoint(TRUNCATE)")
-      db.close()
+      await opened.close({ checkpoint: overrides.checkpointOnStop })
       logger.debug("services stopped", { at: toIso(clock.nowMs()) })
     },
   }

@@ -27,8 +27,10 @@ export async function backupCommand(argv: string[], io: CliIo): Promise<number> 
   const problem = backupTargetProblem(path)
   if (problem) return fail(io, problem)
   return withServices(io, args.flags, (services, config) => {
+    // PostgreSQL is backed up with its own tools, which know its WAL and its replicas.
+    if (services.sqlite === null) return fail(io, "this wagate uses PostgreSQL (WAGATE_DATABASE_URL): back it up with pg_dump or your PostgreSQL's own backups, see docs/operations.md")
     try {
-      backupDatabase(services.db, path)
+      backupDatabase(services.sqlite, path)
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
       if (typeof code !== "string") throw err

@@ -61,7 +61,7 @@ beforeAll(async () => {
   )
   expect(sent.status).toBe(201)
   await waitUntil(
-    () => (services.db.query("SELECT COUNT(*) AS n FROM webhook_attempts").get() as { n: number }).n === 1,
+    () => (services.sqlite!.query("SELECT COUNT(*) AS n FROM webhook_attempts").get() as { n: number }).n === 1,
     5_000,
     "the delivery's attempt",
   )

@@ -215,7 +215,7 @@ async function startServer(clock: TestClock, env: Record<string, string>): Promi
   await services.start()
   const app = createApp(services)
   const row = (id: string) =>
-    services.db.query("SELECT status, attempt_count AS n FROM webhook_deliveries WHERE id = ?").get(id) as { status: string; n: number } | null
+    services.sqlite!.query("SELECT status, attempt_count AS n FROM webhook_deliveries WHERE id = ?").get(id) as { status: string; n: number } | null
   return {
     services,
     async send(key, to = OFFLINE_RECIPIENT) {
@@ -229,7 +229,7 @@ async function startServer(clock: TestClock, env: Record<string, string>): Promi
       if (res.status !== 201) throw new Error(`send failed: ${res.status} ${await res.text()}`)
     },
     deliveries: (endpointId) =>
-      services.db
+      services.sqlite!
         .query("SELECT id, status, attempt_count AS attemptCount, resent_from AS resentFrom FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at_ms, id")
         .all(endpointId) as { id: string; status: string; attemptCount: number; resentFrom: string | null }[],
     async waitForAttempts(deliveryId, count, status) {
@@ -318,8 +318,8 @@ describe("wagate webhooks deliveries and resend, beside a running server", () =>
   test("deliveries never prints a raw control character, even from a row an older version stored raw", async () => {
     const id = await failedDelivery()
     const raw = "\u001b]0;pwned\u0007\u001b[2J\r\u0085\u009b31m"
-    server.services.db.query("UPDATE webhook_attempts SET error = ? WHERE delivery_id = ?").run(raw, id)
-    server.services.db.query("UPDATE webhook_deliveries SET last_status_code = NULL, last_error = ? WHERE id = ?").run(raw, id)
+    server.services.sqlite!.query("UPDATE webhook_attempts SET error = ? WHERE delivery_id = ?").run(raw, id)
+    server.services.sqlite!.query("UPDATE webhook_deliveries SET last_status_code = NULL, last_error = ? WHERE id = ?").run(raw, id)
     const res = await run(["webhooks", "deliveries", endpoint.id])
     expect(res.code).toBe(0)
     expect(res.stdout.replaceAll("\n", "")).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)

@@ -133,7 +133,7 @@ describe("dashboard: sandbox", () => {
     const res = await client.post(`/dashboard/sandbox?account=${account.id}`, { keyId: row.id, fromPhoneId: phone.id, to: "+14155550199", content: "hi" })
     expect(res.status).toBe(303)
     await h.services.usage.flush()
-    const stored = h.services.db.query("SELECT last_used_at_ms AS lastUsedAtMs FROM api_keys WHERE id = ?").get(row.id)
+    const stored = h.services.sqlite!.query("SELECT last_used_at_ms AS lastUsedAtMs FROM api_keys WHERE id = ?").get(row.id)
     expect(stored).toEqual({ lastUsedAtMs: sentAtMs })
     const keys = await client.get(`/dashboard/keys?account=${account.id}&env=test`)
     const iso = new Date(sentAtMs).toISOString()

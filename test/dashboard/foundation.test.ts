@@ -144,7 +144,7 @@ describe("dashboard: entry and sign-in", () => {
   test("only the SHA-256 of the session id is stored", async () => {
     const client = await signIn(h)
     const id = client.cookie.split("=")[1]!
-    const rows = h.services.db.query<{ id_hash: string }, []>("SELECT id_hash FROM dashboard_sessions").all()
+    const rows = h.services.sqlite!.query<{ id_hash: string }, []>("SELECT id_hash FROM dashboard_sessions").all()
     expect(rows).toEqual([{ id_hash: sha256Hex(id) }])
   })
 })
@@ -216,7 +216,7 @@ describe("dashboard: CSRF", () => {
     const res = await client.post(`/dashboard/phones?account=${account.id}`, { phoneNumber: "+14155550100", displayName: "x" }, options)
     expect(res.status).toBe(403)
     expectSecurityHeaders(res.headers)
-    expect(h.services.db.query("SELECT id FROM phones").all()).toEqual([])
+    expect(h.services.sqlite!.query("SELECT id FROM phones").all()).toEqual([])
   })
 
   test("the token in the X-CSRF-Token header (htmx) or a same-origin Referer without Origin is accepted", async () => {
@@ -230,7 +230,7 @@ describe("dashboard: CSRF", () => {
     expect(viaHeader.status).toBe(303)
     const viaReferer = await client.post(`/dashboard/phones?account=${account.id}`, { phoneNumber: "+14155550102" }, { origin: null, referer: `${ORIGIN}/dashboard/phones` })
     expect(viaReferer.status).toBe(303)
-    expect(h.services.db.query("SELECT phone_number FROM phones ORDER BY phone_number").all()).toEqual([
+    expect(h.services.sqlite!.query("SELECT phone_number FROM phones ORDER BY phone_number").all()).toEqual([
       { phone_number: "+14155550101" },
       { phone_number: "+14155550102" },
     ])

@@ -58,7 +58,7 @@ describe("dashboard: keys", () => {
     const past = await client.post(`/dashboard/keys?account=${account.id}`, { environment: "test", scopes: "messages:send", expiresAt: "2001-01-01T00:00" })
     expect(past.status).toBe(400)
     expect(past.html).toContain("Expires must be in the future")
-    expect(h.services.db.query("SELECT id FROM api_keys").all()).toEqual([])
+    expect(h.services.sqlite!.query("SELECT id FROM api_keys").all()).toEqual([])
   })
 
   test("revoking (after confirmation) makes the key stop working", async () => {
@@ -89,7 +89,7 @@ describe("dashboard: accounts", () => {
       rateLimitPerMinute: "120",
     })
     expect(saved.status).toBe(303)
-    const row = h.services.db.query("SELECT name, email, subscription_status AS s, rate_limit_per_minute AS r FROM accounts WHERE id = ?").get(id)
+    const row = h.services.sqlite!.query("SELECT name, email, subscription_status AS s, rate_limit_per_minute AS r FROM accounts WHERE id = ?").get(id)
     expect(row).toEqual({ name: "Beta Ltd", email: "billing@beta.example", s: "inactive", r: 120 })
     const cleared = await client.post(`/dashboard/accounts/${id}`, { name: "Beta Ltd", email: "billing@beta.example", subscriptionStatus: "active", rateLimitPerMinute: "" })
     expect(cleared.status).toBe(303)

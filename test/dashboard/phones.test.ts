@@ -91,7 +91,7 @@ describe("dashboard: phones", () => {
     const res = await client.post(`/dashboard/phones/${phone.id}/remove?account=${account.id}`)
     expect(res.status).toBe(303)
     expect(res.headers.get("location")).toBe(`/dashboard/phones?account=${account.id}&env=test&removed=%2B14155550125`)
-    expect(h.services.db.query("SELECT id FROM phones").all()).toEqual([])
+    expect(h.services.sqlite!.query("SELECT id FROM phones").all()).toEqual([])
   })
 
   test("an unknown phone is a 404 page", async () => {

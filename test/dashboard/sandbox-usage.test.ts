@@ -33,7 +33,7 @@ describe("dashboard: sandbox", () => {
     expect(res.status).toBe(303)
     const location = res.headers.get("location")!
     const id = /\/dashboard\/messages\/(msg_[0-9a-z]+)/.exec(location)![1]!
-    const stored = h.services.db.query("SELECT api_key_id AS keyId, env, status FROM messages WHERE id = ?").get(id)
+    const stored = h.services.sqlite!.query("SELECT api_key_id AS keyId, env, status FROM messages WHERE id = ?").get(id)
     expect(stored).toEqual({ keyId: row.id, env: "test", status: "sent" })
     expect((await client.get(location)).html).toContain('hx-trigger="every 1s"')
     await h.advance(h.config.sandboxDeliveredMs)
@@ -54,7 +54,7 @@ describe("dashboard: sandbox", () => {
     }
     const badTo = await client.post(`/dashboard/sandbox?account=${account.id}`, { keyId: mine.id, fromPhoneId: phone.id, to: "not a number", content: "x" })
     expect(badTo.status).toBe(400)
-    expect(h.services.db.query("SELECT id FROM messages").all()).toEqual([])
+    expect(h.services.sqlite!.query("SELECT id FROM messages").all()).toEqual([])
   })
 })
 

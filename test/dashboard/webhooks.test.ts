@@ -25,8 +25,8 @@ afterEach(async () => {
 
 const secretOf = (html: string) => /<code id="new-secret">([^<]+)<\/code>/.exec(html)?.[1] ?? null
 /** The one delivery of these tests, straight from the store. */
-const delivery = () => h.services.db.query("SELECT attempt_count AS attempts, status FROM webhook_deliveries").get() as { attempts: number; status: string } | null
-const endpointIds = () => (h.services.db.query("SELECT id FROM webhook_endpoints").all() as { id: string }[]).map((r) => r.id)
+const delivery = () => h.services.sqlite!.query("SELECT attempt_count AS attempts, status FROM webhook_deliveries").get() as { attempts: number; status: string } | null
+const endpointIds = () => (h.services.sqlite!.query("SELECT id FROM webhook_endpoints").all() as { id: string }[]).map((r) => r.id)
 
 async function addThroughPage(url: string, events: string[] = ["*"]) {
   return client.post(`/dashboard/webhooks?account=${account.id}&env=test`, { url, events })
@@ -86,7 +86,7 @@ describe("dashboard: webhooks", () => {
     const endpoint = await createEndpoint(h.services.ctx, { accountId: account.id, env: "test", url: receiver.url(), events: ["*"] })
     const saved = await client.post(`/dashboard/webhooks/${endpoint.id}`, { url: receiver.url("/other"), events: ["message.failed", "message.read"] })
     expect(saved.status).toBe(303)
-    const row = h.services.db.query("SELECT url, events, enabled FROM webhook_endpoints").get()
+    const row = h.services.sqlite!.query("SELECT url, events, enabled FROM webhook_endpoints").get()
     expect(row).toEqual({ url: receiver.url("/other"), events: "message.failed message.read", enabled: 0 })
     const rotated = await client.post(`/dashboard/webhooks/${endpoint.id}/rotate`)
     expect(rotated.status).toBe(200)

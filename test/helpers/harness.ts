@@ -12,6 +12,7 @@ import { silentLogger, type Logger } from "../../src/lib/logger"
 import type { AccountRow } from "../../src/store/accounts"
 import type { Environment } from "../../src/lib/vocabulary"
 import type { PhoneRow } from "../../src/store/phones"
+import { freshMigratedDatabase } from "../store/contract/stores"
 import { TestClock } from "./test-clock"
 import { FakeGateway } from "../fakes/fake-gateway"
 import type { FetchMedia } from "../../src/domain/outbound-parts"
@@ -75,9 +76,12 @@ export async function createHarness(
     fetchMedia?: FetchMedia
     /** Jitter source; default 0.5, so every jittered delay is exactly its midpoint. */
     random?: () => number
+    /** The store: SQLite in memory (the default), or a fresh, migrated PostgreSQL database. */
+    database?: "sqlite" | "postgres"
   } = {},
 ): Promise<Harness> {
-  const config = loadConfig(options.env ?? {})
+  const env = options.database === "postgres" ? { ...options.env, WAGATE_DATABASE_URL: await freshMigratedDatabase() } : options.env
+  const config = loadConfig(env ?? {})
   const clock = options.clock ?? new TestClock()
   const gateway = options.gateway ?? new FakeGateway()
   const services = await createServices(config, {

@@ -18,7 +18,7 @@ export async function addEndpoint(
 
 /** Reads one delivery row straight from the store (tests only). */
 export function deliveryRows(h: Harness, endpointId: string) {
-  return h.services.db
+  return h.services.sqlite!
     .query(
       `SELECT d.id, d.status, d.attempt_count AS attemptCount, d.next_attempt_at_ms AS nextAttemptAtMs, d.last_error AS lastError, e.type
        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.endpoint_id = ? ORDER BY d.created_at_ms, d.id`,
@@ -30,7 +30,7 @@ export function deliveryRows(h: Harness, endpointId: string) {
 export async function waitForAttempts(h: Harness, deliveryId: string, count: number): Promise<void> {
   await waitUntil(
     () => {
-      const row = h.services.db.query("SELECT attempt_count AS n FROM webhook_deliveries WHERE id = ?").get(deliveryId) as { n: number } | null
+      const row = h.services.sqlite!.query("SELECT attempt_count AS n FROM webhook_deliveries WHERE id = ?").get(deliveryId) as { n: number } | null
       return (row?.n ?? 0) >= count
     },
     5_000,

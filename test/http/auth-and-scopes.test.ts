@@ -171,7 +171,7 @@ describe("401 variants", () => {
     const { account } = await setup()
     const key = await h.seedKey(account.id)
     expect((await h.request("GET", "/v1/account", { key })).status).toBe(200)
-    const id = h.services.db.query("SELECT id FROM api_keys WHERE account_id = ? ORDER BY created_at_ms DESC, id DESC LIMIT 1").get(account.id) as { id: string }
+    const id = h.services.sqlite!.query("SELECT id FROM api_keys WHERE account_id = ? ORDER BY created_at_ms DESC, id DESC LIMIT 1").get(account.id) as { id: string }
     const admin = await h.adminToken()
     expect((await h.request("DELETE", `/admin/v1/keys/${id.id}`, { key: admin })).status).toBe(200)
     expectErrorEnvelope(await h.request("GET", "/v1/account", { key }), 401, "Unauthorized")

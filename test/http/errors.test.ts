@@ -16,7 +16,7 @@ describe("unexpected failures", () => {
   test("a 500 reveals no stack, SQL or path, and the cause is logged with the Authorization redacted", async () => {
     const { key } = await h.seedTenant()
     // Break the store underneath the API: the list query now fails inside SQLite.
-    h.services.db.run("DROP TABLE message_sequences")
+    h.services.sqlite!.run("DROP TABLE message_sequences")
     const res = await h.request("GET", "/v1/messages", { key })
     expect(expectErrorEnvelope(res, 500, "Internal Server Error", "/v1/messages")).toEqual(["Internal server error"])
     const text = JSON.stringify(res.body)

@@ -8,7 +8,7 @@ beforeEach(async () => {
 afterEach(() => h.close())
 
 const countMessages = (accountId: string) =>
-  (h.services.db.query("SELECT COUNT(*) AS n FROM messages WHERE account_id = ?").get(accountId) as { n: number }).n
+  (h.services.sqlite!.query("SELECT COUNT(*) AS n FROM messages WHERE account_id = ?").get(accountId) as { n: number }).n
 
 const sendWith = (key: string, body: Record<string, unknown>, idempotencyHeader?: string) =>
   h.request("POST", "/v1/messages/send", { key, body, headers: idempotencyHeader === undefined ? {} : { "Idempotency-Key": idempotencyHeader } })

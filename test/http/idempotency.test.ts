@@ -8,7 +8,7 @@ beforeEach(async () => {
 afterEach(() => h.close())
 
 const countMessages = (accountId: string) =>
-  (h.services.db.query("SELECT COUNT(*) AS n FROM messages WHERE account_id = ?").get(accountId) as { n: number }).n
+  (h.services.sqlite!.query("SELECT COUNT(*) AS n FROM messages WHERE account_id = ?").get(accountId) as { n: number }).n
 
 describe("idempotencyKey", () => {
   test("a sequential replay returns 201, Idempotent-Replayed: true and the message's current data, creating nothing", async () => {
@@ -94,7 +94,7 @@ describe("idempotencyKey", () => {
     expect(fromB.body.data.id).not.toBe(fromA.body.data.id)
 
     // The same key in the live environment of account A is a different key: no replay of the test message.
-    h.services.db.run("UPDATE phones SET connection_status = 'connected' WHERE id = ?", [a.phone.id])
+    h.services.sqlite!.run("UPDATE phones SET connection_status = 'connected' WHERE id = ?", [a.phone.id])
     const live = await h.seedKey(a.account.id, { env: "live" })
     const liveRes = await h.request("POST", "/v1/messages/send", { key: live, body: body(a.phone.phoneNumber) })
     expect(liveRes.status).toBe(201)

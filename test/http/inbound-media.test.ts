@@ -122,7 +122,7 @@ describe("GET /v1/messages/inbound/{messageId}/media", () => {
       { op: "reupload", descriptor: "old" },
       { op: "download", descriptor: "new" },
     ])
-    const stored = h.services.db.query("SELECT media_json AS m FROM inbound_messages WHERE id = ?").get(ids[0]!) as { m: string }
+    const stored = h.services.sqlite!.query("SELECT media_json AS m FROM inbound_messages WHERE id = ?").get(ids[0]!) as { m: string }
     expect(JSON.parse(stored.m).descriptor).toBe("new")
   })
 

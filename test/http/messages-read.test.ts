@@ -145,13 +145,13 @@ describe("inbound messages", () => {
   function insertInbound(accountId: string, phoneId: string): string {
     const id = h.services.ctx.ids.newId("inmsg")
     const now = h.clock.nowMs()
-    const phone = h.services.db.query("SELECT phone_number AS n FROM phones WHERE id = ?").get(phoneId) as { n: string }
-    h.services.db.run(
+    const phone = h.services.sqlite!.query("SELECT phone_number AS n FROM phones WHERE id = ?").get(phoneId) as { n: string }
+    h.services.sqlite!.run(
       `INSERT INTO inbound_messages (id, account_id, env, seq, phone_id, wa_message_id, from_address, to_number, content, type, is_group, group_id, received_at_ms, created_at_ms)
        VALUES (?, ?, 'live', 1, ?, 'WAID1', '+14155550111', ?, 'hello', 'text', 0, NULL, ?, ?)`,
       [id, accountId, phoneId, phone.n, now, now],
     )
-    h.services.db.run("INSERT INTO inbound_counts (account_id, env, phone_id, n) VALUES (?, 'live', ?, 1)", [accountId, phoneId])
+    h.services.sqlite!.run("INSERT INTO inbound_counts (account_id, env, phone_id, n) VALUES (?, 'live', ?, 1)", [accountId, phoneId])
     return id
   }
 })

@@ -23,7 +23,7 @@ const CONTACT = { name: "Acme Support", phoneNumbers: ["+14155550123"], organiza
 function insertInbound(accountId: string, phoneId: string, env: "live" | "test"): string {
   const id = h.services.ctx.ids.newId("inmsg")
   const now = h.clock.nowMs()
-  h.services.db.run(
+  h.services.sqlite!.run(
     `INSERT INTO inbound_messages (id, account_id, env, seq, phone_id, wa_message_id, from_address, to_number, content, type, is_group, group_id, received_at_ms, created_at_ms)
      VALUES (?, ?, ?, 1, ?, 'WAID-IN-1', '+14155550111', '+14155550100', 'where are you?', 'text', 0, NULL, ?, ?)`,
     [id, accountId, env, phoneId, now, now],

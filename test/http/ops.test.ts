@@ -96,7 +96,7 @@ async function scrape(harness: Harness, token?: string): Promise<{ samples: Samp
  * Our wait for the lock is 5 s in production; shortened to 50 ms so tests do not sit through it.
  */
 function lockFromAnotherProcess(harness: Harness, path: string): Database {
-  harness.services.db.run("PRAGMA busy_timeout = 50")
+  harness.services.sqlite!.run("PRAGMA busy_timeout = 50")
   const other = new Database(path)
   cleanups.unshift(() => other.close())
   other.run("BEGIN IMMEDIATE")
@@ -145,7 +145,7 @@ describe("/healthz and /readyz", () => {
 
   test("/readyz answers 503 once the database is closed", async () => {
     h = await createHarness()
-    h.services.db.close()
+    h.services.sqlite!.close()
     const res = await h.request("GET", "/readyz")
     expect(res.status).toBe(503)
     expect(res.body).toEqual({ status: "unavailable", reason: "the database is not writable" })
@@ -399,13 +399,13 @@ describe("logs", () => {
 
     // Failure paths that log errors: readiness without the write lock, then requests that fail
     // inside the server (500) once the database is gone.
-    h.services.db.run("PRAGMA busy_timeout = 50")
+    h.services.sqlite!.run("PRAGMA busy_timeout = 50")
     const other = new Database(path)
     other.run("BEGIN IMMEDIATE")
     expect((await h.request("GET", "/readyz", { key: admin })).status).toBe(503)
     other.run("ROLLBACK")
     other.close()
-    h.services.db.close()
+    h.services.sqlite!.close()
     expect((await h.request("GET", "/v1/account", { key })).status).toBe(500)
     expect((await h.request("GET", "/admin/v1/accounts", { key: admin })).status).toBe(500)
     await h.close()

@@ -93,7 +93,7 @@ describe("GET /v1/account", () => {
     await h.seedKey(account.id, { env: "live" })
     const revoked = await h.seedKey(account.id)
     await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "x" } })
-    const keyRow = h.services.db.query("SELECT id FROM api_keys WHERE key_hash = ?").get(new Bun.CryptoHasher("sha256").update(revoked).digest("hex")) as { id: string }
+    const keyRow = h.services.sqlite!.query("SELECT id FROM api_keys WHERE key_hash = ?").get(new Bun.CryptoHasher("sha256").update(revoked).digest("hex")) as { id: string }
     await h.request("DELETE", `/admin/v1/keys/${keyRow.id}`, { key: await h.adminToken() })
     const res = await h.request("GET", "/v1/account", { key })
     expectSchema(Envelope(Account), res.body)
@@ -148,7 +148,7 @@ describe("GET /v1/account/usage", () => {
     // Elysia runs onAfterResponse, where requests are counted, just after the response is handed back.
     await new Promise((r) => setImmediate(r))
     await h.advance(1_000)
-    const stored = h.services.db.query("SELECT SUM(successful) AS n FROM api_request_daily_counts WHERE env = 'test'").get() as { n: number }
+    const stored = h.services.sqlite!.query("SELECT SUM(successful) AS n FROM api_request_daily_counts WHERE env = 'test'").get() as { n: number }
     expect(stored.n).toBe(2)
     const liveUsage = await h.request("GET", "/v1/account/usage", { key: live })
     expect(liveUsage.body.data.apiRequests).toEqual({ total: 0, successful: 0, failed: 0 })

@@ -115,7 +115,7 @@ describe("scheduled transitions survive a restart", () => {
           deliveredAt: new Date(createdMs + 1_000).toISOString(),
           readAt: new Date(createdMs + 3_000).toISOString(),
         })
-        const left = second.services.db
+        const left = second.services.sqlite!
           .query("SELECT COUNT(*) AS n FROM messages WHERE sandbox_delivered_due_ms IS NOT NULL OR sandbox_read_due_ms IS NOT NULL")
           .get() as { n: number }
         expect(left.n).toBe(0)
@@ -148,7 +148,7 @@ describe("transitions falling due together", () => {
         const m = (await same.request("GET", `/v1/messages/${id}`, { key })).body.data
         expect(m.status).toBe("read")
         expect(m.deliveredAt).toBe(m.readAt)
-        const events = same.services.db
+        const events = same.services.sqlite!
           .query("SELECT type FROM events WHERE body LIKE ? ORDER BY id")
           .all(`%${id}%`)
           .map((e: any) => e.type)
@@ -172,7 +172,7 @@ async function subscribe(target: Harness, accountId: string) {
 
 /** The event types stored for a message, in the order they were written. */
 function eventsOf(target: Harness, messageId: string): string[] {
-  return target.services.db
+  return target.services.sqlite!
     .query("SELECT type FROM events WHERE body LIKE ? ORDER BY id")
     .all(`%${messageId}%`)
     .map((e: any) => e.type)
@@ -184,7 +184,7 @@ describe("sweeps of due transitions", () => {
     const sent = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "x" } })
     const createdMs = Date.parse(sent.body.data.createdAt)
     const dues = () =>
-      h.services.db
+      h.services.sqlite!
         .query("SELECT sandbox_delivered_due_ms AS d, sandbox_read_due_ms AS r FROM messages WHERE id = ?")
         .get(sent.body.data.id)
     expect(dues()).toEqual({ d: createdMs + 1_000, r: createdMs + 3_000 })
@@ -220,7 +220,7 @@ describe("sweeps of due transitions", () => {
       const sandbox = createSandboxScheduler(ctx, scheduler, 3)
       h.clock.advance(10_000)
       await sandbox.start()
-      const stillSent = () => (h.services.db.query("SELECT COUNT(*) AS n FROM messages WHERE status = 'sent'").get() as { n: number }).n
+      const stillSent = () => (h.services.sqlite!.query("SELECT COUNT(*) AS n FROM messages WHERE status = 'sent'").get() as { n: number }).n
       // One millisecond at a time, so at most one tick (one sweep) passes per step.
       const seen: number[] = []
       for (let ms = 0; ms < 100 && stillSent() > 0; ms++) {
@@ -229,7 +229,7 @@ describe("sweeps of due transitions", () => {
       }
       expect(seen).toEqual([4, 1, 0])
       for (const [i, id] of ids.entries()) {
-        const m = findMessage(h.services.db, id)!
+        const m = findMessage(h.services.sqlite!, id)!
         expect(m).toMatchObject({ status: "read", deliveredAtMs: t0 + 1_000 + i, readAtMs: t0 + 3_000 + i, sandboxDeliveredDueMs: null, sandboxReadDueMs: null })
         expect(eventsOf(h, id)).toEqual(["message.delivered", "message.read"])
       }

@@ -228,7 +228,7 @@ describe("a paired phone", () => {
     h.gateway.current(phone.id).open(phone.phoneNumber)
     await h.settle()
     expect((await state(phone.id))).toMatchObject({ connectionStatus: "connected", lastError: null })
-    expect(findPhone(h.services.db, phone.id)).toMatchObject({ lastErrorCode: null, lastErrorMessage: null, lastErrorAtMs: null })
+    expect(findPhone(h.services.sqlite!, phone.id)).toMatchObject({ lastErrorCode: null, lastErrorMessage: null, lastErrorAtMs: null })
   })
 
   test("logged out from the phone: logged_out with lastError, not retrying", async () => {
@@ -260,7 +260,7 @@ describe("where the operator sees it", () => {
     const list = await h.request("GET", `/admin/v1/accounts/${phone.accountId}/phones`, { key: admin })
     expectSchema(Envelope(AdminPhone), { ...list.body, data: list.body.data[0] })
     expect(list.body.data[0].lastError).toEqual({ code: "connection_refused", message: expect.stringContaining("refused the connection"), at: iso(failedAt) })
-    expect(findPhone(h.services.db, phone.id)).toMatchObject({ lastErrorCode: "connection_refused", lastErrorAtMs: failedAt })
+    expect(findPhone(h.services.sqlite!, phone.id)).toMatchObject({ lastErrorCode: "connection_refused", lastErrorAtMs: failedAt })
 
     const pairing = await h.request("GET", `/admin/v1/phones/${phone.id}/pairing`, { key: admin })
     expect(Object.keys(pairing.body.data).sort()).toEqual(["connectionStatus", "lastError", "pairingCode", "qr", "updatedAt", "waVersion"])

@@ -85,10 +85,10 @@ describe("reactions, edits and deletions from contacts", () => {
     session.act({ kind: "reaction", targetWaMessageId: waMessageIdFor(sent.body.data.id, 0), targetFromMe: true, from: ALICE, emoji: "👍", atMs })
     session.act({ kind: "reaction", targetWaMessageId: "IN-1", targetFromMe: false, from: ALICE, emoji: "❤️", atMs })
     await h.settle()
-    expect(listReactions(h.services.db, sent.body.data.id)).toEqual([{ fromAddress: ALICE, emoji: "👍", atMs }])
+    expect(listReactions(h.services.sqlite!, sent.body.data.id)).toEqual([{ fromAddress: ALICE, emoji: "👍", atMs }])
     session.act({ kind: "reaction", targetWaMessageId: waMessageIdFor(sent.body.data.id, 0), targetFromMe: true, from: ALICE, emoji: "", atMs: atMs + 1 })
     await h.settle()
-    expect(listReactions(h.services.db, sent.body.data.id)).toEqual([])
+    expect(listReactions(h.services.sqlite!, sent.body.data.id)).toEqual([])
     expect(eventsOf(h, "message.reaction").map((e) => e.data)).toEqual([
       { messageId: sent.body.data.id, from: ALICE, emoji: "👍", removed: false, at: iso(atMs) },
       { messageId: received.id, from: ALICE, emoji: "❤️", removed: false, at: iso(atMs) },
@@ -127,7 +127,7 @@ describe("reactions, edits and deletions from contacts", () => {
     const [m] = await inboundList(key)
     expect(eventsOf(h, "message.revoked").map((e) => e.data)).toEqual([{ messageId: m.id, from: ALICE, revokedAt: iso(atMs) }])
     expect(eventsOf(h, "message.reaction")).toEqual([])
-    const row = h.services.db.query("SELECT revoked_at_ms AS r FROM inbound_messages WHERE id = ?").get(m.id) as { r: number }
+    const row = h.services.sqlite!.query("SELECT revoked_at_ms AS r FROM inbound_messages WHERE id = ?").get(m.id) as { r: number }
     expect(row.r).toBe(atMs)
   })
 })

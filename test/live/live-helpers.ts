@@ -34,19 +34,19 @@ export async function recordEvents(h: Harness, accountId: string): Promise<void>
 
 /** The events recorded in the outbox, oldest first, optionally of one type. */
 export function eventsOf(h: Harness, type?: string): { event: string; timestamp: string; data: any }[] {
-  const rows = h.services.db.query("SELECT type, body FROM events ORDER BY rowid").all() as { type: string; body: string }[]
+  const rows = h.services.sqlite!.query("SELECT type, body FROM events ORDER BY rowid").all() as { type: string; body: string }[]
   return rows.filter((r) => type === undefined || r.type === type).map((r) => JSON.parse(r.body))
 }
 
 /** The message's parts as stored. */
 export function partsOf(h: Harness, messageId: string) {
-  return h.services.db
+  return h.services.sqlite!
     .query("SELECT part_index AS partIndex, wa_message_id AS waMessageId, media_url AS mediaUrl, status FROM message_parts WHERE message_id = ? ORDER BY part_index")
     .all(messageId) as { partIndex: number; waMessageId: string; mediaUrl: string | null; status: string }[]
 }
 
 export function sendJobCount(h: Harness): number {
-  return (h.services.db.query("SELECT COUNT(*) AS n FROM send_jobs").get() as { n: number }).n
+  return (h.services.sqlite!.query("SELECT COUNT(*) AS n FROM send_jobs").get() as { n: number }).n
 }
 
 /** A media fixture server in the domain's terms: URL → media, anything else fails to download. */

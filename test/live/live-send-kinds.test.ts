@@ -35,7 +35,7 @@ afterEach(() => h.close())
 function insertInbound(accountId: string, phoneId: string, waMessageId: string, from: string, groupId: string | null): string {
   const id = h.services.ctx.ids.newId("inmsg")
   const now = h.clock.nowMs()
-  h.services.db.run(
+  h.services.sqlite!.run(
     `INSERT INTO inbound_messages (id, account_id, env, seq, phone_id, wa_message_id, from_address, to_number, content, type, is_group, group_id, received_at_ms, created_at_ms)
      VALUES (?, ?, 'live', 1, ?, ?, ?, '+14155550100', 'is my order on its way?', 'text', ?, ?, ?, ?)`,
     [id, accountId, phoneId, waMessageId, from, groupId === null ? 0 : 1, groupId, now, now],

@@ -77,9 +77,9 @@ describe("live reactions", () => {
   test("our reactions are kept with the message beside the contacts' (the dashboard's timeline reads them); \"\" takes ours back", async () => {
     const { key, phone, id } = await sentMessage()
     expect((await react(key, id, "🙏")).status).toBe(200)
-    expect(listReactions(h.services.db, id)).toEqual([{ fromAddress: phone.phoneNumber, emoji: "🙏", atMs: h.clock.nowMs() }])
+    expect(listReactions(h.services.sqlite!, id)).toEqual([{ fromAddress: phone.phoneNumber, emoji: "🙏", atMs: h.clock.nowMs() }])
     expect((await react(key, id, "")).status).toBe(200)
-    expect(listReactions(h.services.db, id)).toEqual([])
+    expect(listReactions(h.services.sqlite!, id)).toEqual([])
   })
 
   test("a received message its sender deleted for everyone: 409, nothing sent", async () => {

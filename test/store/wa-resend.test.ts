@@ -42,7 +42,7 @@ describe("retention of stored WhatsApp messages", () => {
   afterEach(() => h.close())
   const store = (waMessageId: string, sentAtMs: number) =>
     h.services.ctx.store.write((q) => q.saveSentWaMessage({ phoneId: "ph_r", waMessageId, message: encode({ conversation: waMessageId }), sentAtMs }))
-  const kept = (waMessageId: string) => loadSentWaMessage(h.services.db, "ph_r", waMessageId) !== null
+  const kept = (waMessageId: string) => loadSentWaMessage(h.services.sqlite!, "ph_r", waMessageId) !== null
 
   test("by default a message is kept 7 days: passes run a minute after start, then every hour, and delete more than one batch", async () => {
     h = await createHarness()

@@ -231,7 +231,7 @@ describe("admin API: webhook endpoints and their secrets", () => {
     const keep = await addEndpoint(account.id, receiver.url("/keep"), { events: ["message.sent"] })
     await sendAndWaitForFirstAttempt(key, phone.phoneNumber, id)
     await waitForAttempts(h, deliveryRows(h, keep.id)[0]!.id, 1)
-    const count = (sql: string, arg: string) => (h.services.db.query(sql).get(arg) as { n: number }).n
+    const count = (sql: string, arg: string) => (h.services.sqlite!.query(sql).get(arg) as { n: number }).n
     const attemptsOf = (endpointId: string) =>
       count("SELECT COUNT(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = ?", endpointId)
     expect(attemptsOf(id)).toBe(1)

@@ -153,7 +153,7 @@ describe("hostile webhook receivers", () => {
     expect(attemptsDuringProbe).toBeGreaterThan(RECEIVERS * 20)
     expect(report.p99Ms).toBeLessThan(P99_LIMIT_MS)
 
-    const attempts = services.db
+    const attempts = services.sqlite!
       .query(
         `SELECT d.endpoint_id AS endpointId, a.status_code AS statusCode, a.error, a.latency_ms AS latencyMs, a.response_body AS responseBody
          FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id`,
@@ -186,5 +186,5 @@ describe("hostile webhook receivers", () => {
 })
 
 function countAttempts(): number {
-  return (services.db.query("SELECT COUNT(*) AS n FROM webhook_attempts").get() as { n: number }).n
+  return (services.sqlite!.query("SELECT COUNT(*) AS n FROM webhook_attempts").get() as { n: number }).n
 }

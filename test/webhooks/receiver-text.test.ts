@@ -68,7 +68,7 @@ function expectSafe(text: string | null | undefined): asserts text is string {
 describe("a receiver's text is bounded and escaped", () => {
   test("in the delivery log (error and body) and the delivery's lastError", async () => {
     const { deliveryId } = await oneFailedAttempt()
-    const attempt = h.services.db.query("SELECT status_code AS statusCode, error, response_body AS responseBody FROM webhook_attempts WHERE delivery_id = ?").get(deliveryId) as {
+    const attempt = h.services.sqlite!.query("SELECT status_code AS statusCode, error, response_body AS responseBody FROM webhook_attempts WHERE delivery_id = ?").get(deliveryId) as {
       statusCode: number
       error: string
       responseBody: string
@@ -80,7 +80,7 @@ describe("a receiver's text is bounded and escaped", () => {
     expectSafe(attempt.responseBody)
     expect(attempt.responseBody).toStartWith("\\x1b]0;pwned\\x07\\r\\n\\x00bbb")
     expect(attempt.responseBody).toEndWith("b…")
-    const [delivery] = deliveryRows(h, (h.services.db.query("SELECT endpoint_id AS e FROM webhook_deliveries WHERE id = ?").get(deliveryId) as { e: string }).e)
+    const [delivery] = deliveryRows(h, (h.services.sqlite!.query("SELECT endpoint_id AS e FROM webhook_deliveries WHERE id = ?").get(deliveryId) as { e: string }).e)
     expect(delivery!.lastError).toBe(attempt.error)
   })
 
@@ -95,8 +95,8 @@ describe("a receiver's text is bounded and escaped", () => {
   test("in the admin API and the dashboard, also for rows written before the bound existed", async () => {
     const { endpointId, deliveryId } = await oneFailedAttempt()
     // A row as an older version stored it: raw and long.
-    h.services.db.query("UPDATE webhook_attempts SET error = ?1, response_body = ?1 WHERE delivery_id = ?2").run(BODY, deliveryId)
-    h.services.db.query("UPDATE webhook_deliveries SET last_error = ? WHERE id = ?").run(BODY, deliveryId)
+    h.services.sqlite!.query("UPDATE webhook_attempts SET error = ?1, response_body = ?1 WHERE delivery_id = ?2").run(BODY, deliveryId)
+    h.services.sqlite!.query("UPDATE webhook_deliveries SET last_error = ? WHERE id = ?").run(BODY, deliveryId)
     const res = await h.request("GET", `/admin/v1/webhooks/${endpointId}/deliveries`, { key: await h.adminToken() })
     expect(res.status).toBe(200)
     const [view] = res.body.data.data

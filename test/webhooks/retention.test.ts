@@ -60,8 +60,8 @@ async function setUp(env: Record<string, string> = {}) {
   )
 }
 
-const count = (table: string) => (h.services.db.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n
-const exists = (eventId: string) => h.services.db.query("SELECT 1 FROM events WHERE id = ?").get(eventId) !== null
+const count = (table: string) => (h.services.sqlite!.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n
+const exists = (eventId: string) => h.services.sqlite!.query("SELECT 1 FROM events WHERE id = ?").get(eventId) !== null
 
 describe("webhook retention", () => {
   test("events older than the retention whose deliveries all ended go, with their deliveries and attempts; younger ones and ones still pending stay", async () => {
@@ -74,7 +74,7 @@ describe("webhook retention", () => {
     expect(await h.services.webhookRetention.prune()).toBe(1)
 
     expect([exists(oldDone), exists(oldPending), exists(young)]).toEqual([false, true, true])
-    expect(h.services.db.query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE event_id = ?").get(oldDone)).toEqual({ n: 0 })
+    expect(h.services.sqlite!.query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE event_id = ?").get(oldDone)).toEqual({ n: 0 })
     expect(count("webhook_deliveries")).toBe(3)
     expect(count("webhook_attempts")).toBe(3)
   })
