@@ -35,7 +35,9 @@ export function opsRoutes(deps: HttpDeps) {
       "/readyz",
       async ({ set }) => {
         try {
-          // An empty write proves the database is open and takes the write lock.
+          // A bounded ping answers even when the database hangs (PostgreSQL away); an empty write
+          // proves it is open and takes the write lock.
+          await deps.ctx.store.ping()
           await deps.ctx.store.write(async () => undefined)
           return { status: "ready" as const }
         } catch (err) {
