@@ -6,6 +6,7 @@ import {
   DEFAULT_HOST,
   DEFAULT_LOG_LEVEL,
   DEFAULT_MEDIA_CACHE_MB,
+  DEFAULT_NODE_MAX_PHONES,
   DEFAULT_MEDIA_MEMORY_MB,
   DEFAULT_PORT,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
@@ -69,6 +70,8 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
   "metrics-public": { value: "1|0", text: "serve /metrics without the admin token", default: "0" },
   "trusted-proxies": { value: "CIDR,…", text: "proxies whose X-Forwarded-For and X-Forwarded-Proto are believed", default: "none" },
   "database-url": { value: "URL", text: "PostgreSQL shared by several nodes (postgres://user:password@host:5432/db)", default: "none: SQLite in the data directory" },
+  "node-id": { value: "NAME", text: "this node's name among the nodes sharing a database (letters, digits, . - _)", default: "none: the host name" },
+  "node-max-phones": { value: "N", text: "the most phones this node holds when several share a database", default: String(DEFAULT_NODE_MAX_PHONES) },
 }
 
 /** The options of `serve`: one per server setting, each with its default and environment variable. */
