@@ -91,7 +91,6 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     onCallbackError: (err) => logger.error("post-commit work failed", { err }),
   })
   const { store } = opened
-  const changes = { version: () => store.changeVersion() }
   const scheduler = createScheduler(clock)
   const metrics = createAppMetrics()
   const ids = overrides.ids ?? ulidGenerator(clock)
@@ -102,7 +101,6 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     scheduler,
     metrics,
     fetch: overrides.fetch,
-    version: changes.version,
     config: {
       retryOffsetsMs: config.webhookRetryOffsetsMs,
       timeoutMs: config.webhookTimeoutMs,
@@ -116,8 +114,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     clock,
     ids,
     logger,
-    events: createOutbox({ ids, clock, onDeliveryCommitted: (delivery, event) => dispatcher.schedule(delivery, event), version: changes.version }),
-    changes,
+    events: createOutbox({ ids, clock, onDeliveryCommitted: (delivery, event) => dispatcher.schedule(delivery, event), version: () => store.changeVersion() }),
     principalCache: new Map(),
     config: {
       rateLimitPerMinute: config.rateLimitPerMinute,

@@ -100,7 +100,7 @@ export async function authenticateApiKey(ctx: DomainContext, presented: string):
   if (!KEY_PATTERN.test(presented)) return null
   const hash = sha256Hex(presented)
   const cache = ctx.principalCache
-  const version = ctx.changes.version()
+  const version = ctx.store.changeVersion()
   const nowMs = ctx.clock.nowMs()
   const cached = cache.get(hash)
   if (cached && cached.version === version) {

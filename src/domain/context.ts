@@ -2,7 +2,6 @@ import type { Clock } from "../lib/clock"
 import type { IdGenerator } from "../lib/ids"
 import type { Logger } from "../lib/logger"
 import type { CidrList } from "../lib/net-policy"
-import type { ChangeTracker } from "../store/change-tracker"
 import type { CachedPrincipal } from "./api-keys"
 import type { Store } from "../store/store"
 import type { EventOutbox } from "../webhooks/outbox"
@@ -29,11 +28,6 @@ export interface DomainContext {
   config: DomainConfig
   /** Records webhook events in the transaction of the change that caused them. */
   events: EventOutbox
-  /**
-   * Says when the hot-path caches (API keys, webhook subscriptions) may be stale. The domain only
-   * reads it: a write that changes their rows names its tables to the writer, which bumps it.
-   */
-  changes: Pick<ChangeTracker, "version">
   /** Authenticated keys by SHA-256, so a request costs no key lookup while nothing changed. */
   principalCache: Map<string, CachedPrincipal>
 }

@@ -1,7 +1,7 @@
 import type { StoreQueries } from "../store/store"
 import type { MessageEventName } from "../lib/vocabulary"
 import { type MessageRow } from "../store/messages"
-import type { WriteTx } from "../store/writer"
+import type { WriteTx } from "../store/store"
 import type { OutboxEvent } from "../webhooks/outbox"
 import type { DomainContext } from "./context"
 import { buildMessageEventData } from "./event-catalogue"

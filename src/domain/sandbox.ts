@@ -1,7 +1,7 @@
 import type { Scheduler } from "../lib/scheduler"
 import { type MessageRow } from "../store/messages"
 import type { StoreQueries } from "../store/store"
-import type { WriteTx } from "../store/writer"
+import type { WriteTx } from "../store/store"
 import type { DomainContext } from "./context"
 import type { MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
 import { bornFailed, bornSent, type StatusSignal, type Transition } from "./message-status"

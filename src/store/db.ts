@@ -32,22 +32,6 @@ export function openDatabase(path: string): Database {
   return db
 }
 
-/**
- * Runs `fn`'s reads in one read transaction, or in the transaction already open on this
- * connection (the writer's batch). Outside a transaction SQLite takes and drops its locks for
- * every statement, a few microseconds each that a hot path's many small reads can share.
- * `fn` must only read.
- */
-export function inReadTransaction<T>(db: Database, fn: () => T): T {
-  if (db.inTransaction) return fn()
-  db.run("BEGIN")
-  try {
-    return fn()
-  } finally {
-    db.run("COMMIT")
-  }
-}
-
 /** Raised when the database was written by a newer wagate than this one. */
 export class SchemaTooNewError extends Error {
   constructor(

@@ -32,7 +32,6 @@ export interface Writer {
 /** Work that joins every batch just before its commit; returns what to do if that commit fails. */
 export type BeforeCommit = (db: Database, tx: WriteTx) => (() => void) | void | Promise<(() => void) | void>
 
-export type { WriteTx }
 
 interface Pending {
   resolve: () => void

@@ -67,13 +67,11 @@ export function createDispatcher(deps: {
   scheduler: Scheduler
   metrics: AppMetrics
   config: DispatcherConfig
-  /** The database's change version: cached endpoints are valid while it stays the same. */
-  version: () => string
   fetch?: FetchLike
 }): Dispatcher {
   const { store, clock, scheduler, config } = deps
   const queue = createDeliveryQueue(config)
-  const endpoints = createEndpointCache(store, deps.version)
+  const endpoints = createEndpointCache(store, () => store.changeVersion())
   const signer = createSigner()
   const held = new Map<string, PendingDelivery>()
   const attempts = new Set<Promise<void>>()
@@ -110,13 +108,15 @@ export function createDispatcher(deps: {
     pump()
   }
 
+  /** A read of due deliveries failed: they are still pending in the database, and looked at again shortly. */
+  function retryLater(ids: readonly string[], err: unknown): void {
+    deps.logger.error("reading due webhook deliveries failed; they stay pending", { count: ids.length, err })
+    for (const id of ids) scheduler.schedule(SCHEDULER_KIND, id, clock.nowMs() + READ_RETRY_MS)
+  }
+
   // A backlog falls due in one tick: one statement for all of it.
   scheduler.on(SCHEDULER_KIND, (ids) => {
-    enqueueDue(ids).catch((err) => {
-      // Still pending in the database: looked at again shortly.
-      deps.logger.error("reading due webhook deliveries failed; they stay pending", { count: ids.length, err })
-      for (const id of ids) scheduler.schedule(SCHEDULER_KIND, id, clock.nowMs() + READ_RETRY_MS)
-    })
+    enqueueDue(ids).catch((err) => retryLater(ids, err))
   })
 
   /**
@@ -137,12 +137,8 @@ export function createDispatcher(deps: {
         startWave(wave)
       },
       (err) => {
-        // The rows stay pending in the database: they are tried again once it answers.
-        deps.logger.error("reading due webhook deliveries failed; they stay pending", { count: wave.length, err })
-        for (const queued of wave) {
-          queue.release(queued)
-          scheduler.schedule(SCHEDULER_KIND, queued.deliveryId, clock.nowMs() + READ_RETRY_MS)
-        }
+        for (const queued of wave) queue.release(queued)
+        retryLater(wave.map((queued) => queued.deliveryId), err)
       },
     )
   }
@@ -218,7 +214,7 @@ export function createDispatcher(deps: {
     async start() {
       started = true
       await loadPending()
-      externalChanges = watchExternalCommits(deps.version, clock, () => {
+      externalChanges = watchExternalCommits(() => store.changeVersion(), clock, () => {
         loadPending().catch((err) => deps.logger.error("reloading pending webhook deliveries failed", { err }))
       })
     },

@@ -3,7 +3,7 @@ import type { Clock } from "../lib/clock"
 import type { IdGenerator } from "../lib/ids"
 import { toIso } from "../lib/time"
 import type { Environment } from "../lib/vocabulary"
-import type { WriteTx } from "../store/writer"
+import type { WriteTx } from "../store/store"
 import { type DeliveryRow, type EndpointRow, type EventRow } from "../store/webhooks"
 import type { EventType } from "../lib/vocabulary"
 

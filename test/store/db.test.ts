@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { inReadTransaction, latestSchemaVersion, migrate, openDatabase, SchemaTooNewError, schemaVersion, type Database } from "../../src/store/db"
+import { latestSchemaVersion, migrate, openDatabase, SchemaTooNewError, schemaVersion, type Database } from "../../src/store/db"
 import { MIGRATIONS, type Migration } from "../../src/store/migrations"
 import { TEST_EPOCH_MS } from "../helpers/test-clock"
 
@@ -170,33 +170,5 @@ describe("openDatabase", () => {
     const cli = openDb(path)
     cli.run("INSERT INTO settings (key, value) VALUES ('k', 'v')")
     expect(server.query("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: "v" })
-  })
-})
-
-describe("inReadTransaction", () => {
-  test("runs the reads in one transaction of their own and closes it, even when they throw", () => {
-    const db = openDatabase(":memory:")
-    const seen = inReadTransaction(db, () => db.inTransaction)
-    expect(seen).toBe(true)
-    expect(db.inTransaction).toBe(false)
-    expect(() =>
-      inReadTransaction(db, () => {
-        throw new Error("read failed")
-      }),
-    ).toThrow("read failed")
-    expect(db.inTransaction).toBe(false)
-    db.close()
-  })
-
-  test("joins a transaction already open on the connection instead of ending it", () => {
-    const db = openDatabase(":memory:")
-    db.run("CREATE TABLE t (v INTEGER)")
-    db.run("BEGIN IMMEDIATE")
-    db.run("INSERT INTO t VALUES (1)")
-    const count = inReadTransaction(db, () => (db.query("SELECT COUNT(*) AS n FROM t").get() as { n: number }).n)
-    expect(count).toBe(1)
-    expect(db.inTransaction).toBe(true)
-    db.run("COMMIT")
-    db.close()
   })
 })
