@@ -31,6 +31,10 @@ import type { Logger } from "./lib/logger"
 import { toIso } from "./lib/time"
 import type { Database } from "./store/db"
 import { openStore } from "./store/open"
+import type { Store } from "./store/store"
+import type { NodeIdInUseError } from "./store/leases"
+import { leasedOwnership, soleOwnership, type PhoneOwnership } from "./domain/phone-ownership"
+import { randomBase62 } from "./lib/secrets"
 import { VERSION } from "./version"
 
 /** Everything a running wagate is made of, wired once. */
@@ -72,6 +76,36 @@ export interface ServiceOverrides {
    * waiting and the services stop. Without one the gate only bounds concurrency.
    */
   lagMonitor?: EventLoopLagMonitor
+  /** Lease timings of nodes sharing PostgreSQL (LEASE_DEFAULTS unless a test shortens them). */
+  leaseTimings?: { leaseMs?: number; renewEveryMs?: number; firstClaimDelayMs?: number }
+  /** What happens when another process took this node id over; the server exits. */
+  onNodeIdTaken?: (err: NodeIdInUseError) => void
+}
+
+/**
+ * Who owns which phone: the one process of a SQLite data directory owns them all; nodes sharing
+ * PostgreSQL hold leases (src/domain/phone-ownership.ts). Only `serve` starts it (services.start()),
+ * so a CLI command never registers a node or claims a phone.
+ */
+function phoneOwnership(config: Config, overrides: ServiceOverrides, store: Store): PhoneOwnership {
+  if (!store.sharedByNodes) return soleOwnership(store)
+  const { clock, logger } = overrides
+  return leasedOwnership({
+    store,
+    clock,
+    logger,
+    node: { nodeId: config.nodeId, instanceId: randomBase62(12) },
+    maxPhones: config.nodeMaxPhones,
+    ...overrides.leaseTimings,
+    onNodeIdTaken:
+      overrides.onNodeIdTaken ??
+      ((err) => {
+        // This process was paused past its lease and a new one took the node id over: it holds
+        // nothing any more and must not go on as a second instance of the node.
+        logger.error("another process took this node's id over; exiting", { node: config.nodeId, err })
+        process.exit(1)
+      }),
+  })
 }
 
 /** Webhook attempts in flight at once, in total and per endpoint (docs/webhooks.md § "Retries"). */
@@ -122,6 +156,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       sandboxReadMs: config.sandboxReadMs,
       outboundAllowCidrs: config.outboundAllowCidrs,
       adminToken: config.adminToken,
+      nodeId: config.nodeId,
     },
   }
   const limiter = createRateLimiter(clock)
@@ -129,6 +164,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
   const usage = createUsageRecorder(ctx)
   const sandbox = createSandboxScheduler(ctx, scheduler)
+  const ownership = phoneOwnership(config, overrides, store)
   const gateway =
     overrides.gateway ??
     createBaileysGateway({
@@ -139,6 +175,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       waVersion: config.waVersion,
       connectTimeoutMs: config.waConnectTimeoutMs,
       waResendRetentionDays: config.waResendRetentionDays,
+      fenceOf: (phoneId) => ownership.fenceOf(phoneId),
+      onFenceRefused: (phoneId) => ownership.refused(phoneId),
     })
   const lookups = createLiveLookups(clock)
   // The sessions and the send queue meet only here: the sessions write which phones are
@@ -162,9 +200,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     sendIntervalMs: config.sendIntervalMs,
     sendTimeoutMs: config.sendTimeoutMs,
     random: overrides.random,
+    owns: (phoneId) => ownership.owns(phoneId),
   })
   const receipts = createMessageReceipts({ ctx, settled: live.settled })
   const sessions = await createSessionManager({
+    ownership,
+    onAdopted: (phoneIds) => live.adopted(phoneIds),
     ctx,
     gateway,
     scheduler,
@@ -215,6 +256,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       stopped = true
       // Sessions may run without start() (pairing from the CLI): always close them.
       await sessions.stop()
+      await live.stop()
       overrides.lagMonitor?.stop()
       scheduler.stop()
       if (started) await dispatcher.stop()

@@ -159,12 +159,18 @@ export async function createConnectionLifecycle(deps: LifecycleDeps) {
     deps.lookups.forget(phoneId)
   }
 
-  /** Connects every phone that was online before (spread over the boot stagger), and marks pairings a restart cut short as unpaired. */
-  async function boot(): Promise<void> {
+  /**
+   * Takes up phones this process now owns (all of them at boot with one node; those a lease
+   * brought with several): connects every one that was online before, spread over the boot
+   * stagger, and marks pairings a restart cut short as unpaired.
+   */
+  async function adopt(phoneIds: readonly string[]): Promise<void> {
+    if (stopped) return
     const stayingOffline = await ctx.store.listPhonesStayingOffline()
     const paired: string[] = []
+    const adopted = new Set(phoneIds)
     for (const phone of await ctx.store.listAllPhones()) {
-      if (stayingOffline.has(phone.id)) continue
+      if (!adopted.has(phone.id) || stayingOffline.has(phone.id)) continue
       if ((await gateway.hasCredentials(phone.id))) {
         paired.push(phone.id)
       } else if (phone.connectionStatus !== "unpaired" && phone.connectionStatus !== "logged_out") {
@@ -203,7 +209,7 @@ export async function createConnectionLifecycle(deps: LifecycleDeps) {
     open,
     close,
     unlink,
-    boot,
+    adopt,
     /** Cancels the backoff of a phone about to be connected by hand. */
     cancelReconnect: (phoneId: string) => {
       scheduler.cancel(RECONNECT_KIND, phoneId)

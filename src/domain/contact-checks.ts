@@ -1,3 +1,4 @@
+import { noSessionError } from "./wa-targets"
 import { errors } from "../lib/errors"
 import { takeTokens, type BucketState } from "../lib/token-bucket"
 import type { Principal } from "./api-keys"
@@ -70,7 +71,7 @@ export function createContactChecker(deps: { ctx: DomainContext; lookups: LiveLo
         lookups = sandboxLookups
       } else {
         const session = phone.connectionStatus === "connected" ? links.sessionOf(phone.id) : null
-        if (session === null) throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
+        if (session === null) throw await noSessionError(ctx, phone, phone.id)
         source = session
         lookups = deps.lookups
       }

@@ -14,6 +14,8 @@ export interface DomainConfig {
   outboundAllowCidrs: CidrList
   /** WAGATE_ADMIN_TOKEN; when set it replaces the stored admin token. */
   adminToken: string | null
+  /** WAGATE_NODE_ID: this node's name among nodes sharing a database. */
+  nodeId: string
 }
 
 /**

@@ -1,3 +1,4 @@
+import { noSessionError } from "./wa-targets"
 import { AppError, errors } from "../lib/errors"
 import type { MediaCache } from "../lib/media-cache"
 import { boundedOutsideText } from "../lib/outside-text"
@@ -68,7 +69,7 @@ export async function inboundRowMediaFile(ctx: DomainContext, deps: InboundMedia
 async function connectedSession(ctx: DomainContext, links: PhoneLinks, phoneId: string): Promise<WhatsAppSession> {
   const phone = await ctx.store.findPhone(phoneId)
   const session = phone?.connectionStatus === "connected" ? links.sessionOf(phoneId) : null
-  if (!phone || !session) throw errors.phoneNotConnected(phone?.phoneNumber ?? phoneId, phone?.connectionStatus ?? "removed")
+  if (!phone || !session) throw await noSessionError(ctx, phone, phoneId)
   return session
 }
 

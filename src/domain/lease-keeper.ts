@@ -29,7 +29,7 @@ export const LEASE_DEFAULTS = {
 } as const
 
 /** What the keeper needs of the store. */
-export type LeaseKeeperStore = Pick<LeaseQueries, "registerNode" | "renewLeases" | "claimPhones" | "releaseNode" | "listNodes" | "countUnownedPhones">
+export type LeaseKeeperStore = Pick<LeaseQueries, "registerNode" | "renewLeases" | "claimPhones" | "claimPhone" | "releaseNode" | "listNodes" | "countUnownedPhones">
 
 export interface LeaseKeeperOptions {
   store: LeaseKeeperStore
@@ -58,6 +58,12 @@ export interface LeaseKeeper {
   start(): Promise<void>
   /** Stops ticking, reports every held phone lost, then releases them all. */
   stop(): Promise<void>
+  /**
+   * Claims one phone nobody holds, now, within the node's maximum (an operator pairs it on this
+   * node before a tick took it up); true when this node holds it after. Runs between ticks, so
+   * a renewal never mistakes it for lost. Reports nothing to onGained: the caller takes it up.
+   */
+  claimOne(phoneId: string): Promise<boolean>
   /** The fencing token of a phone this node holds, or null. */
   tokenOf(phoneId: string): number | null
   /** The phones this node holds, sorted. */
@@ -182,6 +188,21 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       await lose([...held.keys()])
       if (registered) await store.releaseNode(node, clock.nowMs())
       registered = false
+    },
+    claimOne(phoneId) {
+      const claimed = current.then(async () => {
+        if (held.has(phoneId)) return true
+        if (!registered || !running || held.size >= maxPhones) return false
+        const nowMs = clock.nowMs()
+        const lease = await store.claimPhone(node, phoneId, nowMs, leaseMs)
+        if (lease) held.set(lease.phoneId, lease)
+        return lease !== null
+      })
+      current = claimed.then(
+        () => undefined,
+        () => undefined,
+      )
+      return claimed
     },
     tokenOf: (phoneId) => held.get(phoneId)?.token ?? null,
     heldPhones: () => [...held.keys()].sort(),

@@ -31,8 +31,15 @@ const TIMEOUT_KIND = "send-timeout"
 export interface LiveSender extends PhoneLinkListener {
   /** Queues a live message in its own transaction: its parts and its job. */
   accept(q: StoreQueries, tx: WriteTx, message: MessageRow): Promise<void>
-  /** Starts the send timeout of every phone with stored jobs; each connect cancels its own. */
+  /**
+   * Starts listening for jobs queued on any node and the send timeout of every owned phone with
+   * stored jobs; each connect cancels its own.
+   */
   start(): Promise<void>
+  /** Phones this node has just come to own: their stored jobs are its to send, or to time out. */
+  adopted(phoneIds: readonly string[]): Promise<void>
+  /** Stops listening. */
+  stop(): Promise<void>
   /** The message left `pending`: its parts need no re-send on the next connect. */
   settled(phoneId: string, messageId: string): void
 }
@@ -48,8 +55,12 @@ export function createLiveSender(deps: {
   sendIntervalMs: number
   sendTimeoutMs: number
   random?: () => number
+  /** Whether this process owns the phone (several nodes: it holds its lease); every phone by default. */
+  owns?: (phoneId: string) => boolean
 }): LiveSender {
   const { ctx, scheduler, links } = deps
+  const owns = deps.owns ?? (() => true)
+  let unlisten: (() => Promise<void>) | null = null
   const random = deps.random ?? Math.random
   const busy = new Set<string>()
   /** Jobs handed to WhatsApp by this process since the phone's last connect, waiting for acks. */
@@ -63,7 +74,8 @@ export function createLiveSender(deps: {
   scheduler.on(PACE_KIND, (phoneIds) => phoneIds.forEach(wake))
   scheduler.on(TIMEOUT_KIND, (phoneIds) => {
     for (const phoneId of phoneIds) {
-      if (links.sessionOf(phoneId)) continue
+      // Another node owns the phone now: its jobs are that node's to send or to time out.
+      if (links.sessionOf(phoneId) || !owns(phoneId)) continue
       void failAllJobs(phoneId, "send_timeout", `The phone stayed disconnected for more than ${deps.sendTimeoutMs} ms`)
     }
   })
@@ -181,18 +193,35 @@ export function createLiveSender(deps: {
     handedOver.delete(phoneId)
   }
 
+  /** Wakes every connected phone with jobs. */
+  async function rescan(): Promise<void> {
+    for (const phoneId of await ctx.store.listPhonesWithJobs()) if (links.sessionOf(phoneId)) wake(phoneId)
+  }
+
   const sender: LiveSender = {
     async accept(q, tx, message) {
       await insertNewParts(q, message)
       await q.insertSendJob({ messageId: message.id, phoneId: message.phoneId, createdAtMs: message.createdAtMs })
-      tx.afterCommit(() => wake(message.phoneId))
+      // Whichever node holds the phone hears it, this one included, once the job is committed.
+      tx.notify("send_jobs", message.phoneId)
     },
     async start() {
       started = true
-      for (const phoneId of await ctx.store.listPhonesWithJobs()) {
+      // A signal lost while the listening connection was down is made up for by a rescan.
+      unlisten = await ctx.store.listen("send_jobs", wake, () => void rescan().catch((err) => ctx.logger.error("rescanning queued sends failed", { err })))
+      await sender.adopted(await ctx.store.listPhonesWithJobs())
+    },
+    async adopted(phoneIds) {
+      const withJobs = new Set(await ctx.store.listPhonesWithJobs())
+      for (const phoneId of phoneIds) {
+        if (!withJobs.has(phoneId) || !owns(phoneId)) continue
         if (links.sessionOf(phoneId)) wake(phoneId)
         else scheduler.schedule(TIMEOUT_KIND, phoneId, ctx.clock.nowMs() + deps.sendTimeoutMs)
       }
+    },
+    async stop() {
+      await unlisten?.()
+      unlisten = null
     },
     settled: (phoneId, messageId) => void handedOver.get(phoneId)?.delete(messageId),
     connected(phoneId) {

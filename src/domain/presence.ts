@@ -1,3 +1,4 @@
+import { noSessionError } from "./wa-targets"
 import { errors } from "../lib/errors"
 import { isGroupJid, isLidJid } from "../lib/formats"
 import type { PresenceState } from "../lib/vocabulary"
@@ -27,7 +28,7 @@ export async function sendPresence(
   const phone = await resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
   if (principal.env === "test") return
   const session = phone.connectionStatus === "connected" ? deps.links.sessionOf(phone.id) : null
-  if (session === null) throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
+  if (session === null) throw await noSessionError(ctx, phone, phone.id)
   let jid: string | null
   try {
     jid = isGroupJid(cmd.to) || isLidJid(cmd.to) ? cmd.to : await deps.lookups.recipientJid(phone.id, session, cmd.to)

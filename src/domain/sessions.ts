@@ -1,3 +1,4 @@
+import { leaseHolder, noSessionError } from "./wa-targets"
 import { errors } from "../lib/errors"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import { type PhoneRow } from "../store/phones"
@@ -6,6 +7,7 @@ import { lastErrorOf, type LastError } from "./connection-errors"
 import { createConnectionLifecycle, type LifecycleDeps, type Runtime } from "./connection-lifecycle"
 import type { Group } from "./groups"
 import { canPost } from "./live-lookups"
+import type { PhoneOwnership } from "./phone-ownership"
 import { restorePhoneStatus } from "./phone-status"
 
 export { RECONNECT_MAX_MS, RECONNECT_MIN_MS } from "./connection-lifecycle"
@@ -66,9 +68,15 @@ function stateOf(phone: PhoneRow, rt: Runtime | undefined): PairingState {
   }
 }
 
-/** The manager is built from what its lifecycle needs, less the listener it supplies itself. */
-export async function createSessionManager(deps: Omit<LifecycleDeps, "notify">): Promise<SessionManager> {
-  const { ctx, gateway, links } = deps
+/** The manager is built from what its lifecycle needs, less the listener it supplies itself, and the phones this process owns. */
+export async function createSessionManager(
+  deps: Omit<LifecycleDeps, "notify"> & {
+    ownership: PhoneOwnership
+    /** Called after the sessions took up phones this process came to own (the send queue takes up their jobs). */
+    onAdopted?: (phoneIds: string[]) => Promise<void>
+  },
+): Promise<SessionManager> {
+  const { ctx, gateway, links, ownership } = deps
   const perPhone = new Map<string, Set<(state: PairingState) => void>>()
   const everyPhone = new Set<(phone: PhoneRow, state: PairingState) => void>()
 
@@ -83,14 +91,38 @@ export async function createSessionManager(deps: Omit<LifecycleDeps, "notify">):
 
   const lifecycle = await createConnectionLifecycle({ ...deps, notify })
 
-  async function requirePhone(phoneId: string): Promise<PhoneRow> {
+  /**
+   * The phone, when this process may act on its socket: with several nodes, the node that holds
+   * its lease (docs/operations.md § "Running several nodes"). `unheld: "allow"` lets a request
+   * through when no node holds the phone, for changes that need no socket.
+   */
+  async function requirePhone(phoneId: string, unheld: "allow" | "refuse" = "refuse"): Promise<PhoneRow> {
     const phone = await ctx.store.findPhone(phoneId)
     if (!phone) throw errors.phoneNotFound(phoneId)
-    return phone
+    if (ownership.owns(phoneId) || (await ownership.claim(phoneId))) return phone
+    const holder = await leaseHolder(ctx, phoneId)
+    if (holder === null && unheld === "allow") return phone
+    throw errors.phoneOnOtherNode(phone.phoneNumber, holder)
+  }
+
+  /** Closes the sockets of phones another node owns now; that node writes their status. */
+  async function release(phoneIds: readonly string[]): Promise<void> {
+    for (const phoneId of phoneIds) {
+      const wasConnected = links.sessionOf(phoneId) !== null
+      await lifecycle.close(phoneId)
+      if (wasConnected) links.disconnected(phoneId)
+    }
   }
 
   return {
-    start: () => lifecycle.boot(),
+    start: () =>
+      ownership.start({
+        gained: async (phoneIds) => {
+          await lifecycle.adopt(phoneIds)
+          await deps.onAdopted?.(phoneIds)
+        },
+        lost: release,
+      }),
     async connect(phoneId, method) {
       const phone = await requirePhone(phoneId)
       const rt = lifecycle.runtime(phoneId)
@@ -107,7 +139,7 @@ export async function createSessionManager(deps: Omit<LifecycleDeps, "notify">):
       return stateOf(await ctx.store.findPhone(phoneId) ?? phone, rt)
     },
     async disconnect(phoneId) {
-      await requirePhone(phoneId)
+      await requirePhone(phoneId, "allow")
       const wasConnected = links.sessionOf(phoneId) !== null
       await lifecycle.close(phoneId)
       if (wasConnected) links.disconnected(phoneId)
@@ -128,13 +160,14 @@ export async function createSessionManager(deps: Omit<LifecycleDeps, "notify">):
       return (await ctx.store.findPhone(phoneId))!
     },
     async logout(phoneId) {
-      const phone = await requirePhone(phoneId)
+      const phone = await requirePhone(phoneId, "allow")
       await lifecycle.unlink(phoneId)
       if (phone.connectionStatus !== "unpaired") await lifecycle.setStatus(phoneId, "logged_out", { reason: "logged_out_by_operator", willReconnect: false })
       await links.gone(phoneId)
       return (await ctx.store.findPhone(phoneId))!
     },
     async forget(phoneId) {
+      await requirePhone(phoneId, "allow")
       await lifecycle.unlink(phoneId)
       await links.gone(phoneId)
       lifecycle.drop(phoneId)
@@ -157,7 +190,7 @@ export async function createSessionManager(deps: Omit<LifecycleDeps, "notify">):
     sessionOf: (phoneId) => links.sessionOf(phoneId),
     async liveGroups(phone) {
       const session = links.sessionOf(phone.id)
-      if (!session) throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
+      if (!session) throw await noSessionError(ctx, phone, phone.id)
       const groups = await deps.lookups.groups(phone.id, session)
       return groups.filter(canPost).map((g) => ({ id: g.id, name: g.name, isCommunityAnnounce: g.announcementOnly }))
     },
@@ -168,6 +201,8 @@ export async function createSessionManager(deps: Omit<LifecycleDeps, "notify">):
       await Promise.all(connected.map((phoneId) => lifecycle.setStatus(phoneId, "disconnected", { reason: "server_stopped", willReconnect: true })))
       lifecycle.markStopped()
       await Promise.all(lifecycle.phones().map((phoneId) => lifecycle.close(phoneId)))
+      // Only now, with every socket closed, may another node open them.
+      await ownership.stop()
     },
   }
 }

@@ -1,5 +1,6 @@
 import type { StoreQueries } from "../store/store"
-import { errors } from "../lib/errors"
+import { errors, type AppError } from "../lib/errors"
+import type { PhoneRow } from "../store/phones"
 import { isGroupJid, isLidJid } from "../lib/formats"
 import type { InboundRow } from "../store/inbound"
 import type { MessageRow } from "../store/messages"
@@ -24,12 +25,31 @@ export interface LiveActionDeps {
 /** Media kinds WhatsApp shows a caption under (the same rule as outbound-parts.ts). */
 const CAPTIONABLE: ReadonlySet<string> = new Set(["image", "video", "document"])
 
-/** The connected session of a message's phone, or 400 when the phone is not connected. */
+/** The connected session of a message's phone, or the error `noSessionError` says. */
 export async function connectedSession(ctx: DomainContext, links: PhoneLinks, phoneId: string): Promise<WhatsAppSession> {
   const phone = await ctx.store.findPhone(phoneId)
   const session = phone?.connectionStatus === "connected" ? links.sessionOf(phoneId) : null
-  if (!phone || session === null) throw errors.phoneNotConnected(phone?.phoneNumber ?? phoneId, phone?.connectionStatus ?? "unknown")
+  if (!phone || session === null) throw await noSessionError(ctx, phone, phoneId)
   return session
+}
+
+/** The node whose unexpired lease holds the phone, or null (one node, or nobody holds it). */
+export async function leaseHolder(ctx: DomainContext, phoneId: string): Promise<string | null> {
+  const nowMs = ctx.clock.nowMs()
+  return (await ctx.store.listPhoneLeases()).find((l) => l.phoneId === phoneId && l.nodeId !== null && l.expiresAtMs > nowMs)?.nodeId ?? null
+}
+
+/**
+ * The error for a request that needs the phone's socket when this process has none: 400 not
+ * connected, or, with several nodes, 409 naming the node the phone is connected through
+ * (docs/operations.md § "Running several nodes").
+ */
+export async function noSessionError(ctx: DomainContext, phone: PhoneRow | null, phoneId: string): Promise<AppError> {
+  if (phone?.connectionStatus === "connected") {
+    const holder = await leaseHolder(ctx, phoneId)
+    if (holder !== null && holder !== ctx.config.nodeId) return errors.phoneOnOtherNode(phone.phoneNumber, holder)
+  }
+  return errors.phoneNotConnected(phone?.phoneNumber ?? phoneId, phone?.connectionStatus ?? "unknown")
 }
 
 /** A JID for an address as wagate stores it: E.164 becomes `<digits>@s.whatsapp.net`, a JID stays. */

@@ -84,6 +84,14 @@ export const errors = {
     new AppError("bad_request", ["idempotencyKey was already used with different parameters"]),
   accountNotFound: (id: string) => new AppError("not_found", [`Account ${id} not found`]),
   apiKeyNotFound: (id: string) => new AppError("not_found", [`API key ${id} not found`]),
+  /**
+   * Several nodes share the database and another one holds the phone, whose socket the request
+   * needs (docs/operations.md § "Running several nodes").
+   */
+  phoneOnOtherNode: (e164: string, nodeId: string | null) =>
+    nodeId === null
+      ? new AppError("conflict", [`No node holds phone ${e164} yet: nodes claim new phones within seconds; retry shortly`], { retryAfterSeconds: 5 })
+      : new AppError("conflict", [`Phone ${e164} is held by node "${nodeId}": send this request to that node`]),
   phoneAlreadyExists: (e164: string) => new AppError("conflict", [`Phone ${e164} already exists`]),
   webhookNotFound: (id: string) => new AppError("not_found", [`Webhook endpoint ${id} not found`]),
   deliveryNotFound: (id: string) => new AppError("not_found", [`Delivery ${id} not found`]),

@@ -58,6 +58,19 @@ export function claimPhones(db: Database, node: NodeIdentity, limit: number, now
   return rows.sort(byPhoneId)
 }
 
+const CLAIM_ONE = `INSERT INTO phone_leases (phone_id, node_id, token, acquired_at_ms, expires_at_ms)
+  SELECT p.id, $nodeId, 1, $nowMs, $expiresAtMs FROM phones p WHERE p.id = $phoneId
+  ON CONFLICT (phone_id) DO UPDATE SET node_id = excluded.node_id, token = phone_leases.token + 1,
+    acquired_at_ms = excluded.acquired_at_ms, expires_at_ms = excluded.expires_at_ms
+  WHERE phone_leases.node_id IS NULL OR phone_leases.expires_at_ms <= $nowMs
+  RETURNING phone_id AS phoneId, token, expires_at_ms AS expiresAtMs`
+
+/** Claims one phone when nobody holds it (leases.ts). */
+export function claimPhone(db: Database, node: NodeIdentity, phoneId: string, nowMs: number, leaseMs: number): HeldLease | null {
+  if (!db.query(REGISTERED).get({ nodeId: node.nodeId, instanceId: node.instanceId })) return null
+  return db.query<HeldLease, Record<string, string | number>>(CLAIM_ONE).get({ nodeId: node.nodeId, phoneId, nowMs, expiresAtMs: nowMs + leaseMs })
+}
+
 const MARK_STOPPING = "UPDATE nodes SET stopping = 1, heartbeat_at_ms = $nowMs WHERE node_id = $nodeId AND instance_id = $instanceId RETURNING node_id"
 
 /** Releases the node's leases and marks it stopping (leases.ts). */

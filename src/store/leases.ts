@@ -40,6 +40,12 @@ export interface HeldLease {
   expiresAtMs: number
 }
 
+/** What a fenced write proves: the node held the phone's lease with this token (LeaseQueries.assertLease). */
+export interface LeaseFence {
+  nodeId: string
+  token: number
+}
+
 /** What a heartbeat found. */
 export interface RenewResult {
   /**
@@ -95,6 +101,12 @@ export interface LeaseQueries {
    * claim has locked). Claims nothing for an instance that is not the registered one.
    */
   claimPhones(node: NodeIdentity, limit: number, nowMs: number, leaseMs: number): Promise<HeldLease[]>
+  /**
+   * Claims one phone, when nobody holds it (no owner, or its lease expired), with its token
+   * bumped; null when another node holds it or this instance is not the registered one. For a
+   * phone an operator is pairing on this node before any claim tick took it up.
+   */
+  claimPhone(node: NodeIdentity, phoneId: string, nowMs: number, leaseMs: number): Promise<HeldLease | null>
   /** Releases every lease of the node at once (hand-over at shutdown) and marks it stopping; returns how many. */
   releaseNode(node: NodeIdentity, nowMs: number): Promise<number>
   /**

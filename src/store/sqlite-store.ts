@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { ChangeTracker } from "./change-tracker"
-import type { Writer } from "./writer"
-import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, WebhooksQueries, Store } from "./store"
+import type { Writer, WriteTx as WriterTx } from "./writer"
+import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "./store"
 
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
@@ -92,6 +92,7 @@ function leaseQueries(db: Database): LeaseQueries {
     registerNode: async (registration) => leases.registerNode(db, registration),
     renewLeases: async (node, nowMs, leaseMs) => leases.renewLeases(db, node, nowMs, leaseMs),
     claimPhones: async (node, limit, nowMs, leaseMs) => leases.claimPhones(db, node, limit, nowMs, leaseMs),
+    claimPhone: async (node, phoneId, nowMs, leaseMs) => leases.claimPhone(db, node, phoneId, nowMs, leaseMs),
     releaseNode: async (node, nowMs) => leases.releaseNode(db, node, nowMs),
     assertLease: async (phoneId, nodeId, token, nowMs) => leases.assertLease(db, phoneId, nodeId, token, nowMs),
     listNodes: async (nowMs) => leases.listNodes(db, nowMs),
@@ -250,11 +251,24 @@ export function sqliteQueries(db: Database): StoreQueries {
 export function createSqliteStore(deps: { db: Database; writer: Writer; changes: ChangeTracker }): Store {
   const { db, writer, changes } = deps
   const queries = sqliteQueries(db)
+  // One process has the file, so a signal reaches only this process's listeners, after the commit.
+  const listeners = new Map<SignalChannel, Set<(payload: string) => void>>()
+  const signalling = (tx: WriterTx): WriteTx => ({
+    afterCommit: (fn) => tx.afterCommit(fn),
+    notify: (channel, payload) => tx.afterCommit(() => listeners.get(channel)?.forEach((listener) => listener(payload))),
+  })
   return {
     ...queries,
     kind: "sqlite",
-    write: (fn, options) => writer.write((_db, tx) => fn(queries, tx), options),
-    beforeCommit: (fn) => writer.beforeCommit((_db, tx) => fn(queries, tx)),
+    sharedByNodes: false,
+    write: (fn, options) => writer.write((_db, tx) => fn(queries, signalling(tx)), options),
+    beforeCommit: (fn) => writer.beforeCommit((_db, tx) => fn(queries, signalling(tx))),
+    async listen(channel, onSignal) {
+      let set = listeners.get(channel)
+      if (!set) listeners.set(channel, (set = new Set()))
+      set.add(onSignal)
+      return async () => void set.delete(onSignal)
+    },
     flush: () => writer.flush(),
     changeVersion: () => changes.version(),
     ping: async () => void db.query("SELECT 1").get(),

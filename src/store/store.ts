@@ -389,7 +389,19 @@ export interface WriteTx {
    * in-memory work, such as scheduling a timer, about rows that must be durable first.
    */
   afterCommit(fn: () => void): void
+  /**
+   * Sends `payload` on `channel` once the transaction commits (never if it rolls back), to every
+   * listener of every node on the database, this process's included (`Store.listen`).
+   */
+  notify(channel: SignalChannel, payload: string): void
 }
+
+/**
+ * The channels of signals between nodes: `send_jobs` carries the id of a phone that has a new
+ * live send queued, so that whichever node holds the phone sends it (docs/architecture.md §
+ * "Nodes and leases").
+ */
+export type SignalChannel = "send_jobs"
 
 /**
  * A write's body: its statements go through `q`, which is bound to the write's transaction. It
@@ -424,6 +436,19 @@ export interface Store extends StoreQueries {
   flush(): Promise<void>
   /** A token that differs whenever cached rows (CachedTable) may have changed, here or on another node. */
   changeVersion(): string
+  /**
+   * Whether several processes may use this database at once: false for the SQLite file (the data
+   * directory's lock gives it to one process), true for PostgreSQL. The composition root picks,
+   * by this, what one node may keep to itself (phone ownership, rate-limit buckets).
+   */
+  readonly sharedByNodes: boolean
+  /**
+   * Calls `onSignal` with the payload of every committed `tx.notify` on `channel`, from any node.
+   * Signals are a hint, not a queue: one sent while this node's listening connection is down is
+   * lost, so `onResubscribed` runs whenever the listening is (re)established and the caller
+   * rescans what it may have missed. Resolves with the unsubscribe once listening.
+   */
+  listen(channel: SignalChannel, onSignal: (payload: string) => void, onResubscribed?: () => void): Promise<() => Promise<void>>
   /** Resolves when the database answers a trivial query; rejects when it is unreachable (`/readyz`). */
   ping(): Promise<void>
   /** Commits what is pending and closes the connections. */

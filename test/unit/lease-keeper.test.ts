@@ -44,6 +44,7 @@ function keeperOn(store: LeaseQueries, nodeId: string, options: Partial<LeaseKee
     registerNode: guard(store.registerNode),
     renewLeases: guard((...args: Parameters<LeaseQueries["renewLeases"]>) => (renewals++, store.renewLeases(...args))),
     claimPhones: guard(store.claimPhones),
+    claimPhone: guard(store.claimPhone),
     releaseNode: guard(store.releaseNode),
     listNodes: guard(store.listNodes),
     countUnownedPhones: guard(store.countUnownedPhones),
@@ -174,6 +175,29 @@ describe("lease keeper", () => {
     await a.advance(RENEW_MS)
     expect(a.gained).toEqual([ids, ids])
     expect(a.keeper.tokenOf(ids[0]!)).toBe(2)
+    await a.keeper.stop()
+  })
+
+  test("claimOne takes a free phone between ticks, within the maximum, and the next renewal keeps it", async () => {
+    const { w, store, ids } = await world(3)
+    const a = keeperOn(store, "node-a", { maxPhones: 2, firstClaimDelayMs: 60_000 })
+    await a.keeper.start()
+    expect(a.keeper.heldPhones()).toEqual([])
+    expect(await a.keeper.claimOne(ids[1]!)).toBe(true)
+    expect(await a.keeper.claimOne(ids[1]!)).toBe(true)
+    expect(await a.keeper.claimOne(ids[0]!)).toBe(true)
+    // At its maximum: no more.
+    expect(await a.keeper.claimOne(ids[2]!)).toBe(false)
+    await a.advance(5_000)
+    expect(a.keeper.heldPhones()).toEqual([ids[0]!, ids[1]!].sort())
+    expect(a.lost).toEqual([])
+    // Claimed by hand, so not reported gained: the caller took them up.
+    expect(a.gained).toEqual([])
+    const other = await w.node()
+    const b = keeperOn(other, "node-b")
+    await b.keeper.start()
+    expect(await b.keeper.claimOne(ids[0]!)).toBe(false)
+    await b.keeper.stop()
     await a.keeper.stop()
   })
 

@@ -177,14 +177,14 @@ describe("the outbox", () => {
 
     await expect(
       writer.write(async (w, tx) => {
-        await outbox.record(storeOver(w), tx, event)
+        await outbox.record(storeOver(w), { ...tx, notify: () => {} }, event)
         throw new Error("the state change failed")
       }),
     ).rejects.toThrow("the state change failed")
     const count = (table: string) => (db.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n
     expect([count("events"), count("webhook_deliveries"), scheduled.length]).toEqual([0, 0, 0])
 
-    await writer.write((w, tx) => outbox.record(storeOver(w), tx, event))
+    await writer.write((w, tx) => outbox.record(storeOver(w), { ...tx, notify: () => {} }, event))
     expect([count("events"), count("webhook_deliveries"), scheduled.length]).toEqual([1, 1, 1])
     const stored = db.query("SELECT body FROM events").get() as { body: string }
     expect(JSON.parse(stored.body)).toEqual({ event: "message.sent", timestamp: "2026-01-05T00:00:00.000Z", data: { a: 1 } })

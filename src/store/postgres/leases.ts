@@ -56,6 +56,12 @@ const CLAIM = `WITH me AS (
   FROM candidates c WHERE l.phone_id = c.phone_id AND (l.node_id IS NULL OR l.expires_at_ms <= $3::int8)
   RETURNING l.phone_id AS "phoneId", l.token, l.expires_at_ms AS "expiresAtMs"`
 
+// The WHERE is evaluated again on the locked row, so of two nodes claiming at once one wins.
+const CLAIM_ONE = `UPDATE phone_leases l SET node_id = $1, token = l.token + 1, acquired_at_ms = $3::int8, expires_at_ms = $4::int8
+  WHERE l.phone_id = $5 AND (l.node_id IS NULL OR l.expires_at_ms <= $3::int8)
+    AND EXISTS (SELECT 1 FROM nodes WHERE node_id = $1 AND instance_id = $2 AND NOT stopping)
+  RETURNING l.phone_id AS "phoneId", l.token, l.expires_at_ms AS "expiresAtMs"`
+
 const RELEASE = `WITH stop AS (
     UPDATE nodes SET stopping = true, heartbeat_at_ms = $3::int8 WHERE node_id = $1 AND instance_id = $2 RETURNING node_id
   ), freed AS (
@@ -99,6 +105,10 @@ export function pgLeaseQueries(sql: SQL): LeaseQueries {
       if (limit <= 0) return []
       const rows = await sql.unsafe(CLAIM, [node.nodeId, node.instanceId, nowMs, nowMs + leaseMs, limit])
       return (rows.map(held) as HeldLease[]).sort((a, b) => (a.phoneId < b.phoneId ? -1 : a.phoneId > b.phoneId ? 1 : 0))
+    },
+    async claimPhone(node, phoneId, nowMs, leaseMs) {
+      const [row] = await sql.unsafe(CLAIM_ONE, [node.nodeId, node.instanceId, nowMs, nowMs + leaseMs, phoneId])
+      return row ? (held(row) as HeldLease) : null
     },
     async releaseNode(node, nowMs) {
       const [row] = await sql.unsafe(RELEASE, [node.nodeId, node.instanceId, nowMs])

@@ -1,5 +1,5 @@
 import type { SQL, TransactionSQL } from "bun"
-import type { Store, StoreQueries, WriteOptions, WriteTx } from "../store"
+import type { SignalChannel, Store, StoreQueries, WriteOptions, WriteTx } from "../store"
 import { queriesOn, type PgQueries } from "./queries"
 import { checkPostgresSchema, connectPostgres } from "./start-checks"
 
@@ -17,6 +17,9 @@ import { checkPostgresSchema, connectPostgres } from "./start-checks"
 
 /** The channel of cache invalidations; the payload names the changed tables, comma-separated. */
 export const CHANGES_CHANNEL = "wagate_changes"
+
+/** The PostgreSQL channel of a signal channel of the seam. */
+const signalChannelName = (channel: SignalChannel) => `wagate_${channel}`
 
 /** How long ping() waits for `SELECT 1` before it calls the database unreachable. */
 export const DEFAULT_PING_TIMEOUT_MS = 2_000
@@ -80,12 +83,12 @@ export async function createPostgresStore(sql: SQL, options: PostgresStoreOption
   const subscription = await sql.listen(CHANGES_CHANNEL, bump, bump)
 
   /** Runs every hook in its own savepoint of `tx`; a hook that throws is rolled back and reported. */
-  async function runHooks(tx: TransactionSQL): Promise<RanHook[]> {
+  async function runHooks(tx: TransactionSQL, writeTx: WriteTx): Promise<RanHook[]> {
     const ran: RanHook[] = []
     for (const hook of hooks) {
       const afterCommit: (() => void)[] = []
       try {
-        const onFailure = await tx.savepoint((sp) => hook(queriesOn(sp), { afterCommit: (cb) => void afterCommit.push(cb) }))
+        const onFailure = await tx.savepoint((sp) => hook(queriesOn(sp), { afterCommit: (cb) => void afterCommit.push(cb), notify: writeTx.notify }))
         ran.push({ afterCommit, onFailure: (err) => (onFailure ? onFailure() : onCallbackError(err)) })
       } catch (err) {
         onCallbackError(err)
@@ -106,15 +109,29 @@ export async function createPostgresStore(sql: SQL, options: PostgresStoreOption
   }
 
   /** Runs `body` and then the hooks in one transaction; after COMMIT, the after-commit work. */
-  async function transact<T>(body: (tx: TransactionSQL, afterCommit: (() => void)[]) => Promise<T>, changed: WriteOptions["changed"]): Promise<T> {
+  async function transact<T>(body: (tx: TransactionSQL, writeTx: WriteTx) => Promise<T>, changed: WriteOptions["changed"]): Promise<T> {
     const afterCommit: (() => void)[] = []
+    const signals = new Map<string, Set<string>>()
+    const writeTx: WriteTx = {
+      afterCommit: (cb) => void afterCommit.push(cb),
+      notify: (channel, payload) => {
+        const channelName = signalChannelName(channel)
+        let payloads = signals.get(channelName)
+        if (!payloads) signals.set(channelName, (payloads = new Set()))
+        payloads.add(payload)
+      },
+    }
     let ran: RanHook[] = []
     let result: T
     try {
       result = await sql.begin(async (tx) => {
-        const value = await body(tx, afterCommit)
-        ran = await runHooks(tx)
+        const value = await body(tx, writeTx)
+        ran = await runHooks(tx, writeTx)
         if (changed?.length) await tx`SELECT pg_notify(${CHANGES_CHANNEL}, ${changed.join(",")})`
+        // PostgreSQL delivers them at COMMIT, and only if it commits.
+        for (const [channelName, payloads] of signals) {
+          for (const payload of payloads) await tx`SELECT pg_notify(${channelName}, ${payload})`
+        }
         return value
       })
     } catch (err) {
@@ -136,8 +153,14 @@ export async function createPostgresStore(sql: SQL, options: PostgresStoreOption
 
   const control = {
     kind: "postgres" as const,
+    sharedByNodes: true,
     write: <T>(fn: (q: PgQueries, tx: WriteTx) => Promise<T>, writeOptions?: WriteOptions): Promise<T> =>
-      transact((tx, afterCommit) => fn(queriesOn(tx), { afterCommit: (cb) => void afterCommit.push(cb) }), writeOptions?.changed),
+      transact((tx, writeTx) => fn(queriesOn(tx), writeTx), writeOptions?.changed),
+    async listen(channel: SignalChannel, onSignal: (payload: string) => void, onResubscribed?: () => void) {
+      // Every registration shares the pool's one listening connection (Bun's SQL.listen).
+      const registration = await sql.listen(signalChannelName(channel), onSignal, onResubscribed)
+      return () => registration.unlisten()
+    },
     beforeCommit: (fn: Hook) => void hooks.push(fn),
     flush: async () => {
       if (hooks.length > 0) await transact(async () => undefined, undefined)

@@ -1,6 +1,7 @@
 import type { AuthenticationCreds, AuthenticationState, SignalDataSet, SignalDataTypeMap, SignalKeyStore } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
 import { decodeAuthValue, encodeAuthValue } from "./auth-codec"
+import { LeaseLostError, type LeaseFence } from "../../store/leases"
 import { type WaKeyChange } from "../../store/wa-auth"
 import type { Store, StoreQueries } from "../../store/store"
 
@@ -23,6 +24,14 @@ export const KEY_WRITE_CHUNK = 400
 export interface AuthStateDeps {
   store: Store
   clock: Clock
+  /**
+   * What every write must prove, in its own transaction, when several nodes share the database
+   * (docs/architecture.md § "Nodes and leases"): the lease this node held on the phone when the
+   * socket opened. Null when one process owns every phone.
+   */
+  fence?: LeaseFence | null
+  /** A write was refused because the fence no longer holds: another node owns the phone now. */
+  onFenceRefused?: () => void
 }
 
 /** A phone's Baileys auth state and the way to persist its credentials. */
@@ -70,9 +79,28 @@ export async function storedCredsArePaired(store: StoreQueries, phoneId: string)
 export async function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps, phoneId: string): Promise<SqliteAuthState> {
   const { initAuthCreds, proto } = baileys
   const { store, clock } = deps
+  const fence = deps.fence ?? null
   const stored = await store.readCreds(phoneId)
   const creds: AuthenticationCreds = stored === null ? initAuthCreds() : (decodeAuthValue(stored) as AuthenticationCreds)
   let detached = false
+
+  /**
+   * Commits `body` after proving the fence in the same transaction. A refused write stops every
+   * later one (this node lost the phone; the new owner's rows must stay as they are).
+   */
+  async function fencedWrite(body: (q: StoreQueries) => Promise<void>): Promise<void> {
+    try {
+      await store.write(async (q) => {
+        if (fence) await q.assertLease(phoneId, fence.nodeId, fence.token, clock.nowMs())
+        await body(q)
+      })
+    } catch (err) {
+      if (!(err instanceof LeaseLostError)) throw err
+      detached = true
+      deps.onFenceRefused?.()
+      throw err
+    }
+  }
 
   /** Encodes and commits `entries` (type, id, value) in chunks; resolves once the last chunk is committed. */
   async function writeKeys(entries: [type: string, id: string, value: unknown][]): Promise<void> {
@@ -85,7 +113,7 @@ export async function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps,
         data: value === null || value === undefined ? null : encodeAuthValue(value),
       }))
       // Each write commits in a later macrotask (the Writer's group commit), so awaiting it yields the loop.
-      await store.write(async (q) => q.setKeys(phoneId, changes))
+      await fencedWrite((q) => q.setKeys(phoneId, changes))
     }
   }
 
@@ -116,7 +144,7 @@ export async function loadAuthState(baileys: BaileysModule, deps: AuthStateDeps,
       if (detached) return
       // Serialized now, so the row holds the credentials as they were when Baileys asked.
       const json = encodeAuthValue(creds)
-      await store.write(async (q) => q.upsertCreds(phoneId, json, clock.nowMs()))
+      await fencedWrite((q) => q.upsertCreds(phoneId, json, clock.nowMs()))
     },
     detach() {
       detached = true

@@ -67,6 +67,8 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
     waVersion: options.waVersion,
     connectTimeoutMs: options.connectTimeoutMs,
     waResendRetentionDays: options.waResendRetentionDays,
+    fenceOf: options.fenceOf,
+    onFenceRefused: options.onFenceRefused,
     baileys: loadOnce,
     chooseWaVersion,
     signalKeyCache,

@@ -13,6 +13,7 @@ import {
   type WaMessageRef,
   type WhatsAppSession,
 } from "../gateway"
+import type { LeaseFence } from "../../store/leases"
 import { loadAuthState, storedCredsArePaired, type BaileysModule, type SqliteAuthState } from "./auth-state"
 import type { SignalKeyCache } from "./key-cache"
 import { failureCause, failureOf, upgradeRefusedError } from "./close-errors"
@@ -74,6 +75,13 @@ export interface SessionSettings {
   connectTimeoutMs?: number
   /** Days each sent message is kept to answer retry receipts (resend-store.ts); 0 or absent keeps none. */
   waResendRetentionDays?: number
+  /**
+   * The lease a phone's credential and key writes must prove, read when its socket opens
+   * (auth-state.ts); absent or null when one process owns every phone.
+   */
+  fenceOf?: (phoneId: string) => LeaseFence | null
+  /** A fenced write of the phone was refused: another node owns it now. */
+  onFenceRefused?: (phoneId: string) => void
 }
 
 /** What every session of one gateway shares. */
@@ -313,7 +321,8 @@ export class BaileysSession implements WhatsAppSession {
     if (this.closedByUs) return
     this.waVersion = formatWaVersion(version)
     this.call(() => this.events.connecting({ waVersion: this.waVersion! }))
-    const auth = await loadAuthState(baileys, ctx, phoneId)
+    const fence = ctx.fenceOf?.(phoneId) ?? null
+    const auth = await loadAuthState(baileys, { store: ctx.store, clock: ctx.clock, fence, onFenceRefused: () => ctx.onFenceRefused?.(phoneId) }, phoneId)
     this.auth = auth
     const logger = bridgeLogger(ctx.logger, { phoneId })
     const resend = createResendStore(ctx, phoneId, baileys)

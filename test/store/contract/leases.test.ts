@@ -110,6 +110,35 @@ describeLeaseStores("leases: claims, renewals and fencing", (world, kind) => {
     expect(await store.claimPhones({ nodeId: "node-c", instanceId: "x" }, 10, T + 60_000, LEASE_MS)).toEqual([])
   })
 
+  test("claiming one phone takes it only while nobody holds it, with its token bumped", async () => {
+    const w = await world()
+    const [phone] = await w.seedPhones(1)
+    const store = await w.node()
+    await store.registerNode(reg(A, T))
+    await store.registerNode(reg(B, T))
+    expect(await store.claimPhone(A, phone!, T, LEASE_MS)).toEqual({ phoneId: phone!, token: 1, expiresAtMs: T + LEASE_MS })
+    // Held by A: B cannot take it, not even A again.
+    expect(await store.claimPhone(B, phone!, T + 1, LEASE_MS)).toBeNull()
+    expect(await store.claimPhone(A, phone!, T + 1, LEASE_MS)).toBeNull()
+    // Once A's lease ran out, B takes it with the next token.
+    expect(await store.claimPhone(B, phone!, T + LEASE_MS, LEASE_MS)).toEqual({ phoneId: phone!, token: 2, expiresAtMs: T + 2 * LEASE_MS })
+    // An unregistered instance, or a phone that does not exist, claims nothing.
+    expect(await store.claimPhone({ nodeId: "node-c", instanceId: "x" }, phone!, T + 10 * LEASE_MS, LEASE_MS)).toBeNull()
+    expect(await store.claimPhone(A, "ph_missing", T + 10 * LEASE_MS, LEASE_MS)).toBeNull()
+  })
+
+  test("two nodes claiming the same free phone at once: exactly one gets it", async () => {
+    const w = await world()
+    const phones = await w.seedPhones(20)
+    const [a, b] = [await w.node(), await w.node()]
+    await a.registerNode(reg(A, T))
+    await b.registerNode(reg(B, T))
+    for (const phone of phones) {
+      const [byA, byB] = await Promise.all([a.claimPhone(A, phone, T, LEASE_MS), b.claimPhone(B, phone, T, LEASE_MS)])
+      expect([byA, byB].filter((l) => l !== null).length).toBe(1)
+    }
+  })
+
   test("renewal moves every held lease's expiry in one call and returns them", async () => {
     const w = await world()
     await w.seedPhones(3)

@@ -109,3 +109,57 @@ describeStores("writes", (open) => {
     await store.ping()
   })
 })
+
+describeStores("signals", (open) => {
+  /** Resolves with the first payload `store` hears on send_jobs, or null after `waitMs`. */
+  const firstSignal = async (store: Awaited<ReturnType<typeof open>>, during: () => Promise<unknown>, waitMs = 1_000) => {
+    let heard: (payload: string) => void = () => {}
+    const signal = new Promise<string>((resolve) => (heard = resolve))
+    const unlisten = await store.listen("send_jobs", (payload) => heard(payload))
+    try {
+      await during()
+      return await Promise.race([signal, Bun.sleep(waitMs).then(() => null)])
+    } finally {
+      await unlisten()
+    }
+  }
+
+  test("a committed write's signal reaches the listeners, after the commit", async () => {
+    const store = await open()
+    const payload = await firstSignal(store, () =>
+      store.write(async (q, tx) => {
+        await q.setSetting("admin_token_hash", "h")
+        tx.notify("send_jobs", "ph_1")
+      }),
+    )
+    expect(payload).toBe("ph_1")
+  })
+
+  test("a write that rolls back sends no signal", async () => {
+    const store = await open()
+    const payload = await firstSignal(
+      store,
+      () =>
+        store
+          .write(async (_q, tx) => {
+            tx.notify("send_jobs", "ph_1")
+            throw new Error("rolled back")
+          })
+          .catch(() => undefined),
+      300,
+    )
+    expect(payload).toBeNull()
+  })
+
+  test("after unlisten a listener hears nothing more", async () => {
+    const store = await open()
+    const heard: string[] = []
+    const unlisten = await store.listen("send_jobs", (payload) => heard.push(payload))
+    await store.write(async (_q, tx) => tx.notify("send_jobs", "first"))
+    for (let i = 0; i < 100 && heard.length === 0; i++) await Bun.sleep(10)
+    await unlisten()
+    await store.write(async (_q, tx) => tx.notify("send_jobs", "second"))
+    await Bun.sleep(200)
+    expect(heard).toEqual(["first"])
+  })
+})
