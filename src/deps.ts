@@ -93,7 +93,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   })
   const { store } = opened
   const scheduler = createScheduler(clock)
-  const metrics = createAppMetrics()
+  const metrics = createAppMetrics({ nodeId: config.nodeId })
   const ids = overrides.ids ?? ulidGenerator(clock)
   const dispatcher = createDispatcher({
     store,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { SQLITE_NODES_EXPLANATION } from "../../src/domain/node-overview"
+import { SQLITE_NODES_EXPLANATION, type NodeView } from "../../src/domain/node-overview"
 import { LEASE_DEFAULTS } from "../../src/domain/lease-keeper"
 import { Envelope } from "../../src/http/models/common"
 import { NodeOverview } from "../../src/http/models/nodes"
@@ -26,7 +26,7 @@ afterEach(async () => {
 })
 
 /** The listed nodes this test registered (a server wired with the lease keeper may list itself too). */
-const ours = (body: { data: { nodes: { nodeId: string }[] } }) => body.data.nodes.filter((n) => n.nodeId.startsWith("test-node-"))
+const ours = (body: { data: { nodes: NodeView[] } }): NodeView[] => body.data.nodes.filter((n) => n.nodeId.startsWith("test-node-"))
 
 describe("GET /admin/v1/nodes: success", () => {
   test("on SQLite the list is empty and says that nodes share phones only on PostgreSQL", async () => {
@@ -82,7 +82,7 @@ describe("GET /admin/v1/nodes: success", () => {
     const withPhones = await h.request("GET", "/admin/v1/nodes?phones=true", { key: admin })
     expect(withPhones.status).toBe(200)
     expectSchema(Envelope(NodeOverview), withPhones.body)
-    const [a, b, c] = ours(withPhones.body) as { leases: unknown[] }[]
+    const [a, b, c] = ours(withPhones.body)
     const byId = new Map(phones.map((p) => [p.id, p]))
     expect(a!.leases).toEqual(
       [first[0]!, second[0]!]
