@@ -51,7 +51,7 @@ describe("dashboard: nodes, success", () => {
   })
 
   test("on PostgreSQL it lists each node with its state, phones and ages, and with ?phones=1 the phones each holds", async () => {
-    h = await createHarness({ database: "postgres", env: { WAGATE_NODE_ID: "test-node-a" } })
+    h = await createHarness({ database: "postgres", env: { WAGATE_NODE_ID: "test-served" } })
     const account = await h.seedAccount()
     const phone = await h.seedPhone(account.id, "+14155550111")
     await node(h, { nodeId: "test-node-a", instanceId: "a" }, { agoMs: 3_600_000, maxPhones: 50, claim: 1 })
@@ -59,7 +59,7 @@ describe("dashboard: nodes, success", () => {
     const client = await signIn(h)
     const { status, html } = await client.get("/dashboard/nodes")
     expect(status).toBe(200)
-    expect(rowText(html, "test-node-a")).toBe("test-node-a (this page) Live 1 of 50 1.0 s ago 1 h 00 min 5.0 s 5.0 s")
+    expect(rowText(html, "test-node-a")).toBe("test-node-a Live 1 of 50 1.0 s ago 1 h 00 min 5.0 s 5.0 s")
     expect(rowText(html, "test-node-b")).toBe("test-node-b Silent 0 of 7 40.0 s ago 40.0 s none none")
     expect(html).toContain("Show the phones each node holds")
     expect(html).not.toContain(phone.phoneNumber)
@@ -68,6 +68,21 @@ describe("dashboard: nodes, success", () => {
     const leaseRow = withPhones.html.split("<tr>").find((r) => r.includes(phone.phoneNumber))!
     expect(leaseRow.split("</tr>")[0]!.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim()).toBe(`test-node-a ${phone.phoneNumber} Not paired 1 5.0 s`)
     expect(leaseRow).toContain(`href="/dashboard/phones/${phone.id}?`)
+  })
+})
+
+describe("dashboard: nodes, the serving node", () => {
+  test("the node that served the page is named above the table and marked in its row, and no other row is", async () => {
+    h = await createHarness({ database: "postgres", env: { WAGATE_NODE_ID: "test-node-self" } })
+    // A server that runs the lease keeper registered itself already; otherwise register it here.
+    if (!(await h.services.ctx.store.listNodes(h.clock.nowMs())).some((n) => n.nodeId === "test-node-self")) {
+      await node(h, { nodeId: "test-node-self", instanceId: "self" }, { agoMs: 1_000 })
+    }
+    await node(h, { nodeId: "test-node-other", instanceId: "other" }, { agoMs: 1_000 })
+    const { html } = await (await signIn(h)).get("/dashboard/nodes")
+    expect(html).toContain('<dt>This page was served by</dt><dd><code class="clip" title="test-node-self">test-node-self</code></dd>')
+    expect(rowText(html, "test-node-self")).toStartWith("test-node-self (this page) Live")
+    expect(rowText(html, "test-node-other")).not.toContain("(this page)")
   })
 })
 
