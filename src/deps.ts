@@ -11,6 +11,7 @@ import { createAppMetrics } from "./lib/app-metrics"
 import { createContactChecker } from "./domain/contact-checks"
 import { createLiveLookups } from "./domain/live-lookups"
 import { createLiveSender } from "./domain/live-sender"
+import { LEASE_DEFAULTS } from "./domain/lease-keeper"
 import { createMessageReceipts } from "./domain/message-receipts"
 import type { FetchMedia } from "./domain/outbound-parts"
 import { createPhoneLinks } from "./domain/phone-links"
@@ -126,7 +127,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   })
   const { store } = opened
   const scheduler = createScheduler(clock)
-  const metrics = createAppMetrics()
+  const metrics = createAppMetrics({ nodeId: config.nodeId })
   const ids = overrides.ids ?? ulidGenerator(clock)
   const dispatcher = createDispatcher({
     store,
@@ -242,6 +243,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     metricsPublic: config.metricsPublic,
     trustedProxies: config.trustedProxies,
     version: VERSION,
+    node: { nodeId: config.nodeId, leaseMs: LEASE_DEFAULTS.leaseMs },
     async start() {
       started = true
       await sandbox.start()

@@ -171,6 +171,18 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "phones", summary: "Manage sender phones and their WhatsApp pairing.", subcommands: PHONES, usesDataDir: true, load: async () => (await import("./phones")).phonesCommand },
   { name: "webhooks", summary: "Manage webhook endpoints and their deliveries.", subcommands: WEBHOOKS, usesDataDir: true, load: async () => (await import("./webhooks")).webhooksCommand },
   {
+    name: "nodes",
+    summary: "List the nodes sharing the PostgreSQL database with their state, phones, heartbeat and lease ages. On SQLite there is one node, and it says so.",
+    usage: "wagate nodes [--phones] [--json]",
+    options: [
+      { flag: "--phones", text: "also list the phones each node holds, with the lease's token and age" },
+      JSON_OPTION,
+      { flag: "--database-url URL", text: "the PostgreSQL database (WAGATE_DATABASE_URL, default none: SQLite in the data directory)" },
+    ],
+    usesDataDir: true,
+    load: async () => (await import("./nodes")).nodesCommand,
+  },
+  {
     name: "admin-token",
     summary: "Manage the admin token.",
     subcommands: [{ name: "reset", usage: "wagate admin-token reset", summary: "Replace the admin token and print the new one once.", options: [] }],

@@ -2,8 +2,13 @@ import type { AppMetrics } from "../lib/app-metrics"
 import { renderGauge } from "../lib/metrics"
 import type { DomainContext } from "./context"
 
-/** The Prometheus text of every series: in-memory counters plus gauges read from the store now. */
+/**
+ * The Prometheus text of every series: in-memory counters plus gauges read from the store now.
+ * Every series carries the node's constant labels; on PostgreSQL the store's gauges count the
+ * whole cluster, so each node reports the same values (docs/operations.md § "Metrics").
+ */
 export async function renderMetrics(ctx: DomainContext, metrics: AppMetrics): Promise<string> {
+  const node = metrics.constantLabels
   const sections = [
     metrics.httpRequests.render(),
     metrics.rateLimitRejections.render(),
@@ -13,15 +18,17 @@ export async function renderMetrics(ctx: DomainContext, metrics: AppMetrics): Pr
       "wagate_messages",
       "Outbound messages by environment and current status.",
       (await ctx.store.messagesByEnvAndStatus()).map((r) => ({ labels: { environment: r.env, status: r.status }, value: r.n })),
+      node,
     ),
     renderGauge(
       "wagate_phones",
       "Phones by connection status.",
       (await ctx.store.phonesByStatus()).map((r) => ({ labels: { status: r.status }, value: r.n })),
+      node,
     ),
     renderGauge("wagate_webhook_deliveries_pending", "Webhook deliveries waiting for an attempt or a retry.", [
       { labels: {}, value: await ctx.store.pendingDeliveries() },
-    ]),
+    ], node),
   ]
   return sections.join("\n") + "\n"
 }

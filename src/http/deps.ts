@@ -37,6 +37,8 @@ export interface HttpDeps {
   /** Serve /metrics without the admin token (WAGATE_METRICS_PUBLIC=1). */
   metricsPublic: boolean
   version: string
+  /** This node's WAGATE_NODE_ID and the lease length: the nodes list (admin route, dashboard) needs both. */
+  node: { nodeId: string; leaseMs: number }
   /** A token valid as the admin token for this run only, written to the lock file for the local CLI. */
   localAdminToken?: string
 }

@@ -1,26 +1,32 @@
-import { Counter, Histogram } from "./metrics"
+import { Counter, Histogram, type Labels } from "./metrics"
 
 /** The counters and histograms wagate keeps in memory; scrape-time gauges come from the store. */
 export interface AppMetrics {
+  /** The labels every series carries: `node`, this process's WAGATE_NODE_ID (the gauges read from the store carry them too). */
+  constantLabels: Labels
   httpRequests: Counter
   rateLimitRejections: Counter
   webhookAttempts: Counter
   webhookDeliveryLag: Histogram
 }
 
-/** Fresh, empty series (one set per process). */
-export function createAppMetrics(): AppMetrics {
+/** Fresh, empty series (one set per process), each labelled with the node that keeps them. */
+export function createAppMetrics(options: { nodeId: string }): AppMetrics {
+  const constantLabels = { node: options.nodeId }
   return {
-    httpRequests: new Counter("wagate_http_requests_total", "HTTP requests by route, method and status code."),
-    rateLimitRejections: new Counter("wagate_rate_limit_rejections_total", "Requests refused with 429, by limiter (key or failed_auth)."),
+    constantLabels,
+    httpRequests: new Counter("wagate_http_requests_total", "HTTP requests by route, method and status code.", constantLabels),
+    rateLimitRejections: new Counter("wagate_rate_limit_rejections_total", "Requests refused with 429, by limiter (key or failed_auth).", constantLabels),
     webhookAttempts: new Counter(
       "wagate_webhook_attempts_total",
       "Webhook delivery attempts by result: succeeded, failed (will retry) or exhausted (no retry left).",
+      constantLabels,
     ),
     webhookDeliveryLag: new Histogram(
       "wagate_webhook_delivery_lag_seconds",
       "How late each webhook attempt started after it fell due.",
       [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60],
+      constantLabels,
     ),
   }
 }

@@ -2,9 +2,17 @@
  * A small Prometheus registry: counters and histograms with labels, rendered in the text
  * exposition format (version 0.0.4). wagate exposes a handful of series, so a dependency-free
  * registry is simpler than a client library.
+ *
+ * Constant labels (the `node` every series of a process carries, docs/operations.md § "Metrics")
+ * are added when the text is rendered, so counting on the request path does not carry them.
  */
 
-type Labels = Record<string, string>
+export type Labels = Record<string, string>
+
+/** `a="x",b="y"` of the constant labels and a series' own key, either of which may be empty. */
+function joinKeys(constant: string, key: string): string {
+  return constant && key ? `${constant},${key}` : constant || key
+}
 
 function labelKey(labels: Labels): string {
   return Object.keys(labels)
@@ -40,10 +48,14 @@ class LabelKeys {
 export class Counter {
   private readonly values = new Map<string, number>()
   private readonly keys = new LabelKeys()
+  private readonly constantKey: string
   constructor(
     readonly name: string,
     readonly help: string,
-  ) {}
+    constantLabels: Labels = {},
+  ) {
+    this.constantKey = labelKey(constantLabels)
+  }
 
   inc(labels: Labels = {}, by = 1): void {
     const key = this.keys.of(labels)
@@ -57,7 +69,10 @@ export class Counter {
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`]
-    for (const [key, value] of this.values) lines.push(`${this.name}${key ? `{${key}}` : ""} ${value}`)
+    for (const [own, value] of this.values) {
+      const key = joinKeys(this.constantKey, own)
+      lines.push(`${this.name}${key ? `{${key}}` : ""} ${value}`)
+    }
     return lines.join("\n")
   }
 }
@@ -66,11 +81,15 @@ export class Counter {
 export class Histogram {
   private readonly series = new Map<string, { buckets: number[]; sum: number; count: number }>()
   private readonly keys = new LabelKeys()
+  private readonly constantKey: string
   constructor(
     readonly name: string,
     readonly help: string,
     readonly bucketBounds: readonly number[],
-  ) {}
+    constantLabels: Labels = {},
+  ) {
+    this.constantKey = labelKey(constantLabels)
+  }
 
   observe(value: number, labels: Labels = {}): void {
     const key = this.keys.of(labels)
@@ -85,7 +104,8 @@ export class Histogram {
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`]
-    for (const [key, s] of this.series) {
+    for (const [own, s] of this.series) {
+      const key = joinKeys(this.constantKey, own)
       const prefix = key ? `${key},` : ""
       this.bucketBounds.forEach((bound, i) => lines.push(`${this.name}_bucket{${prefix}le="${bound}"} ${s.buckets[i]}`))
       lines.push(`${this.name}_bucket{${prefix}le="+Inf"} ${s.count}`)
@@ -96,11 +116,12 @@ export class Histogram {
   }
 }
 
-/** A value sampled when the metrics are scraped, per label set. */
-export function renderGauge(name: string, help: string, samples: { labels: Labels; value: number }[]): string {
+/** A value sampled when the metrics are scraped, per label set, each also carrying the constant labels. */
+export function renderGauge(name: string, help: string, samples: { labels: Labels; value: number }[], constantLabels: Labels = {}): string {
   const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`]
+  const constant = labelKey(constantLabels)
   for (const { labels, value } of samples) {
-    const key = labelKey(labels)
+    const key = joinKeys(constant, labelKey(labels))
     lines.push(`${name}${key ? `{${key}}` : ""} ${value}`)
   }
   return lines.join("\n")

@@ -26,7 +26,7 @@ const LONG_ACCOUNT_NAME = "Northwind Traders International Customer Support Oper
 const LONG_PHONE_NAME = "Kundendienstzentrale-Nordrhein-Westfalen Wochenend- und Feiertagsbereitschaft"
 const LONG_ENDPOINT_PATH = "/hooks/wagate/tenants/northwind-traders-international/environments/test/receivers/primary"
 /** The two widths every page is designed for (issue 19). */
-const WIDTHS = [
+export const WIDTHS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ] as const
@@ -35,7 +35,7 @@ const WIDTHS = [
  * Runs in the page: every word (a run without white space) of a table cell whose text lands on
  * more than one line, i.e. a word or an id the table split.
  */
-function splitWordsInTables(): string[] {
+export function splitWordsInTables(): string[] {
   const split: string[] = []
   for (const cell of document.querySelectorAll("td, th")) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT)
@@ -128,7 +128,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         await page.getByLabel("Admin token").fill(wagate.adminToken)
         await page.getByRole("button", { name: "Sign in" }).click()
         await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
-        for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts"]) {
+        for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts", "Nodes"]) {
           expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).count()).toBe(1)
         }
         expect(await page.getByRole("button", { name: "Sign out" }).count()).toBe(1)
@@ -281,7 +281,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
       async () => {
         await page.setViewportSize({ width: 390, height: 844 })
         const offenders: string[] = []
-        for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts"]) {
+        for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts", "Nodes"]) {
           await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click()
           await page.getByRole("heading", { name, level: 1 }).waitFor()
           const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
@@ -351,6 +351,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
           ["usage", "/dashboard/usage"],
           ["accounts", "/dashboard/accounts"],
           ["account", `/dashboard/accounts/${wagate.accountId}`],
+          ["nodes", "/dashboard/nodes"],
         ]
         const folder = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), `wagate-dashboard-${name.replace(/[^a-z]+/gi, "-")}-`))
         console.log(`dashboard screenshots: ${folder}`)
@@ -379,7 +380,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         await page.setViewportSize({ width: 1280, height: 800 })
         expect(offenders).toEqual([])
       },
-      // Fifteen pages at two widths, each with a full-page screenshot.
+      // Sixteen pages at two widths, each with a full-page screenshot.
       90_000,
     )
 

@@ -26,6 +26,7 @@ describe("admin API: authentication", () => {
       ["GET", "/admin/v1/accounts/acc_x/phones"],
       ["POST", "/admin/v1/accounts/acc_x/phones"],
       ["DELETE", "/admin/v1/phones/ph_x"],
+      ["GET", "/admin/v1/nodes"],
     ] as const) {
       expectErrorEnvelope(await h.request(method, path), 401, "Unauthorized", path)
       expectErrorEnvelope(await h.request(method, path, { key }), 401, "Unauthorized", path)

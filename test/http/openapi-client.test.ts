@@ -139,6 +139,18 @@ export async function inboundRicher(): Promise<Blob | null> {
   return file.data
 }
 
+export async function nodesWithTheirPhones(): Promise<string[]> {
+  const admin = createClient<paths>({ baseUrl: "http://127.0.0.1:3000", headers: { Authorization: "Bearer adm_x" } })
+  const { data } = await admin.GET("/admin/v1/nodes", { params: { query: { phones: "true" } } })
+  if (!data) return []
+  const store: "sqlite" | "postgres" = data.data.store
+  const explanation: string | null = data.data.explanation
+  const state: "live" | "stopping" | "silent" | undefined = data.data.nodes[0]?.state
+  const tokens: number[] = data.data.nodes.flatMap((n) => (n.leases ?? []).map((l) => l.token))
+  console.log(store, explanation, state, tokens)
+  return data.data.nodes.map((n) => n.nodeId)
+}
+
 export async function refusedByTheTypes(): Promise<void> {
   // @ts-expect-error emoji is a string
   await client.POST("/v1/messages/{messageId}/reaction", { params: { path: { messageId: "msg_1" } }, body: { emoji: 1 } })
@@ -154,6 +166,8 @@ export async function refusedByTheTypes(): Promise<void> {
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", location: { name: "somewhere" } } })
   // @ts-expect-error a contact's numbers are a list
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", contact: { name: "Bo", phoneNumbers: "+14155550123" } } })
+  // @ts-expect-error phones is "true" or "false"
+  await client.GET("/admin/v1/nodes", { params: { query: { phones: 1 } } })
   // @ts-expect-error the status filter is a closed set
   await client.GET("/v1/messages", { params: { query: { status: "lost" } } })
 }

@@ -74,10 +74,16 @@ function parsePrometheus(text: string): { samples: Sample[]; types: Map<string, 
   return { samples, types }
 }
 
-/** The value of the one sample with exactly these labels (undefined when absent). */
+/** A sample's own labels: all but the `node` every sample carries (its own test checks it). */
+function ownLabels(sample: Sample): Record<string, string> {
+  const { node: _node, ...own } = sample.labels
+  return own
+}
+
+/** The value of the one sample with exactly these labels besides `node` (undefined when absent). */
 function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   const found = samples.filter(
-    (s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    (s) => s.name === name && Object.keys(ownLabels(s)).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
   )
   if (found.length > 1) throw new Error(`${found.length} samples of ${name} ${JSON.stringify(labels)}`)
   return found[0]?.value
@@ -245,6 +251,20 @@ describe("/metrics", () => {
     expect(valueOf(samples, "wagate_webhook_deliveries_pending")).toBe(0)
   })
 
+  test("every sample of every family carries node=\"<WAGATE_NODE_ID>\", the gauges and the label-less series included", async () => {
+    h = await createHarness({ env: { WAGATE_NODE_ID: "eu-west.node_7" } })
+    const account = await h.seedAccount({ rateLimitPerMinute: 1 })
+    const phone = await h.seedPhone(account.id)
+    const key = await h.seedKey(account.id)
+    expect((await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "hi" } })).status).toBe(201)
+    expect((await h.request("GET", "/v1/account", { key })).status).toBe(429)
+    const { samples, types } = await scrape(h, await h.adminToken())
+    const families = new Set(samples.map((s) => s.name.replace(/_(bucket|sum|count)$/, "")))
+    // Every family but the webhook ones (no endpoint here) has samples.
+    expect([...types.keys()].filter((f) => !families.has(f)).sort()).toEqual(["wagate_webhook_attempts_total", "wagate_webhook_delivery_lag_seconds"])
+    expect(samples.filter((s) => s.labels.node !== "eu-west.node_7")).toEqual([])
+  })
+
   test("after sends, a 429, failed authentications and webhook attempts, the series carry the expected values", async () => {
     // Public metrics: the failed authentications below throttle this client, and a throttled
     // client is refused /metrics even with the right token.
@@ -308,7 +328,7 @@ describe("/metrics", () => {
     expect(text).not.toContain("msg_00000000000000000000000000")
     for (const s of samples.filter((s) => s.name === "wagate_http_requests_total")) {
       expect(s.labels.route).not.toMatch(/msg_|acc_|whk_|ph_/)
-      expect(Object.keys(s.labels).sort()).toEqual(["method", "route", "status"])
+      expect(Object.keys(s.labels).sort()).toEqual(["method", "node", "route", "status"])
     }
 
     // Rate-limit rejections by limiter.

@@ -84,7 +84,7 @@ describe("the attempt recorder", () => {
     const retries: [string, number][] = []
     const recorded: string[] = []
     const r = createAttemptRecorder({
-      store: storeOver(db, writer), clock, logger: silentLogger, metrics: createAppMetrics(), retryOffsetsMs: DEFAULT_RETRY_OFFSETS_MS,
+      store: storeOver(db, writer), clock, logger: silentLogger, metrics: createAppMetrics({ nodeId: "test-node" }), retryOffsetsMs: DEFAULT_RETRY_OFFSETS_MS,
       scheduleRetry: (id, dueMs) => retries.push([id, dueMs]),
       onRecorded: (results) => recorded.push(...results.map((x) => x.delivery.id)),
       inFlightTo: inFlight,

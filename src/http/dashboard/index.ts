@@ -6,6 +6,7 @@ import { errorPage, notFoundPage } from "./pages/errors"
 import { keysRoutes } from "./pages/keys"
 import { messageRoutes } from "./pages/message"
 import { messagesRoutes } from "./pages/messages"
+import { nodesRoutes } from "./pages/nodes"
 import { overviewRoutes } from "./pages/overview"
 import { phoneRoutes } from "./pages/phone"
 import { phonesRoutes } from "./pages/phones"
@@ -35,6 +36,7 @@ export function dashboardRoutes(deps: HttpDeps) {
       .use(sandboxRoutes(dash))
       .use(usageRoutes(dash))
       .use(accountsRoutes(dash))
+      .use(nodesRoutes(dash))
       // Last: any other dashboard address is a page-shaped 404 (or the sign-in page).
       .get("/dashboard/*", page(dash, notFoundPage, errorPage))
   )

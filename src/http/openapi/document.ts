@@ -33,6 +33,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: "Admin: phones", description: "The operator's API: phones." },
   { name: "Admin: pairing", description: "The operator's API: pairing phones with WhatsApp and their connection." },
   { name: "Admin: webhooks", description: "The operator's API: webhook endpoints, deliveries and resends." },
+  { name: "Admin: nodes", description: "The operator's API: the nodes sharing the database and the phones each holds." },
   { name: "Operations", description: "Liveness, readiness and Prometheus metrics." },
   { name: "Webhooks", description: "Events wagate POSTs to your endpoints, signed with X-Service-Signature." },
 ]

@@ -14,6 +14,7 @@ export const NAV = [
   { name: "Sandbox", path: "/dashboard/sandbox" },
   { name: "Usage", path: "/dashboard/usage" },
   { name: "Accounts", path: "/dashboard/accounts" },
+  { name: "Nodes", path: "/dashboard/nodes" },
 ] as const
 
 export type Section = (typeof NAV)[number]["name"]
