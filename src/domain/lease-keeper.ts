@@ -86,6 +86,21 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   let timer: TimerHandle | null = null
   let current: Promise<void> = Promise.resolve()
 
+  /**
+   * The store call, or a rejection once it has not answered within a renewal interval: a
+   * database that stopped answering (a cut network drops packets, it does not refuse them) must
+   * count as unreachable, so the leases at risk are given up in time instead of the tick waiting.
+   */
+  function timed<T>(call: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timeout = clock.setTimer(renewEveryMs, () => reject(new Error(`the database did not answer within ${renewEveryMs} ms`)))
+      call.then(
+        (value) => (timeout.cancel(), resolve(value)),
+        (err) => (timeout.cancel(), reject(err)),
+      )
+    })
+  }
+
   async function report(callback: (ids: string[]) => void | Promise<void>, ids: string[]): Promise<void> {
     if (ids.length === 0) return
     try {
@@ -109,11 +124,13 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   async function renew(nowMs: number): Promise<boolean> {
     let result
     try {
-      result = await store.renewLeases(node, nowMs, leaseMs)
+      result = await timed(store.renewLeases(node, nowMs, leaseMs))
     } catch (err) {
       onError(err)
-      // Unreachable database: give up, before they run out, the leases the next tick could not save.
-      await lose([...held.values()].filter((l) => l.expiresAtMs <= nowMs + renewEveryMs).map((l) => l.phoneId))
+      // Unreachable database: give up, before they run out, the leases the next tick could not
+      // save, counted from now (a renewal that timed out took a whole interval).
+      const atRiskBeforeMs = clock.nowMs() + renewEveryMs
+      await lose([...held.values()].filter((l) => l.expiresAtMs <= atRiskBeforeMs).map((l) => l.phoneId))
       return false
     }
     if (!result.registered) {
@@ -134,18 +151,18 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   }
 
   async function claim(nowMs: number): Promise<void> {
-    const unowned = await store.countUnownedPhones(nowMs)
+    const unowned = await timed(store.countUnownedPhones(nowMs))
     if (unowned === 0) {
       strandedTicks = 0
       return
     }
-    const others = (await store.listNodes(nowMs))
+    const others = (await timed(store.listNodes(nowMs)))
       .filter((n) => n.nodeId !== node.nodeId && isLiveNode(n, nowMs, leaseMs))
       .map((n) => ({ phones: n.phones, maxPhones: n.maxPhones }))
     const plan = planClaims({ held: held.size, maxPhones, others, unowned, strandedTicks })
     strandedTicks = plan.stranded ? strandedTicks + 1 : 0
     if (plan.claim === 0) return
-    const gained = await store.claimPhones(node, plan.claim, nowMs, leaseMs)
+    const gained = await timed(store.claimPhones(node, plan.claim, nowMs, leaseMs))
     for (const lease of gained) held.set(lease.phoneId, lease)
     await report(options.onGained, gained.map((l) => l.phoneId))
   }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { createLeaseKeeper, LEASE_DEFAULTS, type LeaseKeeper, type LeaseKeeperOptions } from "../../src/domain/lease-keeper"
 import { NodeIdInUseError, type LeaseQueries } from "../../src/store/leases"
-import { TestClock } from "../helpers/test-clock"
+import { TEST_EPOCH_MS, TestClock } from "../helpers/test-clock"
 import { openLeaseWorld, type LeaseStore, type LeaseWorld } from "../store/contract/lease-stores"
 
 /* The lease keeper over a real SQLite store (real migrations), driven by test clocks: no sleeping. */
@@ -175,6 +175,24 @@ describe("lease keeper", () => {
     await a.advance(RENEW_MS)
     expect(a.gained).toEqual([ids, ids])
     expect(a.keeper.tokenOf(ids[0]!)).toBe(2)
+    await a.keeper.stop()
+  })
+
+  test("a renewal the database never answers counts as failed after one interval, and the phones at risk are given up before their lease runs out", async () => {
+    const { store, ids } = await world(2)
+    let hang = false
+    const hanging: LeaseQueries = { ...store, renewLeases: (...args) => (hang ? new Promise(() => {}) : store.renewLeases(...args)) }
+    const a = keeperOn(hanging, "node-a")
+    await a.keeper.start()
+    hang = true
+    // The tick at 5 s waits; its renewal times out at 10 s, when a lease renewed at 0 s has 5 s left.
+    a.clock.advance(RENEW_MS)
+    a.clock.advance(RENEW_MS)
+    await a.keeper.idle()
+    expect(a.lost).toEqual([ids])
+    expect(String(a.errors[0])).toContain("did not answer within 5000 ms")
+    expect(a.clock.nowMs() - TEST_EPOCH_MS).toBeLessThan(LEASE_DEFAULTS.leaseMs)
+    hang = false
     await a.keeper.stop()
   })
 
