@@ -1,6 +1,7 @@
 import type { Config } from "./config"
 import type { DomainContext } from "./domain/context"
 import { createRateLimiter, type RateLimiter } from "./domain/rate-limits"
+import { createSharedRateLimiter } from "./domain/shared-rate-limits"
 import { createSandboxScheduler, type SandboxScheduler } from "./domain/sandbox"
 import { createScheduler } from "./lib/scheduler"
 import { createByteBudget } from "./lib/byte-budget"
@@ -124,7 +125,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       adminToken: config.adminToken,
     },
   }
-  const limiter = createRateLimiter(clock)
+  // SQLite has one process, whose in-memory buckets are exact and cost no I/O; a PostgreSQL store may be shared by several nodes, which must share each key's bucket.
+  const limiter = store.kind === "sqlite" ? createRateLimiter(clock) : createSharedRateLimiter({ store, clock, logger, local: createRateLimiter(clock) })
   const webhookRetention = createWebhookRetention({ store, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
   const usage = createUsageRecorder(ctx)

@@ -422,7 +422,10 @@ export interface WriteOptions {
 
 /** The database behind wagate: its queries, its writes, and what an operator asks of it. */
 export interface Store extends StoreQueries {
-  /** Which implementation this is, for logs, `/readyz` and `wagate doctor`; never for branching. */
+  /**
+   * Which implementation this is, for logs, `/readyz` and `wagate doctor`; never for branching,
+   * except the composition root's choice of rate limiter (src/deps.ts).
+   */
   readonly kind: "sqlite" | "postgres"
   /** Runs `fn` in a transaction; resolves with its result once committed. A body that throws rolls back alone. */
   write<T>(fn: WriteBody<T>, options?: WriteOptions): Promise<T>
