@@ -125,7 +125,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       adminToken: config.adminToken,
     },
   }
-  // SQLite has one process, whose in-memory buckets are exact and cost no I/O; a PostgreSQL store may be shared by several nodes, which must share each key's bucket.
+  // One SQLite process keeps exact buckets in memory at no I/O; PostgreSQL may serve several nodes, which must share each key's bucket.
   const limiter = store.kind === "sqlite" ? createRateLimiter(clock) : createSharedRateLimiter({ store, clock, logger, local: createRateLimiter(clock) })
   const webhookRetention = createWebhookRetention({ store, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })

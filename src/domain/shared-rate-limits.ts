@@ -24,6 +24,8 @@ import type { LocalRateLimiter, RateLimiter } from "./rate-limits"
 
 /** After a failed draw, how long the node limits per node before it asks the database again. */
 export const UNREACHABLE_RETRY_MS = 5_000
+/** How long a draw may take before the node counts the database unreachable (as `/readyz`'s ping does). */
+export const DRAW_TIMEOUT_MS = 2_000
 
 export interface SharedRateLimiterDeps {
   store: RateBucketsQueries
@@ -49,7 +51,7 @@ export function createSharedRateLimiter(deps: SharedRateLimiterDeps): RateLimite
     const wanted = drawSize(limitPerMinute)
     const drawnAtMs = clock.nowMs()
     try {
-      const drawn = await store.drawRateTokens({ keyId, limitPerMinute, wanted, returned, nowMs: drawnAtMs })
+      const drawn = await withTimeout(store.drawRateTokens({ keyId, limitPerMinute, wanted, returned, nowMs: drawnAtMs }))
       allowances.set(keyId, allowanceAfterDraw(limitPerMinute, wanted, drawn, drawnAtMs, clock.nowMs()))
       if (unreachable) {
         unreachable = false
@@ -62,6 +64,26 @@ export function createSharedRateLimiter(deps: SharedRateLimiterDeps): RateLimite
         logger.warn("cannot draw rate-limit tokens from the database; each node limits keys on its own until it answers", { err, retryInMs: UNREACHABLE_RETRY_MS })
       }
     }
+  }
+
+  /**
+   * A database that stopped answering must not hold a key's requests until the connection gives
+   * up: after DRAW_TIMEOUT_MS the draw counts as failed, and what it grants later is dropped.
+   */
+  function withTimeout<T>(work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = clock.setTimer(DRAW_TIMEOUT_MS, () => reject(new Error(`the database did not answer a rate-limit draw within ${DRAW_TIMEOUT_MS} ms`)))
+      work.then(
+        (value) => {
+          timer.cancel()
+          resolve(value)
+        },
+        (err) => {
+          timer.cancel()
+          reject(err)
+        },
+      )
+    })
   }
 
   /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { ALLOWANCE_TTL_MS, drawSize } from "../../src/domain/rate-allowance"
 import { createRateLimiter } from "../../src/domain/rate-limits"
-import { createSharedRateLimiter, UNREACHABLE_RETRY_MS } from "../../src/domain/shared-rate-limits"
+import { createSharedRateLimiter, DRAW_TIMEOUT_MS, UNREACHABLE_RETRY_MS } from "../../src/domain/shared-rate-limits"
 import type { Logger } from "../../src/lib/logger"
 import type { TakeResult } from "../../src/lib/token-bucket"
 import { migrate, openDatabase } from "../../src/store/db"
@@ -29,6 +29,8 @@ interface Node {
   infos: string[]
   /** While true, every draw fails as an unreachable database does. */
   down: { value: boolean }
+  /** While true, no draw is ever answered, as by a database that stopped responding. */
+  silent: { value: boolean }
 }
 
 async function node(): Promise<Node> {
@@ -43,12 +45,14 @@ async function node(): Promise<Node> {
   const warnings: string[] = []
   const infos: string[] = []
   const down = { value: false }
+  const silent = { value: false }
   const logger: Logger = { debug() {}, info: (msg) => void infos.push(msg), warn: (msg) => void warnings.push(msg), error() {} }
   const limiter = createSharedRateLimiter({
     store: {
       async drawRateTokens(draw) {
         draws.push(draw)
         if (down.value) throw new Error("connect ECONNREFUSED 127.0.0.1:5432")
+        if (silent.value) return new Promise(() => {})
         return store.drawRateTokens(draw)
       },
     },
@@ -56,7 +60,7 @@ async function node(): Promise<Node> {
     logger,
     local: createRateLimiter(clock),
   })
-  return { limiter, clock, draws, warnings, infos, down }
+  return { limiter, clock, draws, warnings, infos, down, silent }
 }
 
 const take = (n: Node, limit: number): TakeResult | Promise<TakeResult> => n.limiter.takeForKey("key_1", limit)
@@ -148,5 +152,19 @@ describe("one node's shared limiter", () => {
     n.clock.advance(UNREACHABLE_RETRY_MS)
     expect(await take(n, limit)).toMatchObject({ allowed: true })
     expect(n.infos).toEqual(["rate-limit draws reach the database again; keys are limited across the cluster again"])
+  })
+
+  test("a draw the database does not answer within DRAW_TIMEOUT_MS counts as failed: the waiting request is limited by this node", async () => {
+    const n = await node()
+    n.silent.value = true
+    const waiting = take(n, 5)
+    let answered = false
+    void Promise.resolve(waiting).then(() => (answered = true))
+    n.clock.advance(DRAW_TIMEOUT_MS - 1)
+    await Bun.sleep(0)
+    expect(answered).toBe(false)
+    n.clock.advance(1)
+    expect(await waiting).toMatchObject({ allowed: true, remaining: 4 })
+    expect(n.warnings.length).toBe(1)
   })
 })
