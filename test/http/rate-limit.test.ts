@@ -72,6 +72,26 @@ describe.each(["sqlite", "postgres"] as const)("rate limits on %s", (database) =
     expect((await h.request("GET", "/v1/account", { key: other })).status).toBe(200)
   })
 
+  test("at 100 a minute the headers count down alike, and the 429's Retry-After (at most 2 s) is when a request passes again", async () => {
+    const account = await h.seedAccount({ rateLimitPerMinute: 100 })
+    const key = await h.seedKey(account.id)
+    const remaining: number[] = []
+    for (let i = 0; i < 100; i++) {
+      const res = await h.request("GET", "/v1/account", { key })
+      expect(res.status).toBe(200)
+      remaining.push(Number(res.headers.get("x-ratelimit-remaining")))
+    }
+    expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => 99 - i))
+    const limited = await h.request("GET", "/v1/account", { key })
+    expect(limited.status).toBe(429)
+    const retryAfter = Number(limited.headers.get("retry-after"))
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(2)
+    expect(limited.body.retryAfter).toBe(retryAfter)
+    await h.advance(retryAfter * 1000)
+    expect((await h.request("GET", "/v1/account", { key })).status).toBe(200)
+  })
+
   test("an account-specific limit replaces the default for its keys", async () => {
     const account = await h.seedAccount({ rateLimitPerMinute: 2 })
     const key = await h.seedKey(account.id)
