@@ -1,6 +1,7 @@
 import type { Config } from "./config"
 import type { DomainContext } from "./domain/context"
 import { createRateLimiter, type RateLimiter } from "./domain/rate-limits"
+import { createSharedRateLimiter } from "./domain/shared-rate-limits"
 import { createSandboxScheduler, type SandboxScheduler } from "./domain/sandbox"
 import { createScheduler } from "./lib/scheduler"
 import { createByteBudget } from "./lib/byte-budget"
@@ -160,7 +161,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       nodeId: config.nodeId,
     },
   }
-  const limiter = createRateLimiter(clock)
+  // One process keeps exact buckets in memory at no I/O; nodes sharing the database must share each key's bucket.
+  const limiter = !store.sharedByNodes ? createRateLimiter(clock) : createSharedRateLimiter({ store, clock, logger, local: createRateLimiter(clock) })
   const webhookRetention = createWebhookRetention({ store, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
   const usage = createUsageRecorder(ctx)

@@ -6,20 +6,29 @@ export const FAILED_AUTH_PER_MINUTE = 30
 const MAX_IP_BUCKETS = 10_000
 
 /**
- * The in-memory limiters: one token bucket per API key and one per client IP for failed
- * authentications. Buckets live in this process only; a restart refills them, which errs on
- * the side of the client.
+ * The limiters: one token bucket per API key and one per client IP for failed authentications.
+ * The in-memory one below keeps every bucket in this process (one node: exact, and a restart
+ * refills them, which errs on the side of the client); on several nodes the keys' buckets are
+ * shared through the database (src/domain/shared-rate-limits.ts).
  */
 export interface RateLimiter {
-  /** Takes a token from a key's bucket. */
-  takeForKey(keyId: string, limitPerMinute: number): TakeResult
+  /**
+   * Takes a token from a key's bucket. A promise only when the answer needs the database (a
+   * shared limiter's draw); callers use a plain result at once.
+   */
+  takeForKey(keyId: string, limitPerMinute: number): TakeResult | Promise<TakeResult>
   /** Checks, without taking, whether this IP may still attempt authentication. */
   peekFailedAuth(ip: string): TakeResult
   /** Records one failed authentication for this IP. */
   recordFailedAuth(ip: string): void
 }
 
-export function createRateLimiter(clock: Clock): RateLimiter {
+/** The in-memory limiter, which always answers at once. */
+export interface LocalRateLimiter extends RateLimiter {
+  takeForKey(keyId: string, limitPerMinute: number): TakeResult
+}
+
+export function createRateLimiter(clock: Clock): LocalRateLimiter {
   const keyBuckets = new Map<string, BucketState>()
   const ipBuckets = new Map<string, BucketState>()
 

@@ -424,6 +424,18 @@ END;
 INSERT INTO phone_leases (phone_id, node_id, token, acquired_at_ms, expires_at_ms) SELECT id, NULL, 0, 0, 0 FROM phones;
 `
 
+// Shared token buckets of the keys' rate limits (src/store/rate-buckets.ts), as PostgreSQL
+// migration 5. One process keeps its buckets in memory, so on SQLite the table stays empty
+// outside the contract tests; it exists so that both stores have one meaning.
+const RATE_BUCKETS = `
+CREATE TABLE rate_buckets (
+  key_id TEXT PRIMARY KEY REFERENCES api_keys(id) ON DELETE CASCADE,
+  tokens REAL NOT NULL,
+  granted INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -505,5 +517,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 16,
     name: "nodes and phone leases",
     up: (db) => db.exec(NODES_AND_LEASES),
+  },
+  {
+    version: 17,
+    name: "shared rate-limit buckets",
+    up: (db) => db.exec(RATE_BUCKETS),
   },
 ]

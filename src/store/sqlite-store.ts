@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { ChangeTracker } from "./change-tracker"
 import type { Writer, WriteTx as WriterTx } from "./writer"
-import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "./store"
+import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "./store"
 
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
@@ -21,6 +21,7 @@ import * as message_actions from "./message-actions"
 import * as message_parts from "./message-parts"
 import * as messages from "./messages"
 import * as phones from "./phones"
+import * as rate_buckets from "./rate-buckets"
 import * as replies from "./replies"
 import * as send_jobs from "./send-jobs"
 import * as settings from "./settings"
@@ -155,6 +156,12 @@ function phonesQueries(db: Database): PhonesQueries {
   }
 }
 
+function rateBucketsQueries(db: Database): RateBucketsQueries {
+  return {
+    drawRateTokens: async (draw) => rate_buckets.drawRateTokens(db, draw),
+  }
+}
+
 function repliesQueries(db: Database): RepliesQueries {
   return {
     listRepliesTo: async (targetId, limit) => replies.listRepliesTo(db, targetId, limit),
@@ -244,7 +251,7 @@ function webhooksQueries(db: Database): WebhooksQueries {
 
 /** Every query of the seam, run on `db` (the writer's connection, so inside its open transaction when one is). */
 export function sqliteQueries(db: Database): StoreQueries {
-  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db) }
+  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db), ...rateBucketsQueries(db) }
 }
 
 /** The seam over one SQLite connection, its writer and its change tracker. */

@@ -21,6 +21,7 @@ import type { UnreadInbound } from "./message-actions"
 import type { PartRow } from "./message-parts"
 import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./messages"
 import type { PhoneRow, StoredPhoneError } from "./phones"
+import type { RateDraw, RateDrawResult } from "./rate-buckets"
 import type { ReplyRow } from "./replies"
 import type { SendJobRow } from "./send-jobs"
 import type { SettingKey } from "./settings"
@@ -227,6 +228,16 @@ export interface PhonesQueries {
   listAllPhones(): Promise<PhoneRow[]>
 }
 
+/** src/store/rate-buckets.ts (several nodes share each key's rate limit) */
+export interface RateBucketsQueries {
+  /**
+   * Refills the key's shared bucket to `nowMs`, puts back `returned`, caps it at the limit and
+   * grants up to `wanted` whole tokens, atomically: concurrent draws from any number of nodes
+   * never grant more than the bucket holds. One statement: call it outside a write.
+   */
+  drawRateTokens(draw: RateDraw): Promise<RateDrawResult>
+}
+
 /** src/store/replies.ts */
 export interface RepliesQueries {
   /** The messages that quote `targetId`, oldest first, at most `limit` (both partial indexes serve it). */
@@ -380,7 +391,7 @@ export interface StoreQueries extends AccountsQueries, ApiKeysQueries, Dashboard
 export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
-    WaResendQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries {}
+    WaResendQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {
@@ -423,7 +434,10 @@ export interface WriteOptions {
 
 /** The database behind wagate: its queries, its writes, and what an operator asks of it. */
 export interface Store extends StoreQueries {
-  /** Which implementation this is, for logs, `/readyz` and `wagate doctor`; never for branching. */
+  /**
+   * Which implementation this is, for logs, `/readyz` and `wagate doctor`; never for branching
+   * (what may differ between one process and several nodes is decided by `sharedByNodes`).
+   */
   readonly kind: "sqlite" | "postgres"
   /** Runs `fn` in a transaction; resolves with its result once committed. A body that throws rolls back alone. */
   write<T>(fn: WriteBody<T>, options?: WriteOptions): Promise<T>

@@ -1,13 +1,26 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { createHarness, expectErrorEnvelope, type Harness } from "../helpers/harness"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+/*
+ * The same requests get the same answers and headers on SQLite (the in-memory buckets) and on
+ * PostgreSQL (buckets shared through the database, src/domain/shared-rate-limits.ts): below 100
+ * a minute a node draws one token a request, so the shared limiter is exact.
+ */
+
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 let h: Harness
-afterEach(() => h.close())
+const others: Harness[] = []
+afterEach(async () => {
+  for (const other of others.splice(0)) await other.close()
+  await h.close()
+}, SLOW_HOOK_TIMEOUT_MS)
 
-describe("rate limits", () => {
+describe.each(["sqlite", "postgres"] as const)("rate limits on %s", (database) => {
   beforeEach(async () => {
-    h = await createHarness({ env: { WAGATE_RATE_LIMIT_PER_MINUTE: "5" } })
-  })
+    h = await createHarness({ database, env: { WAGATE_RATE_LIMIT_PER_MINUTE: "5" } })
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   test("every authenticated response carries the limit headers, counting down", async () => {
     const { key } = await h.seedTenant()
@@ -59,6 +72,26 @@ describe("rate limits", () => {
     expect((await h.request("GET", "/v1/account", { key: other })).status).toBe(200)
   })
 
+  test("at 100 a minute the headers count down alike, and the 429's Retry-After (at most 2 s) is when a request passes again", async () => {
+    const account = await h.seedAccount({ rateLimitPerMinute: 100 })
+    const key = await h.seedKey(account.id)
+    const remaining: number[] = []
+    for (let i = 0; i < 100; i++) {
+      const res = await h.request("GET", "/v1/account", { key })
+      expect(res.status).toBe(200)
+      remaining.push(Number(res.headers.get("x-ratelimit-remaining")))
+    }
+    expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => 99 - i))
+    const limited = await h.request("GET", "/v1/account", { key })
+    expect(limited.status).toBe(429)
+    const retryAfter = Number(limited.headers.get("retry-after"))
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(2)
+    expect(limited.body.retryAfter).toBe(retryAfter)
+    await h.advance(retryAfter * 1000)
+    expect((await h.request("GET", "/v1/account", { key })).status).toBe(200)
+  })
+
   test("an account-specific limit replaces the default for its keys", async () => {
     const account = await h.seedAccount({ rateLimitPerMinute: 2 })
     const key = await h.seedKey(account.id)
@@ -68,5 +101,41 @@ describe("rate limits", () => {
     const limited = await h.request("GET", "/v1/account", { key })
     expect(limited.status).toBe(429)
     expect(limited.body.retryAfter).toBe(30)
+  })
+})
+
+describe("rate limits on several nodes", () => {
+  beforeEach(async () => {
+    h = await createHarness({ database: "postgres", env: { WAGATE_RATE_LIMIT_PER_MINUTE: "5" } })
+  }, SLOW_HOOK_TIMEOUT_MS)
+
+  /** Another node on the same database and the same clock. */
+  async function secondNode(): Promise<Harness> {
+    const node = await createHarness({ clock: h.clock, env: { WAGATE_RATE_LIMIT_PER_MINUTE: "5", WAGATE_DATABASE_URL: h.config.databaseUrl! } })
+    others.push(node)
+    return node
+  }
+
+  test("two nodes on one database share a key's bucket: 5 a minute is 5 across both, then 429 on either with the same headers", async () => {
+    const { key } = await h.seedTenant()
+    const b = await secondNode()
+    const nodes = [h, b, h, b, b]
+    const remaining: string[] = []
+    for (const node of nodes) {
+      const res = await node.request("GET", "/v1/account", { key })
+      expect(res.status).toBe(200)
+      remaining.push(res.headers.get("x-ratelimit-remaining")!)
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"])
+    for (const node of [h, b]) {
+      const limited = await node.request("GET", "/v1/account", { key })
+      expectErrorEnvelope(limited, 429, "Rate limit exceeded", "/v1/account")
+      expect(limited.headers.get("retry-after")).toBe("12")
+      expect(limited.headers.get("x-ratelimit-limit")).toBe("5")
+      expect(limited.headers.get("ratelimit")).toBe('"default";r=0;t=60')
+    }
+    await h.advance(12_000)
+    expect((await b.request("GET", "/v1/account", { key })).status).toBe(200)
+    expect((await h.request("GET", "/v1/account", { key })).status).toBe(429)
   })
 })

@@ -33,7 +33,10 @@ export function apiBase(deps: HttpDeps) {
         throw refuseAuthentication(deps, server, request, token ? errors.invalidApiKey() : errors.missingApiKey())
       }
       const limit = effectiveRateLimit(ctx, principal.account)
-      const taken = limiter.takeForKey(principal.keyId, limit)
+      const taking = limiter.takeForKey(principal.keyId, limit)
+      // Awaited only when it is a promise (a draw from the shared bucket): the in-memory answer
+      // costs no extra turn.
+      const taken = taking instanceof Promise ? await taking : taking
       const resetSeconds = Math.ceil(taken.resetAfterMs / 1000)
       Object.assign(set.headers, {
         "X-RateLimit-Limit": String(limit),

@@ -2,6 +2,7 @@ import type { SQL } from "bun"
 import { SchemaTooNewError } from "../db"
 import { DELIVERY_CLAIMS_SQL } from "./migration-3-delivery-claims"
 import { LEASES_SQL } from "./migration-4-leases"
+import { RATE_BUCKETS_SQL } from "./migration-5-rate-buckets"
 import { SCHEMA_1 } from "./schema-1"
 
 /*
@@ -27,6 +28,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(1, "initial: the schema of SQLite migration 14, for several nodes", SCHEMA_1),
   sqlMigration(3, "webhook delivery claims", DELIVERY_CLAIMS_SQL),
   sqlMigration(4, "nodes and phone leases", LEASES_SQL),
+  sqlMigration(5, "shared rate-limit buckets", RATE_BUCKETS_SQL),
 ]
 
 /** The newest PostgreSQL schema version this binary knows. */

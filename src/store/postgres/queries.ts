@@ -9,6 +9,7 @@ import { pgMessageActionsQueries } from "./message-actions"
 import { pgMessagePartsQueries } from "./message-parts"
 import { pgMessagesQueries } from "./messages"
 import { pgPhonesQueries } from "./phones"
+import { pgRateBucketsQueries } from "./rate-buckets"
 import { pgRepliesQueries } from "./replies"
 import { pgSendJobsQueries } from "./send-jobs"
 import { pgSettingsQueries } from "./settings"
@@ -45,6 +46,7 @@ const PG_QUERY_GROUPS = [
   pgWebhooksQueries,
   pgDeliveryClaimQueries,
   pgLeaseQueries,
+  pgRateBucketsQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]
