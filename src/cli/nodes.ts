@@ -1,4 +1,4 @@
-import { LEASE_DEFAULTS } from "../domain/lease-keeper"
+import { LEASE_DEFAULTS } from "../domain/lease-timings"
 import { nodeOverview, type NodeOverview } from "../domain/node-overview"
 import { formatAge } from "../lib/age"
 import { parseArgs, UsageError } from "./args"

@@ -78,11 +78,8 @@ export async function createConnectionLifecycle(deps: LifecycleDeps) {
   scheduler.on(BOOT_CONNECT_KIND, await reopenDue(BOOT_CHANGE))
 
   function runtime(phoneId: string): Runtime {
-    let rt = runtimes.get(phoneId)
-    if (!rt) {
-      rt = { session: null, wanted: false, attempts: 0, qr: null, pairingCode: null, method: null, pairing: null, waVersion: null, releaseSlot: null }
-      runtimes.set(phoneId, rt)
-    }
+    const rt = runtimes.get(phoneId) ?? { session: null, wanted: false, attempts: 0, qr: null, pairingCode: null, method: null, pairing: null, waVersion: null, releaseSlot: null }
+    runtimes.set(phoneId, rt)
     return rt
   }
 
@@ -171,7 +168,7 @@ export async function createConnectionLifecycle(deps: LifecycleDeps) {
     const adopted = new Set(phoneIds)
     for (const phone of await ctx.store.listAllPhones()) {
       if (!adopted.has(phone.id) || stayingOffline.has(phone.id)) continue
-      if ((await gateway.hasCredentials(phone.id))) {
+      if (await gateway.hasCredentials(phone.id)) {
         paired.push(phone.id)
       } else if (phone.connectionStatus !== "unpaired" && phone.connectionStatus !== "logged_out") {
         // A pairing cut short by a restart left no credentials: the phone is unpaired again.
@@ -185,12 +182,7 @@ export async function createConnectionLifecycle(deps: LifecycleDeps) {
   }
 
   const handlers = {
-    ctx,
-    gateway,
-    links,
-    receipts: deps.receipts,
-    lookups: deps.lookups,
-    notify: deps.notify,
+    ctx, gateway, links, receipts: deps.receipts, lookups: deps.lookups, notify: deps.notify,
     setStatus,
     open,
     offline,

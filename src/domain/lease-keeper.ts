@@ -1,5 +1,7 @@
 import type { Clock, TimerHandle } from "../lib/clock"
+import { withDeadline } from "../lib/deadline"
 import type { HeldLease, LeaseQueries, NodeIdentity } from "../store/leases"
+import { LEASE_DEFAULTS } from "./lease-timings"
 import { planClaims } from "./lease-planner"
 import { isLiveNode } from "./node-list"
 
@@ -14,22 +16,8 @@ import { isLiveNode } from "./node-list"
  * Time comes from the injected clock; ticks never overlap (the next is armed when one ends).
  */
 
-/** The lease timings, in one place (docs/architecture.md § "Nodes and leases"). */
-export const LEASE_DEFAULTS = {
-  /** How long a lease runs without renewal: a dead node's phones are free this long after its last renewal. */
-  leaseMs: 15_000,
-  /** How often a node renews (three renewals per lease: two may fail before the lease is at risk). */
-  renewEveryMs: 5_000,
-  /**
-   * How long after registering a node waits before its first claim. 0 suits one node (SQLite);
-   * nodes started together on PostgreSQL may pass one renewal interval, so that they see each
-   * other before the first one claims every phone.
-   */
-  firstClaimDelayMs: 0,
-} as const
-
 /** What the keeper needs of the store. */
-export type LeaseKeeperStore = Pick<LeaseQueries, "registerNode" | "renewLeases" | "claimPhones" | "claimPhone" | "releaseNode" | "listNodes" | "countUnownedPhones">
+export type LeaseKeeperStore = Pick<LeaseQueries, "registerNode" | "renewLeases" | "claimPhones" | "claimPhone" | "releaseNode" | "leaseCensus">
 
 export interface LeaseKeeperOptions {
   store: LeaseKeeperStore
@@ -92,13 +80,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
    * count as unreachable, so the leases at risk are given up in time instead of the tick waiting.
    */
   function timed<T>(call: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const timeout = clock.setTimer(renewEveryMs, () => reject(new Error(`the database did not answer within ${renewEveryMs} ms`)))
-      call.then(
-        (value) => (timeout.cancel(), resolve(value)),
-        (err) => (timeout.cancel(), reject(err)),
-      )
-    })
+    return withDeadline(clock, renewEveryMs, `the database did not answer within ${renewEveryMs} ms`, call)
   }
 
   async function report(callback: (ids: string[]) => void | Promise<void>, ids: string[]): Promise<void> {
@@ -151,12 +133,13 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   }
 
   async function claim(nowMs: number): Promise<void> {
-    const unowned = await timed(store.countUnownedPhones(nowMs))
+    const census = await timed(store.leaseCensus(nowMs))
+    const unowned = census.unowned
     if (unowned === 0) {
       strandedTicks = 0
       return
     }
-    const others = (await timed(store.listNodes(nowMs)))
+    const others = census.nodes
       .filter((n) => n.nodeId !== node.nodeId && isLiveNode(n, nowMs, leaseMs))
       .map((n) => ({ phones: n.phones, maxPhones: n.maxPhones }))
     const plan = planClaims({ held: held.size, maxPhones, others, unowned, strandedTicks })

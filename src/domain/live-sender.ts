@@ -4,14 +4,11 @@ import type { Scheduler } from "../lib/scheduler"
 import type { MessageErrorCode } from "../lib/vocabulary"
 import { type MessageRow } from "../store/messages"
 import type { WriteTx } from "../store/store"
-import type { WhatsAppSession } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
 import type { LiveLookups } from "./live-lookups"
-import { applyMessageSignal } from "./message-events"
-import { applySignal } from "./message-status"
-import { discardMedia, downloadMedia, handOver, insertNewParts, planOutbound, type FetchMedia } from "./outbound-parts"
+import { insertNewParts, type FetchMedia } from "./outbound-parts"
 import type { PhoneLinkListener, PhoneLinks } from "./phone-links"
-import { resolveRecipient } from "./recipients"
+import { failLiveMessage, sendJob } from "./live-send-job"
 
 /** Jitter around WAGATE_SEND_INTERVAL_MS (docs/decisions.md § "Live sends"): ±30%. */
 export const SEND_INTERVAL_JITTER = 0.3
@@ -60,6 +57,7 @@ export function createLiveSender(deps: {
 }): LiveSender {
   const { ctx, scheduler, links } = deps
   const owns = deps.owns ?? (() => true)
+  const jobDeps = { ctx, lookups: deps.lookups, fetchMedia: deps.fetchMedia, mediaBudget: deps.mediaBudget }
   let unlisten: (() => Promise<void>) | null = null
   const random = deps.random ?? Math.random
   const busy = new Set<string>()
@@ -106,7 +104,7 @@ export function createLiveSender(deps: {
         scheduler.schedule(PACE_KIND, phoneId, notBeforeMs)
         return
       }
-      const handedOff = await sendJob(phoneId, job.messageId, session)
+      const handedOff = await sendJob(jobDeps, phoneId, job.messageId, session)
       // The connection changed while this job was being prepared (a slow media download) or
       // sent: the reconnect's wake found this drain busy and was dropped, so the drain itself
       // starts over on the new connection (or stops when there is none). Whatever the old
@@ -132,7 +130,7 @@ export function createLiveSender(deps: {
     if (failures < MAX_HANDOFF_ATTEMPTS) return false
     // A message WhatsApp keeps refusing to take must not block the phone's queue forever.
     stalls.delete(messageId)
-    await failMessage(messageId, "internal_error", `WhatsApp did not accept the message after ${MAX_HANDOFF_ATTEMPTS} attempts`)
+    await failLiveMessage(ctx, messageId, "internal_error", `WhatsApp did not accept the message after ${MAX_HANDOFF_ATTEMPTS} attempts`)
     return true
   }
 
@@ -141,55 +139,8 @@ export function createLiveSender(deps: {
     return Math.round(deps.sendIntervalMs * jitter)
   }
 
-  /**
-   * Checks, downloads and sends one message. Returns false when the socket went away mid-way:
-   * the job stays and is taken up again on the next connect.
-   */
-  async function sendJob(phoneId: string, messageId: string, session: WhatsAppSession): Promise<boolean> {
-    const message = await ctx.store.findMessage(messageId)
-    if (!message || message.status !== "pending") {
-      await ctx.store.write(async (q) => await q.deleteSendJob(messageId))
-      return true
-    }
-    const recipient = await resolveRecipient(deps.lookups, phoneId, message, session)
-    if (recipient.kind === "unanswered") return false
-    if (recipient.kind === "refused") {
-      await failMessage(messageId, recipient.errorCode, recipient.message)
-      return true
-    }
-    const parts = await ctx.store.listParts(messageId)
-    const download = await downloadMedia(deps.fetchMedia, parts)
-    if (!download.ok) {
-      await failMessage(messageId, download.errorCode, download.message)
-      return true
-    }
-    try {
-      const plan = await planOutbound(ctx, message, parts, download.media, recipient.jid)
-      if (!plan.ok) await failMessage(messageId, plan.errorCode, plan.message)
-      return plan.ok ? await handOver(ctx, session, deps.mediaBudget, messageId, plan.parts) : true
-    } finally {
-      // Sent or not, the files go: a retry after a reconnect downloads again rather than keep
-      // customers' documents on disk for as long as a phone stays away.
-      discardMedia(download.media)
-    }
-  }
-
-  /** Fails a pending message and all its unfinished parts, ending its job. */
-  async function failMessage(messageId: string, errorCode: MessageErrorCode, errorMessage: string): Promise<void> {
-    await ctx.store.write(async (q, tx) => {
-      const message = await q.findMessage(messageId)
-      if (!message) return
-      const atMs = ctx.clock.nowMs()
-      for (const part of await q.listParts(messageId)) {
-        if (part.status === "pending") await q.updatePart({ ...part, ...applySignal(part, { kind: "failed", atMs, errorCode, errorMessage }).state })
-      }
-      await applyMessageSignal(ctx, q, tx, message, { kind: "failed", atMs, errorCode, errorMessage })
-      await q.deleteSendJob(messageId)
-    })
-  }
-
   async function failAllJobs(phoneId: string, errorCode: MessageErrorCode, errorMessage: string): Promise<void> {
-    for (const job of await ctx.store.listSendJobs(phoneId)) await failMessage(job.messageId, errorCode, errorMessage)
+    for (const job of await ctx.store.listSendJobs(phoneId)) await failLiveMessage(ctx, job.messageId, errorCode, errorMessage)
     handedOver.delete(phoneId)
   }
 

@@ -1,4 +1,5 @@
 import type { Clock } from "../lib/clock"
+import { withDeadline } from "../lib/deadline"
 import type { Logger } from "../lib/logger"
 import type { TakeResult } from "../lib/token-bucket"
 import type { RateBucketsQueries } from "../store/store"
@@ -71,19 +72,7 @@ export function createSharedRateLimiter(deps: SharedRateLimiterDeps): RateLimite
    * up: after DRAW_TIMEOUT_MS the draw counts as failed, and what it grants later is dropped.
    */
   function withTimeout<T>(work: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const timer = clock.setTimer(DRAW_TIMEOUT_MS, () => reject(new Error(`the database did not answer a rate-limit draw within ${DRAW_TIMEOUT_MS} ms`)))
-      work.then(
-        (value) => {
-          timer.cancel()
-          resolve(value)
-        },
-        (err) => {
-          timer.cancel()
-          reject(err)
-        },
-      )
-    })
+    return withDeadline(clock, DRAW_TIMEOUT_MS, `the database did not answer a rate-limit draw within ${DRAW_TIMEOUT_MS} ms`, work)
   }
 
   /**

@@ -71,6 +71,12 @@ export interface NodeSummary extends NodeIdentity {
   newestLeaseAcquiredAtMs: number | null
 }
 
+/** The nodes and the phones none of them holds, at one moment (LeaseQueries.leaseCensus). */
+export interface LeaseCensus {
+  nodes: NodeSummary[]
+  unowned: number
+}
+
 /** One phone's lease row: every phone has one; token 0 and no owner until its first claim, no owner once released. */
 export interface PhoneLeaseRow {
   phoneId: string
@@ -119,6 +125,13 @@ export interface LeaseQueries {
   listNodes(nowMs: number): Promise<NodeSummary[]>
   /** Phones with no owner or an expired lease at `nowMs` (what the nodes still have to claim). */
   countUnownedPhones(nowMs: number): Promise<number>
+  /**
+   * listNodes and countUnownedPhones read together, from one snapshot: their counts add up to
+   * every phone even while other nodes claim. The claim planner needs that sum (two separate
+   * reads that straddle another node's claim count its phones twice, and the node claims past
+   * its fair share).
+   */
+  leaseCensus(nowMs: number): Promise<LeaseCensus>
   /** Every phone's lease row, by phone id. */
   listPhoneLeases(): Promise<PhoneLeaseRow[]>
 }

@@ -98,6 +98,8 @@ function leaseQueries(db: Database): LeaseQueries {
     assertLease: async (phoneId, nodeId, token, nowMs) => leases.assertLease(db, phoneId, nodeId, token, nowMs),
     listNodes: async (nowMs) => leases.listNodes(db, nowMs),
     countUnownedPhones: async (nowMs) => leases.countUnownedPhones(db, nowMs),
+    // One connection, read synchronously: nothing can commit between the two reads.
+    leaseCensus: async (nowMs) => ({ nodes: leases.listNodes(db, nowMs), unowned: leases.countUnownedPhones(db, nowMs) }),
     listPhoneLeases: async () => leases.listPhoneLeases(db),
   }
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { LEASE_DEFAULTS } from "../../src/domain/lease-keeper"
+import { LEASE_DEFAULTS } from "../../src/domain/lease-timings"
 import { SQLITE_NODES_EXPLANATION } from "../../src/domain/node-overview"
 import type { NodeIdentity } from "../../src/store/leases"
 import { createHarness, type Harness } from "../helpers/harness"

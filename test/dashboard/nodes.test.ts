@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { LEASE_DEFAULTS } from "../../src/domain/lease-keeper"
+import { LEASE_DEFAULTS } from "../../src/domain/lease-timings"
 import type { NodeIdentity } from "../../src/store/leases"
 import { expectEscaped, HOSTILE, ORIGIN, signIn } from "../helpers/dashboard"
 import { createHarness, type Harness } from "../helpers/harness"

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { SQLITE_NODES_EXPLANATION, type NodeView } from "../../src/domain/node-overview"
-import { LEASE_DEFAULTS } from "../../src/domain/lease-keeper"
+import { LEASE_DEFAULTS } from "../../src/domain/lease-timings"
 import { Envelope } from "../../src/http/models/common"
 import { NodeOverview } from "../../src/http/models/nodes"
 import type { NodeIdentity } from "../../src/store/leases"

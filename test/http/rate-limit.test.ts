@@ -111,7 +111,7 @@ describe("rate limits on several nodes", () => {
 
   /** Another node on the same database and the same clock. */
   async function secondNode(): Promise<Harness> {
-    const node = await createHarness({ clock: h.clock, env: { WAGATE_RATE_LIMIT_PER_MINUTE: "5", WAGATE_DATABASE_URL: h.config.databaseUrl! } })
+    const node = await createHarness({ clock: h.clock, env: { WAGATE_RATE_LIMIT_PER_MINUTE: "5", WAGATE_NODE_ID: "second-node", WAGATE_DATABASE_URL: h.config.databaseUrl! } })
     others.push(node)
     return node
   }

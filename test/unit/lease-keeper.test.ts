@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test"
-import { createLeaseKeeper, LEASE_DEFAULTS, type LeaseKeeper, type LeaseKeeperOptions } from "../../src/domain/lease-keeper"
+import { createLeaseKeeper, type LeaseKeeper, type LeaseKeeperOptions } from "../../src/domain/lease-keeper"
+import { LEASE_DEFAULTS } from "../../src/domain/lease-timings"
 import { NodeIdInUseError, type LeaseQueries } from "../../src/store/leases"
 import { TEST_EPOCH_MS, TestClock } from "../helpers/test-clock"
 import { openLeaseWorld, type LeaseStore, type LeaseWorld } from "../store/contract/lease-stores"
@@ -46,8 +47,7 @@ function keeperOn(store: LeaseQueries, nodeId: string, options: Partial<LeaseKee
     claimPhones: guard(store.claimPhones),
     claimPhone: guard(store.claimPhone),
     releaseNode: guard(store.releaseNode),
-    listNodes: guard(store.listNodes),
-    countUnownedPhones: guard(store.countUnownedPhones),
+    leaseCensus: guard(store.leaseCensus),
   }
   const h: Harness = {
     clock,

@@ -81,11 +81,26 @@ const LIST_NODES = `SELECT n.node_id AS "nodeId", n.instance_id AS "instanceId",
 const COUNT_UNOWNED = `SELECT count(*)::int4 AS n FROM phones p LEFT JOIN phone_leases l ON l.phone_id = p.id
   WHERE l.phone_id IS NULL OR l.node_id IS NULL OR l.expires_at_ms <= $1::int8`
 
+// Both reads in one statement, so they see one snapshot.
+const CENSUS = `WITH listed AS (${LIST_NODES}), unowned AS (${COUNT_UNOWNED})
+  SELECT u.n AS unowned, listed.* FROM unowned u LEFT JOIN listed ON true ORDER BY listed."nodeId"`
+
 const LIST_LEASES = `SELECT phone_id AS "phoneId", node_id AS "nodeId", token, acquired_at_ms AS "acquiredAtMs", expires_at_ms AS "expiresAtMs"
   FROM phone_leases ORDER BY phone_id`
 
 type Int8 = string | number
 const orNull = (v: Int8 | null): number | null => (v === null ? null : Number(v))
+const nodeSummary = (r: Record<string, unknown>): NodeSummary => ({
+  nodeId: r.nodeId as string,
+  instanceId: r.instanceId as string,
+  startedAtMs: Number(r.startedAtMs),
+  heartbeatAtMs: Number(r.heartbeatAtMs),
+  maxPhones: r.maxPhones as number,
+  stopping: r.stopping as boolean,
+  phones: r.phones as number,
+  oldestLeaseAcquiredAtMs: orNull(r.oldestLeaseAcquiredAtMs as Int8 | null),
+  newestLeaseAcquiredAtMs: orNull(r.newestLeaseAcquiredAtMs as Int8 | null),
+})
 const held = (r: { phoneId: string; token: Int8; expiresAtMs: Int8 }): HeldLease => ({ phoneId: r.phoneId, token: Number(r.token), expiresAtMs: Number(r.expiresAtMs) })
 
 /** The lease queries on `sql` (the pool, or the current transaction). */
@@ -119,20 +134,11 @@ export function pgLeaseQueries(sql: SQL): LeaseQueries {
       if (rows.length === 0) throw new LeaseLostError(phoneId, nodeId, token)
     },
     async listNodes(nowMs) {
-      const rows = await sql.unsafe(LIST_NODES, [nowMs])
-      return rows.map(
-        (r: Record<string, unknown>): NodeSummary => ({
-          nodeId: r.nodeId as string,
-          instanceId: r.instanceId as string,
-          startedAtMs: Number(r.startedAtMs),
-          heartbeatAtMs: Number(r.heartbeatAtMs),
-          maxPhones: r.maxPhones as number,
-          stopping: r.stopping as boolean,
-          phones: r.phones as number,
-          oldestLeaseAcquiredAtMs: orNull(r.oldestLeaseAcquiredAtMs as Int8 | null),
-          newestLeaseAcquiredAtMs: orNull(r.newestLeaseAcquiredAtMs as Int8 | null),
-        }),
-      )
+      return (await sql.unsafe(LIST_NODES, [nowMs])).map(nodeSummary)
+    },
+    async leaseCensus(nowMs) {
+      const rows: Record<string, unknown>[] = await sql.unsafe(CENSUS, [nowMs])
+      return { unowned: rows[0]!.unowned as number, nodes: rows.filter((r) => r.nodeId !== null).map(nodeSummary) }
     },
     async countUnownedPhones(nowMs) {
       const [row] = await sql.unsafe(COUNT_UNOWNED, [nowMs])

@@ -1,5 +1,6 @@
 import { afterEach, expect, setDefaultTimeout, test } from "bun:test"
-import { createLeaseKeeper, LEASE_DEFAULTS, type LeaseKeeper } from "../../../src/domain/lease-keeper"
+import { createLeaseKeeper, type LeaseKeeper } from "../../../src/domain/lease-keeper"
+import { LEASE_DEFAULTS } from "../../../src/domain/lease-timings"
 import { TestClock } from "../../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
 import { openLeaseWorld, type LeaseStore } from "./lease-stores"

@@ -95,6 +95,40 @@ describeLeaseStores("leases: nodes", (world) => {
   })
 })
 
+describeLeaseStores("leases: the census", (world) => {
+  test("leaseCensus gives what listNodes and countUnownedPhones give, and no nodes with every phone unowned on a fresh database", async () => {
+    const w = await world()
+    await w.seedPhones(4)
+    const store = await w.node()
+    expect(await store.leaseCensus(T)).toEqual({ nodes: [], unowned: 4 })
+    await store.registerNode(reg(A, T))
+    await store.registerNode(reg(B, T))
+    await store.claimPhones(A, 1, T, LEASE_MS)
+    expect(await store.leaseCensus(T + 1_000)).toEqual({ nodes: await store.listNodes(T + 1_000), unowned: 3 })
+  })
+
+  test("while other nodes claim, every census adds up to all the phones (one snapshot, not two reads)", async () => {
+    const w = await world()
+    await w.seedPhones(120)
+    const [a, b, watcher] = [await w.node(), await w.node(), await w.node()]
+    await a.registerNode(reg(A, T))
+    await b.registerNode(reg(B, T))
+    const claiming = (async () => {
+      for (let round = 0; round < 60; round++) await Promise.all([a.claimPhones(A, 1, T, LEASE_MS), b.claimPhones(B, 1, T, LEASE_MS)])
+    })()
+    const totals: number[] = []
+    let done = false
+    void claiming.finally(() => (done = true))
+    while (!done) {
+      const census = await watcher.leaseCensus(T)
+      totals.push(census.unowned + census.nodes.reduce((sum, n) => sum + n.phones, 0))
+    }
+    await claiming
+    expect(totals.length).toBeGreaterThan(0)
+    expect(totals.filter((t) => t !== 120)).toEqual([])
+  })
+})
+
 describeLeaseStores("leases: claims, renewals and fencing", (world, kind) => {
   test("claims take unowned phones up to the limit, and a phone a live lease holds is never claimed again", async () => {
     const w = await world()
