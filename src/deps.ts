@@ -17,6 +17,7 @@ import { createMessageReceipts } from "./domain/message-receipts"
 import type { FetchMedia } from "./domain/outbound-parts"
 import { createPhoneLinks } from "./domain/phone-links"
 import { createSessionManager } from "./domain/sessions"
+import { createPairingRelay, localPairingRelay } from "./domain/pairing-relay"
 import { createBaileysGateway } from "./whatsapp/baileys/gateway"
 import type { WhatsAppGateway } from "./whatsapp/gateway"
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
@@ -208,6 +209,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const receipts = createMessageReceipts({ ctx, settled: live.settled })
   const sessions = await createSessionManager({
     ownership,
+    // Only nodes sharing a database relay pairing states; one process has every socket itself.
+    relay: store.sharedByNodes ? createPairingRelay({ store, logger, nodeId: config.nodeId }) : localPairingRelay(),
     onAdopted: (phoneIds) => live.adopted(phoneIds),
     ctx,
     gateway,

@@ -3,28 +3,17 @@ import { errors } from "../lib/errors"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import { type PhoneRow } from "../store/phones"
 import type { WhatsAppSession } from "../whatsapp/gateway"
-import { lastErrorOf, type LastError } from "./connection-errors"
-import { createConnectionLifecycle, type LifecycleDeps, type Runtime } from "./connection-lifecycle"
+import { createConnectionLifecycle, type LifecycleDeps } from "./connection-lifecycle"
 import type { Group } from "./groups"
 import { canPost } from "./live-lookups"
+import { createPairingListeners } from "./pairing-listeners"
+import type { PairingRelay, PairingRelayHandlers } from "./pairing-relay"
+import { stateOf, type PairingState } from "./pairing-state"
 import type { PhoneOwnership } from "./phone-ownership"
 import { restorePhoneStatus } from "./phone-status"
 
 export { RECONNECT_MAX_MS, RECONNECT_MIN_MS } from "./connection-lifecycle"
-
-/** What the admin API shows of a phone's pairing (docs/admin.md § "Pair a phone"). */
-export interface PairingState {
-  connectionStatus: ConnectionStatus
-  /** The raw QR string to render, while a QR pairing waits for a scan. */
-  qr: string | null
-  /** The code to type on the phone, while a code pairing waits. */
-  pairingCode: string | null
-  /** Why the last connect or pairing attempt failed; null once connected or asked to connect again. */
-  lastError: LastError | null
-  /** The WhatsApp Web version the phone's last connect announced (x.y.z); null before one. */
-  waVersion: string | null
-  updatedAtMs: number
-}
+export type { PairingState } from "./pairing-state"
 
 /**
  * Keeps every paired phone connected and its `connectionStatus` true (docs/decisions.md §
@@ -45,8 +34,9 @@ export interface SessionManager {
   logout(phoneId: string): Promise<PhoneRow>
   /** Called before a phone is deleted: unlinks it and fails its queued sends. */
   forget(phoneId: string): Promise<void>
+  /** The phone's pairing state; on a node without its socket, with what its holder relayed (pairing-relay.ts). */
   pairingState(phoneId: string): Promise<PairingState>
-  /** Calls `listener` on every pairing-state change of the phone; returns the unsubscribe. */
+  /** Calls `listener` on every pairing-state change of the phone, on whichever node it is held; returns the unsubscribe. */
   subscribe(phoneId: string, listener: (state: PairingState) => void): () => void
   /** Calls `listener` on every pairing-state change of any phone (serve prints QRs with it). */
   subscribeAll(listener: (phone: PhoneRow, state: PairingState) => void): () => void
@@ -57,36 +47,42 @@ export interface SessionManager {
   stop(): Promise<void>
 }
 
-function stateOf(phone: PhoneRow, rt: Runtime | undefined): PairingState {
-  return {
-    connectionStatus: phone.connectionStatus,
-    qr: rt?.qr ?? null,
-    pairingCode: rt?.pairingCode ?? null,
-    lastError: lastErrorOf(phone),
-    waVersion: rt?.waVersion ?? null,
-    updatedAtMs: phone.updatedAtMs,
-  }
-}
-
 /** The manager is built from what its lifecycle needs, less the listener it supplies itself, and the phones this process owns. */
 export async function createSessionManager(
   deps: Omit<LifecycleDeps, "notify"> & {
     ownership: PhoneOwnership
+    /** How pairing states reach the live pages of other nodes (localPairingRelay() on one process). */
+    relay: PairingRelay
     /** Called after the sessions took up phones this process came to own (the send queue takes up their jobs). */
     onAdopted?: (phoneIds: string[]) => Promise<void>
   },
 ): Promise<SessionManager> {
-  const { ctx, gateway, links, ownership } = deps
-  const perPhone = new Map<string, Set<(state: PairingState) => void>>()
-  const everyPhone = new Set<(phone: PhoneRow, state: PairingState) => void>()
+  const { ctx, gateway, links, ownership, relay } = deps
+  const listeners = createPairingListeners()
 
+  /** A change made here: this node's listeners hear it, and the other nodes' through the relay. */
   async function notify(phoneId: string): Promise<void> {
     const rt = lifecycle.peek(phoneId)
     const phone = await ctx.store.findPhone(phoneId)
     if (!rt || !phone) return
     const state = stateOf(phone, rt)
-    for (const listener of perPhone.get(phoneId) ?? []) listener(state)
-    for (const listener of everyPhone) listener(phone, state)
+    listeners.emit(phone, state)
+    relay.publish(phoneId, state)
+  }
+
+  /** The state as this node knows it: its own socket's, or what the holder relayed. */
+  const stateHere = (phone: PhoneRow) => (ownership.owns(phone.id) ? stateOf(phone, lifecycle.peek(phone.id)) : stateOf(phone, relay.heard(phone.id)))
+
+  /** Runs `act` with the phone's row when this node holds the phone (`held`), or when another does (`elsewhere`). */
+  async function withPhone(phoneId: string, when: "held" | "elsewhere", act: (phone: PhoneRow) => void): Promise<void> {
+    if (ownership.owns(phoneId) !== (when === "held")) return
+    const phone = await ctx.store.findPhone(phoneId).catch(() => null)
+    if (phone) act(phone)
+  }
+  const relayHandlers: PairingRelayHandlers = {
+    heard: (phoneId) => void withPhone(phoneId, "elsewhere", (phone) => listeners.emit(phone, stateHere(phone))),
+    wanted: (phoneId) => void withPhone(phoneId, "held", (phone) => relay.publish(phoneId, stateHere(phone))),
+    resubscribed: () => listeners.watched().filter((phoneId) => !ownership.owns(phoneId)).forEach((phoneId) => relay.want(phoneId)),
   }
 
   const lifecycle = await createConnectionLifecycle({ ...deps, notify })
@@ -115,14 +111,17 @@ export async function createSessionManager(
   }
 
   return {
-    start: () =>
-      ownership.start({
+    async start() {
+      await relay.start(relayHandlers)
+      await ownership.start({
         gained: async (phoneIds) => {
+          phoneIds.forEach((phoneId) => relay.forget(phoneId))
           await lifecycle.adopt(phoneIds)
           await deps.onAdopted?.(phoneIds)
         },
         lost: release,
-      }),
+      })
+    },
     async connect(phoneId, method) {
       const phone = await requirePhone(phoneId)
       const rt = lifecycle.runtime(phoneId)
@@ -171,22 +170,21 @@ export async function createSessionManager(
       await lifecycle.unlink(phoneId)
       await links.gone(phoneId)
       lifecycle.drop(phoneId)
-      perPhone.delete(phoneId)
+      listeners.drop(phoneId)
+      relay.forget(phoneId)
     },
     async pairingState(phoneId) {
-      return stateOf(await requirePhone(phoneId), lifecycle.peek(phoneId))
+      const phone = await ctx.store.findPhone(phoneId)
+      if (!phone) throw errors.phoneNotFound(phoneId)
+      return stateHere(phone)
     },
     subscribe(phoneId, listener) {
       lifecycle.runtime(phoneId)
-      let listeners = perPhone.get(phoneId)
-      if (!listeners) perPhone.set(phoneId, (listeners = new Set()))
-      listeners.add(listener)
-      return () => listeners.delete(listener)
+      // A stream opened here for a phone held elsewhere asks the holder for what only it knows.
+      if (!ownership.owns(phoneId) && relay.heard(phoneId) === null) relay.want(phoneId)
+      return listeners.subscribe(phoneId, listener)
     },
-    subscribeAll(listener) {
-      everyPhone.add(listener)
-      return () => everyPhone.delete(listener)
-    },
+    subscribeAll: (listener) => listeners.subscribeAll(listener),
     sessionOf: (phoneId) => links.sessionOf(phoneId),
     async liveGroups(phone) {
       const session = links.sessionOf(phone.id)
@@ -203,6 +201,7 @@ export async function createSessionManager(
       await Promise.all(lifecycle.phones().map((phoneId) => lifecycle.close(phoneId)))
       // Only now, with every socket closed, may another node open them.
       await ownership.stop()
+      await relay.stop()
     },
   }
 }

@@ -408,11 +408,13 @@ export interface WriteTx {
 }
 
 /**
- * The channels of signals between nodes: `send_jobs` carries the id of a phone that has a new
- * live send queued, so that whichever node holds the phone sends it (docs/architecture.md §
- * "Nodes and leases").
+ * The channels of signals between nodes (docs/architecture.md § "Nodes and leases"): `send_jobs`
+ * carries the id of a phone that has a new live send queued, so that whichever node holds the
+ * phone sends it; `pairing` carries a phone's new pairing state from the node holding it (JSON,
+ * src/domain/pairing-relay.ts), and `pairing_wanted` the id of a phone whose holder is asked to
+ * publish its current one, so that live pages work on every node.
  */
-export type SignalChannel = "send_jobs"
+export type SignalChannel = "send_jobs" | "pairing" | "pairing_wanted"
 
 /**
  * A write's body: its statements go through `q`, which is bound to the write's transaction. It

@@ -1,4 +1,6 @@
 import { findPhoneAnywhere } from "../../../domain/phones"
+import { AppError } from "../../../lib/errors"
+import { statusOf } from "../../errors"
 import type { PairingState } from "../../../domain/sessions"
 import type { PhoneRow } from "../../../store/phones"
 import { isDashboardSessionLive } from "../../../domain/dashboard-sessions"
@@ -8,7 +10,7 @@ import { liveHtmlResponse } from "../live"
 import { htmlResponse, redirect, renderFragment } from "../respond"
 import { href, type Scope } from "../scope"
 import { Layout } from "../views/layout"
-import { Time } from "../views/parts"
+import { ErrorList, Time } from "../views/parts"
 import { PairingPanel } from "../views/phones"
 import { errorPage } from "./errors"
 
@@ -36,7 +38,13 @@ async function panelHtml(c: PageContext, phone: PhoneRow, scope: Scope, state: P
   )
 }
 
-async function phonePage(c: PageContext): Promise<Response> {
+/** What an action on the phone's session that was refused shows above the connection panel. */
+interface ActionFailure {
+  errors: readonly string[]
+  status: number
+}
+
+async function phonePage(c: PageContext, failure?: ActionFailure): Promise<Response> {
   const { phone, scope } = await phoneInScope(c)
   const state = await c.dash.deps.sessions.pairingState(phone.id)
   const base = `/dashboard/phones/${encodeURIComponent(phone.id)}`
@@ -66,6 +74,7 @@ async function phonePage(c: PageContext): Promise<Response> {
       </section>
       <section aria-labelledby="connection">
         <h2 id="connection">Connection</h2>
+        <ErrorList errors={failure?.errors} />
         <div data-live={href(`${base}/live`, scope)} aria-live="polite">
           <PairingPanel
             phone={phone}
@@ -77,16 +86,26 @@ async function phonePage(c: PageContext): Promise<Response> {
         </div>
       </section>
     </Layout>,
+    failure?.status,
   )
 }
 
-/** A button on the phone's page: acts on the phone's session, then shows the page again. */
+/**
+ * A button on the phone's page: acts on the phone's session, then shows the page again. A refusal
+ * (with several nodes, the phone is held by another node) shows the page with why, above the
+ * live panel, which keeps following the phone.
+ */
 function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) => Promise<unknown>) {
   return action(
     dash,
     async (c) => {
       const { phone, scope } = await phoneInScope(c)
-      await act(phone.id, c)
+      try {
+        await act(phone.id, c)
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err
+        return phonePage(c, { errors: err.publicMessages, status: statusOf(err.kind) })
+      }
       return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
     },
     errorPage,
