@@ -210,7 +210,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const sessions = await createSessionManager({
     ownership,
     // Only nodes sharing a database relay pairing states; one process has every socket itself.
-    relay: store.sharedByNodes ? createPairingRelay({ store, logger, nodeId: config.nodeId }) : localPairingRelay(),
+    relay: store.sharedByNodes ? createPairingRelay({ store, clock, logger, nodeId: config.nodeId }) : localPairingRelay(),
     onAdopted: (phoneIds) => live.adopted(phoneIds),
     ctx,
     gateway,

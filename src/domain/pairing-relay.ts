@@ -1,3 +1,5 @@
+import type { Clock } from "../lib/clock"
+import { withDeadline } from "../lib/deadline"
 import type { Logger } from "../lib/logger"
 import { CONNECTION_STATUSES, type ConnectionStatus } from "../lib/vocabulary"
 import type { Store } from "../store/store"
@@ -16,6 +18,8 @@ import type { PairingExtras, PairingState } from "./pairing-state"
 
 /** NOTIFY payloads must stay under 8000 bytes; a state bigger than this goes without its QR and code. */
 export const MAX_PAIRING_PAYLOAD_BYTES = 7_000
+/** How long stop() waits for the last states (`server_stopped`) to go out before the store closes. */
+const STOP_WAIT_MS = 2_000
 
 /** What the sessions do with what the relay hears. */
 export interface PairingRelayHandlers {
@@ -84,8 +88,8 @@ export function decodePairing(payload: string): Published | null {
 }
 
 /** The relay of a node sharing the database with others. */
-export function createPairingRelay(deps: { store: Store; logger: Logger; nodeId: string }): PairingRelay {
-  const { store, logger, nodeId } = deps
+export function createPairingRelay(deps: { store: Store; clock: Clock; logger: Logger; nodeId: string }): PairingRelay {
+  const { store, clock, logger, nodeId } = deps
   const heard = new Map<string, PairingExtras>()
   /** States and wants not yet sent: the latest state per phone, sent in one transaction. */
   const states = new Map<string, string>()
@@ -93,6 +97,7 @@ export function createPairingRelay(deps: { store: Store; logger: Logger; nodeId:
   let sending: Promise<void> | null = null
   let failing = false
   let unlisten: (() => Promise<void>)[] = []
+  let stopped = false
 
   /** Sends what is pending, one transaction at a time, so states reach the other nodes in the order they were made. */
   async function send(): Promise<void> {
@@ -115,7 +120,8 @@ export function createPairingRelay(deps: { store: Store; logger: Logger; nodeId:
     }
     sending = null
   }
-  const soon = () => void (sending ??= send())
+  // After stop the store is being closed: nothing more is sent.
+  const soon = () => void (stopped || (sending ??= send()))
 
   function onState(payload: string, handlers: PairingRelayHandlers): void {
     const published = decodePairing(payload)
@@ -148,7 +154,9 @@ export function createPairingRelay(deps: { store: Store; logger: Logger; nodeId:
     },
     async stop() {
       await Promise.all(unlisten.splice(0).map((off) => off()))
-      await sending
+      // A database that stopped answering must not hold the shutdown: the states are hints.
+      if (sending) await withDeadline(clock, STOP_WAIT_MS, "the last pairing states were not sent in time", sending).catch(() => {})
+      stopped = true
     },
   }
 }

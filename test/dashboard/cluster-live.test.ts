@@ -108,6 +108,9 @@ test("a live panel opened on the other node in the middle of a pairing asks the 
   await waitUntil(() => messages.some((m) => m.includes('data-qr="2@qr-before-the-page"')), 10_000, "n1 to answer n2's request with its QR")
   // Once heard, the page itself shows the QR on n2 as well.
   expect((await client.get(`/dashboard/phones/${phone.id}`)).html).toContain('data-qr="2@qr-before-the-page"')
+  const pairing = await n2.request("GET", `/admin/v1/phones/${phone.id}/pairing`, { key: adminToken })
+  expect(pairing.status).toBe(200)
+  expect(pairing.body.data).toMatchObject({ connectionStatus: "pairing", qr: "2@qr-before-the-page" })
 })
 
 test("the phones list's live region on the node without the phone re-renders as the holder connects it", async () => {
