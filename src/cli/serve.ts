@@ -82,7 +82,9 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
 /** On a terminal, shows each new pairing QR or code as it appears (docs/decisions.md § "Operator surface"). */
 function printPairingPrompts(io: CliIo, services: Services): void {
   const shown = new Map<string, string>()
-  services.sessions.subscribeAll((phone, state) => {
+  services.sessions.subscribeAll((phone, state, relayed) => {
+    // With several nodes, the prompt is printed by the node with the phone's socket only.
+    if (relayed) return
     const prompt = state.qr ?? state.pairingCode
     if (!prompt || shown.get(phone.id) === prompt) return
     shown.set(phone.id, prompt)

@@ -9,18 +9,21 @@ import type { PairingState } from "./pairing-state"
  */
 export interface PairingListeners {
   subscribe(phoneId: string, listener: (state: PairingState) => void): () => void
-  subscribeAll(listener: (phone: PhoneRow, state: PairingState) => void): () => void
+  /** `relayed` is true for a change heard from the node holding the phone, false for one made here. */
+  subscribeAll(listener: AllPhonesListener): () => void
   /** Tells every listener of the phone, and every listener of all phones, its new state. */
-  emit(phone: PhoneRow, state: PairingState): void
+  emit(phone: PhoneRow, state: PairingState, relayed: boolean): void
   /** The phones someone here listens to. */
   watched(): string[]
   /** The phone was deleted: its listeners hear nothing more. */
   drop(phoneId: string): void
 }
 
+export type AllPhonesListener = (phone: PhoneRow, state: PairingState, relayed: boolean) => void
+
 export function createPairingListeners(): PairingListeners {
   const perPhone = new Map<string, Set<(state: PairingState) => void>>()
-  const everyPhone = new Set<(phone: PhoneRow, state: PairingState) => void>()
+  const everyPhone = new Set<AllPhonesListener>()
   return {
     subscribe(phoneId, listener) {
       let listeners = perPhone.get(phoneId)
@@ -35,9 +38,9 @@ export function createPairingListeners(): PairingListeners {
       everyPhone.add(listener)
       return () => everyPhone.delete(listener)
     },
-    emit(phone, state) {
+    emit(phone, state, relayed) {
       for (const listener of perPhone.get(phone.id) ?? []) listener(state)
-      for (const listener of everyPhone) listener(phone, state)
+      for (const listener of everyPhone) listener(phone, state, relayed)
     },
     watched: () => [...perPhone.keys()],
     drop: (phoneId) => void perPhone.delete(phoneId),

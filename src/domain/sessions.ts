@@ -6,7 +6,7 @@ import type { WhatsAppSession } from "../whatsapp/gateway"
 import { createConnectionLifecycle, type LifecycleDeps } from "./connection-lifecycle"
 import type { Group } from "./groups"
 import { canPost } from "./live-lookups"
-import { createPairingListeners } from "./pairing-listeners"
+import { createPairingListeners, type AllPhonesListener } from "./pairing-listeners"
 import type { PairingRelay, PairingRelayHandlers } from "./pairing-relay"
 import { stateOf, type PairingState } from "./pairing-state"
 import type { PhoneOwnership } from "./phone-ownership"
@@ -38,8 +38,11 @@ export interface SessionManager {
   pairingState(phoneId: string): Promise<PairingState>
   /** Calls `listener` on every pairing-state change of the phone, on whichever node it is held; returns the unsubscribe. */
   subscribe(phoneId: string, listener: (state: PairingState) => void): () => void
-  /** Calls `listener` on every pairing-state change of any phone (serve prints QRs with it). */
-  subscribeAll(listener: (phone: PhoneRow, state: PairingState) => void): () => void
+  /**
+   * Calls `listener` on every pairing-state change of any phone (serve prints QRs with it);
+   * `relayed` says the change was heard from the node holding the phone.
+   */
+  subscribeAll(listener: AllPhonesListener): () => void
   /** The phone's session when it is connected. */
   sessionOf(phoneId: string): WhatsAppSession | null
   /** Postable groups of a connected phone (the live source of GET /v1/groups). */
@@ -66,7 +69,7 @@ export async function createSessionManager(
     const phone = await ctx.store.findPhone(phoneId)
     if (!rt || !phone) return
     const state = stateOf(phone, rt)
-    listeners.emit(phone, state)
+    listeners.emit(phone, state, false)
     relay.publish(phoneId, state)
   }
 
@@ -80,7 +83,7 @@ export async function createSessionManager(
     if (phone) act(phone)
   }
   const relayHandlers: PairingRelayHandlers = {
-    heard: (phoneId) => void withPhone(phoneId, "elsewhere", (phone) => listeners.emit(phone, stateHere(phone))),
+    heard: (phoneId) => void withPhone(phoneId, "elsewhere", (phone) => listeners.emit(phone, stateHere(phone), true)),
     wanted: (phoneId) => void withPhone(phoneId, "held", (phone) => relay.publish(phoneId, stateHere(phone))),
     resubscribed: () => listeners.watched().filter((phoneId) => !ownership.owns(phoneId)).forEach((phoneId) => relay.want(phoneId)),
   }

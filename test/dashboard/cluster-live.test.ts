@@ -88,6 +88,8 @@ test("the phone's live panel on the node without the phone shows the holder's QR
   const page = await client.get(`/dashboard/phones/${phone.id}`)
   expect(page.status).toBe(200)
   expect(page.html).toContain("Pairing")
+  // So does the overview, which shows every phone's last error.
+  expect((await client.get(`/dashboard?account=${phone.accountId}`)).status).toBe(200)
   const messages = await openLive(n2, client, `/dashboard/phones/${phone.id}/live`)
   await waitUntil(() => messages.length > 0, 10_000, "the stream's first fragment")
   gateway.current(phone.id).showQr("2@qr-from-n1")
