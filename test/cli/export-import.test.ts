@@ -1,11 +1,12 @@
 import { SQL } from "bun"
-import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { DATABASE_FILE, openDatabase } from "../../src/store/db"
+import { DATABASE_FILE, migrate, openDatabase } from "../../src/store/db"
 import { TRANSFER_PLAN } from "../../src/store/transfer"
 import { createHarness, type Harness } from "../helpers/harness"
-import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { TEST_EPOCH_MS } from "../helpers/test-clock"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { WebhookReceiver } from "../helpers/webhook-receiver"
 import { addEndpoint } from "../helpers/webhooks"
 import { liveTenant, send } from "../live/live-helpers"
@@ -26,6 +27,8 @@ let dir: string
 let other: string
 let harnesses: Harness[]
 let receiver: WebhookReceiver | null
+// Starting the run's PostgreSQL and migrating its template database is slow once: not in a test's time.
+beforeAll(async () => void (await freshMigratedDatabase()), SLOW_HOOK_TIMEOUT_MS)
 beforeEach(() => {
   dir = makeDataDir()
   other = makeDataDir()
@@ -170,6 +173,22 @@ describe("wagate export and wagate import", () => {
       await sql.close()
     }
     expect((await h.request("GET", "/v1/messages?limit=1", { key: install.testKey })).body.data.data[0].id).toBe(sent.body.data.id)
+  })
+
+  test("an install larger than one batch moves whole: rows are loaded a batch at a time", async () => {
+    const db = openDatabase(join(dir, DATABASE_FILE))
+    migrate(db, TEST_EPOCH_MS)
+    const insert = db.query("INSERT INTO wa_keys (phone_id, type, id, data) VALUES ('ph_1', 'session', ?, ?)")
+    db.transaction(() => {
+      for (let i = 0; i < 1234; i++) insert.run(`k${i}`, JSON.stringify({ i, pad: "x".repeat(i % 50) }))
+    })()
+    db.close()
+    const file = await exportTo()
+    const url = await freshMigratedDatabase()
+    expect((await cli(other, ["import", "--in", file], { env: { WAGATE_DATABASE_URL: url } })).stdout).toStartWith("Imported 1234 rows from ")
+    const after = await postgresRows(url)
+    expect(after.wa_keys!.length).toBe(1234)
+    expect(after).toEqual(await sqliteRows())
   })
 
   test("a database that already holds rows is refused with one sentence, and keeps what it had", async () => {
