@@ -205,7 +205,7 @@ describe("wagate export and wagate import", () => {
     expect(await postgresRows(url)).toEqual(before)
   })
 
-  test("a file that is not an export, or was cut short, or holds another schema version is refused, and the database stays empty", async () => {
+  test("a file that is not an export, was cut short, holds another schema version or a row PostgreSQL cannot hold is refused, and the database stays empty", async () => {
     await sqliteInstall()
     const file = await exportTo()
     const url = await freshMigratedDatabase()
@@ -230,6 +230,13 @@ describe("wagate export and wagate import", () => {
     expect((await cli(other, ["import", "--in", older], { env })).stderr).toBe(
       `error: ${older} holds SQLite schema version ${header.sqliteSchemaVersion - 1}, but this wagate imports version ${header.sqliteSchemaVersion}: run \`wagate migrate\` on the SQLite install with this wagate, then export it again.\n`,
     )
+
+    const nul = join(other, "nul.ndjson")
+    const accountsAt = lines.findIndex((l) => l.startsWith('{"table":"accounts"')) + 1
+    const account = JSON.parse(lines[accountsAt]!)
+    account[1] = "Acme\u0000Ltd"
+    writeFileSync(nul, [...lines.slice(0, accountsAt), JSON.stringify(account), ...lines.slice(accountsAt + 1)].join("\n"))
+    expect((await cli(other, ["import", "--in", nul], { env })).stderr).toMatch(/^error: PostgreSQL refused rows of accounts \(.+\): nothing was imported\.\n$/)
 
     // The refused imports left nothing behind: the whole file still goes in.
     for (const rows of Object.values(await postgresRows(url))) expect(rows).toEqual([])

@@ -1,6 +1,7 @@
 import type { SQL } from "bun"
 import { createReadStream } from "node:fs"
 import { createInterface } from "node:readline"
+import { boundedOutsideText } from "../../lib/outside-text"
 import { latestSchemaVersion } from "../db"
 import {
   EXPORT_FORMAT,
@@ -166,7 +167,14 @@ async function flush(tx: SQL, load: TableLoad): Promise<number> {
   const names = [...load.columns.map((c) => c.name), ...Object.keys(load.fixed)]
   const list = names.map((n) => `"${n}"`).join(", ")
   const inserted = load.batch.length
-  await tx.unsafe(`INSERT INTO "${load.into}" (${list}) SELECT ${list} FROM json_populate_recordset(NULL::"${load.into}", $1::text::json)`, [JSON.stringify(load.batch)])
+  try {
+    await tx.unsafe(`INSERT INTO "${load.into}" (${list}) SELECT ${list} FROM json_populate_recordset(NULL::"${load.into}", $1::text::json)`, [JSON.stringify(load.batch)])
+  } catch (err) {
+    // A row PostgreSQL cannot hold (a NUL character in a text, a row whose foreign key points
+    // nowhere) ends the whole import; the server's words come from outside, so they are bounded.
+    const reason = boundedOutsideText((err as { message?: string }).message ?? String(err))
+    throw new TransferError(`PostgreSQL refused rows of ${load.table} (${reason}): nothing was imported.`)
+  }
   load.batch = []
   load.batchBytes = 0
   return inserted
