@@ -2,6 +2,7 @@ import { SQL } from "bun"
 import { afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { LOCK_FILE } from "../../src/lib/lockfile"
 import { DATABASE_FILE, migrate, openDatabase } from "../../src/store/db"
 import { TRANSFER_PLAN } from "../../src/store/transfer"
 import { createHarness, type Harness } from "../helpers/harness"
@@ -74,6 +75,9 @@ async function sqliteInstall(): Promise<Install> {
   db.run("INSERT INTO wa_keys (phone_id, type, id, data) VALUES (?, 'pre-key', '1', '{\"k\":\"v\"}')", [live.phone.id])
   db.run("INSERT INTO wa_resend_messages (phone_id, wa_message_id, message, sent_at_ms) VALUES (?, 'WA1', ?, 2)", [live.phone.id, BLOB])
   db.run("UPDATE phones SET stays_offline = 1 WHERE id = ?", [phone.id])
+  // What the single node held: a lease and a delivery claim, which must not follow it.
+  db.run("UPDATE phone_leases SET node_id = 'old-box', token = 7, expires_at_ms = ? WHERE phone_id = ?", [h.clock.nowMs() + 3_600_000, live.phone.id])
+  db.run("UPDATE webhook_deliveries SET claimed_by = 'old-box', claim_expires_at_ms = ?", [h.clock.nowMs() + 3_600_000])
   const adminToken = await h.adminToken()
   const install: Install = {
     testKey,
@@ -156,6 +160,15 @@ describe("wagate export and wagate import", () => {
       expect([table, before[table]!.length > 0]).toEqual([table, true])
     }
     expect(after).toEqual(before)
+    const pg = new SQL(url, { max: 1 })
+    try {
+      expect(await pg`SELECT COUNT(*)::int4 AS n FROM webhook_deliveries WHERE claimed_by IS NOT NULL OR claim_expires_at_ms IS NOT NULL`).toEqual([{ n: 0 }])
+      const leases = await pg`SELECT l.node_id AS "nodeId", l.expires_at_ms::int8 = 0 AS free FROM phones p LEFT JOIN phone_leases l ON l.phone_id = p.id`
+      expect(leases.length).toBe(before.phones!.length)
+      for (const lease of leases) expect(lease).toEqual({ nodeId: null, free: true })
+    } finally {
+      await pg.close()
+    }
 
     const h = await createHarness({ env: { WAGATE_DATABASE_URL: url } })
     harnesses.push(h)
@@ -255,6 +268,21 @@ describe("wagate export and wagate import", () => {
       stdout: "",
       stderr: `error: Cannot reach the PostgreSQL database at postgres://wagate:***@127.0.0.1:${port}/x (connection refused): check WAGATE_DATABASE_URL.\n`,
     })
+  })
+
+  test("export beside a running server writes the snapshot and says that later changes are not in it", async () => {
+    await sqliteInstall()
+    const server = Bun.spawn(["sleep", "60"])
+    try {
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: server.pid, port: 1, host: "127.0.0.1", startedAt: "2026-01-05T00:00:00.000Z" }))
+      const file = join(other, "live.ndjson")
+      const res = await cli(dir, ["export", "--out", file])
+      expect(res.code).toBe(0)
+      expect(res.stderr).toBe("note: a server is running on this data directory; what it accepts after this snapshot is not in the file. For a move, stop it first and export again.\n")
+      expect(statSync(file).size).toBeGreaterThan(0)
+    } finally {
+      server.kill()
+    }
   })
 
   test("export refuses to overwrite a file, to read PostgreSQL, and a data directory without a database", async () => {
