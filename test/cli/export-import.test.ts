@@ -4,8 +4,10 @@ import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { LOCK_FILE } from "../../src/lib/lockfile"
 import { DATABASE_FILE, migrate, openDatabase } from "../../src/store/db"
+import { latestPostgresSchemaVersion } from "../../src/store/postgres/migrations"
 import { TRANSFER_PLAN } from "../../src/store/transfer"
 import { createHarness, type Harness } from "../helpers/harness"
+import { freshDatabase } from "../helpers/postgres"
 import { TEST_EPOCH_MS } from "../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { WebhookReceiver } from "../helpers/webhook-receiver"
@@ -256,9 +258,13 @@ describe("wagate export and wagate import", () => {
     expect((await cli(other, ["import", "--in", file], { env })).code).toBe(0)
   })
 
-  test("an unreachable database: exit 1 and one sentence naming it with the password hidden", async () => {
+  test("an unmigrated or unreachable database: exit 1 and one sentence naming it, with the password hidden", async () => {
     await sqliteInstall()
     const file = await exportTo()
+    const bare = await freshDatabase()
+    expect((await cli(other, ["import", "--in", file], { env: { WAGATE_DATABASE_URL: bare } })).stderr).toBe(
+      `error: The PostgreSQL database at ${bare} has schema version 0, but this wagate imports into version ${latestPostgresSchemaVersion()}: run \`wagate migrate\` with the same URL first.\n`,
+    )
     const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } })
     const port = probe.port
     probe.stop(true)

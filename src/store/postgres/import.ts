@@ -76,16 +76,18 @@ function parseLine(file: string, line: Line): unknown {
 /** Refuses a file that is not an export this wagate can load. */
 function checkHeader(file: string, first: Line | null): void {
   const header = (first ? parseLineOrNull(first.text) : null) as Partial<ExportHeader> | null
-  if (header?.format !== EXPORT_FORMAT) throw new TransferError(`${file} is not a wagate export: its first line is not the header \`wagate export\` writes.`)
+  // The file comes from outside: what it says is bounded and escaped before a message quotes it.
+  const said = (value: unknown) => boundedOutsideText(String(value))
+  if (header?.format !== EXPORT_FORMAT || typeof header.sqliteSchemaVersion !== "number") throw new TransferError(`${file} is not a wagate export: its first line is not the header \`wagate export\` writes.`)
   if (header.formatVersion !== EXPORT_FORMAT_VERSION) {
-    throw new TransferError(`${file} is written in export format ${header.formatVersion}, but this wagate reads format ${EXPORT_FORMAT_VERSION}: import it with the wagate version that exported it.`)
+    throw new TransferError(`${file} is written in export format ${said(header.formatVersion)}, but this wagate reads format ${EXPORT_FORMAT_VERSION}: import it with the wagate version that exported it.`)
   }
   const latest = latestSchemaVersion()
   if (header.sqliteSchemaVersion !== latest) {
     throw new TransferError(
-      (header.sqliteSchemaVersion ?? 0) < latest
-        ? `${file} holds SQLite schema version ${header.sqliteSchemaVersion}, but this wagate imports version ${latest}: run \`wagate migrate\` on the SQLite install with this wagate, then export it again.`
-        : `${file} holds SQLite schema version ${header.sqliteSchemaVersion}, newer than this wagate knows (${latest}): import it with the wagate version that exported it.`,
+      header.sqliteSchemaVersion < latest
+        ? `${file} holds SQLite schema version ${said(header.sqliteSchemaVersion)}, but this wagate imports version ${latest}: run \`wagate migrate\` on the SQLite install with this wagate, then export it again.`
+        : `${file} holds SQLite schema version ${said(header.sqliteSchemaVersion)}, newer than this wagate knows (${latest}): import it with the wagate version that exported it.`,
     )
   }
 }
@@ -183,7 +185,7 @@ async function flush(tx: SQL, load: TableLoad): Promise<number> {
 async function startTable(tx: SQL, file: string, value: { table?: unknown; columns?: unknown }, seen: Set<string>): Promise<TableLoad> {
   const table = String(value.table)
   const plan = planOf(table)
-  if (!plan || seen.has(table) || !Array.isArray(value.columns)) throw new TransferError(`${file} is damaged: the table ${table} is unknown or appears twice; export it again.`)
+  if (!plan || seen.has(table) || !Array.isArray(value.columns)) throw new TransferError(`${file} is damaged: the table ${boundedOutsideText(table)} is unknown or appears twice; export it again.`)
   seen.add(table)
   const all = value.columns as ExportColumn[]
   const base = { table, width: all.length, rows: 0, batch: [] as Record<string, unknown>[], batchBytes: 0 }
