@@ -136,14 +136,15 @@ type Convert = (value: unknown, row: number) => unknown
 function converters(file: string, table: string, columns: ExportColumn[], types: Map<string, string>, into: string): Convert[] {
   return columns.map((c) => {
     const type = types.get(c.name)
-    if (type === undefined) throw new TransferError(`${file} has a column ${table}.${c.name} that the PostgreSQL table ${into} lacks: this wagate cannot import it.`)
+    if (type === undefined) throw new TransferError(`${file} has a column ${table}.${boundedOutsideText(c.name)} that the PostgreSQL table ${into} lacks: this wagate cannot import it.`)
     if (type === "boolean") {
       return (v, row) => {
         if (v === null || v === 0 || v === 1) return v === null ? null : v === 1
         throw new TransferError(`${file} is damaged: row ${row} of ${table} has ${JSON.stringify(v)} in ${c.name}, which is neither 0 nor 1.`)
       }
     }
-    if (c.type === "BLOB") return (v) => (typeof v === "string" ? `\\x${Buffer.from(v, "base64").toString("hex")}` : v)
+    // The export writes every BLOB as base64; bytea's text input takes hex.
+    if (type === "bytea") return (v) => (typeof v === "string" ? `\\x${Buffer.from(v, "base64").toString("hex")}` : v)
     return (v) => v
   })
 }
@@ -185,7 +186,8 @@ async function flush(tx: SQL, load: TableLoad): Promise<number> {
 async function startTable(tx: SQL, file: string, value: { table?: unknown; columns?: unknown }, seen: Set<string>): Promise<TableLoad> {
   const table = String(value.table)
   const plan = planOf(table)
-  if (!plan || seen.has(table) || !Array.isArray(value.columns)) throw new TransferError(`${file} is damaged: the table ${boundedOutsideText(table)} is unknown or appears twice; export it again.`)
+  const wellFormed = Array.isArray(value.columns) && value.columns.every((c) => typeof (c as ExportColumn | null)?.name === "string")
+  if (!plan || seen.has(table) || !wellFormed) throw new TransferError(`${file} is damaged: the table ${boundedOutsideText(table)} is unknown, appears twice or lists its columns wrongly; export it again.`)
   seen.add(table)
   const all = value.columns as ExportColumn[]
   const base = { table, width: all.length, rows: 0, batch: [] as Record<string, unknown>[], batchBytes: 0 }
