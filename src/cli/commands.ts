@@ -206,6 +206,27 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: async () => (await import("./migrate")).migrateCommand,
   },
   {
+    name: "export",
+    summary:
+      "Write every row of this node's SQLite database (credentials, keys, messages, webhooks) to FILE, mode 0600, for `wagate import` to load into PostgreSQL. Reads one snapshot, safe beside a running server; stop the server first for a move.",
+    usage: "wagate export --out FILE",
+    options: [{ flag: "--out FILE", text: "the file to write (required); it must not exist yet" }],
+    usesDataDir: true,
+    load: async () => (await import("./export")).exportCommand,
+  },
+  {
+    name: "import",
+    summary:
+      "Load a file `wagate export` wrote into the PostgreSQL database, in one transaction. The database must be migrated (`wagate migrate`) and empty: import before any node starts on it.",
+    usage: "wagate import --in FILE",
+    options: [
+      { flag: "--in FILE", text: "the export file to load (required)" },
+      { flag: "--database-url URL", text: "the PostgreSQL database to load into (WAGATE_DATABASE_URL; required)" },
+    ],
+    usesDataDir: false,
+    load: async () => (await import("./import")).importCommand,
+  },
+  {
     name: "doctor",
     summary:
       "Check what a live phone needs: DNS, TLS and the clock against WhatsApp's host, the WhatsApp Web version lookup, the server that owns the data directory, and each phone's state and last error (every phone when none is named). Exits 1 when a check fails.",

@@ -5,6 +5,7 @@ import { LockHeldError } from "../lib/lockfile"
 import { SchemaTooNewError } from "../store/db"
 import { NodeIdInUseError } from "../store/leases"
 import { DatabaseStartError } from "../store/postgres/start-checks"
+import { TransferError } from "../store/transfer"
 
 /**
  * The one line to print for a failure the operator can act on (a bad setting, a held lock, a
@@ -13,6 +14,6 @@ import { DatabaseStartError } from "../store/postgres/start-checks"
 export function expectedFailureMessage(err: unknown): string | null {
   if (err instanceof AppError) return err.publicMessages.join("; ")
   if (err instanceof ConfigError || err instanceof LockHeldError || err instanceof SchemaTooNewError || err instanceof DataDirError || err instanceof DatabaseStartError) return err.message
-  if (err instanceof NodeIdInUseError) return err.message
+  if (err instanceof NodeIdInUseError || err instanceof TransferError) return err.message
   return null
 }

@@ -44,7 +44,7 @@ const wagateNames = (text: string) => [...new Set(text.match(/\bWAGATE_[A-Z_]+\b
 const KNOWN_SETTINGS = new Set<string>(SETTINGS.map((s) => s.env))
 
 test("every WAGATE_* variable the deployment files name is a setting wagate reads", () => {
-  const files = ["deploy/wagate.service", "deploy/docker-compose.yml", "deploy/Caddyfile", "deploy/litestream.yml", "Dockerfile"]
+  const files = ["deploy/wagate.service", "deploy/docker-compose.yml", "deploy/Caddyfile", "deploy/litestream.yml", "deploy/docker-compose.cluster.yml", "deploy/Caddyfile.cluster", "Dockerfile"]
   const unknown = files.flatMap((f) => wagateNames(read(f)).filter((n) => !KNOWN_SETTINGS.has(n)).map((n) => `${f}: ${n}`))
   expect(unknown).toEqual([])
 })
@@ -202,6 +202,89 @@ async function expectHealthCheckFollowsPort(command: string): Promise<void> {
   expect(await shell(command, { WAGATE_PORT: String(server.port) })).toBe(0)
   expect(await shell(command, { WAGATE_PORT: String(freePort()) })).not.toBe(0)
 }
+
+describe("deploy/docker-compose.cluster.yml and deploy/Caddyfile.cluster", () => {
+  type Service = {
+    image: string
+    command: string[]
+    volumes?: string[]
+    environment: Record<string, string>
+    depends_on?: Record<string, { condition: string }>
+    healthcheck?: { test: string[] }
+    networks: string[] | Record<string, { ipv4_address: string }>
+  }
+  // Compose resolves the YAML merge keys (<<) that the node services share.
+  const compose = parseYaml(read("deploy/docker-compose.cluster.yml"), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> }
+  const caddyfile = read("deploy/Caddyfile.cluster")
+  const nodes = Object.entries(compose.services).filter(([, s]) => s.command?.[0] === "serve")
+  /** A node's environment with the secrets Compose interpolates filled in, as the operator's .env would. */
+  const envOf = (s: Service) =>
+    Object.fromEntries(Object.entries(s.environment).map(([k, v]) => [k, String(v).replace(/\$\{PG_PASSWORD:\?[^}]*\}/, "pw").replace(/^\$\{WAGATE_ADMIN_TOKEN:\?[^}]*\}$/, "a".repeat(64))]))
+
+  test("is a valid Compose file by the compose-spec schema", () => {
+    const validate = composeValidator()
+    expect(validate(compose) ? [] : validate.errors).toEqual([])
+  })
+
+  test("runs three nodes, node1 to node3, on the same database, each with its own data volume and a valid configuration", () => {
+    expect(nodes.map(([name]) => name)).toEqual(["node1", "node2", "node3"])
+    const configs = nodes.map(([, s]) => loadConfig({ ...envOf(s), WAGATE_DATA_DIR: "/data" }))
+    expect(configs.map((c) => c.nodeId)).toEqual(["node1", "node2", "node3"])
+    expect(new Set(configs.map((c) => c.databaseUrl)).size).toBe(1)
+    expect(configs[0]!.databaseUrl).toBe("postgres://wagate:pw@postgres:5432/wagate")
+    expect(nodes.map(([, s]) => s.volumes)).toEqual([["wagate-node1:/data"], ["wagate-node2:/data"], ["wagate-node3:/data"]])
+    for (const [name] of nodes) expect(Object.keys(compose.volumes)).toContain(`wagate-${name}`)
+  })
+
+  test("the database is PostgreSQL 15 or 16 with the user, database and password the URL names", () => {
+    const pg = compose.services.postgres!
+    expect(pg.image).toMatch(/^postgres:1[56](\.|-|$)/)
+    expect(pg.environment).toMatchObject({ POSTGRES_USER: "wagate", POSTGRES_DB: "wagate" })
+    expect(pg.environment.POSTGRES_PASSWORD).toMatch(/^\$\{PG_PASSWORD:\?/)
+  })
+
+  test("wagate migrate runs once after PostgreSQL is healthy, and every node starts after it succeeded", () => {
+    const migrate = compose.services.migrate!
+    expect(migrate.command).toEqual(["migrate"])
+    expect(migrate.depends_on).toEqual({ postgres: { condition: "service_healthy" } })
+    expect(envOf(migrate).WAGATE_DATABASE_URL).toBe(envOf(nodes[0]![1]).WAGATE_DATABASE_URL)
+    const after = (name: string): boolean =>
+      Object.entries(compose.services[name]!.depends_on ?? {}).some(([dep, d]) => (dep === "migrate" && d.condition === "service_completed_successfully") || after(dep))
+    expect(nodes.map(([name]) => after(name))).toEqual([true, true, true])
+  })
+
+  test("Caddy balances over exactly the nodes, on the port they listen on, checking /readyz, and is the one proxy they trust", () => {
+    const port = envOf(nodes[0]![1]).WAGATE_PORT
+    expect(caddyfile).toMatch(new RegExp(`^\\treverse_proxy ${nodes.map(([name]) => `${name}:${port}`).join(" ")} \\{$`, "m"))
+    expect(caddyfile).toMatch(/^\t\thealth_uri \/readyz$/m)
+    const caddy = compose.services.caddy!
+    expect(caddy.volumes).toContain("./Caddyfile.cluster:/etc/caddy/Caddyfile:ro")
+    const address = (caddy.networks as Record<string, { ipv4_address: string }>)["wagate-cluster"]!.ipv4_address
+    for (const [, s] of nodes) expect(envOf(s).WAGATE_TRUSTED_PROXIES).toBe(`${address}/32`)
+  })
+
+  test("a node's health check probes /readyz on the port WAGATE_PORT names", async () => {
+    const [form, command] = nodes[0]![1].healthcheck!.test
+    expect(form).toBe("CMD-SHELL")
+    expect(command).toContain("/readyz")
+    await expectHealthCheckFollowsPort(command!.replaceAll("$$", "$"))
+  }, 30_000)
+
+  const caddy = Bun.which("caddy")
+  test.if(Boolean(caddy))(
+    `caddy validate accepts the cluster's Caddyfile${caddy ? "" : " (not run: caddy is not installed)"}`,
+    async () => {
+      const proc = Bun.spawn([caddy!, "validate", "--adapter", "caddyfile", "--config", join(REPO, "deploy/Caddyfile.cluster")], {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { ...process.env, HOME: tmpdir() },
+      })
+      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+      expect({ code, valid: /Valid configuration/.test(stdout + stderr) }).toEqual({ code: 0, valid: true })
+    },
+    30_000,
+  )
+})
 
 describe("deploy/litestream.yml", () => {
   type Litestream = { dbs: { path: string; replica: { type: string; bucket: string; path: string; "sync-interval": string } }[] }
