@@ -11,6 +11,7 @@ const node = (over: Partial<NodeSummary>): NodeSummary => ({
   heartbeatAtMs: NOW - 1_000,
   maxPhones: 1000,
   stopping: false,
+  url: null,
   phones: 0,
   oldestLeaseAcquiredAtMs: null,
   newestLeaseAcquiredAtMs: null,
