@@ -141,6 +141,26 @@ describe("forwarding: errors", () => {
     expect(res.headers.get("retry-after")).toBe("5")
   })
 
+  test("a holder that takes the connection but does not start answering within 30 s gives the 503", async () => {
+    const stalled = listener()
+    let arrived = 0
+    stalled.handle(() => {
+      arrived += 1
+      return new Promise<Response>(() => {})
+    })
+    const { n1, n2 } = await cluster({ n1Url: () => stalled.url })
+    const { key, phone } = await pairedOnN1(n1)
+    const pending = n2.request("GET", `/v1/groups?fromPhoneId=${phone.id}`, { key })
+    await waitUntil(() => arrived === 1, 10_000, "the request to reach the stalled holder")
+    await n2.advance(29_000)
+    let settled = false
+    void pending.then(() => (settled = true))
+    await n2.settle()
+    expect(settled).toBe(false)
+    await n2.advance(1_000)
+    expect(expectErrorEnvelope(await pending, 503, "Service Unavailable")[0]).toContain('Node "n1"')
+  })
+
   test("the holder's own failure comes back as it gave it, named by the holder", async () => {
     const { n1, n2, gateway } = await cluster()
     const { key, phone } = await pairedOnN1(n1)
