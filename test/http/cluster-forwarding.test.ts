@@ -108,6 +108,17 @@ describe("forwarding: success", () => {
     expect(gateway.sessions.get(phone.id)?.length).toBe(1)
   })
 
+  test("a pairing event stream asked of the other node is the holder's stream, passed on as it comes", async () => {
+    const { n1, n2 } = await cluster()
+    const { phone } = await pairedOnN1(n1)
+    const res = await n2.request("GET", `/admin/v1/phones/${phone.id}/pairing/events`, { key: await n2.adminToken() })
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toBe("text/event-stream")
+    expect(res.headers.get("x-wagate-node")).toBe("n1")
+    expect(res.body).toStartWith("event: pairing\ndata: ")
+    expect(JSON.parse(String(res.body).split("data: ")[1]!.split("\n")[0]!).connectionStatus).toBe("connected")
+  })
+
   test("a forwarded request is counted once in the account's usage, by the node that answered it", async () => {
     const { n1, n2 } = await cluster()
     const { key, phone, account } = await pairedOnN1(n1)
