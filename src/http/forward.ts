@@ -48,10 +48,16 @@ export interface Forwarder {
   forward(err: AppError, request: Request, body: unknown): Promise<Response | null>
 }
 
-/** Without a trailing slash (as config.ts stores it), so a request's path is appended as is. */
+/**
+ * The holder's registered URL with the request's path and query appended (a URL with a path,
+ * behind a proxy, keeps it as a prefix). Null for a stored URL that is not http(s): config.ts
+ * refuses those, so only a row written by something else can hold one, and it is not followed.
+ */
 function targetOf(baseUrl: string, requestUrl: string): URL | null {
+  if (!URL.canParse(baseUrl)) return null
   const incoming = new URL(requestUrl)
   const base = new URL(baseUrl)
+  if (base.protocol !== "http:" && base.protocol !== "https:") return null
   const target = new URL(`${base.origin}${base.pathname.replace(/\/+$/, "")}${incoming.pathname}${incoming.search}`)
   // Whatever the request's path holds, the request goes to the registered origin or nowhere.
   return target.origin === base.origin ? target : null
