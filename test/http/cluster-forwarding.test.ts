@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import type { Server } from "bun"
 import { FakeGateway } from "../fakes/fake-gateway"
+import { createLogger, silentLogger, type Logger } from "../../src/lib/logger"
 import { createHarness, expectErrorEnvelope, type Harness } from "../helpers/harness"
 import { testPostgres } from "../helpers/postgres"
 import { TestClock } from "../helpers/test-clock"
@@ -44,21 +45,21 @@ interface Cluster {
  * n1 and n2 on a fresh database, each served on its own port. `n1Url` is what n1 advertises
  * (its own port unless given; null for none); n2 always advertises its own.
  */
-async function cluster(options: { n1Url?: (own: string, n2: string) => string | null } = {}): Promise<Cluster> {
+async function cluster(options: { n1Url?: (own: string, n2: string) => string | null; n2Logger?: Logger } = {}): Promise<Cluster> {
   const url = await freshMigratedDatabase()
   const gateway = new FakeGateway()
   const l1 = listener()
   const l2 = listener()
-  const start = async (nodeId: string, nodeUrl: string | null) => {
+  const start = async (nodeId: string, nodeUrl: string | null, logger: Logger = silentLogger) => {
     const env: Record<string, string> = { WAGATE_DATABASE_URL: url, WAGATE_NODE_ID: nodeId }
     if (nodeUrl !== null) env.WAGATE_NODE_URL = nodeUrl
-    const h = await createHarness({ gateway, clock: new TestClock(), env })
+    const h = await createHarness({ gateway, clock: new TestClock(), env, logger })
     nodes.push(h)
     return h
   }
   const n1 = await start("n1", options.n1Url ? options.n1Url(l1.url, l2.url) : l1.url)
   l1.handle((req) => n1.app.handle(req))
-  const n2 = await start("n2", l2.url)
+  const n2 = await start("n2", l2.url, options.n2Logger)
   l2.handle((req) => n2.app.handle(req))
   return { n1, n2, gateway, n1Server: l1.server }
 }
@@ -141,8 +142,10 @@ describe("forwarding: errors", () => {
     expect(res.headers.get("x-wagate-node")).toBeNull()
   })
 
-  test("a holder that does not answer at its URL gives 503 with one sentence and a Retry-After", async () => {
-    const { n1, n2, n1Server } = await cluster()
+  test("a holder that does not answer at its URL gives 503 with one sentence and a Retry-After, and one warning until it answers", async () => {
+    const lines: string[] = []
+    const n2Logger = createLogger({ level: "warn", format: "json", nowIso: () => "t", write: (line) => lines.push(line) })
+    const { n1, n2, n1Server } = await cluster({ n2Logger })
     const { key, phone } = await pairedOnN1(n1)
     await n1Server.stop(true)
     const res = await n2.request("POST", "/v1/contacts/check", { key, body: { fromPhoneId: phone.id, numbers: ["+14155550199"] } })
@@ -150,6 +153,10 @@ describe("forwarding: errors", () => {
       'Node "n1", which holds the phone this request needs, did not answer at its WAGATE_NODE_URL; retry shortly',
     ])
     expect(res.headers.get("retry-after")).toBe("5")
+    expect((await n2.request("GET", `/v1/groups?fromPhoneId=${phone.id}`, { key })).status).toBe(503)
+    const warnings = lines.map((l) => JSON.parse(l)).filter((l) => l.msg?.includes("did not answer a forwarded request"))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatchObject({ level: "warn", node: "n1" })
   })
 
   test("a holder that takes the connection but does not start answering within 30 s gives the 503", async () => {
