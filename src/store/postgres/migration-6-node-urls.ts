@@ -4,4 +4,4 @@
  * (docs/operations.md § "Running several nodes"), as SQLite migration 18. NULL: the node takes
  * no forwarded requests, and the others answer 409 naming it as before.
  */
-export const NODE_URLS_SQL = `ALTER TABLE nodes ADD COLUMN url text;`
+export const NODE_URLS_SQL = `ALTER TABLE nodes ADD COLUMN url text COLLATE "C";`
