@@ -68,6 +68,11 @@ export interface Config {
   nodeId: string
   /** Phones this node may hold at most. */
   nodeMaxPhones: number
+  /**
+   * Where the other nodes reach this one to forward the requests that need a phone it holds
+   * (docs/operations.md § "Running several nodes"); null: they answer 409 naming it instead.
+   */
+  nodeUrl: string | null
   /** The WhatsApp Web socket (a simulator in tests). */
   waWsUrl: string
   /** How long opening the WhatsApp socket and its handshake may take before the attempt fails. */
@@ -143,6 +148,26 @@ function nodeId(value: string, name: string): string {
     throw new ConfigError(`${name} must be 1 to 100 letters, digits, dots, hyphens or underscores (it names this node to the others), got "${value}"`)
   }
   return value
+}
+
+/**
+ * An http(s) URL other nodes send forwarded requests to. Credentials are refused: the URL is
+ * stored in the shared database and listed by `wagate nodes`, and the forwarded request carries
+ * the client's own Authorization. A query or fragment would be mixed into every forwarded path.
+ */
+function nodeUrl(value: string, name: string): string {
+  const wrong = `${name} must be the http:// or https:// URL the other nodes reach this one at (for example http://10.0.0.5:3000)`
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError(`${wrong}, got "${value.slice(0, 200)}"`)
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`${wrong}, got "${value.slice(0, 200)}"`)
+  if (url.username !== "" || url.password !== "") throw new ConfigError(`${name} must not carry a user name or password: nodes store it in the shared database`)
+  if (url.search !== "" || url.hash !== "") throw new ConfigError(`${wrong}, without a query or fragment`)
+  // Without the trailing slash, so a request's path is appended as is.
+  return url.href.replace(/\/+$/, "")
 }
 
 /** A list of proxies: CIDR ranges, or single addresses (a /32 or /128). */
@@ -222,6 +247,7 @@ export const SETTINGS = [
   { key: "checksPerPhonePerHour", flag: "checks-per-phone-per-hour", env: "WAGATE_CHECKS_PER_PHONE_PER_HOUR", parse: integer(1, 100_000) },
   { key: "nodeId", flag: "node-id", env: "WAGATE_NODE_ID", parse: nodeId },
   { key: "nodeMaxPhones", flag: "node-max-phones", env: "WAGATE_NODE_MAX_PHONES", parse: integer(1, 1_000_000) },
+  { key: "nodeUrl", flag: "node-url", env: "WAGATE_NODE_URL", parse: nodeUrl },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
   { key: "waConnectConcurrency", flag: "wa-connect-concurrency", env: "WAGATE_WA_CONNECT_CONCURRENCY", parse: integer(1, 1_000) },
@@ -258,6 +284,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     checksPerPhonePerHour: DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
     nodeId: "",
     nodeMaxPhones: DEFAULT_NODE_MAX_PHONES,
+    nodeUrl: null,
     waWsUrl: DEFAULT_WA_WS_URL,
     waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
     waConnectConcurrency: DEFAULT_CONNECT_CONCURRENCY,

@@ -99,6 +99,7 @@ function phoneOwnership(config: Config, overrides: ServiceOverrides, store: Stor
     logger,
     node: { nodeId: config.nodeId, instanceId: randomBase62(12) },
     maxPhones: config.nodeMaxPhones,
+    url: config.nodeUrl,
     ...overrides.leaseTimings,
     onNodeIdTaken:
       overrides.onNodeIdTaken ??

@@ -72,6 +72,7 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
   "database-url": { value: "URL", text: "PostgreSQL shared by several nodes (postgres://user:password@host:5432/db)", default: "none: SQLite in the data directory" },
   "node-id": { value: "NAME", text: "this node's name among the nodes sharing a database (letters, digits, . - _)", default: "none: the host name" },
   "node-max-phones": { value: "N", text: "the most phones this node holds when several share a database", default: String(DEFAULT_NODE_MAX_PHONES) },
+  "node-url": { value: "URL", text: "where the other nodes forward requests that need a phone this node holds", default: "none: they answer 409" },
 }
 
 /** The options of `serve`: one per server setting, each with its default and environment variable. */

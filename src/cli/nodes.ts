@@ -27,8 +27,8 @@ export function nodesText(overview: NodeOverview): string {
   if (overview.explanation !== null && overview.nodes.length === 0) return `${overview.explanation}\n`
   const age = (ms: number | null) => (ms === null ? null : formatAge(ms))
   let text = table(
-    ["NODE", "STATE", "PHONES", "HEARTBEAT", "UP FOR", "OLDEST LEASE", "NEWEST LEASE"],
-    overview.nodes.map((n) => [n.nodeId, n.state, `${n.phones}/${n.maxPhones}`, `${formatAge(n.heartbeatAgeMs)} ago`, formatAge(n.upForMs), age(n.oldestLeaseAgeMs), age(n.newestLeaseAgeMs)]),
+    ["NODE", "STATE", "PHONES", "HEARTBEAT", "UP FOR", "OLDEST LEASE", "NEWEST LEASE", "URL"],
+    overview.nodes.map((n) => [n.nodeId, n.state, `${n.phones}/${n.maxPhones}`, `${formatAge(n.heartbeatAgeMs)} ago`, formatAge(n.upForMs), age(n.oldestLeaseAgeMs), age(n.newestLeaseAgeMs), n.url]),
   )
   if (overview.nodes.length === 0) text += "No node has registered with this database yet.\n"
   if (overview.unownedPhones) text += `${overview.unownedPhones} ${overview.unownedPhones === 1 ? "phone is" : "phones are"} held by no node.\n`

@@ -26,6 +26,8 @@ export interface LeaseKeeperOptions {
   node: NodeIdentity
   /** WAGATE_NODE_MAX_PHONES. */
   maxPhones: number
+  /** WAGATE_NODE_URL, registered for the other nodes to forward requests to; null when unset. */
+  url?: string | null
   leaseMs?: number
   renewEveryMs?: number
   firstClaimDelayMs?: number
@@ -98,7 +100,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   }
 
   async function register(nowMs: number): Promise<void> {
-    await store.registerNode({ ...node, maxPhones, nowMs, leaseMs })
+    await store.registerNode({ ...node, maxPhones, nowMs, leaseMs, url: options.url ?? null })
     registered = true
   }
 

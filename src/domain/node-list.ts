@@ -14,6 +14,8 @@ export interface NodeListEntry {
   state: NodeState
   phones: number
   maxPhones: number
+  /** Where it takes forwarded requests (WAGATE_NODE_URL); null when it set none. */
+  url: string | null
   heartbeatAgeMs: number
   /** Since this process of the node registered. */
   upForMs: number
@@ -35,6 +37,7 @@ export function nodeList(nodes: readonly NodeSummary[], nowMs: number, leaseMs: 
     state: n.stopping ? "stopping" : isLiveNode(n, nowMs, leaseMs) ? "live" : "silent",
     phones: n.phones,
     maxPhones: n.maxPhones,
+    url: n.url,
     heartbeatAgeMs: age(n.heartbeatAtMs)!,
     upForMs: age(n.startedAtMs)!,
     oldestLeaseAgeMs: age(n.oldestLeaseAcquiredAtMs),

@@ -33,6 +33,8 @@ export interface NodeView {
   state: NodeState
   phones: number
   maxPhones: number
+  /** Where it takes forwarded requests (WAGATE_NODE_URL); null when it set none. */
+  url: string | null
   startedAt: string
   heartbeatAt: string
   heartbeatAgeMs: number
@@ -77,6 +79,7 @@ export async function nodeOverview(store: NodeOverviewStore, options: NodeOvervi
       state: entry.state,
       phones: entry.phones,
       maxPhones: entry.maxPhones,
+      url: entry.url,
       startedAt: toIso(summary.startedAtMs),
       heartbeatAt: toIso(summary.heartbeatAtMs),
       heartbeatAgeMs: entry.heartbeatAgeMs,

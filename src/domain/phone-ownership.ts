@@ -64,6 +64,8 @@ export interface LeasedOwnershipOptions {
   logger: Logger
   node: NodeIdentity
   maxPhones: number
+  /** WAGATE_NODE_URL (docs/operations.md § "Running several nodes"); null when unset. */
+  url?: string | null
   /** Called when another process took this node id over (this one was paused past a lease): it must exit. */
   onNodeIdTaken(err: NodeIdInUseError): void
   leaseMs?: number
@@ -88,6 +90,7 @@ export function leasedOwnership(options: LeasedOwnershipOptions): PhoneOwnership
         clock: options.clock,
         node,
         maxPhones: options.maxPhones,
+        url: options.url,
         leaseMs: options.leaseMs,
         renewEveryMs: options.renewEveryMs,
         firstClaimDelayMs: options.firstClaimDelayMs,

@@ -88,3 +88,12 @@ export function inboundRef(row: InboundRow): WaMessageRef {
   }
   return { chatJid: jidOfAddress(row.fromAddress), waMessageId: row.waMessageId, fromMe: false }
 }
+
+/**
+ * Where the node holding a phone takes forwarded requests: the URL it registered itself
+ * (WAGATE_NODE_URL), or null when it set none (docs/operations.md § "Running several nodes").
+ * Only an address a node wrote into the shared database is ever returned, never one from a request.
+ */
+export async function holderUrl(ctx: DomainContext, nodeId: string): Promise<string | null> {
+  return ctx.store.nodeUrl(nodeId)
+}

@@ -3,6 +3,7 @@ import { AppError, errors, type ErrorKind } from "../lib/errors"
 import { toIso } from "../lib/time"
 import { clientInfo } from "./client-info"
 import type { HttpDeps } from "./deps"
+import { createForwarder } from "./forward"
 import type { ErrorEnvelope } from "./models/common"
 
 const STATUS: Record<ErrorKind, number> = {
@@ -17,6 +18,7 @@ const STATUS: Record<ErrorKind, number> = {
   rate_limited: 429,
   internal: 500,
   bad_gateway: 502,
+  unavailable: 503,
 }
 
 /** The spec's short `error` titles (docs/decisions.md § "Errors and validation"). */
@@ -32,6 +34,7 @@ const TITLE: Record<ErrorKind, string> = {
   rate_limited: "Rate limit exceeded",
   internal: "Internal Server Error",
   bad_gateway: "Bad Gateway",
+  unavailable: "Service Unavailable",
 }
 
 /** The HTTP status of an error kind. */
@@ -104,16 +107,31 @@ export function requestPath(request: Request): string {
  * misreads minified code (the compiled executable's envelopes had no `path`).
  */
 export function errorHandler(deps: HttpDeps, allowedMethods: (path: string) => readonly string[] = () => []) {
-  return new Elysia({ name: "wagate.errors" }).onError({ as: "global" }, ({ code, error, set, request, server }) => {
+  const forwarder = createForwarder(deps)
+  const answer = (err: AppError, path: string, set: { status?: unknown; headers: unknown }) => {
+    // Elysia reports this status to onAfterResponse, which counts the request for usage.
+    set.status = STATUS[err.kind]
+    return errorResponse(err, path, deps.ctx.clock.nowMs(), set.headers as Record<string, string>)
+  }
+  // The parameter is destructured: Elysia reads a hook's source text to learn which parts of the
+  // context every route must prepare, and a context passed on whole would make them prepare all.
+  return new Elysia({ name: "wagate.errors" }).onError({ as: "global" }, ({ code, error, set, request, server, body }) => {
     const path = requestPath(request)
     const err = toAppError(code, error, request.method, path, allowedMethods)
     if (err.kind === "internal") {
       const { ip } = clientInfo(server, request, deps.trustedProxies)
       deps.ctx.logger.error("request failed", { method: request.method, path, ip, err: err.cause ?? error })
     }
-    const status = STATUS[err.kind]
-    // Elysia reports this status to onAfterResponse, which counts the request for usage.
-    set.status = status
-    return errorResponse(err, path, deps.ctx.clock.nowMs(), set.headers as Record<string, string>)
+    if (!forwarder.applies(err, request)) return answer(err, path, set)
+    // Another node holds the phone: it answers, when it advertised where (src/http/forward.ts).
+    // The body was read by the route's parse hook; Elysia leaves it on the context.
+    return forwarder.forward(err, request, body).then(
+      (forwarded) => {
+        if (forwarded === null) return answer(err, path, set)
+        set.status = forwarded.status
+        return forwarded
+      },
+      (failure: unknown) => answer(toAppError("UNKNOWN", failure, request.method, path), path, set),
+    )
   })
 }

@@ -14,6 +14,7 @@ export type ErrorKind =
   | "rate_limited"
   | "internal"
   | "bad_gateway"
+  | "unavailable"
 
 /**
  * An expected failure with messages that are safe to show to API clients. The optional `cause`
@@ -25,11 +26,16 @@ export class AppError extends Error {
   readonly retryAfterSeconds?: number
   /** Extra response headers the failure requires (for example `WWW-Authenticate`). */
   readonly headers: Record<string, string>
+  /**
+   * The node that holds the phone the request needs, when another node does: the HTTP layer
+   * forwards the request there (docs/operations.md § "Running several nodes"). Never serialised.
+   */
+  readonly holderNodeId?: string
 
   constructor(
     kind: ErrorKind,
     publicMessages: string[],
-    options: { cause?: unknown; retryAfterSeconds?: number; headers?: Record<string, string> } = {},
+    options: { cause?: unknown; retryAfterSeconds?: number; headers?: Record<string, string>; holderNodeId?: string } = {},
   ) {
     super(publicMessages.join("; "), { cause: options.cause })
     this.name = "AppError"
@@ -37,6 +43,7 @@ export class AppError extends Error {
     this.publicMessages = publicMessages
     this.retryAfterSeconds = options.retryAfterSeconds
     this.headers = options.headers ?? {}
+    if (options.holderNodeId !== undefined) this.holderNodeId = options.holderNodeId
   }
 }
 
@@ -91,7 +98,12 @@ export const errors = {
   phoneOnOtherNode: (e164: string, nodeId: string | null) =>
     nodeId === null
       ? new AppError("conflict", [`No node holds phone ${e164} yet: nodes claim new phones within seconds; retry shortly`], { retryAfterSeconds: 5 })
-      : new AppError("conflict", [`Phone ${e164} is held by node "${nodeId}": send this request to that node`]),
+      : new AppError("conflict", [`Phone ${e164} is held by node "${nodeId}": send this request to that node`], { holderNodeId: nodeId }),
+  /** The node holding the phone was asked to answer a forwarded request and did not (docs/operations.md § "Running several nodes"). */
+  holderUnreachable: (nodeId: string) =>
+    new AppError("unavailable", [`Node "${nodeId}", which holds the phone this request needs, did not answer at its WAGATE_NODE_URL; retry shortly`], {
+      retryAfterSeconds: 5,
+    }),
   phoneAlreadyExists: (e164: string) => new AppError("conflict", [`Phone ${e164} already exists`]),
   webhookNotFound: (id: string) => new AppError("not_found", [`Webhook endpoint ${id} not found`]),
   deliveryNotFound: (id: string) => new AppError("not_found", [`Delivery ${id} not found`]),

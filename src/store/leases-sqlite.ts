@@ -8,10 +8,10 @@ import { FORGET_NODE_AFTER_MS, LeaseLostError, NodeIdInUseError, type HeldLease,
  * the PostgreSQL ones do, so both stores behave alike.
  */
 
-const REGISTER = `INSERT INTO nodes (node_id, instance_id, started_at_ms, heartbeat_at_ms, max_phones, stopping)
-  VALUES ($nodeId, $instanceId, $nowMs, $nowMs, $maxPhones, 0)
+const REGISTER = `INSERT INTO nodes (node_id, instance_id, started_at_ms, heartbeat_at_ms, max_phones, stopping, url)
+  VALUES ($nodeId, $instanceId, $nowMs, $nowMs, $maxPhones, 0, $url)
   ON CONFLICT (node_id) DO UPDATE SET instance_id = excluded.instance_id, started_at_ms = excluded.started_at_ms,
-    heartbeat_at_ms = excluded.heartbeat_at_ms, max_phones = excluded.max_phones, stopping = 0
+    heartbeat_at_ms = excluded.heartbeat_at_ms, max_phones = excluded.max_phones, stopping = 0, url = excluded.url
   WHERE nodes.instance_id = excluded.instance_id OR nodes.stopping = 1 OR nodes.heartbeat_at_ms <= $staleBeforeMs
   RETURNING node_id`
 const HOLDER = "SELECT heartbeat_at_ms AS heartbeatAtMs FROM nodes WHERE node_id = ?"
@@ -21,7 +21,8 @@ const FREE_NODE_LEASES = "UPDATE phone_leases SET node_id = NULL, expires_at_ms 
 /** Registers the node, or throws NodeIdInUseError (leases.ts). */
 export function registerNode(db: Database, r: NodeRegistration): void {
   const holder = db.query<{ heartbeatAtMs: number }, [string]>(HOLDER).get(r.nodeId)
-  const accepted = db.query(REGISTER).get({ nodeId: r.nodeId, instanceId: r.instanceId, nowMs: r.nowMs, maxPhones: r.maxPhones, staleBeforeMs: r.nowMs - r.leaseMs })
+  const params = { nodeId: r.nodeId, instanceId: r.instanceId, nowMs: r.nowMs, maxPhones: r.maxPhones, staleBeforeMs: r.nowMs - r.leaseMs, url: r.url ?? null }
+  const accepted = db.query(REGISTER).get(params)
   if (!accepted) throw new NodeIdInUseError(r.nodeId, r.nowMs - (holder?.heartbeatAtMs ?? r.nowMs), r.leaseMs)
   db.query(FREE_NODE_LEASES).run({ nodeId: r.nodeId, nowMs: r.nowMs })
   db.query(FORGET_SILENT).run(r.nowMs - FORGET_NODE_AFTER_MS)
@@ -87,7 +88,7 @@ export function assertLease(db: Database, phoneId: string, nodeId: string, token
 }
 
 const LIST_NODES = `SELECT n.node_id AS nodeId, n.instance_id AS instanceId, n.started_at_ms AS startedAtMs, n.heartbeat_at_ms AS heartbeatAtMs,
-    n.max_phones AS maxPhones, n.stopping AS stopping, COUNT(l.phone_id) AS phones,
+    n.max_phones AS maxPhones, n.stopping AS stopping, n.url AS url, COUNT(l.phone_id) AS phones,
     MIN(l.acquired_at_ms) AS oldestLeaseAcquiredAtMs, MAX(l.acquired_at_ms) AS newestLeaseAcquiredAtMs
   FROM nodes n LEFT JOIN phone_leases l ON l.node_id = n.node_id AND l.expires_at_ms > ?
   GROUP BY n.node_id ORDER BY n.node_id`
@@ -95,6 +96,13 @@ const LIST_NODES = `SELECT n.node_id AS nodeId, n.instance_id AS instanceId, n.s
 /** Every node with its held leases (leases.ts). */
 export function listNodes(db: Database, nowMs: number): NodeSummary[] {
   return db.query<Omit<NodeSummary, "stopping"> & { stopping: number }, [number]>(LIST_NODES).all(nowMs).map((r) => ({ ...r, stopping: r.stopping === 1 }))
+}
+
+const NODE_URL = "SELECT url FROM nodes WHERE node_id = ?"
+
+/** The URL a node registered for forwarded requests (leases.ts). */
+export function nodeUrl(db: Database, nodeId: string): string | null {
+  return db.query<{ url: string | null }, [string]>(NODE_URL).get(nodeId)?.url ?? null
 }
 
 const COUNT_UNOWNED = `SELECT COUNT(*) AS n FROM phones p LEFT JOIN phone_leases l ON l.phone_id = p.id

@@ -31,6 +31,11 @@ export interface NodeRegistration extends NodeIdentity {
   nowMs: number
   /** A row of the same node id with another instance and a heartbeat fresher than this refuses the start. */
   leaseMs: number
+  /**
+   * WAGATE_NODE_URL: where the other nodes forward the requests that need a phone this node
+   * holds. Null or absent: they answer 409 naming this node instead.
+   */
+  url?: string | null
 }
 
 /** A phone a node holds, with the token its writes must carry. */
@@ -64,6 +69,8 @@ export interface NodeSummary extends NodeIdentity {
   maxPhones: number
   /** The node released its phones at shutdown (it may still be finishing). */
   stopping: boolean
+  /** The URL it advertised for forwarded requests (WAGATE_NODE_URL); null when none. */
+  url: string | null
   /** Leases it holds now (not expired). */
   phones: number
   /** When its oldest and newest held lease were acquired; null when it holds none. */
@@ -121,6 +128,12 @@ export interface LeaseQueries {
    * lease row (FOR SHARE) until the write commits, so no claim can take the phone in between.
    */
   assertLease(phoneId: string, nodeId: string, token: number, nowMs: number): Promise<void>
+  /**
+   * The URL the node registered for forwarded requests (WAGATE_NODE_URL); null when it set none
+   * or no node of that id is registered. Forwarding reads it here, so a request can only ever be
+   * forwarded to an address a node wrote into the database itself.
+   */
+  nodeUrl(nodeId: string): Promise<string | null>
   /** Every registered node with the leases it holds at `nowMs`, by node id. */
   listNodes(nowMs: number): Promise<NodeSummary[]>
   /** Phones with no owner or an expired lease at `nowMs` (what the nodes still have to claim). */

@@ -436,6 +436,12 @@ CREATE TABLE rate_buckets (
 ) STRICT;
 `
 
+// The URL other nodes forward a request to when this node holds the phone it needs
+// (WAGATE_NODE_URL, docs/operations.md § "Running several nodes"), as PostgreSQL migration 6.
+// NULL: the node does not take forwarded requests. One process on SQLite registers no node row,
+// so the column stays empty outside the contract tests.
+const NODE_URLS = `ALTER TABLE nodes ADD COLUMN url TEXT;`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -522,5 +528,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 17,
     name: "shared rate-limit buckets",
     up: (db) => db.exec(RATE_BUCKETS),
+  },
+  {
+    version: 18,
+    name: "node URLs for forwarded requests",
+    up: (db) => db.exec(NODE_URLS),
   },
 ]

@@ -97,6 +97,7 @@ function leaseQueries(db: Database): LeaseQueries {
     releaseNode: async (node, nowMs) => leases.releaseNode(db, node, nowMs),
     assertLease: async (phoneId, nodeId, token, nowMs) => leases.assertLease(db, phoneId, nodeId, token, nowMs),
     listNodes: async (nowMs) => leases.listNodes(db, nowMs),
+    nodeUrl: async (nodeId) => leases.nodeUrl(db, nodeId),
     countUnownedPhones: async (nowMs) => leases.countUnownedPhones(db, nowMs),
     // One connection, read synchronously: nothing can commit between the two reads.
     leaseCensus: async (nowMs) => ({ nodes: leases.listNodes(db, nowMs), unowned: leases.countUnownedPhones(db, nowMs) }),

@@ -50,7 +50,7 @@ describe("wagate nodes: success", () => {
     const account = await h.seedAccount()
     const phones = [await h.seedPhone(account.id, "+14155550111"), await h.seedPhone(account.id, "+14155550112")]
     const t0 = h.clock.nowMs()
-    await store.registerNode({ ...A, maxPhones: 50, nowMs: t0 - 7_200_000, leaseMs: LEASE_MS })
+    await store.registerNode({ ...A, maxPhones: 50, nowMs: t0 - 7_200_000, leaseMs: LEASE_MS, url: "http://10.0.0.1:3000" })
     await store.registerNode({ ...B, maxPhones: 9, nowMs: t0 - 90_000, leaseMs: LEASE_MS })
     const held = await store.claimPhones(A, 1, t0 - 12_000, LEASE_MS)
     await store.renewLeases(A, t0 - 2_100, LEASE_MS)
@@ -60,10 +60,10 @@ describe("wagate nodes: success", () => {
     const res = await cli(dir, ["nodes"], { env, clock: clock() })
     expect(res.code).toBe(0)
     expect(res.stderr).toBe("")
-    expect(res.stdout.split("\n")[0]!.split(/\s{2,}/)).toEqual(["NODE", "STATE", "PHONES", "HEARTBEAT", "UP FOR", "OLDEST LEASE", "NEWEST LEASE"])
+    expect(res.stdout.split("\n")[0]!.split(/\s{2,}/)).toEqual(["NODE", "STATE", "PHONES", "HEARTBEAT", "UP FOR", "OLDEST LEASE", "NEWEST LEASE", "URL"])
     expect(rowsOf(res.stdout, "test-node-")).toEqual([
-      ["test-node-a", "live", "1/50", "2.1 s ago", "2 h 00 min", "12.0 s", "12.0 s"],
-      ["test-node-b", "silent", "0/9", "1 min 30 s ago", "1 min 30 s", "-", "-"],
+      ["test-node-a", "live", "1/50", "2.1 s ago", "2 h 00 min", "12.0 s", "12.0 s", "http://10.0.0.1:3000"],
+      ["test-node-b", "silent", "0/9", "1 min 30 s ago", "1 min 30 s", "-", "-", "-"],
     ])
 
     const withPhones = await cli(dir, ["nodes", "--phones"], { env, clock: clock() })

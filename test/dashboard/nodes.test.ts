@@ -17,10 +17,10 @@ afterEach(async () => {
 })
 
 /** Registers `node` `agoMs` before now, optionally holding the first unowned phones. */
-async function node(harness: Harness, identity: NodeIdentity, options: { agoMs: number; maxPhones?: number; claim?: number }) {
+async function node(harness: Harness, identity: NodeIdentity, options: { agoMs: number; maxPhones?: number; claim?: number; url?: string }) {
   const store = harness.services.ctx.store
   const nowMs = harness.clock.nowMs()
-  await store.registerNode({ ...identity, maxPhones: options.maxPhones ?? 10, nowMs: nowMs - options.agoMs, leaseMs: LEASE_MS })
+  await store.registerNode({ ...identity, maxPhones: options.maxPhones ?? 10, nowMs: nowMs - options.agoMs, leaseMs: LEASE_MS, url: options.url ?? null })
   if (options.claim) {
     await store.claimPhones(identity, options.claim, nowMs - 5_000, LEASE_MS)
     await store.renewLeases(identity, nowMs - 1_000, LEASE_MS)
@@ -54,13 +54,13 @@ describe("dashboard: nodes, success", () => {
     h = await createHarness({ database: "postgres", env: { WAGATE_NODE_ID: "test-served" } })
     const account = await h.seedAccount()
     const phone = await h.seedPhone(account.id, "+14155550111")
-    await node(h, { nodeId: "test-node-a", instanceId: "a" }, { agoMs: 3_600_000, maxPhones: 50, claim: 1 })
+    await node(h, { nodeId: "test-node-a", instanceId: "a" }, { agoMs: 3_600_000, maxPhones: 50, claim: 1, url: "http://10.0.0.1:3000" })
     await node(h, { nodeId: "test-node-b", instanceId: "b" }, { agoMs: 40_000, maxPhones: 7 })
     const client = await signIn(h)
     const { status, html } = await client.get("/dashboard/nodes")
     expect(status).toBe(200)
-    expect(rowText(html, "test-node-a")).toBe("test-node-a Live 1 of 50 1.0 s ago 1 h 00 min 5.0 s 5.0 s")
-    expect(rowText(html, "test-node-b")).toBe("test-node-b Silent 0 of 7 40.0 s ago 40.0 s none none")
+    expect(rowText(html, "test-node-a")).toBe("test-node-a Live 1 of 50 1.0 s ago 1 h 00 min 5.0 s 5.0 s http://10.0.0.1:3000")
+    expect(rowText(html, "test-node-b")).toBe("test-node-b Silent 0 of 7 40.0 s ago 40.0 s none none none: requests get 409")
     expect(html).toContain("Show the phones each node holds")
     expect(html).not.toContain(phone.phoneNumber)
 

@@ -226,10 +226,12 @@ describe("deploy/docker-compose.cluster.yml and deploy/Caddyfile.cluster", () =>
     expect(validate(compose) ? [] : validate.errors).toEqual([])
   })
 
-  test("runs three nodes, node1 to node3, on the same database, each with its own data volume and a valid configuration", () => {
+  test("runs three nodes, node1 to node3, on the same database, each with its own data volume, the URL the others reach it at and a valid configuration", () => {
     expect(nodes.map(([name]) => name)).toEqual(["node1", "node2", "node3"])
     const configs = nodes.map(([, s]) => loadConfig({ ...envOf(s), WAGATE_DATA_DIR: "/data" }))
     expect(configs.map((c) => c.nodeId)).toEqual(["node1", "node2", "node3"])
+    // Each advertises the address the others forward its phones' requests to: its service name on the port it listens on.
+    expect(configs.map((c) => c.nodeUrl)).toEqual(nodes.map(([name]) => `http://${name}:${configs[0]!.port}`))
     expect(new Set(configs.map((c) => c.databaseUrl)).size).toBe(1)
     expect(configs[0]!.databaseUrl).toBe("postgres://wagate:pw@postgres:5432/wagate")
     expect(nodes.map(([, s]) => s.volumes)).toEqual([["wagate-node1:/data"], ["wagate-node2:/data"], ["wagate-node3:/data"]])

@@ -44,8 +44,8 @@ describe("GET /admin/v1/nodes: success", () => {
     const account = await h.seedAccount()
     const phones = [await h.seedPhone(account.id, "+14155550111"), await h.seedPhone(account.id, "+14155550112"), await h.seedPhone(account.id, "+14155550113")]
     const t0 = h.clock.nowMs()
-    const reg = (node: NodeIdentity, nowMs: number, maxPhones: number) => store.registerNode({ ...node, maxPhones, nowMs, leaseMs: LEASE_MS })
-    await reg(A, t0 - 60_000, 50)
+    const reg = (node: NodeIdentity, nowMs: number, maxPhones: number, url: string | null = null) => store.registerNode({ ...node, maxPhones, nowMs, leaseMs: LEASE_MS, url })
+    await reg(A, t0 - 60_000, 50, "http://10.0.0.1:3000")
     await reg(B, t0 - 30_000, 7)
     await reg(C, t0 - 40_000, 9)
     const first = await store.claimPhones(A, 1, t0 - 10_000, LEASE_MS)
@@ -61,17 +61,17 @@ describe("GET /admin/v1/nodes: success", () => {
     expect(res.body.data).toMatchObject({ store: "postgres", leaseMs: LEASE_MS, explanation: null })
     expect(ours(res.body)).toEqual([
       {
-        nodeId: "test-node-a", state: "live", phones: 2, maxPhones: 50,
+        nodeId: "test-node-a", state: "live", phones: 2, maxPhones: 50, url: "http://10.0.0.1:3000",
         startedAt: new Date(t0 - 60_000).toISOString(), heartbeatAt: new Date(t0 - 2_000).toISOString(),
         heartbeatAgeMs: 2_000, upForMs: 60_000, oldestLeaseAgeMs: 10_000, newestLeaseAgeMs: 4_000,
       },
       {
-        nodeId: "test-node-b", state: "silent", phones: 0, maxPhones: 7,
+        nodeId: "test-node-b", state: "silent", phones: 0, maxPhones: 7, url: null,
         startedAt: new Date(t0 - 30_000).toISOString(), heartbeatAt: new Date(t0 - 30_000).toISOString(),
         heartbeatAgeMs: 30_000, upForMs: 30_000, oldestLeaseAgeMs: null, newestLeaseAgeMs: null,
       },
       {
-        nodeId: "test-node-c", state: "stopping", phones: 0, maxPhones: 9,
+        nodeId: "test-node-c", state: "stopping", phones: 0, maxPhones: 9, url: null,
         startedAt: new Date(t0 - 40_000).toISOString(), heartbeatAt: expect.any(String),
         heartbeatAgeMs: expect.any(Number), upForMs: 40_000, oldestLeaseAgeMs: null, newestLeaseAgeMs: null,
       },

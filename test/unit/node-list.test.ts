@@ -11,6 +11,7 @@ const node = (over: Partial<NodeSummary>): NodeSummary => ({
   heartbeatAtMs: NOW - 1_000,
   maxPhones: 1000,
   stopping: false,
+  url: null,
   phones: 0,
   oldestLeaseAcquiredAtMs: null,
   newestLeaseAcquiredAtMs: null,
@@ -28,13 +29,13 @@ test.each([
 
 test("nodeList gives each node its state and ages, in the store's order", () => {
   const nodes = [
-    node({ nodeId: "a", phones: 2, oldestLeaseAcquiredAtMs: NOW - 50_000, newestLeaseAcquiredAtMs: NOW - 5_000 }),
+    node({ nodeId: "a", url: "http://10.0.0.1:3000", phones: 2, oldestLeaseAcquiredAtMs: NOW - 50_000, newestLeaseAcquiredAtMs: NOW - 5_000 }),
     node({ nodeId: "b", stopping: true, heartbeatAtMs: NOW - 2_000 }),
     node({ nodeId: "c", heartbeatAtMs: NOW - 40_000, startedAtMs: NOW - 90_000 }),
   ]
   expect(nodeList(nodes, NOW, LEASE)).toEqual([
-    { nodeId: "a", state: "live", phones: 2, maxPhones: 1000, heartbeatAgeMs: 1_000, upForMs: 60_000, oldestLeaseAgeMs: 50_000, newestLeaseAgeMs: 5_000 },
-    { nodeId: "b", state: "stopping", phones: 0, maxPhones: 1000, heartbeatAgeMs: 2_000, upForMs: 60_000, oldestLeaseAgeMs: null, newestLeaseAgeMs: null },
-    { nodeId: "c", state: "silent", phones: 0, maxPhones: 1000, heartbeatAgeMs: 40_000, upForMs: 90_000, oldestLeaseAgeMs: null, newestLeaseAgeMs: null },
+    { nodeId: "a", state: "live", phones: 2, maxPhones: 1000, url: "http://10.0.0.1:3000", heartbeatAgeMs: 1_000, upForMs: 60_000, oldestLeaseAgeMs: 50_000, newestLeaseAgeMs: 5_000 },
+    { nodeId: "b", state: "stopping", phones: 0, maxPhones: 1000, url: null, heartbeatAgeMs: 2_000, upForMs: 60_000, oldestLeaseAgeMs: null, newestLeaseAgeMs: null },
+    { nodeId: "c", state: "silent", phones: 0, maxPhones: 1000, url: null, heartbeatAgeMs: 40_000, upForMs: 90_000, oldestLeaseAgeMs: null, newestLeaseAgeMs: null },
   ])
 })

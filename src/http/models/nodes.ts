@@ -33,6 +33,9 @@ export const NodeEntry = named(
     }),
     phones: Type.Integer({ minimum: 0, description: "Leases it holds now." }),
     maxPhones: Type.Integer({ minimum: 1, description: "Its WAGATE_NODE_MAX_PHONES." }),
+    url: Type.Union([Type.String(), Type.Null()], {
+      description: "Its WAGATE_NODE_URL: where the other nodes forward the requests that need a phone it holds; null when it set none (they answer 409 naming it).",
+    }),
     startedAt: Timestamp,
     heartbeatAt: Timestamp,
     heartbeatAgeMs: Age("Since its last heartbeat."),

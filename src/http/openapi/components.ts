@@ -40,7 +40,7 @@ export function headerRefs(names: readonly string[]): Record<string, JsonObject>
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]))
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 429 | 500 | 502
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 429 | 500 | 502 | 503
 export type Family = "Api" | "Admin"
 
 const TITLES: Record<ErrorStatus, string> = {
@@ -55,6 +55,7 @@ const TITLES: Record<ErrorStatus, string> = {
   429: "TooManyRequests",
   500: "InternalServerError",
   502: "BadGateway",
+  503: "ServiceUnavailable",
 }
 
 const DESCRIPTIONS: Record<Family, Record<ErrorStatus, string>> = {
@@ -64,12 +65,13 @@ const DESCRIPTIONS: Record<Family, Record<ErrorStatus, string>> = {
     403: "The key holds none of the accepted scopes, or (live keys) the account's subscription is inactive.",
     404: "Not found in this account and environment.",
     405: "The path exists but not with this method; `Allow` lists the methods it has.",
-    409: "Conflicts with an existing resource.",
+    409: "Conflicts with an existing resource or its state, or (several nodes) another node holds the phone and advertised no URL to forward the request to.",
     410: "WhatsApp no longer has it, and will not send it again.",
     413: "The body is larger than 64 KiB.",
     429: "The key's rate limit, or the throttle on failed authentication, was exceeded; retry after `retryAfter` seconds.",
     500: "An unexpected failure. The body reveals no stack, SQL or path.",
     502: "WhatsApp could not be reached; retry after a moment.",
+    503: "Several nodes: the node holding the phone this request needs did not answer when the request was forwarded to it; retry after `retryAfter` seconds.",
   },
   Admin: {
     400: "Invalid body or query (one message per problem).",
@@ -77,12 +79,13 @@ const DESCRIPTIONS: Record<Family, Record<ErrorStatus, string>> = {
     403: "Forbidden.",
     404: "The account, phone, key, endpoint or delivery does not exist.",
     405: "The path exists but not with this method; `Allow` lists the methods it has.",
-    409: "Conflicts with an existing resource or with the resource's state.",
+    409: "Conflicts with an existing resource or with the resource's state, or (several nodes) another node holds the phone and advertised no URL to forward the request to.",
     410: "Gone.",
     413: "The body is larger than 64 KiB.",
     429: "Too many failed authentication attempts from this address; retry after `retryAfter` seconds.",
     500: "An unexpected failure. The body reveals no stack, SQL or path.",
     502: "An upstream service could not be reached.",
+    503: "Several nodes: the node holding the phone this request needs did not answer when the request was forwarded to it; retry after `retryAfter` seconds.",
   },
 }
 

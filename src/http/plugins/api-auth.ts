@@ -4,6 +4,7 @@ import { effectiveRateLimit } from "../../domain/accounts"
 import { hasAnyScope } from "../../domain/scopes"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
+import { answeredElsewhere } from "../forward"
 import { readRawBody } from "./body"
 import { refuseAuthentication } from "./failed-auth"
 import { ENVIRONMENT_FROM_KEY, queryNamesEnvironment } from "../validation"
@@ -77,7 +78,8 @@ export function apiBase(deps: HttpDeps) {
       // the context on every request.
       const set = context.set
       const principal = (context as { principal?: Principal }).principal
-      if (principal) usage.recordRequest(principal, typeof set.status === "number" ? set.status : 200)
+      // A request another node answered (src/http/forward.ts) is counted there, where it ran.
+      if (principal && !answeredElsewhere.has(context.request)) usage.recordRequest(principal, typeof set.status === "number" ? set.status : 200)
     })
 }
 

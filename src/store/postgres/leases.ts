@@ -15,10 +15,10 @@ import { FORGET_NODE_AFTER_MS, LeaseLostError, NodeIdInUseError, type HeldLease,
  */
 
 const REGISTER = `WITH reg AS (
-    INSERT INTO nodes (node_id, instance_id, started_at_ms, heartbeat_at_ms, max_phones, stopping)
-    VALUES ($1, $2, $3::int8, $3::int8, $4::int4, false)
+    INSERT INTO nodes (node_id, instance_id, started_at_ms, heartbeat_at_ms, max_phones, stopping, url)
+    VALUES ($1, $2, $3::int8, $3::int8, $4::int4, false, $7)
     ON CONFLICT (node_id) DO UPDATE SET instance_id = EXCLUDED.instance_id, started_at_ms = EXCLUDED.started_at_ms,
-      heartbeat_at_ms = EXCLUDED.heartbeat_at_ms, max_phones = EXCLUDED.max_phones, stopping = false
+      heartbeat_at_ms = EXCLUDED.heartbeat_at_ms, max_phones = EXCLUDED.max_phones, stopping = false, url = EXCLUDED.url
     WHERE nodes.instance_id = EXCLUDED.instance_id OR nodes.stopping OR nodes.heartbeat_at_ms <= $5::int8
     RETURNING node_id
   ), freed AS (
@@ -73,10 +73,12 @@ const HOLDS = `SELECT 1 AS yes FROM phone_leases
   WHERE phone_id = $1 AND node_id = $2 AND token = $3::int8 AND expires_at_ms > $4::int8 FOR SHARE`
 
 const LIST_NODES = `SELECT n.node_id AS "nodeId", n.instance_id AS "instanceId", n.started_at_ms AS "startedAtMs",
-    n.heartbeat_at_ms AS "heartbeatAtMs", n.max_phones AS "maxPhones", n.stopping, count(l.phone_id)::int4 AS phones,
+    n.heartbeat_at_ms AS "heartbeatAtMs", n.max_phones AS "maxPhones", n.stopping, n.url, count(l.phone_id)::int4 AS phones,
     min(l.acquired_at_ms) AS "oldestLeaseAcquiredAtMs", max(l.acquired_at_ms) AS "newestLeaseAcquiredAtMs"
   FROM nodes n LEFT JOIN phone_leases l ON l.node_id = n.node_id AND l.expires_at_ms > $1::int8
   GROUP BY n.node_id ORDER BY n.node_id`
+
+const NODE_URL = "SELECT url FROM nodes WHERE node_id = $1"
 
 const COUNT_UNOWNED = `SELECT count(*)::int4 AS n FROM phones p LEFT JOIN phone_leases l ON l.phone_id = p.id
   WHERE l.phone_id IS NULL OR l.node_id IS NULL OR l.expires_at_ms <= $1::int8`
@@ -97,6 +99,7 @@ const nodeSummary = (r: Record<string, unknown>): NodeSummary => ({
   heartbeatAtMs: Number(r.heartbeatAtMs),
   maxPhones: r.maxPhones as number,
   stopping: r.stopping as boolean,
+  url: (r.url as string | null) ?? null,
   phones: r.phones as number,
   oldestLeaseAcquiredAtMs: orNull(r.oldestLeaseAcquiredAtMs as Int8 | null),
   newestLeaseAcquiredAtMs: orNull(r.newestLeaseAcquiredAtMs as Int8 | null),
@@ -107,7 +110,7 @@ const held = (r: { phoneId: string; token: Int8; expiresAtMs: Int8 }): HeldLease
 export function pgLeaseQueries(sql: SQL): LeaseQueries {
   return {
     async registerNode(r) {
-      const [row] = await sql.unsafe(REGISTER, [r.nodeId, r.instanceId, r.nowMs, r.maxPhones, r.nowMs - r.leaseMs, r.nowMs - FORGET_NODE_AFTER_MS])
+      const [row] = await sql.unsafe(REGISTER, [r.nodeId, r.instanceId, r.nowMs, r.maxPhones, r.nowMs - r.leaseMs, r.nowMs - FORGET_NODE_AFTER_MS, r.url ?? null])
       if (row.registered === 1) return
       throw new NodeIdInUseError(r.nodeId, r.nowMs - (orNull(row.holderHeartbeatAtMs) ?? r.nowMs), r.leaseMs)
     },
@@ -135,6 +138,10 @@ export function pgLeaseQueries(sql: SQL): LeaseQueries {
     },
     async listNodes(nowMs) {
       return (await sql.unsafe(LIST_NODES, [nowMs])).map(nodeSummary)
+    },
+    async nodeUrl(nodeId) {
+      const [row] = await sql.unsafe(NODE_URL, [nodeId])
+      return (row?.url as string | null | undefined) ?? null
     },
     async leaseCensus(nowMs) {
       const rows: Record<string, unknown>[] = await sql.unsafe(CENSUS, [nowMs])

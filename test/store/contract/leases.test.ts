@@ -74,6 +74,21 @@ describeLeaseStores("leases: nodes", (world) => {
     expect((await store.listNodes(T + 60_000 + FORGET_NODE_AFTER_MS * 2)).map((n) => n.nodeId)).toEqual(["node-b"])
   })
 
+  test("a node's URL for forwarded requests is stored with its registration, replaced by its next process and read by node id", async () => {
+    const w = await world()
+    const store = await w.node()
+    await store.registerNode({ ...reg(A, T), url: "http://10.0.0.1:3000" })
+    await store.registerNode(reg(B, T))
+    expect(await store.nodeUrl("node-a")).toBe("http://10.0.0.1:3000")
+    expect(await store.nodeUrl("node-b")).toBeNull()
+    expect(await store.nodeUrl("node-z")).toBeNull()
+    expect((await store.listNodes(T)).map((n) => [n.nodeId, n.url])).toEqual([["node-a", "http://10.0.0.1:3000"], ["node-b", null]])
+    // The next process of node-a starts without a URL: the old one is not kept.
+    await store.releaseNode(A, T + 1_000)
+    await store.registerNode(reg({ nodeId: A.nodeId, instanceId: "inst-a2" }, T + 1_001))
+    expect(await store.nodeUrl("node-a")).toBeNull()
+  })
+
   test("listNodes counts each node's unexpired leases with their ages; countUnownedPhones counts the rest", async () => {
     const w = await world()
     await w.seedPhones(5)
@@ -85,8 +100,8 @@ describeLeaseStores("leases: nodes", (world) => {
     await store.claimPhones(B, 1, T + 2_000, LEASE_MS)
     expect(await store.countUnownedPhones(T + 2_000)).toBe(1)
     expect(await store.listNodes(T + 2_000)).toEqual([
-      { nodeId: "node-a", instanceId: "inst-a1", startedAtMs: T, heartbeatAtMs: T, maxPhones: 40, stopping: false, phones: 3, oldestLeaseAcquiredAtMs: T, newestLeaseAcquiredAtMs: T + 1_000 },
-      { nodeId: "node-b", instanceId: "inst-b1", startedAtMs: T, heartbeatAtMs: T, maxPhones: 1000, stopping: false, phones: 1, oldestLeaseAcquiredAtMs: T + 2_000, newestLeaseAcquiredAtMs: T + 2_000 },
+      { nodeId: "node-a", instanceId: "inst-a1", startedAtMs: T, heartbeatAtMs: T, maxPhones: 40, stopping: false, url: null, phones: 3, oldestLeaseAcquiredAtMs: T, newestLeaseAcquiredAtMs: T + 1_000 },
+      { nodeId: "node-b", instanceId: "inst-b1", startedAtMs: T, heartbeatAtMs: T, maxPhones: 1000, stopping: false, url: null, phones: 1, oldestLeaseAcquiredAtMs: T + 2_000, newestLeaseAcquiredAtMs: T + 2_000 },
     ])
     // A's first two leases have run out by T + 15 s: they no longer count, and are unowned.
     const later = await store.listNodes(T + LEASE_MS)

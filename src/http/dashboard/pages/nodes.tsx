@@ -45,6 +45,8 @@ function nodeColumns(servedBy: string): Column<NodeView>[] {
     { label: "Up for", cell: (n) => <span title={`since ${n.startedAt}`}><Age ms={n.upForMs} /></span> },
     { label: "Oldest lease", cell: (n) => <Age ms={n.oldestLeaseAgeMs} /> },
     { label: "Newest lease", cell: (n) => <Age ms={n.newestLeaseAgeMs} /> },
+    // The operator's own setting, escaped by preact like any other child.
+    { label: "URL", cell: (n) => (n.url === null ? <span class="muted">none: requests get 409</span> : <Clip text={n.url} code />) },
   ]
 }
 

@@ -34,7 +34,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
           path: PhoneIdParams,
           body: ConnectBody,
           success: { status: 200, schema: Envelope(PairingState), description: "The pairing state" },
-          errors: [400, 401, 404, 429],
+          errors: [400, 401, 404, 409, 429, 503],
         }),
       },
     )
@@ -45,7 +45,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         summary: "The phone's pairing state, with the raw QR string while it waits for a scan",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(PairingState), description: "The pairing state" },
-        errors: [401, 404, 429],
+        errors: [401, 404, 409, 429, 503],
       }),
     })
     .get(
@@ -99,7 +99,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
           schema: Type.String({ description: "`event: pairing` messages whose data is a PairingState object, and `: keepalive` comments." }),
           description: "The stream; it ends when the phone is connected",
         },
-        errors: [401, 404, 429],
+        errors: [401, 404, 409, 429, 503],
       }),
     )
     .post("/phones/:phoneId/disconnect", async ({ params }) => ok(toAdminPhone(await deps.sessions.disconnect(await phoneIdOf(deps, params.phoneId)))), {
@@ -109,7 +109,7 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         summary: "Close the phone's socket and keep its credentials; it stays offline, restarts included, until connected again (no QR needed)",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(AdminPhone), description: "The phone" },
-        errors: [401, 404, 429],
+        errors: [401, 404, 409, 429, 503],
       }),
     })
     .post("/phones/:phoneId/logout", async ({ params }) => ok(toAdminPhone(await deps.sessions.logout(await phoneIdOf(deps, params.phoneId)))), {
@@ -119,6 +119,6 @@ export const adminPairing = (deps: HttpDeps) => (app: AdminApp) =>
         summary: "Unlink the device and wipe its credentials; queued live sends fail with phone_disconnected",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(AdminPhone), description: "The phone" },
-        errors: [401, 404, 429],
+        errors: [401, 404, 409, 429, 503],
       }),
     })

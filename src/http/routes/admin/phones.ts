@@ -65,7 +65,7 @@ export const adminPhones = (deps: HttpDeps) => (app: AdminApp) =>
         summary: "Remove a phone: unlink it if paired, fail its queued sends; its messages are kept",
         path: PhoneIdParams,
         success: { status: 200, schema: Envelope(AdminPhone), description: "The removed phone" },
-        errors: [401, 404, 429],
+        errors: [401, 404, 409, 429, 503],
       }),
       },
     )

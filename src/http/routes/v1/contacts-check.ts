@@ -24,7 +24,7 @@ export const contactsCheck = (deps: HttpDeps) => (app: ApiApp) =>
           "Test keys answer from the magic recipients: `+12025550101` is not on WhatsApp, every other number is.",
         body: CheckContactsBody,
         success: { status: 200, schema: Envelope(Type.Array(ContactCheck)), description: "One answer per distinct number, in the order given" },
-        errors: [400, 401, 403, 404, 413, 429, 502],
+        errors: [400, 401, 403, 404, 409, 413, 429, 502, 503],
       }),
     },
   )

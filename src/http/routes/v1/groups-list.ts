@@ -24,7 +24,7 @@ export const groupsList = (deps: HttpDeps) => (app: ApiApp) =>
         summary: "List the groups a sender phone can post to",
         query: ListGroupsQuery,
         success: { status: 200, schema: Envelope(Type.Array(Group)), description: "Postable groups" },
-        errors: [400, 401, 403, 404, 429, 502],
+        errors: [400, 401, 403, 404, 409, 429, 502, 503],
       }),
     },
   )

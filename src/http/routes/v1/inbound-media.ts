@@ -57,7 +57,7 @@ export const inboundMedia = (deps: HttpDeps) => (app: ApiApp) =>
           schema: Type.String({ format: "binary", description: "The file; Content-Type is its type, Content-Disposition its name." }),
           description: "The media's bytes",
         },
-        errors: [400, 401, 403, 404, 410, 429, 502],
+        errors: [400, 401, 403, 404, 409, 410, 429, 502, 503],
       }),
     },
   )

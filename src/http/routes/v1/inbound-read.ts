@@ -26,7 +26,7 @@ export const inboundRead = (deps: HttpDeps) => (app: ApiApp) =>
           "Live keys: the phone must be connected. Test keys have no inbound messages: 404.",
         path: InboundIdParams,
         success: { status: 200, schema: Envelope(ReadReceipt), description: "The receipt sent" },
-        errors: [400, 401, 403, 404, 429, 502],
+        errors: [400, 401, 403, 404, 409, 429, 502, 503],
       }),
     },
   )

@@ -28,7 +28,7 @@ export const messagesEdit = (deps: HttpDeps) => (app: ApiApp) =>
         path: MessageIdParams,
         body: EditMessageBody,
         success: { status: 200, schema: Envelope(Message), description: "The message as edited" },
-        errors: [400, 401, 403, 404, 409, 413, 429, 502],
+        errors: [400, 401, 403, 404, 409, 413, 429, 502, 503],
       }),
     },
   )

@@ -29,7 +29,7 @@ export const messagesReact = (deps: HttpDeps) => (app: ApiApp) =>
         path: MessageIdParams,
         body: ReactionBody,
         success: { status: 200, schema: Envelope(Reaction), description: "The reaction now shown" },
-        errors: [400, 401, 403, 404, 409, 413, 429, 502],
+        errors: [400, 401, 403, 404, 409, 413, 429, 502, 503],
       }),
     },
   )

@@ -23,7 +23,7 @@ export const messagesRevoke = (deps: HttpDeps) => (app: ApiApp) =>
           "409 after 2 days, or when the message is pending or failed. Live keys: the phone must be connected.",
         path: MessageIdParams,
         success: { status: 200, schema: Envelope(Message), description: "The message, revoked" },
-        errors: [400, 401, 403, 404, 409, 429, 502],
+        errors: [400, 401, 403, 404, 409, 429, 502, 503],
       }),
     },
   )

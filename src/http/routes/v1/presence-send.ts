@@ -26,7 +26,7 @@ export const presenceSend = (deps: HttpDeps) => (app: ApiApp) =>
           "WhatsApp shows the state for about 25 s unless it is renewed, or until `paused` or a message ends it. Test keys: accepted, nothing happens.",
         body: PresenceBody,
         success: { status: 204, description: "Shown, or stopped" },
-        errors: [400, 401, 403, 404, 413, 429, 502],
+        errors: [400, 401, 403, 404, 409, 413, 429, 502, 503],
       }),
     },
   )
