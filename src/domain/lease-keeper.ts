@@ -123,7 +123,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   /** Arms one claim for when a silent peer's leases run out, if that comes before the next tick. */
   function armExpiryClaim(nodes: readonly NodeSummary[]): void {
     const peers = nodes.filter((n) => n.nodeId !== node.nodeId)
-    const atMs = expiryClaimAtMs(peers, leaseMs, LEASE_DEFAULTS.expiryClaimMarginMs, nextTickAtMs)
+    const atMs = expiryClaimAtMs(peers, leaseMs, LEASE_DEFAULTS.expiryClaimMarginMs, { nowMs: clock.nowMs(), nextTickAtMs })
     if (atMs === null || (expiryClaim && expiryClaim.atMs <= atMs)) return
     expiryClaim?.timer.cancel()
     const fire = () => {

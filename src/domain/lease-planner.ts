@@ -91,10 +91,16 @@ export interface PeerHeartbeat {
  * every phone free by then. The earliest such moment, plus `marginMs` for the clocks of two
  * nodes, is returned when it comes before this node's next tick; otherwise null, and the next
  * tick looks again. A live peer heartbeats every renewal, so its moment lies two renewals out and
- * never comes first; a stopping peer released its phones already; an expired one holds none.
+ * never comes first; a stopping peer released its phones already; an expired one holds none. A
+ * moment already past is left to the next tick: a peer can hold a lease taken after its last
+ * heartbeat (one phone claimed by hand), which runs a little longer, and claiming at once again
+ * and again until it ends would spin.
  */
-export function expiryClaimAtMs(peers: readonly PeerHeartbeat[], leaseMs: number, marginMs: number, nextTickAtMs: number): number | null {
-  const moments = peers.filter((p) => !p.stopping && p.phones > 0).map((p) => p.heartbeatAtMs + leaseMs + marginMs)
+export function expiryClaimAtMs(peers: readonly PeerHeartbeat[], leaseMs: number, marginMs: number, times: { nowMs: number; nextTickAtMs: number }): number | null {
+  const moments = peers
+    .filter((p) => !p.stopping && p.phones > 0)
+    .map((p) => p.heartbeatAtMs + leaseMs + marginMs)
+    .filter((atMs) => atMs > times.nowMs)
   const first = Math.min(...moments)
-  return first < nextTickAtMs ? first : null
+  return first < times.nextTickAtMs ? first : null
 }

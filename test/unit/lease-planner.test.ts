@@ -77,8 +77,9 @@ describe("expiryClaimAtMs: a claim between ticks when a silent peer's leases run
     ["a silent peer that holds nothing: none", [at(88_000, 0)], null],
     ["a peer that stopped released its phones: none", [at(88_000, 10, true)], null],
     ["no peers: none", [], null],
+    ["a silent peer still holding a lease past its moment (claimed after its heartbeat): left to the next tick", [at(84_000, 1)], null],
   ]
   test.each(cases)("%s", (_name, peers, atMs) => {
-    expect(expiryClaimAtMs(peers, 15_000, 250, 105_000)).toBe(atMs)
+    expect(expiryClaimAtMs(peers, 15_000, 250, { nowMs: 100_000, nextTickAtMs: 105_000 })).toBe(atMs)
   })
 })
