@@ -43,6 +43,6 @@ export interface LeaseKeeper {
   tokenOf(phoneId: string): number | null
   /** The phones this node holds, sorted. */
   heldPhones(): string[]
-  /** Resolves once the tick under way (if any) has finished. */
+  /** Resolves once the tick or the claim between ticks under way (if any) has finished. */
   idle(): Promise<void>
 }
