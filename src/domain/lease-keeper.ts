@@ -1,8 +1,9 @@
-import type { Clock, TimerHandle } from "../lib/clock"
+import type { TimerHandle } from "../lib/clock"
 import { withDeadline } from "../lib/deadline"
-import type { HeldLease, LeaseQueries, NodeIdentity } from "../store/leases"
+import type { HeldLease, NodeSummary } from "../store/leases"
+import type { LeaseKeeper, LeaseKeeperOptions } from "./lease-keeper-types"
 import { LEASE_DEFAULTS } from "./lease-timings"
-import { planClaims } from "./lease-planner"
+import { expiryClaimAtMs, planClaims } from "./lease-planner"
 import { isLiveNode } from "./node-list"
 
 /*
@@ -13,54 +14,15 @@ import { isLiveNode } from "./node-list"
  * reports every phone lost, waits for that to finish (sockets closed) and then releases them
  * all, so the other nodes may take them over at once.
  *
- * Time comes from the injected clock; ticks never overlap (the next is armed when one ends).
+ * Between ticks it claims once more at the moment a silent peer's leases run out
+ * (lease-planner.ts, expiryClaimAtMs), so a dead node's phones move as soon as they are free
+ * rather than at the survivors' next tick, up to a renewal interval later.
+ *
+ * Time comes from the injected clock; ticks and extra claims never overlap (each waits for the
+ * work under way, and the next tick is armed when one ends).
  */
 
-/** What the keeper needs of the store. */
-export type LeaseKeeperStore = Pick<LeaseQueries, "registerNode" | "renewLeases" | "claimPhones" | "claimPhone" | "releaseNode" | "leaseCensus">
-
-export interface LeaseKeeperOptions {
-  store: LeaseKeeperStore
-  clock: Clock
-  /** WAGATE_NODE_ID and this process's random instance id. */
-  node: NodeIdentity
-  /** WAGATE_NODE_MAX_PHONES. */
-  maxPhones: number
-  /** WAGATE_NODE_URL, registered for the other nodes to forward requests to; null when unset. */
-  url?: string | null
-  leaseMs?: number
-  renewEveryMs?: number
-  firstClaimDelayMs?: number
-  /** Phones this node now owns. Return quickly: the next renewal waits for it. */
-  onGained(phoneIds: string[]): void | Promise<void>
-  /** Phones this node no longer owns: stop using them (close their sockets) before returning. */
-  onLost(phoneIds: string[]): void | Promise<void>
-  /**
-   * A failed renewal, census, claim or callback; the keeper carries on. A NodeIdInUseError here
-   * means another process took this node id over while this one was silent (paused past a
-   * lease): this one holds nothing and should exit.
-   */
-  onError(err: unknown): void
-}
-
-export interface LeaseKeeper {
-  /** Registers the node (throws NodeIdInUseError), then runs the first tick and keeps ticking. */
-  start(): Promise<void>
-  /** Stops ticking, reports every held phone lost, then releases them all. */
-  stop(): Promise<void>
-  /**
-   * Claims one phone nobody holds, now, within the node's maximum (an operator pairs it on this
-   * node before a tick took it up); true when this node holds it after. Runs between ticks, so
-   * a renewal never mistakes it for lost. Reports nothing to onGained: the caller takes it up.
-   */
-  claimOne(phoneId: string): Promise<boolean>
-  /** The fencing token of a phone this node holds, or null. */
-  tokenOf(phoneId: string): number | null
-  /** The phones this node holds, sorted. */
-  heldPhones(): string[]
-  /** Resolves once the tick under way (if any) has finished. */
-  idle(): Promise<void>
-}
+export type { LeaseKeeper, LeaseKeeperOptions, LeaseKeeperStore } from "./lease-keeper-types"
 
 /** Makes a keeper; nothing runs until start(). */
 export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
@@ -74,6 +36,10 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   let firstClaimAtMs = 0
   let strandedTicks = 0
   let timer: TimerHandle | null = null
+  let nextTickAtMs = 0
+  let expiryClaim: { atMs: number; timer: TimerHandle } | null = null
+  /** The claim between ticks under way, which a tick that falls due meanwhile waits for. */
+  let betweenTicks: Promise<void> | null = null
   let current: Promise<void> = Promise.resolve()
 
   /**
@@ -134,26 +100,48 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     return true
   }
 
-  async function claim(nowMs: number): Promise<void> {
+  /** Claims what the planner says; an extra claim between ticks leaves the stranded count to the ticks. */
+  async function claim(nowMs: number, atTick = true): Promise<void> {
     const census = await timed(store.leaseCensus(nowMs))
+    armExpiryClaim(census.nodes)
     const unowned = census.unowned
     if (unowned === 0) {
-      strandedTicks = 0
+      if (atTick) strandedTicks = 0
       return
     }
     const others = census.nodes
       .filter((n) => n.nodeId !== node.nodeId && isLiveNode(n, nowMs, leaseMs))
       .map((n) => ({ phones: n.phones, maxPhones: n.maxPhones }))
     const plan = planClaims({ held: held.size, maxPhones, others, unowned, strandedTicks })
-    strandedTicks = plan.stranded ? strandedTicks + 1 : 0
+    if (atTick) strandedTicks = plan.stranded ? strandedTicks + 1 : 0
     if (plan.claim === 0) return
     const gained = await timed(store.claimPhones(node, plan.claim, nowMs, leaseMs))
     for (const lease of gained) held.set(lease.phoneId, lease)
     await report(options.onGained, gained.map((l) => l.phoneId))
   }
 
+  /** Arms one claim for when a silent peer's leases run out, if that comes before the next tick. */
+  function armExpiryClaim(nodes: readonly NodeSummary[]): void {
+    const peers = nodes.filter((n) => n.nodeId !== node.nodeId)
+    const atMs = expiryClaimAtMs(peers, leaseMs, LEASE_DEFAULTS.expiryClaimMarginMs, { nowMs: clock.nowMs(), nextTickAtMs })
+    if (atMs === null || (expiryClaim && expiryClaim.atMs <= atMs)) return
+    expiryClaim?.timer.cancel()
+    const fire = () => {
+      expiryClaim = null
+      if (!running) return
+      const work: Promise<void> = current
+        .then(() => (running && registered ? claim(clock.nowMs(), false).catch(onError) : undefined))
+        .then(() => void (betweenTicks === work && (betweenTicks = null)))
+      betweenTicks = current = work
+    }
+    expiryClaim = { atMs, timer: clock.setTimer(atMs - clock.nowMs(), fire) }
+  }
+
   async function tick(): Promise<void> {
+    // Only when a claim between ticks is under way: otherwise the renewal starts at once, as due.
+    if (betweenTicks) await betweenTicks
     const nowMs = clock.nowMs()
+    nextTickAtMs = nowMs + renewEveryMs
     try {
       if (!registered) await register(nowMs)
       if (!(await renew(nowMs))) return
@@ -185,7 +173,9 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     async stop() {
       running = false
       timer?.cancel()
+      expiryClaim?.timer.cancel()
       timer = null
+      expiryClaim = null
       await current
       await lose([...held.keys()])
       if (registered) await store.releaseNode(node, clock.nowMs())

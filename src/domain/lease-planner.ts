@@ -1,6 +1,7 @@
 /*
- * How many phones a node claims at one tick (docs/architecture.md § "Nodes and leases"). Pure:
- * the lease keeper (lease-keeper.ts) feeds it what the database said at this tick.
+ * How many phones a node claims at one tick, and when it claims between ticks
+ * (docs/architecture.md § "Nodes and leases"). Pure: the lease keeper (lease-keeper.ts) feeds it
+ * what the database said at this tick.
  *
  * Hysteresis, so that nodes never trade phones back and forth:
  * - a node only ever claims phones nobody holds (unowned, released or expired); it never takes
@@ -74,4 +75,32 @@ export function planClaims(input: ClaimPlanInput): ClaimPlan {
   const stranded = toShare === 0 && unowned > 0 && room > 0
   if (stranded && input.strandedTicks >= STRANDED_PATIENCE_TICKS) return { claim: Math.min(unowned, room), fairShare, stranded }
   return { claim: toShare, fairShare, stranded }
+}
+
+/** Another node as this tick's census saw it, for the claim at its leases' expiry. */
+export interface PeerHeartbeat {
+  heartbeatAtMs: number
+  stopping: boolean
+  /** Leases it holds (not expired). */
+  phones: number
+}
+
+/**
+ * When to claim between two ticks: a peer's last heartbeat renewed all its leases until
+ * `heartbeatAtMs + leaseMs`, so a peer that went silent (SIGKILL, a crash, a cut network) has
+ * every phone free by then. The earliest such moment, plus `marginMs` for the clocks of two
+ * nodes, is returned when it comes before this node's next tick; otherwise null, and the next
+ * tick looks again. A live peer heartbeats every renewal, so its moment lies two renewals out and
+ * never comes first; a stopping peer released its phones already; an expired one holds none. A
+ * moment already past is left to the next tick: a peer can hold a lease taken after its last
+ * heartbeat (one phone claimed by hand), which runs a little longer, and claiming at once again
+ * and again until it ends would spin.
+ */
+export function expiryClaimAtMs(peers: readonly PeerHeartbeat[], leaseMs: number, marginMs: number, times: { nowMs: number; nextTickAtMs: number }): number | null {
+  const moments = peers
+    .filter((p) => !p.stopping && p.phones > 0)
+    .map((p) => p.heartbeatAtMs + leaseMs + marginMs)
+    .filter((atMs) => atMs > times.nowMs)
+  const first = Math.min(...moments)
+  return first < times.nextTickAtMs ? first : null
 }

@@ -10,4 +10,10 @@ export const LEASE_DEFAULTS = {
    * other before the first one claims every phone.
    */
   firstClaimDelayMs: 0,
+  /**
+   * How long after a silent peer's leases run out a node claims them, between its ticks
+   * (lease-planner.ts, expiryClaimAtMs): room for the two nodes' clocks to differ a little, and
+   * short beside the renewal interval the node would otherwise wait.
+   */
+  expiryClaimMarginMs: 250,
 } as const

@@ -44,7 +44,39 @@ function luaString(s: string): string {
   return JSON.stringify(s)
 }
 
+/**
+ * Several loads at once, each against its own URL (one per node of a cluster): each in its own
+ * wrk process when wrk is installed, else built-in generators side by side in this process.
+ */
+export async function runLoads(specs: readonly LoadSpec[]): Promise<LoadResult[]> {
+  if (!hasWrk()) return Promise.all(specs.map(runBuiltIn))
+  return Promise.all(
+    specs.map(async (spec) => {
+      const { cmd, script } = wrkInvocation(spec)
+      try {
+        const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "ignore" })
+        const out = await new Response(proc.stdout).text()
+        await proc.exited
+        return { ...parseWrk(out), generator: "wrk" as const }
+      } finally {
+        rmSync(script, { force: true })
+      }
+    }),
+  )
+}
+
 function runWrk(spec: LoadSpec): LoadResult {
+  const { cmd, script } = wrkInvocation(spec)
+  try {
+    const out = spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8" }).stdout
+    return { ...parseWrk(out), generator: "wrk" }
+  } finally {
+    rmSync(script, { force: true })
+  }
+}
+
+/** The wrk command line of a load, and the Lua script it reads (the caller removes it). */
+function wrkInvocation(spec: LoadSpec): { cmd: string[]; script: string } {
   const script = join(tmpdir(), `wagate-bench-${process.pid}-${Math.random().toString(36).slice(2)}.lua`)
   const headerLines = Object.entries(spec.headers)
     .map(([k, v]) => `wrk.headers[${luaString(k)}] = ${luaString(v)}`)
@@ -62,12 +94,7 @@ end`
   writeFileSync(script, `wrk.method = ${luaString(spec.method)}\n${headerLines}\n${bodyLua}\n`)
   const args = ["-t1", `-c${spec.connections}`, `-d${spec.durationSeconds}s`, "--latency", "--timeout", "10s", "-s", script, spec.url]
   const cmd = hasTaskset() ? ["taskset", "-c", "1", "wrk", ...args] : ["wrk", ...args]
-  try {
-    const out = spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8" }).stdout
-    return { ...parseWrk(out), generator: "wrk" }
-  } finally {
-    rmSync(script, { force: true })
-  }
+  return { cmd, script }
 }
 
 function toMs(value: string, unit: string): number {

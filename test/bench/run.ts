@@ -7,6 +7,7 @@ import { DASHBOARD_PAGE_TARGET_MS, timeDashboardPages } from "./dashboard"
 import { benchMedia, type MediaFigures } from "./media"
 import { benchInboundMedia, INBOUND_RSS_RISE_TARGET_MIB, INBOUND_SERVE_TARGET_MS, type InboundMediaFigures } from "./inbound-media"
 import { BENCH_PHONES, benchPhones } from "./phones"
+import { benchCluster, clusterRows } from "./cluster"
 import { seedMessages } from "./seed"
 
 /*
@@ -107,8 +108,8 @@ async function stopProc(proc: ReturnType<typeof Bun.spawn>): Promise<number> {
   return performance.now() - t0
 }
 
-function cli(dir: string, args: string[]): string {
-  const res = spawnSync(BIN, [...args, "--data", dir], { encoding: "utf8" })
+function cli(dir: string, args: string[], env: Record<string, string> = {}): string {
+  const res = spawnSync(BIN, [...args, "--data", dir], { encoding: "utf8", env: { ...process.env, ...env } })
   if (res.status !== 0) throw new Error(`wagate ${args.join(" ")} failed: ${res.stderr}`)
   return res.stdout
 }
@@ -625,6 +626,8 @@ async function main() {
   if (media) printMedia(media)
   const inboundMedia = await step("inboundMedia", () => benchInboundMedia({ startWagate, stopProc, rssMiB, cpuSeconds, tempDir, cli, progress }))
   if (inboundMedia) printInboundMedia(inboundMedia)
+  const cluster = await step("cluster", () => benchCluster({ startWagate, stopProc, cpuSeconds, tempDir, cli, progress }))
+  if (cluster) console.log(clusterRows(cluster, row).join("\n"))
   if (webhookCpu) {
     console.log(
       `webhook CPU per sandbox message: ${webhookCpu.noEndpointUsPerMessage.toFixed(0)} µs with no endpoint, ` +

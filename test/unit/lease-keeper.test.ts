@@ -219,6 +219,32 @@ describe("lease keeper", () => {
     await a.keeper.stop()
   })
 
+  test("while its peers heartbeat on time a node arms nothing between its ticks; once one goes silent, one claim at its leases' end", async () => {
+    const { store } = await world(4)
+    const clock = new TestClock()
+    const a = keeperOn(store, "node-a", { firstClaimDelayMs: RENEW_MS }, clock)
+    const bClock = new TestClock(clock.nowMs() + 1_000)
+    const b = keeperOn(store, "node-b", { firstClaimDelayMs: RENEW_MS }, bClock)
+    await a.keeper.start()
+    await b.keeper.start()
+    for (let tick = 0; tick < 4; tick++) {
+      bClock.advance(RENEW_MS)
+      await a.advance(RENEW_MS)
+      await b.keeper.idle()
+      expect(clock.pendingTimers).toBe(1)
+    }
+    expect([a.keeper.heldPhones().length, b.keeper.heldPhones().length]).toEqual([2, 2])
+    // node-b goes silent; node-a's tick before b's leases end arms one claim for that moment.
+    const leasesEndMs = bClock.nowMs() + LEASE_MS
+    while (clock.nowMs() + RENEW_MS < leasesEndMs) await a.advance(RENEW_MS)
+    expect(clock.pendingTimers).toBe(2)
+    await a.advance(leasesEndMs + LEASE_DEFAULTS.expiryClaimMarginMs - clock.nowMs())
+    expect(a.keeper.heldPhones().length).toBe(4)
+    expect(clock.pendingTimers).toBe(1)
+    await a.keeper.stop()
+    expect(clock.pendingTimers).toBe(0)
+  })
+
   test("a node that released its phones ticks no more", async () => {
     const { store } = await world(2)
     const a = keeperOn(store, "node-a")

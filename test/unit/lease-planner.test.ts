@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { fairLevel, planClaims, STRANDED_PATIENCE_TICKS, type ClaimPlanInput } from "../../src/domain/lease-planner"
+import { expiryClaimAtMs, fairLevel, planClaims, STRANDED_PATIENCE_TICKS, type ClaimPlanInput } from "../../src/domain/lease-planner"
 
 const peer = (phones: number, maxPhones = 1000) => ({ phones, maxPhones })
 
@@ -63,5 +63,23 @@ describe("planClaims", () => {
   ]
   test.each(cases)("%s", (_name, input, plan) => {
     expect(planClaims({ ...base, ...input })).toEqual(plan)
+  })
+})
+
+describe("expiryClaimAtMs: a claim between ticks when a silent peer's leases run out first", () => {
+  // This node ticked at 100 s; its next tick is at 105 s. Leases run 15 s, the margin is 250 ms.
+  const at = (heartbeatAtMs: number, phones = 10, stopping = false) => ({ heartbeatAtMs, phones, stopping })
+  const cases: [string, ReturnType<typeof at>[], number | null][] = [
+    ["peers that heartbeat on time: none (their leases run past the next tick)", [at(99_000), at(96_000)], null],
+    ["a peer silent since 88 s: just after its leases end at 103 s", [at(99_000), at(88_000)], 103_250],
+    ["two silent peers: the earlier end", [at(89_000), at(87_500)], 102_750],
+    ["a silent peer whose leases end at the next tick: that tick claims them", [at(90_000)], null],
+    ["a silent peer that holds nothing: none", [at(88_000, 0)], null],
+    ["a peer that stopped released its phones: none", [at(88_000, 10, true)], null],
+    ["no peers: none", [], null],
+    ["a silent peer still holding a lease past its moment (claimed after its heartbeat): left to the next tick", [at(84_000, 1)], null],
+  ]
+  test.each(cases)("%s", (_name, peers, atMs) => {
+    expect(expiryClaimAtMs(peers, 15_000, 250, { nowMs: 100_000, nextTickAtMs: 105_000 })).toBe(atMs)
   })
 })

@@ -67,3 +67,40 @@ test("three nodes share 30 phones; when one dies the two others each take half o
   expect(takenOver.sort()).toEqual(doomedPhones)
   expect(errors).toEqual([])
 })
+
+test("when a node dies out of step with the others, the two survivors take its phones within a second of its leases running out, not at their next tick, half each", async () => {
+  const w = await openLeaseWorld("postgres", cleanups)
+  await w.seedPhones(30)
+  const live = new TestClock()
+  // node-c renews 2 s after the others, so its leases run out 3 s before their next tick.
+  const doomedClock = new TestClock(live.nowMs() + 2_000)
+  const errors: unknown[] = []
+  const [a, b, doomed] = [
+    keeper(await w.node(), "node-a", live, errors),
+    keeper(await w.node(), "node-b", live, errors),
+    keeper(await w.node(), "node-c", doomedClock, errors),
+  ]
+  await Promise.all([a.start(), b.start(), doomed.start()])
+  live.advance(RENEW_MS)
+  doomedClock.advance(RENEW_MS)
+  await Promise.all([a.idle(), b.idle(), doomed.idle()])
+  const counts = () => [a.heldPhones().length, b.heldPhones().length, doomed.heldPhones().length]
+  expect(counts()).toEqual([10, 10, 10])
+  const doomedPhones = doomed.heldPhones()
+  const leasesEndMs = doomedClock.nowMs() + LEASE_MS
+  // node-c dies. The survivors' ticks before its leases end leave its phones alone.
+  while (live.nowMs() + RENEW_MS < leasesEndMs) {
+    live.advance(RENEW_MS)
+    await Promise.all([a.idle(), b.idle()])
+    expect(counts().slice(0, 2)).toEqual([10, 10])
+  }
+  const nextTickMs = live.nowMs() + RENEW_MS
+  expect(nextTickMs - leasesEndMs).toBeGreaterThanOrEqual(2_000)
+  live.advance(leasesEndMs + 1_000 - live.nowMs())
+  await Promise.all([a.idle(), b.idle()])
+  expect(live.nowMs()).toBeLessThan(nextTickMs)
+  expect(counts().slice(0, 2)).toEqual([15, 15])
+  const takenOver = [...a.heldPhones(), ...b.heldPhones()].filter((id) => doomedPhones.includes(id))
+  expect(takenOver.sort()).toEqual(doomedPhones)
+  expect(errors).toEqual([])
+})
