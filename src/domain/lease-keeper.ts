@@ -73,6 +73,8 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   let strandedTicks = 0
   let timer: TimerHandle | null = null
   let current: Promise<void> = Promise.resolve()
+  /** claimOne calls not finished yet. */
+  let claiming = 0
 
   /**
    * The store call, or a rejection once it has not answered within a renewal interval: a
@@ -166,7 +168,9 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     timer = clock.setTimer(startedAtMs + renewEveryMs - clock.nowMs(), () => {
       timer = null
       const startedAt = clock.nowMs()
-      current = tick().then(() => schedule(startedAt))
+      // After a claimOne under way: a renewal read before its claim committed would report the
+      // phone just claimed as lost. Otherwise at once, so the tick's own deadline is armed now.
+      current = (claiming > 0 ? current.then(tick) : tick()).then(() => schedule(startedAt))
     })
   }
 
@@ -190,6 +194,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       registered = false
     },
     claimOne(phoneId) {
+      claiming++
       const claimed = current.then(async () => {
         if (held.has(phoneId)) return true
         if (!registered || !running || held.size >= maxPhones) return false
@@ -199,8 +204,8 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
         return lease !== null
       })
       current = claimed.then(
-        () => undefined,
-        () => undefined,
+        () => void claiming--,
+        () => void claiming--,
       )
       return claimed
     },
