@@ -27,7 +27,7 @@ export const CLUSTER_PHONES = 30
  */
 export const CLUSTER_TEST_TIMEOUT_MS = 420_000
 /** Phones paired at once (people scan one after the other; the simulator and nodes share two cores). */
-const PAIR_PARALLEL = 3
+const PAIR_PARALLEL = 5
 /** A request to a node that takes longer failed (the machine is busy, but not that busy). */
 const REQUEST_TIMEOUT_MS = 30_000
 /** Scans per phone before the world gives up. */
@@ -378,7 +378,12 @@ export class ClusterWorld {
         return missing.length === 0 ? true : undefined
       }, `${sends.length} sends to reach the contact`, timeoutMs, 200)
     } catch (err) {
-      throw new Error(`${(err as Error).message}: ${missing.length} missing (${missing.map((s) => s.content).join("; ")})`)
+      const described = missing.map((s) => {
+        const seen = this.sim.outbox.byId(s.waId)
+        const lines = this.simLog.filter((line) => line.includes(s.waId)).slice(-5)
+        return `${s.content} (${s.waId}): ${seen ? `reached the simulator, unreadable: ${seen.errors.join("; ")}` : "never reached the simulator"} ${lines.join(" | ")}`
+      })
+      throw new Error(`${(err as Error).message}: ${missing.length} missing:\n${described.join("\n")}\n${this.logTails()}`)
     }
   }
 
