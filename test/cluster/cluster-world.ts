@@ -223,9 +223,7 @@ export class ClusterWorld {
         await this.pairOne(this.phones[index]!, this.nodes[index % this.nodes.length]!)
       }
     }
-    const t0 = performance.now()
     await Promise.all(Array.from({ length: PAIR_PARALLEL }, worker))
-    console.log("paired in", (performance.now() - t0) / 1000)
     await this.waitAllConnected({ timeoutMs: 60_000 })
   }
 
