@@ -381,7 +381,7 @@ export class ClusterWorld {
         const lines = this.simLog.filter((line) => line.includes(s.waId)).slice(-5)
         return `${s.content} (${s.waId}): ${seen ? `reached the simulator, unreadable: ${seen.errors.join("; ")}` : "never reached the simulator"} ${lines.join(" | ")}`
       })
-      throw new Error(`${(err as Error).message}: ${missing.length} missing:\n${described.join("\n")}\n${this.logTails()}`)
+      throw new Error(`${(err as Error).message}: ${missing.length} missing:\n${described.join("\n")}\npairings scanned again: ${this.pairingRetries.join("; ") || "none"}\n${this.logTails()}`)
     }
   }
 
