@@ -7,15 +7,6 @@ import { CLUSTER_TEST_TIMEOUT_MS, ClusterWorld, type AcceptedSend } from "./clus
  * Issue 21's failover on real processes (docs/operations.md § "Running several nodes",
  * "Failover"): three nodes on one PostgreSQL database with 30 simulated phones, and one node
  * killed with SIGKILL while sends flow through every node.
- *
- * NOT YET RUN BY `bun test` (named *.scenario.ts so the suite stays green; run it with
- * `bun test ./test/cluster/failover.scenario.ts`): on 2026-11-27 sends from some phones never reached the
- * contact, on every node and not only after a takeover. Baileys' device lookup for the send
- * maps the account's own LID and fetches pre-keys for it ("failed to assert sessions for newly
- * mapped LIDs"); the simulator answers item-not-found because it does not model the account's
- * phone (device 0) as a Signal device (test/wa-sim/README.md, "Not modelled"), the hand-off
- * fails ("transaction failed, rolling back") and the message fails after five attempts.
- * Modelling the phone's pre-keys in the simulator is the next step.
  */
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
