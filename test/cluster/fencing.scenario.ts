@@ -10,13 +10,13 @@ import { CLUSTER_TEST_TIMEOUT_MS, ClusterWorld, poll, type AcceptedSend } from "
  * key writes that reading causes are refused, and its sockets close.
  *
  * NOT YET RUN BY `bun test` (named *.scenario.ts so the suite stays green; run it with
- * `bun test ./test/cluster/fencing.scenario.ts`): on 2026-11-27 sends from some phones never reached the
- * contact, on every node and not only after a takeover. Baileys' device lookup for the send
- * maps the account's own LID and fetches pre-keys for it ("failed to assert sessions for newly
- * mapped LIDs"); the simulator answers item-not-found because it does not model the account's
- * phone (device 0) as a Signal device (test/wa-sim/README.md, "Not modelled"), the hand-off
- * fails ("transaction failed, rolling back") and the message fails after five attempts.
- * Modelling the phone's pre-keys in the simulator is the next step.
+ * `bun test ./test/cluster/fencing.scenario.ts`): it fails on a bug in src/. On 2026-11-27 the
+ * woken node read the `replaced` stream error waiting in each old socket and wrote the phone's
+ * status (`disconnected`, last error `replaced`) although another node held the phone and was
+ * connected with it: that status write is not fenced (only credential and key writes are), and
+ * the live send route then refuses sends from the phone ("is not connected"). The failure path
+ * of a socket (src/domain/session-events.ts, onFailure) must write nothing for a phone this
+ * node no longer owns, as a lost phone's close already does.
  */
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
