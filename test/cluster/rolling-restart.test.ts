@@ -7,15 +7,6 @@ import { CLUSTER_TEST_TIMEOUT_MS, ClusterWorld, type AcceptedSend, type ClusterN
  * Issue 21's rolling restart on real processes (docs/operations.md § "Running several nodes",
  * upgrades): each of three nodes is stopped with SIGTERM and started again in turn while sends
  * flow through the others; nothing is lost.
- *
- * NOT YET RUN BY `bun test` (named *.scenario.ts so the suite stays green; run it with
- * `bun test ./test/cluster/rolling-restart.scenario.ts`): on 2026-11-27 sends from some phones never reached the
- * contact, on every node and not only after a takeover. Baileys' device lookup for the send
- * maps the account's own LID and fetches pre-keys for it ("failed to assert sessions for newly
- * mapped LIDs"); the simulator answers item-not-found because it does not model the account's
- * phone (device 0) as a Signal device (test/wa-sim/README.md, "Not modelled"), the hand-off
- * fails ("transaction failed, rolling back") and the message fails after five attempts.
- * Modelling the phone's pre-keys in the simulator is the next step.
  */
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
@@ -49,16 +40,17 @@ test(
     })()
 
     for (const node of w.nodes) {
+      const before = accepted.length
       restarting = node
       expect(await node.terminate()).toBe(0)
       await node.spawn()
       restarting = null
       await w.waitAllConnected({ timeoutMs: 60_000 })
+      // Sends were accepted while this node went and came back.
+      expect(accepted.length).toBeGreaterThan(before)
     }
     flowing = false
     await flow
-
-    expect(accepted.length).toBeGreaterThan(30)
     await w.waitArrived(accepted, 60_000)
     const idsPerText = w.idsPerText()
     let repeated = 0
