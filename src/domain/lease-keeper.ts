@@ -41,6 +41,8 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   /** The claim between ticks under way, which a tick that falls due meanwhile waits for. */
   let betweenTicks: Promise<void> | null = null
   let current: Promise<void> = Promise.resolve()
+  /** claimOne calls not finished yet. */
+  let claiming = 0
 
   /**
    * The store call, or a rejection once it has not answered within a renewal interval: a
@@ -156,7 +158,9 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     timer = clock.setTimer(startedAtMs + renewEveryMs - clock.nowMs(), () => {
       timer = null
       const startedAt = clock.nowMs()
-      current = tick().then(() => schedule(startedAt))
+      // After a claimOne under way: a renewal read before its claim committed would report the
+      // phone just claimed as lost. Otherwise at once, so the tick's own deadline is armed now.
+      current = (claiming > 0 ? current.then(tick) : tick()).then(() => schedule(startedAt))
     })
   }
 
@@ -182,6 +186,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       registered = false
     },
     claimOne(phoneId) {
+      claiming++
       const claimed = current.then(async () => {
         if (held.has(phoneId)) return true
         if (!registered || !running || held.size >= maxPhones) return false
@@ -190,10 +195,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
         if (lease) held.set(lease.phoneId, lease)
         return lease !== null
       })
-      current = claimed.then(
-        () => undefined,
-        () => undefined,
-      )
+      current = claimed.then(() => void claiming--, () => void claiming--)
       return claimed
     },
     tokenOf: (phoneId) => held.get(phoneId)?.token ?? null,

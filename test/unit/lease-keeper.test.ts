@@ -245,6 +245,41 @@ describe("lease keeper", () => {
     expect(clock.pendingTimers).toBe(0)
   })
 
+  test("a renewal that falls due while claimOne is under way waits for it, so the phone just claimed is never reported lost", async () => {
+    const { store, ids } = await world(1)
+    let claimGate = Promise.withResolvers<void>()
+    let renewGate: PromiseWithResolvers<void> | null = null
+    const slowed: LeaseQueries = {
+      ...store,
+      claimPhone: async (...args) => {
+        await claimGate.promise
+        return store.claimPhone(...args)
+      },
+      renewLeases: async (...args) => {
+        const result = await store.renewLeases(...args)
+        // The database answered before the claim committed; the answer arrives after it.
+        if (renewGate) await renewGate.promise
+        return result
+      },
+    }
+    const a = keeperOn(slowed, "node-a", { firstClaimDelayMs: 60_000 })
+    claimGate.resolve()
+    await a.keeper.start()
+    claimGate = Promise.withResolvers<void>()
+    renewGate = Promise.withResolvers<void>()
+    const claimed = a.keeper.claimOne(ids[0]!)
+    a.clock.advance(RENEW_MS)
+    await Promise.resolve()
+    claimGate.resolve()
+    expect(await claimed).toBe(true)
+    renewGate.resolve()
+    await a.keeper.idle()
+    await a.advance(0)
+    expect(a.lost).toEqual([])
+    expect(a.keeper.heldPhones()).toEqual([ids[0]!])
+    await a.keeper.stop()
+  })
+
   test("a node that released its phones ticks no more", async () => {
     const { store } = await world(2)
     const a = keeperOn(store, "node-a")

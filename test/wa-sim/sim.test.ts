@@ -205,6 +205,21 @@ describe("wa-sim: sending", () => {
     expect(sim.unhandledIqs).toEqual([])
   })
 
+  test("timesReached counts each stanza a contact could read by message id: a resend with the same id counts two", async () => {
+    const sim = await scope.sim()
+    const alice = sim.contact({ phoneNumber: "+15550002222" })
+    const { client } = await scope.paired(sim)
+
+    const sent = await client.sock.sendMessage(alice.pnJid, { text: "once" })
+    const id = sent!.key.id!
+    await sim.nextMessage(alice)
+    expect(sim.timesReached(id)).toBe(1)
+    await client.sock.sendMessage(alice.pnJid, { text: "once" }, { messageId: id })
+    await sim.nextMessage(alice)
+    expect(sim.timesReached(id)).toBe(2)
+    expect(sim.timesReached("3EB0NEVERSENT")).toBe(0)
+  })
+
   test("a contact with read receipts off only ever reports delivered", async () => {
     const sim = await scope.sim()
     const private_ = sim.contact({ phoneNumber: "+15550003333", readReceipts: false })

@@ -16,7 +16,9 @@ export interface UsyncDirectory {
  *
  * - `devices`: the account's companions (with the `key-index` Baileys requires for non-zero
  *   devices), or a contact's phone (device 0) and its other devices. The simulated phone itself (device 0 of the account) has
- *   no Signal identity, so it is never listed and Baileys encrypts no copy for it.
+ *   no Signal identity, so it is never listed and Baileys encrypts no copy for it. A companion
+ *   linked but never logged in to upload its keys (a pairing given up after the scan) is left
+ *   out too, as the offline queue leaves it out: no key bundle could be fetched for it.
  * - `lid`: the user's LID.
  * - `contact`: `type="in"` when on WhatsApp, `"out"` otherwise (which `onWhatsApp` leaves out).
  *
@@ -35,7 +37,7 @@ export function answerUsync(usync: BinaryNode, directory: UsyncDirectory): Binar
     for (const protocol of protocols) {
       if (protocol === "devices") {
         const devices: BinaryNode[] = isMe
-          ? [...directory.me.devices.keys()].map((deviceId) => ({ tag: "device", attrs: { id: String(deviceId), "key-index": String(deviceId) } }))
+          ? [...directory.me.devices].filter(([, device]) => device.signedPreKey).map(([deviceId]) => ({ tag: "device", attrs: { id: String(deviceId), "key-index": String(deviceId) } }))
           : onWhatsApp && contact
             ? contact.deviceIds.map((deviceId): BinaryNode => ({ tag: "device", attrs: deviceId === 0 ? { id: "0" } : { id: String(deviceId), "key-index": String(deviceId) } }))
             : []
