@@ -66,7 +66,7 @@ function dashboardSessionsQueries(db: Database): DashboardSessionsQueries {
 
 function deliveryClaimQueries(db: Database): DeliveryClaimQueries {
   return {
-    claimDueDeliveries: async (nodeId, nowMs, limit, leaseMs) => delivery_claims.claimDueDeliveries(db, nodeId, nowMs, limit, leaseMs),
+    claimDueDeliveries: async (nodeId, nowMs, limit, leaseMs, exceptEndpointIds) => delivery_claims.claimDueDeliveries(db, nodeId, nowMs, limit, leaseMs, exceptEndpointIds),
     releaseClaims: async (nodeId, ids) => delivery_claims.releaseClaims(db, nodeId, ids),
   }
 }

@@ -83,9 +83,10 @@ export interface DeliveryClaimQueries {
   /**
    * Claims for `nodeId`, until `nowMs + leaseMs`, up to `limit` deliveries that are pending, due
    * at `nowMs`, and not claimed (or whose claim expired), earliest due first, each with its event.
-   * While a claim holds, no other node gets the delivery.
+   * While a claim holds, no other node gets the delivery. Deliveries to `exceptEndpointIds` are
+   * passed over (endpoints whose share of the node's attempt slots is taken already).
    */
-  claimDueDeliveries(nodeId: string, nowMs: number, limit: number, leaseMs: number): Promise<ClaimedDelivery[]>
+  claimDueDeliveries(nodeId: string, nowMs: number, limit: number, leaseMs: number, exceptEndpointIds?: readonly string[]): Promise<ClaimedDelivery[]>
   /** Gives up `nodeId`'s claims on `ids` (claimable at once again); another node's claim is left alone. Returns how many. */
   releaseClaims(nodeId: string, ids: readonly string[]): Promise<number>
 }
