@@ -121,6 +121,7 @@ export function createDispatcher(deps: {
   let started = false
   let stopped = false
   let poll: TimerHandle | null = null
+  let claimFailing = false
 
   // Retries falling due (one tick's worth at once) wake the dispatcher: one claim for all of them.
   scheduler.on(SCHEDULER_KIND, () => claims.wake())
@@ -142,9 +143,12 @@ export function createDispatcher(deps: {
     try {
       claimed = await store.write((q) => q.claimDueDeliveries(nodeId, nowMs, limit, claimLeaseMs, skipped))
     } catch (err) {
-      deps.logger.error("claiming due webhook deliveries failed; claiming again shortly", { err })
+      // Once per outage: the poll claims again every second, and would otherwise log every second.
+      if (!claimFailing) deps.logger.warn("claiming due webhook deliveries failed; claiming again every second until the database answers", { err })
+      claimFailing = true
       return false
     }
+    claimFailing = false
     for (const claim of claimed) {
       const { id, endpointId } = claim.delivery
       mine.add(id)
