@@ -235,8 +235,6 @@ function webhooksQueries(db: Database): WebhooksQueries {
     updateDelivery: async (row) => webhooks.updateDelivery(db, row),
     findDelivery: async (id) => webhooks.findDelivery(db, id),
     findPendingDeliveryEndpoint: async (id) => webhooks.findPendingDeliveryEndpoint(db, id),
-    findPendingDeliveryEndpoints: async (ids) => webhooks.findPendingDeliveryEndpoints(db, ids),
-    findPendingDeliveries: async (ids) => webhooks.findPendingDeliveries(db, ids),
     listPendingDeliveries: async () => webhooks.listPendingDeliveries(db),
     listDeliveries: async (q) => webhooks.listDeliveries(db, q),
     latestDelivery: async (endpointId) => webhooks.latestDelivery(db, endpointId),

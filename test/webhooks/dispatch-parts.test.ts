@@ -4,7 +4,7 @@ import { createAppMetrics } from "../../src/lib/app-metrics"
 import { silentLogger } from "../../src/lib/logger"
 import { migrate, openDatabase, type Database } from "../../src/store/db"
 import { createWriter } from "../../src/store/writer"
-import { insertDelivery, insertEndpoint, insertEvent, listAttempts, findDelivery, findPendingDeliveries, type DeliveryRow } from "../../src/store/webhooks"
+import { insertDelivery, insertEndpoint, insertEvent, listAttempts, findDelivery, type DeliveryRow } from "../../src/store/webhooks"
 import { createAttemptRecorder, RECORD_WAIT_MS, type AttemptResult } from "../../src/webhooks/attempt-recorder"
 import { createDeliveryQueue } from "../../src/webhooks/delivery-queue"
 import { createEndpointCache } from "../../src/webhooks/endpoint-cache"
@@ -190,18 +190,6 @@ describe("the attempt recorder", () => {
     await r.flush()
     expect(listAttempts(db, "whd_3")).toEqual([])
     expect(listAttempts(db, "whd_4")).toHaveLength(1)
-  })
-})
-
-describe("the store's wave reads", () => {
-  test("one statement returns the still-pending deliveries of a wave with their events' type and body", () => {
-    const { db } = seeded()
-    db.run("UPDATE webhook_deliveries SET status = 'succeeded' WHERE id = 'whd_1'")
-    const rows = findPendingDeliveries(db, ["whd_0", "whd_1", "whd_2", "whd_nope"])
-    expect(rows.map((r) => [r.delivery.id, r.eventType, r.body]).sort()).toEqual([
-      ["whd_0", "message.sent", '{"n":0}'],
-      ["whd_2", "message.sent", '{"n":2}'],
-    ])
   })
 })
 
