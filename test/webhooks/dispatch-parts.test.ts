@@ -150,7 +150,7 @@ describe("the attempt recorder", () => {
     expect(listAttempts(db, "whd_7")).toHaveLength(1)
   })
 
-  test("the write that records outcomes releases this node's claims on them, and leaves another node's claim alone", async () => {
+  test("the write that records outcomes releases this node's claims on the retries among them, and leaves another node's claim alone", async () => {
     const { db, deliveries } = seeded()
     const { r } = recorder(db, new TestClock(), () => 0)
     const claim = (id: string, nodeId: string) => db.run("UPDATE webhook_deliveries SET claimed_by = ?, claim_expires_at_ms = 9e12 WHERE id = ?", [nodeId, id])
@@ -169,7 +169,9 @@ describe("the attempt recorder", () => {
     for (const i of [0, 1, 2]) r.add({ delivery: deliveries[i]!, attemptedAtMs: 0, outcome: i === 1 ? failed : ok })
     await r.flush()
     expect(findDelivery(db, "whd_1")).toMatchObject({ status: "pending", attemptCount: 1 })
-    expect([claimOf("whd_0"), claimOf("whd_1"), claimOf("whd_2"), claimOf("whd_9")]).toEqual([{ node: null }, { node: null }, { node: "node-b" }, { node: "node-a" }])
+    // whd_0 succeeded: no claim takes it again, whoever's name it still carries.
+    expect(findDelivery(db, "whd_0")).toMatchObject({ status: "succeeded" })
+    expect([claimOf("whd_1"), claimOf("whd_2"), claimOf("whd_9")]).toEqual([{ node: null }, { node: "node-b" }, { node: "node-a" }])
   })
 
   test("a disabled endpoint's delivery fails without an attempt row", async () => {
