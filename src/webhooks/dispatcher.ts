@@ -27,12 +27,12 @@ export const CLAIM_MARGIN_MS = 5_000
 export const MIN_CLAIM_LEASE_MS = 60_000
 
 /**
- * How long a claim holds (docs/webhooks.md § "Several nodes"): long enough for two attempts to
- * an endpoint one after the other plus the margin, since a claim of one wave may wait behind
- * the endpoint's attempts in flight before its own starts.
+ * How long a claim holds (docs/webhooks.md § "Several nodes"): long enough for three attempts
+ * to an endpoint one after the other plus the margin, since a claimed delivery may wait behind
+ * up to two rounds of the endpoint's attempts (a claim takes up to two shares) before its own.
  */
 export function claimLeaseFor(timeoutMs: number): number {
-  return Math.max(MIN_CLAIM_LEASE_MS, 2 * timeoutMs + CLAIM_MARGIN_MS)
+  return Math.max(MIN_CLAIM_LEASE_MS, 3 * timeoutMs + CLAIM_MARGIN_MS)
 }
 
 export interface DispatcherConfig {
@@ -128,15 +128,15 @@ export function createDispatcher(deps: {
 
   /**
    * One claim, in a write (on SQLite it joins the turn's group commit): up to the free slots,
-   * at most one endpoint's share at a time, passing over endpoints that hold their share
-   * already, so that one receiver's backlog never takes the slots of the others. Returns whether
-   * more may be due.
+   * at most two endpoint shares at a time (fewer, larger claims while one endpoint drains a
+   * backlog), passing over endpoints that hold their share already, so that one receiver's
+   * backlog never takes the slots of the others. Returns whether more may be due.
    */
   async function claimDue(): Promise<boolean> {
     if (stopped) return false
     const free = config.maxInFlight - queue.size
     if (free <= 0) return true
-    const limit = Math.min(free, config.maxInFlightPerEndpoint)
+    const limit = Math.min(free, 2 * config.maxInFlightPerEndpoint)
     const skipped = queue.endpointsHolding(config.maxInFlightPerEndpoint)
     const nowMs = clock.nowMs()
     let claimed: ClaimedDelivery[]
