@@ -140,6 +140,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     metrics,
     fetch: overrides.fetch,
     config: {
+      nodeId: config.nodeId,
       retryOffsetsMs: config.webhookRetryOffsetsMs,
       timeoutMs: config.webhookTimeoutMs,
       maxInFlight: WEBHOOK_MAX_IN_FLIGHT,
@@ -152,7 +153,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     clock,
     ids,
     logger,
-    events: createOutbox({ ids, clock, onDeliveryCommitted: (delivery, event) => dispatcher.schedule(delivery, event), version: () => store.changeVersion() }),
+    events: createOutbox({ ids, clock, onDeliveryCommitted: (delivery) => dispatcher.schedule(delivery), version: () => store.changeVersion() }),
     principalCache: new Map(),
     config: {
       rateLimitPerMinute: config.rateLimitPerMinute,
@@ -253,10 +254,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     async start() {
       started = true
       await sandbox.start()
-      await dispatcher.start()
       webhookRetention.start()
       waResendRetention.start()
       await sessions.start()
+      // After the node is registered (sessions.start refuses a node id a live process holds):
+      // the dispatcher frees the claims its node id left, which must never be a live process's.
+      await dispatcher.start()
       await live.start()
     },
     async stop() {

@@ -33,6 +33,7 @@ export function byDueThenId(a: ClaimedDelivery, b: ClaimedDelivery): number {
 const CLAIM_DUE = `UPDATE webhook_deliveries SET claimed_by = ?1, claim_expires_at_ms = ?2 + ?4
   WHERE id IN (SELECT id FROM webhook_deliveries
     WHERE status = 'pending' AND next_attempt_at_ms <= ?2 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms < ?2)
+      AND endpoint_id NOT IN (SELECT value FROM json_each(?5))
     ORDER BY next_attempt_at_ms LIMIT ?3)
   RETURNING id, event_id AS eventId, endpoint_id AS endpointId, status, attempt_count AS attemptCount,
     first_attempt_at_ms AS firstAttemptAtMs, next_attempt_at_ms AS nextAttemptAtMs, last_status_code AS lastStatusCode,
@@ -42,10 +43,11 @@ const CLAIM_DUE = `UPDATE webhook_deliveries SET claimed_by = ?1, claim_expires_
 
 /**
  * Claims up to `limit` deliveries due at `nowMs` for `nodeId` until `nowMs + leaseMs`: pending,
- * due, and not claimed or claimed by a claim that expired. Earliest due first.
+ * due, not claimed or claimed by a claim that expired, and to none of `exceptEndpointIds`.
+ * Earliest due first.
  */
-export function claimDueDeliveries(db: Database, nodeId: string, nowMs: number, limit: number, leaseMs: number): ClaimedDelivery[] {
-  const rows = db.query<RawClaimed, [string, number, number, number]>(CLAIM_DUE).all(nodeId, nowMs, limit, leaseMs)
+export function claimDueDeliveries(db: Database, nodeId: string, nowMs: number, limit: number, leaseMs: number, exceptEndpointIds: readonly string[] = []): ClaimedDelivery[] {
+  const rows = db.query<RawClaimed, [string, number, number, number, string]>(CLAIM_DUE).all(nodeId, nowMs, limit, leaseMs, JSON.stringify(exceptEndpointIds))
   return rows.map(({ eventType, body, claimExpiresAtMs, ...delivery }) => ({ delivery, eventType, body, claimExpiresAtMs })).sort(byDueThenId)
 }
 

@@ -66,7 +66,7 @@ function dashboardSessionsQueries(db: Database): DashboardSessionsQueries {
 
 function deliveryClaimQueries(db: Database): DeliveryClaimQueries {
   return {
-    claimDueDeliveries: async (nodeId, nowMs, limit, leaseMs) => delivery_claims.claimDueDeliveries(db, nodeId, nowMs, limit, leaseMs),
+    claimDueDeliveries: async (nodeId, nowMs, limit, leaseMs, exceptEndpointIds) => delivery_claims.claimDueDeliveries(db, nodeId, nowMs, limit, leaseMs, exceptEndpointIds),
     releaseClaims: async (nodeId, ids) => delivery_claims.releaseClaims(db, nodeId, ids),
   }
 }
@@ -236,8 +236,6 @@ function webhooksQueries(db: Database): WebhooksQueries {
     updateDelivery: async (row) => webhooks.updateDelivery(db, row),
     findDelivery: async (id) => webhooks.findDelivery(db, id),
     findPendingDeliveryEndpoint: async (id) => webhooks.findPendingDeliveryEndpoint(db, id),
-    findPendingDeliveryEndpoints: async (ids) => webhooks.findPendingDeliveryEndpoints(db, ids),
-    findPendingDeliveries: async (ids) => webhooks.findPendingDeliveries(db, ids),
     listPendingDeliveries: async () => webhooks.listPendingDeliveries(db),
     listDeliveries: async (q) => webhooks.listDeliveries(db, q),
     latestDelivery: async (endpointId) => webhooks.latestDelivery(db, endpointId),

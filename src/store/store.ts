@@ -28,7 +28,7 @@ import type { SettingKey } from "./settings"
 import type { ApiRequestCounts } from "./usage"
 import type { WaKeyChange } from "./wa-auth"
 import type { SentWaMessage } from "./wa-resend"
-import type { EndpointRow, EventRow, DeliveryStatus, DeliveryRow, PendingDelivery, AttemptRow, DeliveryProgress } from "./webhooks"
+import type { EndpointRow, EventRow, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
 
 /** src/store/accounts.ts */
 export interface AccountsQueries {
@@ -83,9 +83,10 @@ export interface DeliveryClaimQueries {
   /**
    * Claims for `nodeId`, until `nowMs + leaseMs`, up to `limit` deliveries that are pending, due
    * at `nowMs`, and not claimed (or whose claim expired), earliest due first, each with its event.
-   * While a claim holds, no other node gets the delivery.
+   * While a claim holds, no other node gets the delivery. Deliveries to `exceptEndpointIds` are
+   * passed over (endpoints whose share of the node's attempt slots is taken already).
    */
-  claimDueDeliveries(nodeId: string, nowMs: number, limit: number, leaseMs: number): Promise<ClaimedDelivery[]>
+  claimDueDeliveries(nodeId: string, nowMs: number, limit: number, leaseMs: number, exceptEndpointIds?: readonly string[]): Promise<ClaimedDelivery[]>
   /** Gives up `nodeId`'s claims on `ids` (claimable at once again); another node's claim is left alone. Returns how many. */
   releaseClaims(nodeId: string, ids: readonly string[]): Promise<number>
 }
@@ -342,13 +343,6 @@ export interface WebhooksQueries {
   findDelivery(id: string): Promise<DeliveryRow | null>
   /** The endpoint of a delivery that is still pending, or null (delivered, given up, or gone). */
   findPendingDeliveryEndpoint(id: string): Promise<string | null>
-  /**
-   * The endpoint of each delivery in `ids` that is still pending, in one statement (a backlog falls
-   * due in one tick: tens of thousands of ids, one statement instead of one per delivery).
-   */
-  findPendingDeliveryEndpoints(ids: readonly string[]): Promise<{ id: string; endpointId: string }[]>
-  /** The deliveries in `ids` that are still pending, each with its event, in one statement. */
-  findPendingDeliveries(ids: readonly string[]): Promise<PendingDelivery[]>
   /** Every delivery still to attempt, with when (loaded at start so nothing is lost across restarts). */
   listPendingDeliveries(): Promise<{ id: string; nextAttemptAtMs: number }[]>
   /** One page of an endpoint's deliveries, newest first (an operator view, so COUNT is acceptable). */

@@ -169,36 +169,11 @@ export function findPendingDeliveryEndpoint(db: Database, id: string): string | 
   return db.query<{ endpointId: string }, [string]>(SELECT_PENDING_ENDPOINT).get(id)?.endpointId ?? null
 }
 
-const SELECT_PENDING_ENDPOINTS = `SELECT id, endpoint_id AS endpointId FROM webhook_deliveries
-  WHERE id IN (SELECT value FROM json_each(?1)) AND status = 'pending'`
-
-/**
- * The endpoint of each delivery in `ids` that is still pending, in one statement (a backlog falls
- * due in one tick: tens of thousands of ids, one statement instead of one per delivery).
- */
-export function findPendingDeliveryEndpoints(db: Database, ids: readonly string[]): { id: string; endpointId: string }[] {
-  return statement(db, SELECT_PENDING_ENDPOINTS).all(JSON.stringify(ids)) as { id: string; endpointId: string }[]
-}
-
 /** A pending delivery with what an attempt of it posts: its event's type and stored body. */
 export interface PendingDelivery {
   delivery: DeliveryRow
   eventType: string
   body: string
-}
-
-type RawPendingDelivery = DeliveryRow & { eventType: string; body: string }
-
-const SELECT_PENDING_WITH_EVENTS = `SELECT d.id, d.event_id AS eventId, d.endpoint_id AS endpointId, d.status,
-  d.attempt_count AS attemptCount, d.first_attempt_at_ms AS firstAttemptAtMs, d.next_attempt_at_ms AS nextAttemptAtMs,
-  d.last_status_code AS lastStatusCode, d.last_error AS lastError, d.resent_from AS resentFrom, d.created_at_ms AS createdAtMs,
-  d.updated_at_ms AS updatedAtMs, e.type AS eventType, e.body
-  FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-  WHERE d.id IN (SELECT value FROM json_each(?1)) AND d.status = 'pending'`
-
-/** The deliveries in `ids` that are still pending, each with its event, in one statement. */
-export function findPendingDeliveries(db: Database, ids: readonly string[]): PendingDelivery[] {
-  return (statement(db, SELECT_PENDING_WITH_EVENTS).all(JSON.stringify(ids)) as RawPendingDelivery[]).map(({ eventType, body, ...delivery }) => ({ delivery, eventType, body }))
 }
 
 const SELECT_PENDING = `SELECT id, next_attempt_at_ms AS nextAttemptAtMs FROM webhook_deliveries

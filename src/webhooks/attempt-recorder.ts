@@ -2,7 +2,7 @@ import type { AppMetrics } from "../lib/app-metrics"
 import type { Clock, TimerHandle } from "../lib/clock"
 import type { Logger } from "../lib/logger"
 import { boundedOutsideTextOrNull } from "../lib/outside-text"
-import type { Store } from "../store/store"
+import type { Store, StoreQueries } from "../store/store"
 import { type AttemptRow, type DeliveryProgress, type DeliveryRow } from "../store/webhooks"
 import { nextAttemptAtMs } from "./retry-policy"
 import type { AttemptOutcome } from "./sender"
@@ -43,6 +43,8 @@ export const GONE_ERROR = "HTTP 410 Gone: the receiver asked to stop; no more re
 
 export function createAttemptRecorder(deps: {
   store: Store
+  /** The node whose claims on the recorded deliveries are released in the write that records them. */
+  nodeId: string
   clock: Clock
   logger: Logger
   metrics: AppMetrics
@@ -88,7 +90,7 @@ export function createAttemptRecorder(deps: {
   deps.store.beforeCommit(async (q, tx) => {
     if (waiting.length === 0) return
     const { results, progress, attempts } = take()
-    await q.recordAttempts(attempts, progress)
+    await record(q, results, attempts, progress)
     tx.afterCommit(() => {
       afterCommit(results, progress)
       deps.onRecorded(results)
@@ -99,10 +101,22 @@ export function createAttemptRecorder(deps: {
     }
   })
 
+  /**
+   * The attempts and their deliveries' progress, and the release of this node's claims on them,
+   * in one write: a retry is claimable by any node from the moment it is recorded, and a crash
+   * before the commit leaves the claims to expire with the deliveries still pending. A delivery
+   * that succeeded or failed for good is never claimed again (claims take pending rows only), so
+   * only the retries are released: that spares a row write per delivered attempt.
+   */
+  async function record(q: StoreQueries, results: readonly AttemptResult[], attempts: readonly AttemptRow[], progress: readonly DeliveryProgress[]): Promise<void> {
+    await q.recordAttempts(attempts, progress)
+    await q.releaseClaims(deps.nodeId, results.flatMap((r, i) => (progress[i]!.status === "pending" ? [r.delivery.id] : [])))
+  }
+
   function flush(): Promise<void> {
     if (waiting.length === 0) return Promise.resolve()
     const { results, progress, attempts } = take()
-    const written = deps.store.write(async (q) => await q.recordAttempts(attempts, progress))
+    const written = deps.store.write(async (q) => await record(q, results, attempts, progress))
       .then(
         () => afterCommit(results, progress),
         (err) => deps.logger.error("recording webhook attempts failed; they stay pending", { count: results.length, err }),

@@ -9,23 +9,25 @@ export interface QueuedDelivery {
  * in waves that fill the free attempt slots, never more than `maxInFlight` in all nor
  * `maxInFlightPerEndpoint` to one endpoint (so one slow receiver cannot take every slot). A
  * delivery is in the queue or in flight at most once. Memory only: what it holds is pending in
- * the database and is loaded again at the next start.
+ * the database, claimed by this node, and claimed again by any node once released or expired.
  */
 export interface DeliveryQueue {
   /** Queues a due delivery; false when it is already queued or in flight. */
   add(deliveryId: string, endpointId: string): boolean
   /** Whether the delivery is queued or in flight. */
   has(deliveryId: string): boolean
-  /** Up to `count` queued deliveries, next out first, left in the queue. */
-  upcoming(count: number): string[]
   /** Takes as many queued deliveries as there are free slots, and marks them in flight. */
   takeWave(): QueuedDelivery[]
   /** Gives back a delivery's slot once its attempt is over (recorded, skipped or abandoned). */
   release(delivery: QueuedDelivery): void
   /** Attempts in flight now. */
   readonly inFlight: number
+  /** Deliveries queued or in flight now. */
+  readonly size: number
   /** Attempts in flight to one endpoint. */
   inFlightTo(endpointId: string): number
+  /** The endpoints with at least `count` deliveries queued or in flight. */
+  endpointsHolding(count: number): string[]
 }
 
 export function createDeliveryQueue(limits: { maxInFlight: number; maxInFlightPerEndpoint: number }): DeliveryQueue {
@@ -61,14 +63,6 @@ export function createDeliveryQueue(limits: { maxInFlight: number; maxInFlightPe
       return true
     },
     has: (deliveryId) => queued.has(deliveryId) || running.has(deliveryId),
-    upcoming(count) {
-      const ids: string[] = []
-      for (const queue of queues.values()) {
-        for (let i = queue.head; i < queue.items.length && ids.length < count; i++) ids.push(queue.items[i]!)
-        if (ids.length >= count) break
-      }
-      return ids
-    },
     takeWave() {
       const wave: QueuedDelivery[] = []
       for (const [endpointId, queue] of queues) {
@@ -87,6 +81,18 @@ export function createDeliveryQueue(limits: { maxInFlight: number; maxInFlightPe
     get inFlight() {
       return inFlight
     },
+    get size() {
+      return queued.size + running.size
+    },
     inFlightTo: (endpointId) => inFlightByEndpoint.get(endpointId) ?? 0,
+    endpointsHolding(count) {
+      const ids = new Set<string>()
+      for (const [endpointId, n] of inFlightByEndpoint) {
+        const queue = queues.get(endpointId)
+        if (n + (queue ? queue.items.length - queue.head : 0) >= count) ids.add(endpointId)
+      }
+      for (const [endpointId, queue] of queues) if (queue.items.length - queue.head >= count) ids.add(endpointId)
+      return [...ids]
+    },
   }
 }

@@ -3,6 +3,7 @@ import type { Clock, TimerHandle } from "../lib/clock"
 import type { Logger } from "../lib/logger"
 import type { Scheduler } from "../lib/scheduler"
 import type { Store } from "../store/store"
+import type { ClaimedDelivery } from "../store/delivery-claims"
 import { type DeliveryRow, type EndpointRow, type PendingDelivery } from "../store/webhooks"
 import { createAttemptRecorder, type AttemptResult } from "./attempt-recorder"
 import { createDeliveryQueue, type QueuedDelivery } from "./delivery-queue"
@@ -11,23 +12,32 @@ import { postAttempt, type FetchLike } from "./sender"
 import { createSigner, type Signer } from "./signer"
 
 export const SCHEDULER_KIND = "webhook"
-/** How often the dispatcher looks for deliveries another process (the CLI) wrote. */
-export const EXTERNAL_CHANGE_POLL_MS = 1_000
 /**
- * New deliveries whose event the dispatcher keeps in memory until their first attempt, so that
- * attempt reads nothing; past this many (a receiver far behind) the rest are read back per wave.
+ * How often the dispatcher claims even when nothing woke it: deliveries another node or
+ * process (the CLI) committed, retries other nodes recorded, and claims of a dead node that
+ * expired are found this way.
  */
-export const MAX_HELD_DELIVERIES = 10_000
+export const CLAIM_POLL_MS = 1_000
 /**
- * When a wave needs rows from the database (retries, a backlog after a restart), the rows of
- * up to this many deliveries queued behind it are read in the same statement and held, so a
- * draining backlog costs one read per this many deliveries rather than one per wave.
+ * An attempt starts only while its claim still holds for its timeout plus this much (the
+ * recording wait and a commit), so that no other node can claim the delivery while it is in flight.
  */
-export const READ_AHEAD = 512
-/** When reading a wave's rows fails (the database away), its deliveries are tried again this much later. */
-export const READ_RETRY_MS = 1_000
+export const CLAIM_MARGIN_MS = 5_000
+/** The shortest claim, so that a dead node's deliveries wait about a minute before another node attempts them. */
+export const MIN_CLAIM_LEASE_MS = 60_000
+
+/**
+ * How long a claim holds (docs/webhooks.md § "Several nodes"): long enough for three attempts
+ * to an endpoint one after the other plus the margin, since a claimed delivery may wait behind
+ * up to two rounds of the endpoint's attempts (a claim takes up to two shares) before its own.
+ */
+export function claimLeaseFor(timeoutMs: number): number {
+  return Math.max(MIN_CLAIM_LEASE_MS, 3 * timeoutMs + CLAIM_MARGIN_MS)
+}
 
 export interface DispatcherConfig {
+  /** This node's name: its claims carry it (WAGATE_NODE_ID). */
+  nodeId: string
   retryOffsetsMs: readonly number[]
   timeoutMs: number
   /** Attempts in flight at once, all endpoints together. */
@@ -39,26 +49,27 @@ export interface DispatcherConfig {
 
 /** Delivers the outbox's deliveries: on time, concurrently, and durably recorded. */
 export interface Dispatcher {
-  /** Loads every pending delivery (after a restart too) and starts watching for new ones. */
+  /** Releases the claims a previous process of this node left, and starts claiming due deliveries. */
   start(): Promise<void>
   /**
-   * Schedules a committed delivery (with its event's type and body when the caller has them,
-   * which spares its first attempt a read). Ignored until `start()`: a process that never
-   * starts the dispatcher (a short CLI command) leaves its deliveries pending in the database for
-   * the running server, which would otherwise attempt them a second time.
+   * A delivery was committed: one due now wakes the dispatcher to claim it, a later one wakes it
+   * when it falls due. Ignored until `start()`: a process that never starts the dispatcher (a
+   * short CLI command) leaves its deliveries to the running server.
    */
-  schedule(delivery: DeliveryRow, event?: { type: string; body: string }): void
+  schedule(delivery: DeliveryRow): void
   /** Attempts in flight now. */
   readonly inFlight: number
-  /** Stops: nothing new starts, in-flight attempts are abandoned unrecorded and stay pending for the next start. */
+  /** Stops: nothing new starts, in-flight attempts are abandoned unrecorded, and their claims (and those of queued deliveries) released. */
   stop(): Promise<void>
 }
 
 /**
- * The dispatcher wires three parts: the queue (due deliveries, per-endpoint caps, waves), the
- * sender (one signed POST) and the recorder (outcomes to the delivery log, set-based). Due
- * deliveries come from the outbox (new ones, due now) and from the scheduler (retries, and
- * everything pending at start).
+ * The dispatcher wires four parts: claims (the deliveries this node attempts, taken from the
+ * database up to its free attempt slots), the queue (per-endpoint caps, waves), the sender (one
+ * signed POST) and the recorder (outcomes to the delivery log, set-based, releasing the claims
+ * in the same write). It claims when woken (a delivery committed here, a retry falling due, a
+ * slot freed while more is due) and every CLAIM_POLL_MS, so every node on a database shares
+ * the one outbox and no two attempt a delivery at once (docs/webhooks.md § "Several nodes").
  */
 export function createDispatcher(deps: {
   store: Store
@@ -70,14 +81,20 @@ export function createDispatcher(deps: {
   fetch?: FetchLike
 }): Dispatcher {
   const { store, clock, scheduler, config } = deps
+  const { nodeId } = config
+  const claimLeaseMs = claimLeaseFor(config.timeoutMs)
   const queue = createDeliveryQueue(config)
   const endpoints = createEndpointCache(store, () => store.changeVersion())
   const signer = createSigner()
-  const held = new Map<string, PendingDelivery>()
+  /** Claimed deliveries waiting in the queue for a slot, with what their attempt posts. */
+  const held = new Map<string, ClaimedDelivery>()
+  /** Every delivery this node claimed and has not recorded yet: released at stop. */
+  const mine = new Set<string>()
   const attempts = new Set<Promise<void>>()
   const shutdown = new AbortController()
   const recorder = createAttemptRecorder({
     store,
+    nodeId,
     clock,
     logger: deps.logger,
     metrics: deps.metrics,
@@ -85,74 +102,75 @@ export function createDispatcher(deps: {
     scheduleRetry: (id, dueMs) => scheduler.schedule(SCHEDULER_KIND, id, dueMs),
     inFlightTo: (endpointId) => queue.inFlightTo(endpointId),
     onRecorded: (results) => {
-      for (const { delivery } of results) recording.delete(delivery.id)
+      for (const { delivery } of results) {
+        recording.delete(delivery.id)
+        mine.delete(delivery.id)
+      }
     },
   })
   /**
    * Deliveries whose attempt is over but not yet committed. Their slot is free already (the
-   * receiver is done with them), but they must not be queued again meanwhile: the database
-   * still shows them pending, as before the attempt.
+   * receiver is done with them), but a claim returning them meanwhile (their claim expired) must
+   * not queue them again: the database still shows them pending, as before the attempt.
    */
   const recording = new Set<string>()
+  const claims = claimLoop(() => claimDue())
+  /** Endpoints whose attempts ended this turn. */
+  const freed = new Set<string>()
   let pumpQueued = false
   let started = false
   let stopped = false
-  let externalChanges: { stop(): void } | null = null
+  let poll: TimerHandle | null = null
+  let claimFailing = false
 
-  /** Queues deliveries that are due: one statement finds which are still pending, and where to. */
-  async function enqueueDue(ids: readonly string[]): Promise<void> {
-    if (stopped) return
-    const due = ids.filter((id) => !queue.has(id) && !recording.has(id))
-    if (due.length === 0) return
-    for (const { id, endpointId } of await store.findPendingDeliveryEndpoints(due)) queue.add(id, endpointId)
-    pump()
-  }
-
-  /** A read of due deliveries failed: they are still pending in the database, and looked at again shortly. */
-  function retryLater(ids: readonly string[], err: unknown): void {
-    deps.logger.error("reading due webhook deliveries failed; they stay pending", { count: ids.length, err })
-    for (const id of ids) scheduler.schedule(SCHEDULER_KIND, id, clock.nowMs() + READ_RETRY_MS)
-  }
-
-  // A backlog falls due in one tick: one statement for all of it.
-  scheduler.on(SCHEDULER_KIND, (ids) => {
-    enqueueDue(ids).catch((err) => retryLater(ids, err))
-  })
+  // Retries falling due (one tick's worth at once) wake the dispatcher: one claim for all of them.
+  scheduler.on(SCHEDULER_KIND, () => claims.wake())
 
   /**
-   * Starts a wave: as many queued deliveries as there are free slots, their rows read in one
-   * statement. The wave's slots are taken before the read, so a second pump meanwhile starts
-   * other deliveries, never these.
+   * One claim, in a write (on SQLite it joins the turn's group commit): up to the free slots,
+   * at most two endpoint shares at a time (fewer, larger claims while one endpoint drains a
+   * backlog), passing over endpoints that hold their share already, so that one receiver's
+   * backlog never takes the slots of the others. Returns whether more may be due.
    */
-  function pump(): void {
-    if (stopped) return
-    const wave = queue.takeWave()
-    if (wave.length === 0) return
-    const toRead = wave.filter(({ deliveryId }) => !held.has(deliveryId)).map(({ deliveryId }) => deliveryId)
-    if (toRead.length === 0) return startWave(wave)
-    const ahead = held.size < MAX_HELD_DELIVERIES ? queue.upcoming(READ_AHEAD).filter((id) => !held.has(id)) : []
-    store.findPendingDeliveries([...toRead, ...ahead]).then(
-      (rows) => {
-        for (const pending of rows) held.set(pending.delivery.id, pending)
-        startWave(wave)
-      },
-      (err) => {
-        for (const queued of wave) queue.release(queued)
-        retryLater(wave.map((queued) => queued.deliveryId), err)
-      },
-    )
+  async function claimDue(): Promise<boolean> {
+    if (stopped) return false
+    const free = config.maxInFlight - queue.size
+    if (free <= 0) return true
+    const limit = Math.min(free, 2 * config.maxInFlightPerEndpoint)
+    const skipped = queue.endpointsHolding(config.maxInFlightPerEndpoint)
+    const nowMs = clock.nowMs()
+    let claimed: ClaimedDelivery[]
+    try {
+      claimed = await store.write((q) => q.claimDueDeliveries(nodeId, nowMs, limit, claimLeaseMs, skipped))
+    } catch (err) {
+      // Once per outage: the poll claims again every second, and would otherwise log every second.
+      if (!claimFailing) deps.logger.warn("claiming due webhook deliveries failed; claiming again every second until the database answers", { err })
+      claimFailing = true
+      return false
+    }
+    claimFailing = false
+    for (const claim of claimed) {
+      const { id, endpointId } = claim.delivery
+      mine.add(id)
+      if (stopped || recording.has(id) || !queue.add(id, endpointId)) continue
+      held.set(id, claim)
+    }
+    pump()
+    return claimed.length === limit || skipped.length > 0
   }
 
-  function startWave(wave: readonly QueuedDelivery[]): void {
-    for (const queued of wave) {
-      const pending = held.get(queued.deliveryId)
+  /** Starts a wave: as many queued deliveries as there are free slots, each with its claimed row. */
+  function pump(): void {
+    if (stopped) return
+    for (const queued of queue.takeWave()) {
+      const claim = held.get(queued.deliveryId)
       held.delete(queued.deliveryId)
-      start(queued, pending ?? null)
+      start(queued, claim ?? null)
     }
   }
 
-  function start(queued: QueuedDelivery, pending: PendingDelivery | null): void {
-    const attempt = startAttempt(queued, pending).catch((err) => {
+  function start(queued: QueuedDelivery, claim: ClaimedDelivery | null): void {
+    const attempt = startAttempt(queued, claim).catch((err) => {
       deps.logger.error("webhook attempt failed unexpectedly", { deliveryId: queued.deliveryId, err })
       queue.release(queued)
     })
@@ -160,18 +178,28 @@ export function createDispatcher(deps: {
     void attempt.finally(() => attempts.delete(attempt))
   }
 
-  async function startAttempt(queued: QueuedDelivery, pending: PendingDelivery | null): Promise<void> {
-    // Not pending any more, or gone with its endpoint: nothing to attempt.
-    const endpoint = pending ? await endpoints.get(pending.delivery.endpointId) : null
-    if (!pending || !endpoint) {
-      queue.release(queued)
+  async function startAttempt(queued: QueuedDelivery, claim: ClaimedDelivery | null): Promise<void> {
+    // Gone with its endpoint: nothing to attempt.
+    const endpoint = claim ? await endpoints.get(claim.delivery.endpointId) : null
+    if (!claim || !endpoint) return drop(queued)
+    // Queued so long behind its endpoint's cap that the claim would run out during the attempt:
+    // given back, to be claimed afresh, rather than risk another node attempting it at the same time.
+    if (claim.claimExpiresAtMs < clock.nowMs() + config.timeoutMs + CLAIM_MARGIN_MS) {
+      drop(queued)
+      void store.write((q) => q.releaseClaims(nodeId, [queued.deliveryId])).catch((err) => deps.logger.error("releasing a webhook claim failed; it expires", { err }))
       return
     }
     if (!endpoint.enabled) {
-      finish(queued, { delivery: pending.delivery, attemptedAtMs: clock.nowMs(), outcome: null })
+      finish(queued, { delivery: claim.delivery, attemptedAtMs: clock.nowMs(), outcome: null })
       return
     }
-    await attemptDelivery(pending, endpoint)
+    await attemptDelivery(claim, endpoint)
+  }
+
+  function drop(queued: QueuedDelivery): void {
+    queue.release(queued)
+    mine.delete(queued.deliveryId)
+    claims.wake()
   }
 
   async function attemptDelivery({ delivery, eventType, body }: PendingDelivery, endpoint: EndpointRow): Promise<void> {
@@ -179,67 +207,129 @@ export function createDispatcher(deps: {
     deps.metrics.webhookDeliveryLag.observe(Math.max(0, attemptedAtMs - (delivery.nextAttemptAtMs ?? attemptedAtMs)) / 1000)
     const headers = attemptHeaders({ signer, userAgent: config.userAgent, endpoint, delivery, eventType, body, nowMs: attemptedAtMs })
     const outcome = await postAttempt({ url: endpoint.url, headers, body }, { timeoutMs: config.timeoutMs, clock, fetch: deps.fetch, signal: shutdown.signal })
-    // Abandoned at shutdown: the row is untouched, so the next start attempts it again.
+    // Abandoned at shutdown: the row is untouched and its claim released, so any node attempts it again.
     if (shutdown.signal.aborted) return
     finish({ deliveryId: delivery.id, endpointId: delivery.endpointId }, { delivery, attemptedAtMs, outcome })
   }
 
-  /** The attempt is over: its slot is free for the next wave (started at the end of this turn) while its result is recorded. */
+  /**
+   * The attempt is over: its slot is free for the next wave (started at the end of this turn)
+   * while its result is recorded. An endpoint left with less than its share held claims more
+   * (when more may be due); one that still holds its share goes on from what it holds, which
+   * spares the claims that pass over it (over its whole backlog) while it drains.
+   */
   function finish(queued: QueuedDelivery, result: AttemptResult): void {
     recording.add(queued.deliveryId)
     queue.release(queued)
     recorder.add(result)
+    freed.add(queued.endpointId)
     if (!pumpQueued) {
       pumpQueued = true
       setImmediate(() => {
         pumpQueued = false
         pump()
+        const full = new Set(queue.endpointsHolding(config.maxInFlightPerEndpoint))
+        const belowShare = [...freed].some((endpointId) => !full.has(endpointId))
+        freed.clear()
+        if (belowShare) claims.slotFreed()
       })
     }
   }
 
-  /** Every pending delivery: those due now are queued at once, the others scheduled. */
+  /** Wakes for every pending delivery due later (this node's retries after a restart); those due now are claimed at once. */
   async function loadPending(): Promise<void> {
     const nowMs = clock.nowMs()
-    const dueNow: string[] = []
-    for (const { id, nextAttemptAtMs: dueMs } of await store.listPendingDeliveries()) {
-      if (queue.has(id) || recording.has(id)) continue
-      if (dueMs <= nowMs) dueNow.push(id)
-      else scheduler.schedule(SCHEDULER_KIND, id, dueMs)
-    }
-    await enqueueDue(dueNow)
+    const pending = await store.listPendingDeliveries()
+    // A node id is held by one live process (a second one is refused at start): claims under it
+    // are a previous process's, killed before it could release them, and are free at once.
+    await store.write((q) => q.releaseClaims(nodeId, pending.map((p) => p.id)))
+    for (const { id, nextAttemptAtMs: dueMs } of pending) if (dueMs > nowMs) scheduler.schedule(SCHEDULER_KIND, id, dueMs)
+  }
+
+  function schedulePoll(): void {
+    poll = clock.setTimer(CLAIM_POLL_MS, () => {
+      claims.wake()
+      schedulePoll()
+    })
   }
 
   return {
     async start() {
       started = true
       await loadPending()
-      externalChanges = watchExternalCommits(() => store.changeVersion(), clock, () => {
-        loadPending().catch((err) => deps.logger.error("reloading pending webhook deliveries failed", { err }))
-      })
+      await claims.wakeNow()
+      if (!stopped) schedulePoll()
     },
-    schedule(delivery, event) {
+    schedule(delivery) {
       if (!started || stopped) return
       const dueMs = delivery.nextAttemptAtMs ?? clock.nowMs()
-      if (dueMs > clock.nowMs()) {
-        scheduler.schedule(SCHEDULER_KIND, delivery.id, dueMs)
-        return
-      }
-      // Due already (a new event): start now rather than on the next tick of the wheel.
-      if (!queue.add(delivery.id, delivery.endpointId)) return
-      if (event && held.size < MAX_HELD_DELIVERIES) held.set(delivery.id, { delivery, eventType: event.type, body: event.body })
-      pump()
+      if (dueMs > clock.nowMs()) scheduler.schedule(SCHEDULER_KIND, delivery.id, dueMs)
+      else claims.wake()
     },
     get inFlight() {
       return queue.inFlight
     },
     async stop() {
       stopped = true
-      externalChanges?.stop()
+      poll?.cancel()
       shutdown.abort()
+      await claims.idle()
       await Promise.allSettled([...attempts])
-      // Outcomes that arrived before the shutdown are written (the writer's last batch commits at stop).
+      // Outcomes that arrived before the shutdown are written with their releases (the writer's last batch commits at stop).
       await recorder.flush()
+      // The rest were queued or abandoned in flight: released, so another node attempts them at once.
+      const abandoned = [...mine].filter((id) => !recording.has(id))
+      mine.clear()
+      held.clear()
+      if (abandoned.length > 0) {
+        await store
+          .write((q) => q.releaseClaims(nodeId, abandoned))
+          .catch((err) => deps.logger.warn("releasing the claims of abandoned webhook attempts failed; other nodes attempt them once the claims expire", { count: abandoned.length, err }))
+      }
+    },
+  }
+}
+
+/**
+ * Runs `claim` one at a time: a wake while a claim runs asks for one more after it, and wakes in
+ * one turn share one claim. `claim` says whether more may be due; then a freed slot wakes it too.
+ */
+function claimLoop(claim: () => Promise<boolean>) {
+  let running: Promise<void> | null = null
+  let again = false
+  let queued = false
+  let moreDue = false
+  const run = (): Promise<void> => {
+    if (running) {
+      again = true
+      return running
+    }
+    running = claim().then((more) => {
+      moreDue = more
+      running = null
+      if (again) {
+        again = false
+        return run()
+      }
+    })
+    return running
+  }
+  const wake = () => {
+    if (queued) return
+    queued = true
+    setImmediate(() => {
+      queued = false
+      void run()
+    })
+  }
+  return {
+    wake,
+    wakeNow: run,
+    slotFreed: () => {
+      if (moreDue) wake()
+    },
+    idle: async () => {
+      while (running) await running
     },
   }
 }
@@ -264,32 +354,5 @@ function attemptHeaders(a: {
     "X-Service-Event-Id": a.delivery.eventId,
     "X-Service-Delivery-Attempt": String(a.delivery.attemptCount + 1),
     "X-Service-Signature": a.signer.header(secrets, Math.floor(a.nowMs / 1000), a.body),
-  }
-}
-
-/**
- * Calls `onCommit` whenever the store's change version moves, checked every
- * EXTERNAL_CHANGE_POLL_MS: it moves when another process (a CLI `resend`) or another node
- * commits, and for this process's own changes to cached tables, which cost one harmless reload.
- */
-function watchExternalCommits(version: () => string, clock: Clock, onCommit: () => void): { stop(): void } {
-  let last = version()
-  let timer: TimerHandle | null = null
-  let stopped = false
-  const poll = () => {
-    if (stopped) return
-    const current = version()
-    if (current !== last) {
-      last = current
-      onCommit()
-    }
-    timer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, poll)
-  }
-  timer = clock.setTimer(EXTERNAL_CHANGE_POLL_MS, poll)
-  return {
-    stop() {
-      stopped = true
-      timer?.cancel()
-    },
   }
 }

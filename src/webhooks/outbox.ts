@@ -36,8 +36,8 @@ export interface EventOutbox {
 export function createOutbox(deps: {
   ids: IdGenerator
   clock: Clock
-  /** A delivery is committed; `event` (its type and body) comes along when the outbox has it at hand. */
-  onDeliveryCommitted: (delivery: DeliveryRow, event?: { type: string; body: string }) => void
+  /** A delivery is committed (the dispatcher claims it when it is due). */
+  onDeliveryCommitted: (delivery: DeliveryRow) => void
   /** The database's change version: the subscription cache is valid while it stays the same. */
   version: () => string
 }): EventOutbox {
@@ -77,7 +77,7 @@ export function createOutbox(deps: {
 
   async function recordMany(q: StoreQueries, tx: WriteTx, events: readonly OutboxEvent[]): Promise<void> {
     const eventRows: EventRow[] = []
-    const deliveries: { row: DeliveryRow; type: string; body: string }[] = []
+    const deliveries: DeliveryRow[] = []
     for (const event of events) {
       const endpoints = await subscribed(q, event.accountId, event.env, event.type)
       // Nobody listens: nothing to deliver, nothing to keep.
@@ -85,12 +85,12 @@ export function createOutbox(deps: {
       const eventId = deps.ids.newId("evt")
       const body = JSON.stringify({ event: event.type, timestamp: toIso(event.occurredAtMs), data: event.data })
       eventRows.push({ id: eventId, accountId: event.accountId, env: event.env, type: event.type, body, occurredAtMs: event.occurredAtMs })
-      for (const endpoint of endpoints) deliveries.push({ row: newDelivery(eventId, endpoint.id, null), type: event.type, body })
+      for (const endpoint of endpoints) deliveries.push(newDelivery(eventId, endpoint.id, null))
     }
     if (eventRows.length === 0) return
-    await q.insertEventsAndDeliveries(eventRows, deliveries.map((d) => d.row))
+    await q.insertEventsAndDeliveries(eventRows, deliveries)
     tx.afterCommit(() => {
-      for (const { row, type, body } of deliveries) deps.onDeliveryCommitted(row, { type, body })
+      for (const row of deliveries) deps.onDeliveryCommitted(row)
     })
   }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import Stripe from "stripe"
-import { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT } from "../../src/deps"
+import { WEBHOOK_MAX_IN_FLIGHT, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT } from "../../src/deps"
 import { createHarness, type Harness } from "../helpers/harness"
 import { signatureTimestamp, verifySignature } from "../helpers/verify-signature"
 import { WebhookReceiver, waitUntil } from "../helpers/webhook-receiver"
@@ -288,6 +288,31 @@ describe("isolation between endpoints", () => {
       expect(performance.now() - startedMs).toBeLessThan(2_000)
       expect(deliveryRows(h, fast.id)).toHaveLength(1)
       await waitUntil(() => deliveryRows(h, fast.id)[0]!.status === "succeeded", 2_000, "the fast delivery to be recorded")
+    } finally {
+      await slow.stop()
+    }
+  })
+
+  test("a slow endpoint's backlog larger than all the node's attempt slots does not delay deliveries to another endpoint", async () => {
+    // More sends than the default rate limit lets through in a minute.
+    const account = await h.seedAccount({ rateLimitPerMinute: 1_000 })
+    const phone = await h.seedPhone(account.id)
+    const key = await h.seedKey(account.id)
+    const slow = new WebhookReceiver()
+    slow.fallback = { delayMs: 10_000, status: 200 }
+    try {
+      await addEndpoint(h, account.id, slow.url(), { events: ["message.sent"] })
+      // Due before the fast endpoint's delivery, and more than every slot of the node: claims
+      // taken earliest first, without passing over the slow endpoint, would give it every slot.
+      for (let i = 0; i < WEBHOOK_MAX_IN_FLIGHT + 44; i++) await sendSandbox(key, phone.phoneNumber, `+1415556${String(2000 + i)}`)
+      await h.advance(10)
+      await slow.waitFor(WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT)
+      const fast = await addEndpoint(h, account.id, receiver.url(), { events: ["message.sent"] })
+      await sendSandbox(key, phone.phoneNumber)
+      await h.advance(10)
+      await receiver.waitFor(1, 2_000)
+      expect(slow.received).toHaveLength(WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT)
+      expect(deliveryRows(h, fast.id)).toHaveLength(1)
     } finally {
       await slow.stop()
     }

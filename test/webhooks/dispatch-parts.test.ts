@@ -4,7 +4,7 @@ import { createAppMetrics } from "../../src/lib/app-metrics"
 import { silentLogger } from "../../src/lib/logger"
 import { migrate, openDatabase, type Database } from "../../src/store/db"
 import { createWriter } from "../../src/store/writer"
-import { insertDelivery, insertEndpoint, insertEvent, listAttempts, findDelivery, findPendingDeliveries, type DeliveryRow } from "../../src/store/webhooks"
+import { insertDelivery, insertEndpoint, insertEvent, listAttempts, findDelivery, type DeliveryRow } from "../../src/store/webhooks"
 import { createAttemptRecorder, RECORD_WAIT_MS, type AttemptResult } from "../../src/webhooks/attempt-recorder"
 import { createDeliveryQueue } from "../../src/webhooks/delivery-queue"
 import { createEndpointCache } from "../../src/webhooks/endpoint-cache"
@@ -41,6 +41,18 @@ describe("the delivery queue", () => {
     queue.release({ deliveryId: "d1", endpointId: "a" })
     expect(queue.has("d1")).toBe(false)
     expect(queue.takeWave()).toEqual([{ deliveryId: "d2", endpointId: "a" }])
+  })
+
+  test("its size and the endpoints holding their share count queued and in-flight deliveries alike", () => {
+    const queue = createDeliveryQueue({ maxInFlight: 10, maxInFlightPerEndpoint: 1 })
+    for (const [id, endpointId] of [["a1", "a"], ["a2", "a"], ["b1", "b"], ["c1", "c"], ["c2", "c"]] as const) queue.add(id, endpointId)
+    queue.takeWave()
+    queue.release({ deliveryId: "b1", endpointId: "b" })
+    // a: one in flight, one queued; b: nothing left; c: one in flight, one queued.
+    expect(queue.size).toBe(4)
+    expect(queue.endpointsHolding(2).sort()).toEqual(["a", "c"])
+    expect(queue.endpointsHolding(1).sort()).toEqual(["a", "c"])
+    expect(queue.endpointsHolding(3)).toEqual([])
   })
 })
 
@@ -84,7 +96,7 @@ describe("the attempt recorder", () => {
     const retries: [string, number][] = []
     const recorded: string[] = []
     const r = createAttemptRecorder({
-      store: storeOver(db, writer), clock, logger: silentLogger, metrics: createAppMetrics({ nodeId: "test-node" }), retryOffsetsMs: DEFAULT_RETRY_OFFSETS_MS,
+      store: storeOver(db, writer), nodeId: "node-a", clock, logger: silentLogger, metrics: createAppMetrics({ nodeId: "test-node" }), retryOffsetsMs: DEFAULT_RETRY_OFFSETS_MS,
       scheduleRetry: (id, dueMs) => retries.push([id, dueMs]),
       onRecorded: (results) => recorded.push(...results.map((x) => x.delivery.id)),
       inFlightTo: inFlight,
@@ -138,6 +150,30 @@ describe("the attempt recorder", () => {
     expect(listAttempts(db, "whd_7")).toHaveLength(1)
   })
 
+  test("the write that records outcomes releases this node's claims on the retries among them, and leaves another node's claim alone", async () => {
+    const { db, deliveries } = seeded()
+    const { r } = recorder(db, new TestClock(), () => 0)
+    const claim = (id: string, nodeId: string) => db.run("UPDATE webhook_deliveries SET claimed_by = ?, claim_expires_at_ms = 9e12 WHERE id = ?", [nodeId, id])
+    claim("whd_0", "node-a")
+    claim("whd_1", "node-a")
+    claim("whd_2", "node-b")
+    claim("whd_9", "node-a")
+    const claimOf = (id: string) => db.query("SELECT claimed_by AS node FROM webhook_deliveries WHERE id = ?").get(id)
+    // A failing statement after the release would roll it back with the outcomes: both in one write.
+    db.run("CREATE TRIGGER no_release BEFORE UPDATE OF claimed_by ON webhook_deliveries WHEN NEW.claimed_by IS NULL AND OLD.id = 'whd_1' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    r.add({ delivery: deliveries[1]!, attemptedAtMs: 0, outcome: failed })
+    await r.flush()
+    expect(findDelivery(db, "whd_1")).toMatchObject({ attemptCount: 0 })
+    expect(claimOf("whd_1")).toEqual({ node: "node-a" })
+    db.run("DROP TRIGGER no_release")
+    for (const i of [0, 1, 2]) r.add({ delivery: deliveries[i]!, attemptedAtMs: 0, outcome: i === 1 ? failed : ok })
+    await r.flush()
+    expect(findDelivery(db, "whd_1")).toMatchObject({ status: "pending", attemptCount: 1 })
+    // whd_0 succeeded: no claim takes it again, whoever's name it still carries.
+    expect(findDelivery(db, "whd_0")).toMatchObject({ status: "succeeded" })
+    expect([claimOf("whd_1"), claimOf("whd_2"), claimOf("whd_9")]).toEqual([{ node: null }, { node: "node-b" }, { node: "node-a" }])
+  })
+
   test("a disabled endpoint's delivery fails without an attempt row", async () => {
     const { db, deliveries } = seeded()
     const { r } = recorder(db, new TestClock(), () => 0)
@@ -156,18 +192,6 @@ describe("the attempt recorder", () => {
     await r.flush()
     expect(listAttempts(db, "whd_3")).toEqual([])
     expect(listAttempts(db, "whd_4")).toHaveLength(1)
-  })
-})
-
-describe("the store's wave reads", () => {
-  test("one statement returns the still-pending deliveries of a wave with their events' type and body", () => {
-    const { db } = seeded()
-    db.run("UPDATE webhook_deliveries SET status = 'succeeded' WHERE id = 'whd_1'")
-    const rows = findPendingDeliveries(db, ["whd_0", "whd_1", "whd_2", "whd_nope"])
-    expect(rows.map((r) => [r.delivery.id, r.eventType, r.body]).sort()).toEqual([
-      ["whd_0", "message.sent", '{"n":0}'],
-      ["whd_2", "message.sent", '{"n":2}'],
-    ])
   })
 })
 

@@ -14,11 +14,12 @@ import { pendingFromRaw } from "./webhooks"
 
 export function pgDeliveryClaimQueries(sql: SQL): DeliveryClaimQueries {
   return {
-    async claimDueDeliveries(nodeId, nowMs, limit, leaseMs) {
+    async claimDueDeliveries(nodeId, nowMs, limit, leaseMs, exceptEndpointIds = []) {
       // The locking subquery is a CTE so that it runs once (a subquery under IN may be planned to run again).
       const rows = await sql`WITH due AS (
           SELECT id FROM webhook_deliveries
           WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs} AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms < ${nowMs})
+            AND NOT (endpoint_id = ANY(${[...exceptEndpointIds]}::text[]))
           ORDER BY next_attempt_at_ms LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
         ), claimed AS (

@@ -227,20 +227,6 @@ function deliveryQueries(sql: SQL): Omit<WebhooksQueries, keyof ReturnType<typeo
       const [raw] = await sql`SELECT endpoint_id FROM webhook_deliveries WHERE id = ${id} AND status = 'pending'`
       return (raw?.endpoint_id as string | undefined) ?? null
     },
-    async findPendingDeliveryEndpoints(ids) {
-      if (ids.length === 0) return []
-      const rows = await sql`SELECT id, endpoint_id AS "endpointId" FROM webhook_deliveries WHERE id = ANY(${[...ids]}::text[]) AND status = 'pending'`
-      return rows.map((r: Raw) => ({ id: r.id as string, endpointId: r.endpointId as string }))
-    },
-    async findPendingDeliveries(ids) {
-      if (ids.length === 0) return []
-      const rows = await sql.unsafe(
-        `SELECT ${DELIVERY_COLUMNS}, e.type AS "eventType", e.body FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-        WHERE d.id = ANY($1::text[]) AND d.status = 'pending'`,
-        [[...ids]],
-      )
-      return rows.map(pendingFromRaw)
-    },
     async listPendingDeliveries() {
       const rows = await sql`SELECT id, next_attempt_at_ms FROM webhook_deliveries WHERE status = 'pending' ORDER BY next_attempt_at_ms, id`
       return rows.map((r: Raw) => ({ id: r.id as string, nextAttemptAtMs: num(r.next_attempt_at_ms) }))

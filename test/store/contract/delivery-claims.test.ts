@@ -2,7 +2,7 @@ import { expect, setDefaultTimeout, test } from "bun:test"
 import { openPostgresStore } from "../../../src/store/postgres/store"
 import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
 import { describeStores, freshMigratedDatabase, type ContractStore } from "./stores"
-import { delivery, event, nth, seedDue, T0 } from "./webhook-rows"
+import { delivery, endpoint, event, nth, seedDue, T0 } from "./webhook-rows"
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
@@ -90,6 +90,15 @@ describeStores("webhook delivery claims", (open) => {
     expect(await store.claimDueDeliveries("node-b", retryAtMs - 1, 10, LEASE_MS)).toEqual([])
     const [retry] = await store.claimDueDeliveries("node-b", retryAtMs, 10, LEASE_MS)
     expect(retry!.delivery).toMatchObject({ id: d!.id, attemptCount: 1, nextAttemptAtMs: retryAtMs })
+  })
+
+  test("a claim passes over the deliveries to the endpoints it is told to skip, and takes the later ones to the others", async () => {
+    const store = await open()
+    const due = await seedDue(store, 3)
+    await store.insertEndpoint(endpoint("wh_2"))
+    await store.insertDelivery(delivery("whd_other", nth("evt", 0), "wh_2", { nextAttemptAtMs: T0 + 50 }))
+    expect(ids(await store.claimDueDeliveries("node-a", T0 + 100, 2, LEASE_MS, ["wh_1"]))).toEqual(["whd_other"])
+    expect(ids(await store.claimDueDeliveries("node-a", T0 + 100, 10, LEASE_MS, []))).toEqual(due.map((d) => d.id))
   })
 
   test("two nodes claiming 500 due deliveries concurrently get every one, and never the same one", async () => {
