@@ -1,6 +1,7 @@
 import type { LagSource } from "../lib/event-loop-lag"
 import type { Scheduler } from "../lib/scheduler"
 import type { Release } from "../lib/semaphore"
+import type { LeaseFence } from "../store/leases"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import type { WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
 import { bootStaggerWindowMs, createConnectGate, DEFAULT_CONNECT_CONCURRENCY } from "./connect-gate"
@@ -50,6 +51,8 @@ export interface LifecycleDeps {
   connectConcurrency?: number
   /** The event loop's lag; with it the gate admits a connect only while the loop is calm. */
   lag?: LagSource
+  /** Fences status writes of the phones this node believes it holds (phone-ownership.ts); none on SQLite. */
+  fence?: { of(phoneId: string): LeaseFence | null; refused(phoneId: string): void }
 }
 
 /**
@@ -86,7 +89,7 @@ export async function createConnectionLifecycle(deps: LifecycleDeps) {
   /** Writes a connection change; after stop the database is being closed, so late socket events change nothing. */
   async function setStatus(phoneId: string, status: ConnectionStatus, change: StatusChange = {}): Promise<void> {
     if (stopped) return
-    await writePhoneStatus(ctx, phoneId, status, change)
+    if (!(await writePhoneStatus(ctx, phoneId, status, change, deps.fence?.of(phoneId) ?? null))) return deps.fence?.refused(phoneId)
     if (!stopped) deps.notify(phoneId)
   }
 

@@ -124,7 +124,7 @@ export function leasedOwnership(options: LeasedOwnershipOptions): PhoneOwnership
     refused(phoneId) {
       if (refused.has(phoneId) || !handlers) return
       refused.add(phoneId)
-      logger.warn("a write of a phone's WhatsApp keys was refused: another node holds the phone now; closing its socket", { node: node.nodeId, phoneId })
+      logger.warn("a write for a phone (its WhatsApp keys or its status) was refused: another node holds the phone now; closing its socket", { node: node.nodeId, phoneId })
       void handlers.lost([phoneId]).catch((err) => logger.error("closing the socket of a lost phone failed", { phoneId, err }))
     },
   }

@@ -1,4 +1,5 @@
 import type { ConnectionStatus } from "../lib/vocabulary"
+import { LeaseLostError, type LeaseFence } from "../store/leases"
 import type { ConnectionFailure } from "../whatsapp/failures"
 import { logFailure, toLastError, type LastError } from "./connection-errors"
 import type { DomainContext } from "./context"
@@ -15,13 +16,27 @@ export interface StatusChange {
 /**
  * Writes a phone's connection change in one transaction with its event: `phone.connected` when
  * entering `connected`, and `phone.disconnected` when leaving it or when the phone must be paired
- * again. A phone removed meanwhile is left alone.
+ * again. A phone removed meanwhile is left alone. With a fence (several nodes), the write proves
+ * in its transaction that this node still holds the phone's lease, like its key writes: a node
+ * that was paused past its lease and wakes up to its old socket's close must not mark a phone
+ * another node has connected as disconnected. Returns false when the fence refused the write.
  */
-export async function writePhoneStatus(ctx: DomainContext, phoneId: string, status: ConnectionStatus, change: StatusChange = {}): Promise<void> {
+export async function writePhoneStatus(ctx: DomainContext, phoneId: string, status: ConnectionStatus, change: StatusChange = {}, fence: LeaseFence | null = null): Promise<boolean> {
+  try {
+    await writeStatusChecked(ctx, phoneId, status, change, fence)
+    return true
+  } catch (err) {
+    if (err instanceof LeaseLostError) return false
+    throw err
+  }
+}
+
+async function writeStatusChecked(ctx: DomainContext, phoneId: string, status: ConnectionStatus, change: StatusChange, fence: LeaseFence | null): Promise<void> {
   await ctx.store.write(async (q, tx) => {
+    const nowMs = ctx.clock.nowMs()
+    if (fence) await q.assertLease(phoneId, fence.nodeId, fence.token, nowMs)
     const phone = await q.findPhone(phoneId)
     if (!phone) return
-    const nowMs = ctx.clock.nowMs()
     const enteringConnected = status === "connected" && phone.connectionStatus !== "connected"
     const leavingConnected = phone.connectionStatus === "connected" && status !== "connected"
     const lostPairing = status === "logged_out" && phone.connectionStatus !== "logged_out" && phone.connectionStatus !== "unpaired"

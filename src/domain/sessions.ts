@@ -88,7 +88,9 @@ export async function createSessionManager(
     resubscribed: () => listeners.watched().filter((phoneId) => !ownership.owns(phoneId)).forEach((phoneId) => relay.want(phoneId)),
   }
 
-  const lifecycle = await createConnectionLifecycle({ ...deps, notify })
+  // Every status write of a socket is fenced on several nodes (a phone not held gets a token no lease carries).
+  const fence = { of: (id: string) => ownership.fenceOf(id), refused: (id: string) => void (ownership.owns(id) && ownership.refused(id)) }
+  const lifecycle = await createConnectionLifecycle({ ...deps, notify, fence })
 
   /**
    * The phone, when this process may act on its socket: with several nodes, the node that holds

@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { waMessageIdFor } from "../../src/domain/wa-ids"
+import { createLogger, type Logger } from "../../src/lib/logger"
 import { FakeGateway } from "../fakes/fake-gateway"
 import { createHarness, type Harness } from "../helpers/harness"
 import { TestClock } from "../helpers/test-clock"
@@ -29,11 +30,11 @@ afterEach(async () => {
 }, SLOW_HOOK_TIMEOUT_MS)
 
 /** Two nodes on a fresh database with one fake WhatsApp; n1 starts first, so n1 registers first. */
-async function twoNodes(): Promise<{ n1: Harness; n2: Harness; gateway: FakeGateway }> {
+async function twoNodes(n1Logger?: Logger): Promise<{ n1: Harness; n2: Harness; gateway: FakeGateway }> {
   const url = await freshMigratedDatabase()
   const gateway = new FakeGateway()
-  const start = (nodeId: string) => createHarness({ gateway, clock: new TestClock(), env: { WAGATE_DATABASE_URL: url, WAGATE_NODE_ID: nodeId } })
-  const n1 = await start("n1")
+  const start = (nodeId: string, logger?: Logger) => createHarness({ gateway, clock: new TestClock(), env: { WAGATE_DATABASE_URL: url, WAGATE_NODE_ID: nodeId }, logger })
+  const n1 = await start("n1", n1Logger)
   nodes.push(n1)
   const n2 = await start("n2")
   nodes.push(n2)
@@ -89,4 +90,26 @@ test("a node that stops hands its phones over: the other node connects them at i
   await waitUntil(async () => (await n2.services.ctx.store.findPhone(phone.id))?.connectionStatus === "connected", 10_000, "n2 to connect the phone")
   const leases = await n2.services.ctx.store.listPhoneLeases()
   expect(leases.find((l) => l.phoneId === phone.id)).toMatchObject({ nodeId: "n2", token: 2 })
+})
+
+test("a node paused past its lease that wakes to its old socket's close writes no status: the phone the other node connected stays connected", async () => {
+  const warnings: string[] = []
+  const logger = createLogger({ level: "warn", format: "json", nowIso: () => "t", write: (line) => void warnings.push(line) })
+  const { n1, n2, gateway } = await twoNodes(logger)
+  const { phone } = await pairedOnN1(n1)
+  gateway.credentials.add(phone.id)
+  const old = gateway.current(phone.id)
+  // n1 is paused: its clock stands still while n2's runs past n1's lease, and n2 takes the phone over.
+  for (let i = 0; i < 6 && (gateway.sessions.get(phone.id)?.length ?? 0) < 2; i++) await n2.advance(5_000)
+  await waitUntil(() => (gateway.sessions.get(phone.id)?.length ?? 0) === 2, 10_000, "n2 to open the phone's socket")
+  // n2 records `connecting` as it opens the socket; the socket opens after that.
+  await waitUntil(async () => (await n2.services.ctx.store.findPhone(phone.id))?.connectionStatus === "connecting", 10_000, "n2 to record its connect")
+  gateway.current(phone.id).open(phone.phoneNumber)
+  await waitUntil(async () => (await n2.services.ctx.store.findPhone(phone.id))?.connectionStatus === "connected", 10_000, "n2 to connect the phone")
+  const connectedAtMs = (await n2.services.ctx.store.findPhone(phone.id))!.lastConnectedAtMs
+  // n1 wakes up to WhatsApp closing its old socket: the same credentials connected elsewhere.
+  old.drop("replaced")
+  await waitUntil(() => warnings.some((l) => l.includes("was refused: another node holds the phone now")), 10_000, "n1 to find its status write refused")
+  expect(await n2.services.ctx.store.findPhone(phone.id)).toMatchObject({ connectionStatus: "connected", lastConnectedAtMs: connectedAtMs, lastErrorCode: null })
+  expect((await n2.services.ctx.store.listPhoneLeases()).find((l) => l.phoneId === phone.id)).toMatchObject({ nodeId: "n2", token: 2 })
 })

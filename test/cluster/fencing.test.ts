@@ -9,19 +9,14 @@ import { CLUSTER_TEST_TIMEOUT_MS, ClusterWorld, poll, type AcceptedSend } from "
  * wakes up with SIGCONT. Its sockets still hold what WhatsApp sent them while it slept; the
  * key writes that reading causes are refused, and its sockets close.
  *
- * NOT YET RUN BY `bun test` (named *.scenario.ts so the suite stays green; run it with
- * `bun test ./test/cluster/fencing.scenario.ts`): it fails on a bug in src/. On 2026-11-27 the
- * woken node read the `replaced` stream error waiting in each old socket and wrote the phone's
- * status (`disconnected`, last error `replaced`) although another node held the phone and was
- * connected with it: that status write is not fenced (only credential and key writes are), and
- * the live send route then refuses sends from the phone ("is not connected"). The failure path
- * of a socket (src/domain/session-events.ts, onFailure) must write nothing for a phone this
- * node no longer owns, as a lost phone's close already does.
+ * The woken node also reads the `replaced` stream error waiting in each old socket; the status
+ * write that close causes is fenced too, so the phones the others connected stay connected and
+ * keep sending (a bug this test found: the status write was not fenced).
  */
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
-const REFUSED = "a write of a phone's WhatsApp keys was refused"
+const REFUSED = "a write for a phone (its WhatsApp keys or its status) was refused"
 
 let world: ClusterWorld | undefined
 beforeAll(async () => void (await testPostgres()), SLOW_HOOK_TIMEOUT_MS)
