@@ -1,5 +1,5 @@
-import { SQL } from "bun"
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { SQL, type Subprocess } from "bun"
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -23,6 +23,29 @@ interface Server {
 }
 
 let started: Promise<Server> | null = null
+let stopStarted: (() => void) | null = null
+
+/**
+ * SIGQUIT is PostgreSQL's immediate shutdown: the postmaster takes its backends with it. As root
+ * the child is runuser, which does not pass the signal on, so the postmaster (its pid is the first
+ * line of postmaster.pid) is signalled itself. Synchronous: it runs in an exit hook.
+ */
+function stopServer(server: Subprocess, dir: string, data: string): void {
+  try {
+    const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
+    if (pid > 0) process.kill(pid, "SIGQUIT")
+  } catch {}
+  try {
+    server.kill("SIGQUIT")
+  } catch {}
+  rmSync(dir, { recursive: true, force: true })
+}
+
+/** Stops the run's throwaway server, if one started (test/setup.ts, after the last test file). */
+export function stopTestPostgres(): void {
+  stopStarted?.()
+  stopStarted = null
+}
 
 /** The directory holding `initdb` and `postgres`, or null when PostgreSQL is not installed. */
 export function postgresBinDir(): string | null {
@@ -85,13 +108,12 @@ async function startServer(): Promise<Server> {
       asServerUser([join(bin, "postgres"), "-D", data, "-h", "127.0.0.1", "-p", String(port), "-k", dir, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"]),
       { stdout: "ignore", stderr: "pipe" },
     )
-    process.once("exit", () => {
-      // SIGQUIT is PostgreSQL's immediate shutdown: the postmaster takes its backends with it.
-      try {
-        server.kill("SIGQUIT")
-      } catch {}
-      rmSync(dir, { recursive: true, force: true })
-    })
+    // The server must not keep a finished script (the bench) alive; the exit hook below stops it.
+    server.unref()
+    const stop = () => stopServer(server, dir, data)
+    stopStarted = stop
+    // A script's exit; `bun test` ends without it, so test/setup.ts calls stopTestPostgres too.
+    process.once("exit", stop)
     const adminUrl = `postgres://wagate@127.0.0.1:${port}/postgres`
     try {
       await Promise.race([
