@@ -48,6 +48,8 @@ async function pairingOnN1(n1: Harness, adminToken: string): Promise<PhoneRow> {
   const phone = await n1.seedPhone(account.id)
   const res = await n1.request("POST", `/admin/v1/phones/${phone.id}/connect`, { key: adminToken, body: { method: "qr" } })
   expect(res.status).toBe(200)
+  // The holder records `pairing` just after it answers; the pages on n2 read it from the database.
+  await waitUntil(async () => (await n1.services.ctx.store.findPhone(phone.id))?.connectionStatus === "pairing", 10_000, "n1 to record the pairing")
   return phone
 }
 

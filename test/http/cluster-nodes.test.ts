@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { waMessageIdFor } from "../../src/domain/wa-ids"
 import { createLogger, type Logger } from "../../src/lib/logger"
-import { FakeGateway } from "../fakes/fake-gateway"
+import { FakeGateway, type FakeSession } from "../fakes/fake-gateway"
 import { createHarness, type Harness } from "../helpers/harness"
 import { TestClock } from "../helpers/test-clock"
 import { testPostgres } from "../helpers/postgres"
@@ -86,6 +86,8 @@ test("a node that stops hands its phones over: the other node connects them at i
   nodes.splice(nodes.indexOf(n1), 1)
   await n2.advance(5_000)
   await waitUntil(() => (gateway.sessions.get(phone.id)?.length ?? 0) === 2, 10_000, "n2 to open the phone's socket")
+  // n2 records `connecting` as it opens the socket; the socket opens after that.
+  await waitUntil(async () => (await n2.services.ctx.store.findPhone(phone.id))?.connectionStatus === "connecting", 10_000, "n2 to record its connect")
   gateway.current(phone.id).open(phone.phoneNumber)
   await waitUntil(async () => (await n2.services.ctx.store.findPhone(phone.id))?.connectionStatus === "connected", 10_000, "n2 to connect the phone")
   const leases = await n2.services.ctx.store.listPhoneLeases()
@@ -104,8 +106,13 @@ test("a node paused past its lease that wakes to its old socket's close writes n
   await waitUntil(() => (gateway.sessions.get(phone.id)?.length ?? 0) === 2, 10_000, "n2 to open the phone's socket")
   // n2 records `connecting` as it opens the socket; the socket opens after that.
   await waitUntil(async () => (await n2.services.ctx.store.findPhone(phone.id))?.connectionStatus === "connecting", 10_000, "n2 to record its connect")
-  gateway.current(phone.id).open(phone.phoneNumber)
-  await waitUntil(async () => (await n2.services.ctx.store.findPhone(phone.id))?.connectionStatus === "connected", 10_000, "n2 to connect the phone")
+  // The newest socket opens (should n2 have opened another meanwhile, that one opens in turn).
+  const opened = new Set<FakeSession>()
+  await waitUntil(async () => {
+    const newest = gateway.current(phone.id)
+    if (newest !== old && !opened.has(newest)) opened.add(newest) && newest.open(phone.phoneNumber)
+    return (await n2.services.ctx.store.findPhone(phone.id))?.connectionStatus === "connected"
+  }, 10_000, "n2 to connect the phone")
   const connectedAtMs = (await n2.services.ctx.store.findPhone(phone.id))!.lastConnectedAtMs
   // n1 wakes up to WhatsApp closing its old socket: the same credentials connected elsewhere.
   old.drop("replaced")
