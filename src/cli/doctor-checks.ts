@@ -1,5 +1,6 @@
 import { isIP } from "node:net"
 import type { Clock } from "../lib/clock"
+import { withDeadline } from "../lib/deadline"
 import { boundedOutsideText } from "../lib/outside-text"
 import { probeTls, type HttpDate, type ResolveHost, type TlsProbe } from "../lib/net-probes"
 
@@ -149,24 +150,9 @@ async function versionResult(options: NetworkCheckOptions): Promise<CheckResult>
   }
 }
 
-/** Rejects with `message` when `promise` has not settled within `timeoutMs` (then calls `onTimeout`). */
+/** Rejects with `message` (code ETIMEDOUT) when `promise` has not settled within `timeoutMs` (then calls `onTimeout`). */
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number, clock: Clock, message: string, onTimeout?: () => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = clock.setTimer(timeoutMs, () => {
-      onTimeout?.()
-      reject(Object.assign(new Error(message), { code: "ETIMEDOUT" }))
-    })
-    promise.then(
-      (value) => {
-        timer.cancel()
-        resolve(value)
-      },
-      (err) => {
-        timer.cancel()
-        reject(err)
-      },
-    )
-  })
+  return withDeadline(clock, timeoutMs, Object.assign(new Error(message), { code: "ETIMEDOUT" }), promise, onTimeout)
 }
 
 function errorText(err: unknown): string {
