@@ -67,10 +67,17 @@ export function phoneCheck(phone: PhoneRow, suggest: Suggest): CheckResult {
   const found = `${number} (${phone.id}) is ${status}${error ?? ""}`
   const pair = `\`${suggest(`phones pair ${number}`)}\``
   if (status === "connected") return ok("phone", `${number} (${phone.id}) is connected${phone.lastConnectedAtMs ? ` since ${toIso(phone.lastConnectedAtMs)}` : ""}`)
+  // Pairing again at once meets the same gate: the generic "pair it" would send the operator in a loop.
+  if (lastError?.code === "passkey_required") return fail("phone", found, passkeyAction(number, pair))
   if (status === "unpaired" || status === "logged_out") return fail("phone", found, `Pair it with ${pair} and scan the QR code with WhatsApp on ${number}.`)
   if (lastError) return fail("phone", found, `Do what the last error says, then connect it again with ${pair}.`)
   if (status === "disconnected") return fail("phone", found, `Connect it again with ${pair}, which logs in with its stored credentials.`)
   return ok("phone", `${found}: a pairing or login is under way`)
+}
+
+/** What to do about WhatsApp's passkey gate on linking (docs/live-whatsapp.md § "Passkey-gated linking"). */
+function passkeyAction(number: string, pair: string): string {
+  return `WhatsApp asks for a passkey to link a device to ${number}, which wagate cannot give: cancel the prompt on the phone and try ${pair} again later; a pairing code meets the same check (docs/live-whatsapp.md § "Passkey-gated linking").`
 }
 
 const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", fail: "FAIL", skip: "skip" }

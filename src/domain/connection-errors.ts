@@ -49,6 +49,8 @@ export function describeFailure(failure: ConnectionFailure): string {
       return `WhatsApp refused client version ${failure.waVersion ?? "(unknown)"}: set ${WA_VERSION_SETTING}=auto or a current version.`
     case "pairing_expired":
       return "The QR code or pairing code expired without being used: start the pairing again and complete it on the phone within a minute."
+    case "passkey_required":
+      return "WhatsApp asked for a passkey check on the phone to link this device, which wagate cannot answer: cancel it on the phone and try pairing again later (a pairing code meets the same check, and deleting the passkey on the phone does not lift it)."
     case "account_mismatch":
       return `The phone was linked with another WhatsApp account (${cause}): pair it again from the phone that has this number.`
     case "replaced":

@@ -29,6 +29,8 @@ export const CONNECTION_FAILURE_CODES = [
   "outdated_version",
   /** The QR codes or the pairing code went unused until they expired. */
   "pairing_expired",
+  /** WhatsApp asked for a passkey check to link the device, which a headless client cannot answer. */
+  "passkey_required",
   /** The phone was paired with another WhatsApp account than its number. */
   "account_mismatch",
   /** The same credentials connected elsewhere and took over. */

@@ -36,6 +36,8 @@ export type DisconnectReason =
   | "restart_required"
   /** The pairing QR codes or the pairing code expired unused. */
   | "pairing_expired"
+  /** WhatsApp asked for a passkey to link the device (passkey-gate.ts): no attempt can answer it. */
+  | "passkey_required"
   /** The network or the server dropped us: reconnect. */
   | "connection_lost"
   /** A session error WhatsApp may recover from. */

@@ -218,6 +218,17 @@ describe("wagate doctor", () => {
     expect(res.stdout).not.toContain("+14155550100")
   })
 
+  test("a pairing stopped by WhatsApp's passkey gate names the passkey and says to try later, not to pair again at once, exit 1", async () => {
+    const phoneId = await phoneWith("+14155550133", { status: "unpaired", errorCode: "passkey_required", errorMessage: "WhatsApp asked for a passkey check on the phone to link this device." })
+    const res = await doctor(["+14155550133"])
+    expect(res.code).toBe(1)
+    const phone = line(res.stdout, "phone")
+    expect(phone.line).toBe(`  FAIL  phone    +14155550133 (${phoneId}) is unpaired; last error passkey_required at 2026-11-24T18:01:02.000Z: WhatsApp asked for a passkey check on the phone to link this device.`)
+    expect(phone.action).toBe(
+      `WhatsApp asks for a passkey to link a device to +14155550133, which wagate cannot give: cancel the prompt on the phone and try \`wagate phones pair +14155550133 --data ${dir}\` again later; a pairing code meets the same check (docs/live-whatsapp.md § "Passkey-gated linking").`,
+    )
+  })
+
   test("with no phone named, every phone is checked", async () => {
     await phoneWith("+14155550100", { status: "connected" })
     await phoneWith("+14155550122", { status: "disconnected", errorCode: "outdated_version", errorMessage: "WhatsApp refused client version 2.3000.1: set WAGATE_WA_VERSION=auto or a current version." })

@@ -105,6 +105,7 @@ const FAILURE_OF_REASON: Record<DisconnectReason, ConnectionFailureCode | null> 
   multidevice_mismatch: "multidevice_mismatch",
   restart_required: null,
   pairing_expired: "pairing_expired",
+  passkey_required: "passkey_required",
   connection_lost: "connection_lost",
   bad_session: "stream_error",
   closed_by_us: null,
@@ -118,6 +119,7 @@ const FINAL_REASONS: ReadonlySet<DisconnectReason> = new Set([
   "outdated_version",
   "multidevice_mismatch",
   "pairing_expired",
+  "passkey_required",
   "closed_by_us",
 ])
 

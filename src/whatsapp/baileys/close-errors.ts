@@ -16,6 +16,7 @@ const REASON_CODES: Partial<Record<DisconnectReason, ConnectionFailureCode>> = {
   outdated_version: "outdated_version",
   multidevice_mismatch: "multidevice_mismatch",
   pairing_expired: "pairing_expired",
+  passkey_required: "passkey_required",
 }
 
 /** Node's network error codes, as the WebSocket reports them in the Boom's `data.code`. */

@@ -38,6 +38,7 @@ import { editContent, reactionContent, revokeContent, waKeyOf } from "./message-
 import { createResendStore, type ResendStore } from "./resend-store"
 import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-version"
 import { createAdvRotation, type AdvRotation, type NotificationNode } from "./adv-rotation"
+import { PASSKEY_REQUEST_TYPE, passkeyRequestCause, passkeyRequestOf } from "./passkey-gate"
 import { isOneToOne, privacyTokenAttached, PrivacyTokenLedger } from "./privacy-token"
 import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
 import { mapInboundActions } from "./inbound-actions"
@@ -360,6 +361,14 @@ export class BaileysSession implements WhatsAppSession {
       sock.sendNode(refreshed.ack).catch((err) => this.log.error("acknowledging the pairing secret's rotation failed", { err }))
       auth.saveCreds().catch((err) => this.log.error("saving WhatsApp credentials failed", { err }))
       if (refreshed.qr !== null) this.call(() => this.events.qr(refreshed.qr!))
+    })
+    // WhatsApp asks for a passkey instead of linking (passkey-gate.ts): no QR or code gets past
+    // it, so the attempt ends now and for good rather than when Baileys' QR refs run out.
+    sock.ws.on(`CB:notification,type:${PASSKEY_REQUEST_TYPE}`, (node: NotificationNode) => {
+      const request = passkeyRequestOf(node)
+      if (request === null || this.sock !== sock || !this.pairing) return
+      this.finish("passkey_required", true, { ...this.failureBase(), code: "passkey_required", cause: passkeyRequestCause(request) })
+      void sock.end(undefined)
     })
     sock.ws.on("CB:ack,class:message", (node: AckNode) => {
       const signal = mapServerAck(node, ctx.clock.nowMs())
