@@ -33,6 +33,8 @@ export interface CompanionDevice {
 export class SimAccount {
   readonly identity: KeyPair = Curve.generateKeyPair()
   readonly devices = new Map<number, CompanionDevice>()
+  /** The server gates every new link of this account on its passkey (passkey-gate.ts). Default off. */
+  passkeyToLink = false
   private nextDeviceId = 1
 
   constructor(

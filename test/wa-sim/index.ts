@@ -21,6 +21,7 @@ export { SimContact, type Addressing, type AutoReceipts, type ContactOptions } f
 export { SimGroup, type GroupOptions } from "./groups"
 export { SimPrimary, type LinkedDevice } from "./primary"
 export { advRefreshNode, RetiredQrSecretError, type AdvRefreshChild } from "./adv-refresh"
+export { PasskeyRequiredError, passkeyRequestNode } from "./passkey-gate"
 export type { OutboundMedia, OutboundMessage } from "./outbound"
 export type { MessageKinds, QuotedContext } from "./message-kinds"
 export type { InboundContent, InboundOptions } from "./inbound"

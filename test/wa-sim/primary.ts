@@ -15,6 +15,7 @@ import type { SimAccount } from "./accounts"
 import type { SimConnection } from "./connection"
 import { childBytes, contentBytes, requiredChildBytes, unixSeconds } from "./nodes"
 import { advRefreshNode, RetiredQrSecretError } from "./adv-refresh"
+import { PasskeyRequiredError, passkeyRequestNode } from "./passkey-gate"
 import { deriveAdvSecret, openKeyBundle, unwrapEphemeralKey, wrapEphemeralKey } from "./pairing-code"
 
 /** A companion device the phone has just linked. */
@@ -71,6 +72,7 @@ export class SimPrimary {
       connection.send(advRefreshNode(this.deps.nowMs()))
       throw new RetiredQrSecretError(ref)
     }
+    if (this.account.passkeyToLink) this.gateOnPasskey(connection)
     return this.link(connection, Buffer.from(identityKeyB64, "base64"), Buffer.from(advSecretB64, "base64"))
   }
 
@@ -144,6 +146,7 @@ export class SimPrimary {
     const identityShared = Curve.sharedKey(this.account.identity.private, companionIdentityKey)
     connection.companionHello = undefined
     if (this.deps.advSecretRotation && !connection.advSecretRefreshed) await this.refreshAfterFinish(connection)
+    if (this.account.passkeyToLink) this.gateOnPasskey(connection)
     return this.link(connection, companionIdentityKey, deriveAdvSecret(ephemeralShared, identityShared, bundle.random))
   }
 
@@ -157,6 +160,16 @@ export class SimPrimary {
     const refresh = advRefreshNode(this.deps.nowMs())
     connection.send(refresh)
     await this.deps.waitFor(() => (connection.ackedNotifications.has(refresh.attrs.id!) ? true : undefined), "the companion's ack of companion_reg_refresh")
+  }
+
+  /**
+   * The passkey gate (passkey-gate.ts): the server asks the companion for a passkey assertion
+   * instead of sending `pair-success`, and the phone waits on "Continue on WhatsApp Web". The
+   * connection stays open with its QR refs, as it does for a client that ignores the request.
+   */
+  private gateOnPasskey(connection: SimConnection): never {
+    connection.send(passkeyRequestNode(this.deps.nowMs()))
+    throw new PasskeyRequiredError(this.account.phoneNumber)
   }
 
   /**
