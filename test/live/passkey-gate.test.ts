@@ -79,7 +79,8 @@ async function expectGated(phoneId: string, phoneNumber: string, states: Pairing
   expect(state).toMatchObject({ connectionStatus: "unpaired", qr: null, pairingCode: null })
   expect(state.lastError!.message).toContain("passkey")
   await until(async () => (noConnectionOpen() ? true : undefined), "the socket to close")
-  // Nothing more is shown, and nothing reconnects, while a QR's lifetime would have passed for a short one.
+  // The closed socket is what rules out a later QR; Baileys runs on real time, so a short real
+  // wait checks that nothing reconnects (a retried pairing would open a socket at once).
   const seen = shown(states).length
   await Bun.sleep(1_500)
   expect(shown(states)).toHaveLength(seen)
