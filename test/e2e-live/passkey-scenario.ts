@@ -8,10 +8,11 @@ import { startTlsWorld, type TlsWorld } from "./tls-world"
 /*
  * Passkey-gated linking (docs/live-whatsapp.md § "Passkey-gated linking"): WhatsApp answers the
  * scan or the typed code with a passkey request wagate cannot answer. The pairing ends at once as
- * `passkey_required`: `wagate phones pair` exits 1 with the reason, the pairing state and the
- * dashboard show it, `wagate doctor` says what to do, the warn log has it once, and no further QR
- * comes. Over the TLS front, as in production; passkey-source.test.ts and passkey-binary.test.ts
- * run it against `bun src/main.ts` and the compiled executable (server and CLI alike).
+ * `passkey_required`: `wagate phones pair` exits 1 with the reason, the pairing state, the
+ * dashboard and `wagate phones list --json` show it, `wagate doctor` says what to do, the warn log
+ * has it once, and no further QR comes. Over the TLS front, as in production; passkey-source.test.ts
+ * and passkey-binary.test.ts run it against `bun src/main.ts` and the compiled executable (server
+ * and CLI alike).
  */
 
 const BY_QR = "+15550071111"
@@ -115,6 +116,11 @@ export function describePasskeyGate(label: string, options: { prepare: () => Pro
       const phone = (JSON.parse(doctor.out) as { name: string; detail: string; action: string }[]).find((c) => c.name === "phone")!
       expect(phone.detail).toContain("is unpaired; last error passkey_required at ")
       expect(phone.action).toStartWith(`WhatsApp asks for a passkey to link a device to ${BY_CODE}, which wagate cannot give: cancel the prompt on the phone and try`)
+
+      const list = cli(["phones", "list", "--json"])
+      expect(await list.exited(30_000)).toBe(0)
+      const listed = (JSON.parse(list.out) as { phoneNumber: string; lastError: { code: string } | null }[]).find((p) => p.phoneNumber === BY_CODE)!
+      expect(listed.lastError?.code).toBe("passkey_required")
     })
   })
 }
