@@ -35,6 +35,7 @@ const actions: InboundAction[] = []
 let session: WhatsAppSession | null = null
 let lidAlice: SimContact
 let pnBob: SimContact
+let mixedCarol: SimContact
 
 /** Opens a session on a fresh gateway over the one store, reconnecting when Baileys asks for a restart (after the scan). */
 async function openSession(pair: boolean): Promise<void> {
@@ -70,6 +71,7 @@ beforeAll(async () => {
   writer = createWriter(db)
   lidAlice = sim.contact({ phoneNumber: "+15550062222", name: "Alice", addressing: "lid", encryptedEdits: "lid" })
   pnBob = sim.contact({ phoneNumber: "+15550063333", name: "Bob", encryptedEdits: "pn" })
+  mixedCarol = sim.contact({ phoneNumber: "+15550064444", name: "Carol", addressing: "lid", encryptedEdits: "pn" })
   await openSession(true)
 }, SLOW_HOOK_TIMEOUT_MS)
 
@@ -77,6 +79,9 @@ afterAll(async () => {
   await session?.close()
   await sim?.stop()
 }, SLOW_HOOK_TIMEOUT_MS)
+
+/** How many encrypted edits were counted with this result so far. */
+const counted = (result: string) => Number(counter.render().match(new RegExp(`result="${result}"\\} (\\d+)`))?.[1] ?? 0)
 
 /** A contact writes, then edits what it wrote; resolves with the edit action wagate maps. */
 async function writeAndEdit(contact: SimContact, text: string, edited: string, between?: () => Promise<void>): Promise<InboundAction | undefined> {
@@ -90,19 +95,36 @@ async function writeAndEdit(contact: SimContact, text: string, edited: string, b
 
 describe("encrypted edits from the simulator, in process", () => {
   test("a contact deriving with its LID: the edit arrives encrypted and maps to the edit with its new text", async () => {
+    const before = counted("decrypted")
     const action = await writeAndEdit(lidAlice, "see you at 5", "see you at 6")
     expect(action).toMatchObject({ kind: "edit", from: `+${lidAlice.phoneNumber}`, content: "see you at 6" })
     // The simulator really sent the envelope: Baileys handed wagate a secretEncryptedMessage.
-    expect(counter.render()).toContain('result="decrypted"} 1')
+    expect(counted("decrypted")).toBe(before + 1)
+  })
+
+  test("a contact WhatsApp names by its LID but deriving with its number: the other identity is tried", async () => {
+    const action = await writeAndEdit(mixedCarol, "call me at 9", "call me at 10")
+    expect(action).toMatchObject({ kind: "edit", from: `+${mixedCarol.phoneNumber}`, content: "call me at 10" })
   })
 
   test("a contact deriving with its number, the edit arriving after the gateway started over on the same store", async () => {
+    const before = counted("decrypted")
     const action = await writeAndEdit(pnBob, "the total is 40", "the total is 45", async () => {
       await session?.close()
       await openSession(false)
     })
     expect(action).toMatchObject({ kind: "edit", from: `+${pnBob.phoneNumber}`, content: "the total is 45" })
-    expect(counter.render()).toContain('result="decrypted"} 2')
+    expect(counted("decrypted")).toBe(before + 1)
+  })
+
+  test("the secret of a message we send is stored under our number and LID, the one the contact received", async () => {
+    await session!.sendPart({ waMessageId: "3EB0OURSECRET0001", toJid: `${pnBob.phoneNumber}@s.whatsapp.net`, text: "your order shipped" })
+    const received = await sim.nextMessage(pnBob, { timeoutMs: 10_000 })
+    const sentSecret = received.copies[0]!.message.messageContextInfo?.messageSecret
+    expect(sentSecret?.length).toBe(32)
+    const row = db.query<{ sender_jid: string; sender_alt_jid: string | null; secret: Uint8Array }, [string]>("SELECT sender_jid, sender_alt_jid, secret FROM wa_message_secrets WHERE wa_message_id = ?").get("3EB0OURSECRET0001")
+    expect(row).toMatchObject({ sender_jid: MY_JID, sender_alt_jid: expect.stringMatching(/@lid$/) })
+    expect(Buffer.from(row!.secret).equals(Buffer.from(sentSecret!))).toBe(true)
   })
 
   test("an edit of a message whose secret is no longer stored is counted, not mapped, and no empty message is recorded", async () => {
@@ -111,8 +133,9 @@ describe("encrypted edits from the simulator, in process", () => {
     // As if pruned: older than the retention.
     expect(db.query("DELETE FROM wa_message_secrets WHERE wa_message_id = ?").run(id).changes).toBe(1)
     const before = inbound.length
+    const noSecret = counted("no_secret")
     await sim.sendInbound(pnBob, edit({ remoteJid: MY_JID, id, fromMe: true }, "changed", Date.now()))
-    await waitUntil(() => counter.render().includes('result="no_secret"'), 10_000, "the undecryptable edit counted")
+    await waitUntil(() => counted("no_secret") === noSecret + 1, 10_000, "the undecryptable edit counted")
     expect(actions.some((a) => a.targetWaMessageId === id)).toBe(false)
     expect(inbound.length).toBe(before)
   })
