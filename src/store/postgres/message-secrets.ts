@@ -3,8 +3,11 @@ import { secretOf } from "../message-secrets"
 import type { MessageSecretsQueries } from "../store"
 import { toBytes } from "./rows"
 
+// An upsert's rows travel as one array per column (`unnest`), one statement however many; the
+// secrets as hex text, which decode() turns back into bytea.
 const INSERT = `INSERT INTO wa_message_secrets (phone_id, chat_jid, wa_message_id, sender_jid, sender_alt_jid, secret, created_at_ms)
-  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (phone_id, wa_message_id, chat_jid, sender_jid) DO NOTHING`
+  SELECT p, c, w, s, a, decode(x, 'hex'), t FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[]) AS v(p, c, w, s, a, x, t)
+  ON CONFLICT (phone_id, wa_message_id, chat_jid, sender_jid) DO NOTHING`
 const SELECT = `SELECT chat_jid, sender_jid, sender_alt_jid, secret, created_at_ms FROM wa_message_secrets
   WHERE phone_id = $1 AND wa_message_id = $2 ORDER BY created_at_ms, chat_jid, sender_jid`
 // SKIP LOCKED, as wa-resend.ts: two nodes pruning at once each take rows the other is not deleting.
@@ -15,7 +18,17 @@ const PRUNE = `DELETE FROM wa_message_secrets WHERE (phone_id, wa_message_id, ch
 export function pgMessageSecretsQueries(sql: SQL): MessageSecretsQueries {
   return {
     async saveMessageSecrets(rows) {
-      for (const r of rows) await sql.unsafe(INSERT, [r.phoneId, r.chatJid, r.waMessageId, r.senderJid, r.senderAltJid, r.secret, r.createdAtMs])
+      if (rows.length === 0) return
+      const column = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f)
+      await sql.unsafe(INSERT, [
+        column((r) => r.phoneId),
+        column((r) => r.chatJid),
+        column((r) => r.waMessageId),
+        column((r) => r.senderJid),
+        column((r) => r.senderAltJid),
+        column((r) => Buffer.from(r.secret).toString("hex")),
+        column((r) => r.createdAtMs),
+      ])
     },
     async findMessageSecrets(phoneId, waMessageId) {
       const rows = await sql.unsafe<{ chat_jid: string; sender_jid: string; sender_alt_jid: string | null; secret: Uint8Array; created_at_ms: number }[]>(SELECT, [

@@ -27,11 +27,14 @@ describeStores("message secrets", (open) => {
     expect(await store.findMessageSecrets("ph_1", "3EB0BB")).toEqual([])
   })
 
-  test("the first secret stored for a chat, id and sender is kept: a message delivered again cannot replace it", async () => {
+  test("the first secret stored for a chat, id and sender is kept: a message delivered again, or twice in one batch, cannot replace it", async () => {
     const store = await open()
     await store.write((q) => q.saveMessageSecrets([row()]))
     await store.write((q) => q.saveMessageSecrets([row({ secret: secret(9), createdAtMs: TEST_EPOCH_MS + 5 })]))
     expect((await store.findMessageSecrets("ph_1", "3EB0AA")).map((r) => r.secret)).toEqual([secret(1)])
+    await store.write((q) => q.saveMessageSecrets([row({ waMessageId: "3EB0CC", secret: secret(3) }), row({ waMessageId: "3EB0CC", secret: secret(4) })]))
+    expect((await store.findMessageSecrets("ph_1", "3EB0CC")).map((r) => r.secret)).toEqual([secret(3)])
+    await store.write((q) => q.saveMessageSecrets([]))
   })
 
   test("the same WhatsApp id from two senders (a group and a 1:1 chat) keeps both rows, oldest first", async () => {
