@@ -181,6 +181,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       waVersion: config.waVersion,
       connectTimeoutMs: config.waConnectTimeoutMs,
       waResendRetentionDays: config.waResendRetentionDays,
+      encryptedEdits: metrics.encryptedEdits,
       fenceOf: (phoneId) => ownership.fenceOf(phoneId),
       onFenceRefused: (phoneId) => ownership.refused(phoneId),
     })

@@ -14,6 +14,7 @@ export async function renderMetrics(ctx: DomainContext, metrics: AppMetrics): Pr
     metrics.rateLimitRejections.render(),
     metrics.webhookAttempts.render(),
     metrics.webhookDeliveryLag.render(),
+    metrics.encryptedEdits.render(),
     renderGauge(
       "wagate_messages",
       "Outbound messages by environment and current status.",

@@ -2,7 +2,7 @@ import type { Clock } from "../lib/clock"
 import type { Logger } from "../lib/logger"
 import type { Scheduler } from "../lib/scheduler"
 import { DAY_MS } from "../lib/time"
-import type { Store } from "../store/store"
+import type { Store, StoreQueries } from "../store/store"
 
 export const WA_RESEND_RETENTION_KIND = "wa-resend-retention"
 /** The first pass runs a minute after start, out of the way of a restart's reconnects. */
@@ -12,11 +12,25 @@ export const WA_RESEND_INTERVAL_MS = 3_600_000
 /** Rows deleted per write: one small blob each, so a batch never holds the writer for long. */
 export const WA_RESEND_BATCH = 500
 
-/** Forgets the WhatsApp messages kept for retry receipts once they are older than the retention. */
+/**
+ * How long a message's secret is kept (src/store/message-secrets.ts). WhatsApp lets a message be
+ * edited for 15 minutes, and an edit made then may wait in WhatsApp's offline queue for about 30
+ * days before a phone that was off receives it; a secret older than that decrypts nothing more.
+ * Poll votes, which will read the same store, may need longer (docs/live-whatsapp.md, "Encrypted
+ * edits"). Independent of the resend retention, which may be 0.
+ */
+export const MESSAGE_SECRET_RETENTION_DAYS = 30
+
+/**
+ * Forgets the WhatsApp messages kept for retry receipts once they are older than the retention,
+ * and in the same pass the message secrets older than MESSAGE_SECRET_RETENTION_DAYS.
+ */
 export interface WaResendRetention {
   start(): void
   /** One pass: deletes every stored message sent before now minus the retention; returns how many. */
   prune(): Promise<number>
+  /** One pass over the message secrets: deletes those stored more than MESSAGE_SECRET_RETENTION_DAYS ago; returns how many. */
+  pruneSecrets(): Promise<number>
   stop(): Promise<void>
 }
 
@@ -37,19 +51,35 @@ export function createWaResendRetention(deps: {
   let stopped = false
   let running: Promise<number> | null = null
 
-  async function prune(): Promise<number> {
-    const cutoffMs = clock.nowMs() - retentionDays * DAY_MS
+  async function inBatches(deleteBatch: (q: StoreQueries) => Promise<number>): Promise<number> {
     let total = 0
     for (;;) {
       if (stopped) return total
-      const deleted = await store.write(async (q) => q.pruneSentWaMessages(cutoffMs, WA_RESEND_BATCH))
+      const deleted = await store.write(deleteBatch)
       total += deleted
       if (deleted < WA_RESEND_BATCH) return total
     }
   }
 
+  function prune(): Promise<number> {
+    const cutoffMs = clock.nowMs() - retentionDays * DAY_MS
+    return inBatches((q) => q.pruneSentWaMessages(cutoffMs, WA_RESEND_BATCH))
+  }
+
+  function pruneSecrets(): Promise<number> {
+    const cutoffMs = clock.nowMs() - MESSAGE_SECRET_RETENTION_DAYS * DAY_MS
+    return inBatches((q) => q.pruneMessageSecrets(cutoffMs, WA_RESEND_BATCH))
+  }
+
+  async function pass(): Promise<number> {
+    const messages = await prune()
+    const secrets = await pruneSecrets()
+    if (secrets > 0) logger.info("message secrets older than the retention deleted", { secrets, retentionDays: MESSAGE_SECRET_RETENTION_DAYS })
+    return messages
+  }
+
   function runPass(): void {
-    running = prune()
+    running = pass()
     running
       .then((n) => {
         if (n > 0) logger.info("WhatsApp messages kept for retry receipts deleted", { messages: n, retentionDays })
@@ -68,6 +98,7 @@ export function createWaResendRetention(deps: {
       scheduler.schedule(WA_RESEND_RETENTION_KIND, "pass", clock.nowMs() + WA_RESEND_FIRST_DELAY_MS)
     },
     prune,
+    pruneSecrets,
     async stop() {
       stopped = true
       await running?.catch(() => 0)

@@ -8,6 +8,8 @@ export interface AppMetrics {
   rateLimitRejections: Counter
   webhookAttempts: Counter
   webhookDeliveryLag: Histogram
+  /** Inbound edits that arrived encrypted (secretEncryptedMessage), by result: decrypted, no_secret or undecryptable. */
+  encryptedEdits: Counter
 }
 
 /** Fresh, empty series (one set per process), each labelled with the node that keeps them. */
@@ -26,6 +28,11 @@ export function createAppMetrics(options: { nodeId: string }): AppMetrics {
       "wagate_webhook_delivery_lag_seconds",
       "How late each webhook attempt started after it fell due.",
       [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60],
+      constantLabels,
+    ),
+    encryptedEdits: new Counter(
+      "wagate_encrypted_edits_total",
+      "Inbound edits that arrived encrypted, by result: decrypted, no_secret (the edited message's secret is not stored) or undecryptable.",
       constantLabels,
     ),
   }

@@ -442,6 +442,26 @@ CREATE TABLE rate_buckets (
 // so the column stays empty outside the contract tests.
 const NODE_URLS = `ALTER TABLE nodes ADD COLUMN url TEXT;`
 
+const MESSAGE_SECRETS = `
+-- The messageContextInfo.messageSecret of every WhatsApp message a phone sends or receives: an
+-- edit that arrives as secretEncryptedMessage is encrypted with a key derived from the secret of
+-- the message it edits (docs/live-whatsapp.md, "Encrypted edits"), and poll votes use the same.
+-- A WhatsApp id is chosen by its sender, so chat and sender are part of the key; sender_alt_jid is
+-- the sender's other identity (LID or number) when the message named both. Pruned 30 days after it
+-- was stored, by the pass that prunes wa_resend_messages (src/domain/wa-resend-retention.ts).
+CREATE TABLE wa_message_secrets (
+  phone_id TEXT NOT NULL,
+  chat_jid TEXT NOT NULL,
+  wa_message_id TEXT NOT NULL,
+  sender_jid TEXT NOT NULL,
+  sender_alt_jid TEXT,
+  secret BLOB NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (phone_id, wa_message_id, chat_jid, sender_jid)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX wa_message_secrets_created ON wa_message_secrets (created_at_ms);
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -533,5 +553,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 18,
     name: "node URLs for forwarded requests",
     up: (db) => db.exec(NODE_URLS),
+  },
+  {
+    version: 19,
+    name: "message secrets",
+    up: (db) => db.exec(MESSAGE_SECRETS),
   },
 ]

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { ChangeTracker } from "./change-tracker"
 import type { Writer, WriteTx as WriterTx } from "./writer"
-import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "./store"
+import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "./store"
 
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
@@ -29,6 +29,7 @@ import * as stats from "./stats"
 import * as usage from "./usage"
 import * as wa_auth from "./wa-auth"
 import * as wa_resend from "./wa-resend"
+import * as message_secrets from "./message-secrets"
 import * as webhooks from "./webhooks"
 
 function accountsQueries(db: Database): AccountsQueries {
@@ -222,6 +223,14 @@ function waResendQueries(db: Database): WaResendQueries {
   }
 }
 
+function messageSecretsQueries(db: Database): MessageSecretsQueries {
+  return {
+    saveMessageSecrets: async (rows) => message_secrets.saveMessageSecrets(db, rows),
+    findMessageSecrets: async (phoneId, waMessageId) => message_secrets.findMessageSecrets(db, phoneId, waMessageId),
+    pruneMessageSecrets: async (cutoffMs, limit) => message_secrets.pruneMessageSecrets(db, cutoffMs, limit),
+  }
+}
+
 function webhooksQueries(db: Database): WebhooksQueries {
   return {
     insertEndpoint: async (row) => webhooks.insertEndpoint(db, row),
@@ -252,7 +261,7 @@ function webhooksQueries(db: Database): WebhooksQueries {
 
 /** Every query of the seam, run on `db` (the writer's connection, so inside its open transaction when one is). */
 export function sqliteQueries(db: Database): StoreQueries {
-  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db), ...rateBucketsQueries(db) }
+  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...messageSecretsQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db), ...rateBucketsQueries(db) }
 }
 
 /** The seam over one SQLite connection, its writer and its change tracker. */

@@ -28,6 +28,7 @@ import type { SettingKey } from "./settings"
 import type { ApiRequestCounts } from "./usage"
 import type { WaKeyChange } from "./wa-auth"
 import type { SentWaMessage } from "./wa-resend"
+import type { MessageSecret } from "./message-secrets"
 import type { EndpointRow, EventRow, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
 
 /** src/store/accounts.ts */
@@ -317,6 +318,16 @@ export interface WaResendQueries {
   pruneSentWaMessages(cutoffMs: number, limit: number): Promise<number>
 }
 
+/** src/store/message-secrets.ts */
+export interface MessageSecretsQueries {
+  /** Stores the secrets of several messages; one already stored for the same chat, id and sender is kept. */
+  saveMessageSecrets(rows: readonly MessageSecret[]): Promise<void>
+  /** Every secret a phone stored under a WhatsApp id (usually one), oldest first; the caller picks by chat and sender. */
+  findMessageSecrets(phoneId: string, waMessageId: string): Promise<MessageSecret[]>
+  /** Deletes up to `limit` secrets stored before `cutoffMs`, oldest first; returns how many. */
+  pruneMessageSecrets(cutoffMs: number, limit: number): Promise<number>
+}
+
 /** src/store/webhooks.ts */
 export interface WebhooksQueries {
   /** Inserts an endpoint. */
@@ -379,13 +390,13 @@ export interface WebhooksQueries {
   pruneEvents(cutoffMs: number, limit: number): Promise<number>
 }
 
-export interface StoreQueries extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries, WaResendQueries, WebhooksQueries {}
+export interface StoreQueries extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries {}
 
 /** Every query, as one flat set of methods: `store.findMessage(id)`, and the same on a transaction. */
 export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
-    WaResendQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries {}
+    WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

@@ -89,6 +89,7 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "wa_creds", into: "wa_creds" },
   { table: "wa_keys", into: "wa_keys" },
   { table: "wa_resend_messages", into: "wa_resend_messages" },
+  { table: "wa_message_secrets", into: "wa_message_secrets" },
   { table: "dashboard_sessions", into: "dashboard_sessions" },
 ]
 

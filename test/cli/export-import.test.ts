@@ -76,6 +76,7 @@ async function sqliteInstall(): Promise<Install> {
   db.run("INSERT INTO wa_creds (phone_id, data, updated_at_ms) VALUES (?, ?, ?)", [live.phone.id, '{"me":{"id":"1@s.whatsapp.net"}}', 1])
   db.run("INSERT INTO wa_keys (phone_id, type, id, data) VALUES (?, 'pre-key', '1', '{\"k\":\"v\"}')", [live.phone.id])
   db.run("INSERT INTO wa_resend_messages (phone_id, wa_message_id, message, sent_at_ms) VALUES (?, 'WA1', ?, 2)", [live.phone.id, BLOB])
+  db.run("INSERT INTO wa_message_secrets (phone_id, chat_jid, wa_message_id, sender_jid, sender_alt_jid, secret, created_at_ms) VALUES (?, '14155550166@s.whatsapp.net', 'IN1', '14155550166@s.whatsapp.net', NULL, ?, 3)", [live.phone.id, BLOB])
   db.run("UPDATE phones SET stays_offline = 1 WHERE id = ?", [phone.id])
   // What the single node held: a lease and a delivery claim, which must not follow it.
   db.run("UPDATE phone_leases SET node_id = 'old-box', token = 7, expires_at_ms = ? WHERE phone_id = ?", [h.clock.nowMs() + 3_600_000, live.phone.id])
@@ -158,7 +159,7 @@ describe("wagate export and wagate import", () => {
     expect(res.stdout).toMatch(/^Imported \d+ rows from /)
 
     const [before, after] = [await sqliteRows(), await postgresRows(url)]
-    for (const table of ["accounts", "api_keys", "phones", "messages", "message_parts", "inbound_messages", "events", "webhook_deliveries", "webhook_attempts", "wa_creds", "wa_keys", "wa_resend_messages"]) {
+    for (const table of ["accounts", "api_keys", "phones", "messages", "message_parts", "inbound_messages", "events", "webhook_deliveries", "webhook_attempts", "wa_creds", "wa_keys", "wa_resend_messages", "wa_message_secrets"]) {
       expect([table, before[table]!.length > 0]).toEqual([table, true])
     }
     expect(after).toEqual(before)

@@ -244,6 +244,7 @@ describe("/metrics", () => {
       wagate_rate_limit_rejections_total: "counter",
       wagate_webhook_attempts_total: "counter",
       wagate_webhook_delivery_lag_seconds: "histogram",
+      wagate_encrypted_edits_total: "counter",
       wagate_messages: "gauge",
       wagate_phones: "gauge",
       wagate_webhook_deliveries_pending: "gauge",
@@ -260,8 +261,8 @@ describe("/metrics", () => {
     expect((await h.request("GET", "/v1/account", { key })).status).toBe(429)
     const { samples, types } = await scrape(h, await h.adminToken())
     const families = new Set(samples.map((s) => s.name.replace(/_(bucket|sum|count)$/, "")))
-    // Every family but the webhook ones (no endpoint here) has samples.
-    expect([...types.keys()].filter((f) => !families.has(f)).sort()).toEqual(["wagate_webhook_attempts_total", "wagate_webhook_delivery_lag_seconds"])
+    // Every family but the webhook ones (no endpoint here) and encrypted edits (no live phone) has samples.
+    expect([...types.keys()].filter((f) => !families.has(f)).sort()).toEqual(["wagate_encrypted_edits_total", "wagate_webhook_attempts_total", "wagate_webhook_delivery_lag_seconds"])
     expect(samples.filter((s) => s.labels.node !== "eu-west.node_7")).toEqual([])
   })
 

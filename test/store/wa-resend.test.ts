@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { proto } from "@whiskeysockets/baileys"
-import { WA_RESEND_BATCH, WA_RESEND_FIRST_DELAY_MS, WA_RESEND_INTERVAL_MS } from "../../src/domain/wa-resend-retention"
+import { MESSAGE_SECRET_RETENTION_DAYS, WA_RESEND_BATCH, WA_RESEND_FIRST_DELAY_MS, WA_RESEND_INTERVAL_MS } from "../../src/domain/wa-resend-retention"
 import { migrate, openDatabase } from "../../src/store/db"
 import { loadSentWaMessage, pruneSentWaMessages, saveSentWaMessage } from "../../src/store/wa-resend"
 import { createHarness, type Harness } from "../helpers/harness"
@@ -70,5 +70,24 @@ describe("retention of stored WhatsApp messages", () => {
     await store("AN_HOUR", h.clock.nowMs() - 3_600_000)
     await h.advance(WA_RESEND_FIRST_DELAY_MS)
     expect([kept("TWO_DAYS"), kept("AN_HOUR")]).toEqual([false, true])
+  })
+
+  test("message secrets are kept 30 days whatever the resend retention, and pruned by the same pass", async () => {
+    h = await createHarness({ env: { WAGATE_WA_RESEND_RETENTION_DAYS: "0" } })
+    const now = h.clock.nowMs()
+    const secret = (waMessageId: string, createdAtMs: number) => ({
+      phoneId: "ph_r",
+      chatJid: "15550002222@s.whatsapp.net",
+      waMessageId,
+      senderJid: "15550002222@s.whatsapp.net",
+      senderAltJid: null,
+      secret: new Uint8Array(32).fill(5),
+      createdAtMs,
+    })
+    await h.services.ctx.store.write((q) => q.saveMessageSecrets([secret("OLD", now - MESSAGE_SECRET_RETENTION_DAYS * DAY_MS - 1), secret("YOUNG", now - 29 * DAY_MS)]))
+    const secretKept = async (id: string) => (await h.services.ctx.store.findMessageSecrets("ph_r", id)).length === 1
+    await h.advance(WA_RESEND_FIRST_DELAY_MS)
+    for (let turn = 0; turn < 10; turn++) await h.advance(0)
+    expect([await secretKept("OLD"), await secretKept("YOUNG")]).toEqual([false, true])
   })
 })

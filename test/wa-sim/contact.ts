@@ -16,6 +16,7 @@ import {
 import type { DeviceBundle } from "./accounts"
 import { MemoryKeyStore } from "./memory-keys"
 import { silentLogger } from "./silent-logger"
+import type { EditIdentity } from "./message-secret"
 
 /** How a contact's 1:1 stanzas and receipts name it: by phone number or by LID. */
 export type Addressing = "pn" | "lid"
@@ -56,6 +57,12 @@ export interface ContactOptions {
    * either device may send the receipts (`sim.deliver(id, contact, { device: 1 })`). Default none.
    */
   otherDevices?: number[]
+  /**
+   * The contact's app sends its edits encrypted with the edited message's secret
+   * (`secretEncryptedMessage`, message-secret.ts), deriving the key with its LID or its number;
+   * its messages then carry a `messageSecret`. Default null: plain edits, no secret.
+   */
+  encryptedEdits?: EditIdentity | null
 }
 
 /** One-time pre-keys each contact publishes; every session a peer opens uses one. */
@@ -73,6 +80,8 @@ export class SimContact {
   readonly addressing: Addressing
   /** Writable: a test can have a contact hide its number after WhatsApp named it once. */
   hidesNumber: boolean
+  /** Writable: a test can switch encrypted edits on or off (ContactOptions.encryptedEdits). */
+  encryptedEdits: EditIdentity | null
   readonly onWhatsApp: boolean
   readonly readReceipts: boolean
   readonly autoAck: boolean
@@ -100,6 +109,7 @@ export class SimContact {
     this.name = options.name ?? `Contact ${this.phoneNumber.slice(-4)}`
     this.addressing = options.addressing ?? "pn"
     this.hidesNumber = options.hidesNumber ?? false
+    this.encryptedEdits = options.encryptedEdits ?? null
     this.onWhatsApp = options.onWhatsApp ?? true
     this.readReceipts = options.readReceipts ?? true
     this.autoAck = options.autoAck ?? true

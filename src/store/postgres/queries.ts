@@ -17,6 +17,7 @@ import { pgStatsQueries } from "./stats"
 import { pgUsageQueries } from "./usage"
 import { pgWaAuthQueries } from "./wa-auth"
 import { pgWaResendQueries } from "./wa-resend"
+import { pgMessageSecretsQueries } from "./message-secrets"
 import { pgWebhooksQueries } from "./webhooks"
 
 /*
@@ -43,6 +44,7 @@ const PG_QUERY_GROUPS = [
   pgUsageQueries,
   pgWaAuthQueries,
   pgWaResendQueries,
+  pgMessageSecretsQueries,
   pgWebhooksQueries,
   pgDeliveryClaimQueries,
   pgLeaseQueries,

@@ -67,6 +67,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
     waVersion: options.waVersion,
     connectTimeoutMs: options.connectTimeoutMs,
     waResendRetentionDays: options.waResendRetentionDays,
+    encryptedEdits: options.encryptedEdits,
     fenceOf: options.fenceOf,
     onFenceRefused: options.onFenceRefused,
     baileys: loadOnce,

@@ -354,6 +354,7 @@ export interface MessageContentLike {
   contactMessage?: { displayName?: string | null } | null
   contactsArrayMessage?: { displayName?: string | null } | null
   protocolMessage?: object | null
+  secretEncryptedMessage?: object | null
   reactionMessage?: object | null
   encReactionMessage?: object | null
   pollUpdateMessage?: object | null
@@ -399,6 +400,8 @@ export function unwrapContent(content: MessageContentLike | null | undefined): M
 /** Content that is not a message to the user: edits and deletes, reactions, poll votes, pins. */
 const NOT_USER_CONTENT = [
   "protocolMessage",
+  // An encrypted edit (message-secrets.ts): never a message of its own, decrypted or not.
+  "secretEncryptedMessage",
   "reactionMessage",
   "encReactionMessage",
   "pollUpdateMessage",

@@ -36,6 +36,8 @@ import {
 import { kindContent, sendOptions, withMentions } from "./part-kinds"
 import { editContent, reactionContent, revokeContent, waKeyOf } from "./message-actions"
 import { createResendStore, type ResendStore } from "./resend-store"
+import { createMessageSecrets, type MessageSecrets } from "./message-secrets"
+import type { Counter } from "../../lib/metrics"
 import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-version"
 import { createAdvRotation, type AdvRotation, type NotificationNode } from "./adv-rotation"
 import { PASSKEY_REQUEST_TYPE, passkeyRequestCause, passkeyRequestOf } from "./passkey-gate"
@@ -76,6 +78,8 @@ export interface SessionSettings {
   connectTimeoutMs?: number
   /** Days each sent message is kept to answer retry receipts (resend-store.ts); 0 or absent keeps none. */
   waResendRetentionDays?: number
+  /** Counts encrypted edits by result (message-secrets.ts): `wagate_encrypted_edits_total`. */
+  encryptedEdits?: Counter
   /**
    * The lease a phone's credential and key writes must prove, read when its socket opens
    * (auth-state.ts); absent or null when one process owns every phone.
@@ -165,6 +169,7 @@ export class BaileysSession implements WhatsAppSession {
   private inboundChain: Promise<void> = Promise.resolve()
   private readonly log: Logger
   private resend: ResendStore | null = null
+  private secrets: MessageSecrets | null = null
   /** Whether each recent 1:1 part carried the contact's privacy token, so a 463 says which case it is. */
   private readonly privacyTokens = new PrivacyTokenLedger()
 
@@ -233,6 +238,7 @@ export class BaileysSession implements WhatsAppSession {
       ? await sendMediaPart(await this.ctx.baileys(), sock, { ...part, media: part.media }, options, { nowMs: () => this.ctx.clock.nowMs(), log: this.log })
       : await sock.sendMessage(part.toJid, partContent(part), options)
     await this.resend?.remember(sent)
+    await this.secrets?.rememberSent(sent, sock.user ?? {})
   }
 
   async checkNumbers(phoneNumbers: string[]): Promise<Map<string, string | null>> {
@@ -328,6 +334,7 @@ export class BaileysSession implements WhatsAppSession {
     const logger = bridgeLogger(ctx.logger, { phoneId })
     const resend = createResendStore(ctx, phoneId, baileys)
     this.resend = resend
+    this.secrets = createMessageSecrets(ctx, phoneId, (bytes) => baileys.proto.Message.decode(bytes))
     const sock = baileys.makeWASocket({
       auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger, ctx.signalKeyCache.forPhone(phoneId)) },
       waWebSocketUrl: ctx.wsUrl,
@@ -404,11 +411,19 @@ export class BaileysSession implements WhatsAppSession {
     if (upsert) {
       for (const signal of mapOwnUpserts(upsert, nowMs)) this.report(signal)
       const pnForLid = (lid: string) => sock.signalRepository.lidMapping.getPNForLID(lid)
+      const secrets = this.secrets
+      // Secrets are stored before anything is mapped: an edit in the same batch may need one.
+      let opened: typeof upsert = upsert
       this.inboundChain = this.inboundChain
-        .then(() => mapInboundUpsert(upsert, { pnForLid, nowMs }))
+        .then(async () => {
+          if (!secrets) return
+          await secrets.rememberUpsert(upsert, sock.user ?? {})
+          opened = (await secrets.openEdits(upsert)) as typeof upsert
+        })
+        .then(() => mapInboundUpsert(opened, { pnForLid, nowMs }))
         .then((messages) => {
           for (const m of messages) this.call(() => this.events.inbound(m))
-          return mapInboundActions(upsert, { pnForLid, nowMs })
+          return mapInboundActions(opened, { pnForLid, nowMs })
         })
         .then((actions) => {
           for (const a of actions) this.call(() => this.events.inboundAction?.(a))
