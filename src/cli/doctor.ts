@@ -64,13 +64,23 @@ export function phoneCheck(phone: PhoneRow, suggest: Suggest): CheckResult {
   const lastError = lastErrorOf(phone)
   // The stored sentence names a network error or WhatsApp's close reason: outside text.
   const error = lastError && `; last error ${lastError.code} at ${toIso(lastError.atMs)}: ${boundedOutsideText(lastError.message)}`
-  const found = `${number} (${phone.id}) is ${status}${error ?? ""}`
+  const watchdog = watchdogNote(phone)
+  const found = `${number} (${phone.id}) is ${status}${error ?? ""}${watchdog}`
   const pair = `\`${suggest(`phones pair ${number}`)}\``
-  if (status === "connected") return ok("phone", `${number} (${phone.id}) is connected${phone.lastConnectedAtMs ? ` since ${toIso(phone.lastConnectedAtMs)}` : ""}`)
+  if (status === "connected") return ok("phone", `${number} (${phone.id}) is connected${phone.lastConnectedAtMs ? ` since ${toIso(phone.lastConnectedAtMs)}` : ""}${watchdog}`)
   if (status === "unpaired" || status === "logged_out") return fail("phone", found, `Pair it with ${pair} and scan the QR code with WhatsApp on ${number}.`)
   if (lastError) return fail("phone", found, `Do what the last error says, then connect it again with ${pair}.`)
   if (status === "disconnected") return fail("phone", found, `Connect it again with ${pair}, which logs in with its stored credentials.`)
   return ok("phone", `${found}: a pairing or login is under way`)
+}
+
+/**
+ * When WhatsApp's end-of-offline-queue marker last failed to come after a login and wagate's
+ * watchdog released the held inbound messages instead (docs/live-whatsapp.md § "Receiving stalls").
+ */
+function watchdogNote(phone: PhoneRow): string {
+  if (phone.offlineWatchdogAtMs === null) return ""
+  return `; at ${toIso(phone.offlineWatchdogAtMs)} WhatsApp's offline marker did not come after login and wagate's watchdog released the held inbound messages`
 }
 
 const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", fail: "FAIL", skip: "skip" }

@@ -442,6 +442,11 @@ CREATE TABLE rate_buckets (
 // so the column stays empty outside the contract tests.
 const NODE_URLS = `ALTER TABLE nodes ADD COLUMN url TEXT;`
 
+// When the offline-marker watchdog last released a phone's held inbound events because WhatsApp's
+// <ib><offline> marker had not come (docs/live-whatsapp.md § "Receiving stalls"); NULL when never.
+// PostgreSQL migration 9 adds the same column.
+const PHONES_OFFLINE_WATCHDOG = `ALTER TABLE phones ADD COLUMN offline_watchdog_at_ms INTEGER;`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -533,5 +538,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 18,
     name: "node URLs for forwarded requests",
     up: (db) => db.exec(NODE_URLS),
+  },
+  {
+    version: 21,
+    name: "offline-marker watchdog on phones",
+    up: (db) => db.exec(PHONES_OFFLINE_WATCHDOG),
   },
 ]
