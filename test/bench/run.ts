@@ -628,8 +628,8 @@ async function main() {
   if (reconnect) {
     const f = (n: number) => n.toFixed(1)
     console.log(
-      `reconnect, ${reconnect.cycles} disconnect/connect cycles of one paired phone: RSS ${f(reconnect.rssAfterWarmupMiB)} MiB after ${reconnect.warmupCycles} → ` +
-        `${f(reconnect.rssAfterCyclesMiB)} MiB after ${reconnect.cycles}, growth ${f(reconnect.growthAfterWarmupMiB)} MiB ` +
+      `reconnect, ${reconnect.cycles} disconnect/connect cycles of one paired phone: lowest RSS ${f(reconnect.rssAfterWarmupMiB)} MiB in the 20 cycles after the ${reconnect.warmupCycles}-cycle warm-up → ` +
+        `${f(reconnect.rssAfterCyclesMiB)} MiB in the last 20, growth ${f(reconnect.growthAfterWarmupMiB)} MiB; settled ${f(reconnect.settledRssMiB)} MiB ` +
         `(target < 10 MiB${reconnect.growthAfterWarmupMiB < 10 ? ", met" : ", MISSED"}); every ten cycles ${reconnect.rssEveryTenMiB.join(", ")} MiB; ${reconnect.secondsPerCycle.toFixed(2)} s a cycle`,
     )
   }
