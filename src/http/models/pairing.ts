@@ -51,7 +51,7 @@ export const PairingState = named("PairingState", Type.Object({
   }),
   offlineWatchdogAt: Type.Union([Timestamp, Type.Null()], {
     description:
-      "When wagate last released the inbound messages held after a login because WhatsApp's end-of-offline-queue marker had not come within WAGATE_WA_OFFLINE_MARKER_WAIT_MS (docs/live-whatsapp.md § \"Receiving stalls\"); null when never.",
+      "When wagate last released the inbound messages held after a login because WhatsApp's end-of-offline-queue marker had not come within WAGATE_WA_OFFLINE_MARKER_WAIT_MS (see Receiving stalls in docs/live-whatsapp.md); null when never.",
   }),
   updatedAt: Timestamp,
 }))
