@@ -1,7 +1,11 @@
-import { describe, expect, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import * as baileys from "@whiskeysockets/baileys"
 import { MemoryAuth } from "../wa-sim/baileys-client"
 import { silentLogger } from "../wa-sim/silent-logger"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Opens a real Baileys socket: see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 /*
  * wagate's patch of Baileys 7.0.0-rc14 (patches/, applied by `bun install`; CONTRIBUTING.md
