@@ -4,9 +4,9 @@ import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { isPostgresUrl, redactDatabaseUrl } from "./lib/database-url"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
-import { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS } from "./whatsapp/gateway"
+import { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_OFFLINE_MARKER_WAIT_MS } from "./whatsapp/gateway"
 
-export { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS }
+export { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_OFFLINE_MARKER_WAIT_MS }
 
 /** Defaults of every setting (docs/decisions.md § "Configuration and operations"). */
 export const DEFAULT_PORT = 3000
@@ -77,6 +77,8 @@ export interface Config {
   waWsUrl: string
   /** How long opening the WhatsApp socket and its handshake may take before the attempt fails. */
   waConnectTimeoutMs: number
+  /** How long after login to wait for WhatsApp's end-of-offline-queue marker before releasing held inbound events. */
+  waOfflineMarkerWaitMs: number
   /** How many phones may be opening their WhatsApp socket (pairing or reconnecting) at once. */
   waConnectConcurrency: number
   /**
@@ -250,6 +252,7 @@ export const SETTINGS = [
   { key: "nodeUrl", flag: "node-url", env: "WAGATE_NODE_URL", parse: nodeUrl },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
+  { key: "waOfflineMarkerWaitMs", flag: "wa-offline-marker-wait-ms", env: "WAGATE_WA_OFFLINE_MARKER_WAIT_MS", parse: integer(1_000, 30_000) },
   { key: "waConnectConcurrency", flag: "wa-connect-concurrency", env: "WAGATE_WA_CONNECT_CONCURRENCY", parse: integer(1, 1_000) },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
@@ -287,6 +290,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     nodeUrl: null,
     waWsUrl: DEFAULT_WA_WS_URL,
     waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
+    waOfflineMarkerWaitMs: DEFAULT_OFFLINE_MARKER_WAIT_MS,
     waConnectConcurrency: DEFAULT_CONNECT_CONCURRENCY,
     waVersion: "auto",
     metricsPublic: false,

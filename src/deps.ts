@@ -180,6 +180,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       wsUrl: config.waWsUrl,
       waVersion: config.waVersion,
       connectTimeoutMs: config.waConnectTimeoutMs,
+      offlineMarkerWaitMs: config.waOfflineMarkerWaitMs,
       waResendRetentionDays: config.waResendRetentionDays,
       encryptedEdits: metrics.encryptedEdits,
       fenceOf: (phoneId) => ownership.fenceOf(phoneId),

@@ -64,9 +64,10 @@ export function phoneCheck(phone: PhoneRow, suggest: Suggest): CheckResult {
   const lastError = lastErrorOf(phone)
   // The stored sentence names a network error or WhatsApp's close reason: outside text.
   const error = lastError && `; last error ${lastError.code} at ${toIso(lastError.atMs)}: ${boundedOutsideText(lastError.message)}`
-  const found = `${number} (${phone.id}) is ${status}${error ?? ""}`
+  const watchdog = watchdogNote(phone)
+  const found = `${number} (${phone.id}) is ${status}${error ?? ""}${watchdog}`
   const pair = `\`${suggest(`phones pair ${number}`)}\``
-  if (status === "connected") return ok("phone", `${number} (${phone.id}) is connected${phone.lastConnectedAtMs ? ` since ${toIso(phone.lastConnectedAtMs)}` : ""}`)
+  if (status === "connected") return ok("phone", `${number} (${phone.id}) is connected${phone.lastConnectedAtMs ? ` since ${toIso(phone.lastConnectedAtMs)}` : ""}${watchdog}`)
   // Pairing again at once meets the same gate: the generic "pair it" would send the operator in a loop.
   if (lastError?.code === "passkey_required") return fail("phone", found, passkeyAction(number, pair))
   if (status === "unpaired" || status === "logged_out") return fail("phone", found, `Pair it with ${pair} and scan the QR code with WhatsApp on ${number}.`)
@@ -78,6 +79,15 @@ export function phoneCheck(phone: PhoneRow, suggest: Suggest): CheckResult {
 /** What to do about WhatsApp's passkey gate on linking (docs/live-whatsapp.md § "Passkey-gated linking"). */
 function passkeyAction(number: string, pair: string): string {
   return `WhatsApp asks for a passkey to link a device to ${number}, which wagate cannot give: cancel the prompt on the phone and try ${pair} again later; a pairing code meets the same check (docs/live-whatsapp.md § "Passkey-gated linking").`
+}
+
+/**
+ * When WhatsApp's end-of-offline-queue marker last failed to come after a login and wagate's
+ * watchdog released the held inbound messages instead (docs/live-whatsapp.md § "Receiving stalls").
+ */
+function watchdogNote(phone: PhoneRow): string {
+  if (phone.offlineWatchdogAtMs === null) return ""
+  return `; at ${toIso(phone.offlineWatchdogAtMs)} WhatsApp's offline marker did not come after login and wagate's watchdog released the held inbound messages`
 }
 
 const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", fail: "FAIL", skip: "skip" }

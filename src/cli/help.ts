@@ -2,6 +2,7 @@ import {
   DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
   DEFAULT_CONNECT_CONCURRENCY,
   DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_OFFLINE_MARKER_WAIT_MS,
   DEFAULT_DATA_DIR,
   DEFAULT_HOST,
   DEFAULT_LOG_LEVEL,
@@ -61,6 +62,11 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
   "media-cache-mb": { value: "MIB", text: "disk inbound media downloaded from WhatsApp may use, least recently used out first", default: String(DEFAULT_MEDIA_CACHE_MB) },
   "wa-ws-url": { value: "URL", text: "the WhatsApp Web socket", default: DEFAULT_WA_WS_URL },
   "wa-connect-timeout-ms": { value: "MS", text: "how long opening the WhatsApp connection may take", default: String(DEFAULT_CONNECT_TIMEOUT_MS) },
+  "wa-offline-marker-wait-ms": {
+    value: "MS",
+    text: "how long after login to wait for WhatsApp's end-of-offline-queue marker before releasing held inbound messages",
+    default: String(DEFAULT_OFFLINE_MARKER_WAIT_MS),
+  },
   "wa-connect-concurrency": {
     value: "N",
     text: "how many phones may be opening their WhatsApp connection (pairing or reconnecting) at once",

@@ -13,6 +13,11 @@ export interface PairingState {
   lastError: LastError | null
   /** The WhatsApp Web version the phone's last connect announced (x.y.z); null before one. */
   waVersion: string | null
+  /**
+   * When the offline-marker watchdog last released the inbound messages Baileys held after a login
+   * because WhatsApp's end-of-offline-queue marker had not come (docs/live-whatsapp.md § "Receiving stalls"); null when never.
+   */
+  offlineWatchdogAtMs: number | null
   updatedAtMs: number
 }
 
@@ -38,6 +43,7 @@ export function stateOf(phone: PhoneRow, extras: (Omit<PairingExtras, "connectio
     pairingCode: current ? extras.pairingCode : null,
     lastError: lastErrorOf(phone),
     waVersion: extras?.waVersion ?? null,
+    offlineWatchdogAtMs: phone.offlineWatchdogAtMs,
     updatedAtMs: phone.updatedAtMs,
   }
 }

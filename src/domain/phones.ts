@@ -43,6 +43,7 @@ export async function addPhone(
     lastErrorCode: null,
     lastErrorMessage: null,
     lastErrorAtMs: null,
+    offlineWatchdogAtMs: null,
   }
   await ctx.store.write(async (q) => {
     // Checked inside the transaction so two concurrent adds cannot both pass.

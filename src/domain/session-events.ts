@@ -89,7 +89,30 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
       void recordInbound(ctx, phoneId, message).catch((err) => ctx.logger.error("recording an inbound message failed", { phoneId, err })),
     inboundAction: (action) =>
       void recordInboundAction(ctx, phoneId, action).catch((err) => ctx.logger.error("recording a reaction, edit or deletion failed", { phoneId, err })),
+    offlineMarkerMissed: (info) => {
+      if (!current() || h.stopped()) return
+      void recordOfflineMarkerMissed(h, phoneId, info).catch((err) => ctx.logger.error("recording the offline-marker watchdog failed", { phoneId, err }))
+    },
   }
+}
+
+/**
+ * WhatsApp's end-of-offline-queue marker did not come in time after login, so the adapter released
+ * the inbound events Baileys was holding (docs/live-whatsapp.md § "Receiving stalls"). Logged once
+ * per connection, and kept on the phone so its pairing state and `wagate doctor` say when.
+ */
+async function recordOfflineMarkerMissed(h: LifecycleHandlers, phoneId: string, info: { atMs: number; waitMs: number; held: boolean }): Promise<void> {
+  const { ctx } = h
+  const phone = await ctx.store.findPhone(phoneId)
+  if (!phone) return
+  const seconds = Math.round(info.waitMs / 1000)
+  ctx.logger.warn(
+    `${phone.phoneNumber}: WhatsApp did not send the end of its offline queue within ${seconds} s of login; ` +
+      `wagate released the inbound messages held until then (${info.held ? "some were held" : "none were held"})`,
+    { phoneId, atMs: info.atMs },
+  )
+  await ctx.store.write(async (q) => await q.updatePhoneOfflineWatchdog(phoneId, info.atMs))
+  if (!h.stopped()) h.notify(phoneId)
 }
 
 /**

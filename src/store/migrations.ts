@@ -461,6 +461,10 @@ CREATE TABLE wa_message_secrets (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX wa_message_secrets_created ON wa_message_secrets (created_at_ms);
 `
+// When the offline-marker watchdog last released a phone's held inbound events because WhatsApp's
+// <ib><offline> marker had not come (docs/live-whatsapp.md § "Receiving stalls"); NULL when never.
+// PostgreSQL migration 9 adds the same column.
+const PHONES_OFFLINE_WATCHDOG = `ALTER TABLE phones ADD COLUMN offline_watchdog_at_ms INTEGER;`
 
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -558,5 +562,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 19,
     name: "message secrets",
     up: (db) => db.exec(MESSAGE_SECRETS),
+  },
+  {
+    version: 21,
+    name: "offline-marker watchdog on phones",
+    up: (db) => db.exec(PHONES_OFFLINE_WATCHDOG),
   },
 ]

@@ -16,6 +16,11 @@ export interface PhoneRow {
   lastErrorCode: string | null
   lastErrorMessage: string | null
   lastErrorAtMs: number | null
+  /**
+   * When the offline-marker watchdog last released the phone's held inbound events because
+   * WhatsApp's `<ib><offline>` marker had not come (docs/live-whatsapp.md § "Receiving stalls"); null when never.
+   */
+  offlineWatchdogAtMs: number | null
 }
 
 /** A failed attempt as stored on the phone. */
@@ -28,7 +33,8 @@ export interface StoredPhoneError {
 const COLUMNS = `id, account_id AS accountId, phone_number AS phoneNumber, display_name AS displayName,
   connection_status AS connectionStatus, last_connected_at_ms AS lastConnectedAtMs,
   last_disconnected_at_ms AS lastDisconnectedAtMs, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs,
-  last_error_code AS lastErrorCode, last_error_message AS lastErrorMessage, last_error_at_ms AS lastErrorAtMs`
+  last_error_code AS lastErrorCode, last_error_message AS lastErrorMessage, last_error_at_ms AS lastErrorAtMs,
+  offline_watchdog_at_ms AS offlineWatchdogAtMs`
 
 const INSERT_PHONE = `INSERT INTO phones (id, account_id, phone_number, display_name, connection_status, created_at_ms, updated_at_ms)
   VALUES ($id, $accountId, $phoneNumber, $displayName, $connectionStatus, $createdAtMs, $updatedAtMs)`
@@ -89,6 +95,13 @@ const UPDATE_LAST_ERROR = `UPDATE phones SET last_error_code = $code, last_error
 /** Records why the phone's last attempt failed, or clears it (null). */
 export function updatePhoneLastError(db: Database, id: string, error: StoredPhoneError | null): void {
   db.query(UPDATE_LAST_ERROR).run({ id, code: error?.code ?? null, message: error?.message ?? null, atMs: error?.atMs ?? null })
+}
+
+const UPDATE_OFFLINE_WATCHDOG = "UPDATE phones SET offline_watchdog_at_ms = ? WHERE id = ?"
+
+/** Records when the offline-marker watchdog released the phone's held inbound events. */
+export function updatePhoneOfflineWatchdog(db: Database, id: string, atMs: number): void {
+  db.query(UPDATE_OFFLINE_WATCHDOG).run(atMs, id)
 }
 
 /** Records a phone's connection state, and whether it is to stay offline across restarts. */

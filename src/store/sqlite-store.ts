@@ -154,6 +154,7 @@ function phonesQueries(db: Database): PhonesQueries {
     listPhones: async (accountId) => phones.listPhones(db, accountId),
     deletePhone: async (id) => phones.deletePhone(db, id),
     updatePhoneLastError: async (id, error) => phones.updatePhoneLastError(db, id, error),
+    updatePhoneOfflineWatchdog: async (id, atMs) => phones.updatePhoneOfflineWatchdog(db, id, atMs),
     updatePhoneConnection: async (row, staysOffline) => phones.updatePhoneConnection(db, row, staysOffline),
     listPhonesStayingOffline: async () => phones.listPhonesStayingOffline(db),
     listAllPhones: async () => phones.listAllPhones(db),

@@ -222,6 +222,8 @@ export interface PhonesQueries {
   deletePhone(id: string): Promise<void>
   /** Records why the phone's last attempt failed, or clears it (null). */
   updatePhoneLastError(id: string, error: StoredPhoneError | null): Promise<void>
+  /** Records when the offline-marker watchdog released the phone's held inbound events. */
+  updatePhoneOfflineWatchdog(id: string, atMs: number): Promise<void>
   /** Records a phone's connection state, and whether it is to stay offline across restarts. */
   updatePhoneConnection(row: Pick<PhoneRow, "id" | "connectionStatus" | "lastConnectedAtMs" | "lastDisconnectedAtMs" | "updatedAtMs">, staysOffline: boolean): Promise<void>
   /** The phones a start must leave offline. */

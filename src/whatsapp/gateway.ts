@@ -15,6 +15,18 @@ import type { ConnectionFailure } from "./failures"
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000
 
 /**
+ * How long after the connection opens wagate waits for `<ib><offline>` before it releases the
+ * held events itself (WAGATE_WA_OFFLINE_MARKER_WAIT_MS; docs/live-whatsapp.md § "Receiving
+ * stalls"). WhatsApp sends the marker right after the last queued stanza (Baileys asks for the
+ * queue in batches of 100), so on a healthy connection it comes within seconds of the login; the
+ * connections in WhiskeySockets/Baileys#2810 had it on time or never. A marker that is merely late
+ * costs little when the watchdog fires first: the rest of the backlog is handed over unbatched,
+ * and wagate maps `append` and `notify` upserts alike, so nothing is lost. 10 s is a third of
+ * Baileys' own 30 s fallback.
+ */
+export const DEFAULT_OFFLINE_MARKER_WAIT_MS = 10_000
+
+/**
  * How many phones may be opening a connection at once unless configured
  * (WAGATE_WA_CONNECT_CONCURRENCY); see docs/live-whatsapp.md § "Connect concurrency and boot stagger".
  */
@@ -225,6 +237,12 @@ export interface SessionEvents {
   inbound(message: InboundMessage): void
   /** A contact reacted to, edited or deleted an earlier message (optional: a listener that records no inbound ignores it). */
   inboundAction?(action: InboundAction): void
+  /**
+   * WhatsApp's end-of-offline-queue marker had not come in time after login, so the adapter
+   * released the inbound events it was holding (docs/live-whatsapp.md § "Receiving stalls");
+   * `held` says whether any were. Optional: a listener that keeps no phone state ignores it.
+   */
+  offlineMarkerMissed?(info: { atMs: number; waitMs: number; held: boolean }): void
 }
 
 /** One phone's connection to WhatsApp. */

@@ -8,6 +8,7 @@ import { benchMedia, type MediaFigures } from "./media"
 import { benchInboundMedia, INBOUND_RSS_RISE_TARGET_MIB, INBOUND_SERVE_TARGET_MS, type InboundMediaFigures } from "./inbound-media"
 import { benchFailover } from "./failover"
 import { BENCH_PHONES, benchPhones } from "./phones"
+import { benchReconnect } from "./reconnect"
 import { benchCluster, clusterRows } from "./cluster"
 import { seedMessages } from "./seed"
 
@@ -623,6 +624,15 @@ async function main() {
     return perCount
   })
   for (const figures of phones ?? []) printPhones(figures)
+  const reconnect = await step("reconnect", () => benchReconnect({ startWagate, stopProc, rssMiB, tempDir, progress }))
+  if (reconnect) {
+    const f = (n: number) => n.toFixed(1)
+    console.log(
+      `reconnect, ${reconnect.cycles} disconnect/connect cycles of one paired phone: lowest RSS ${f(reconnect.rssAfterWarmupMiB)} MiB in the 20 cycles after the ${reconnect.warmupCycles}-cycle warm-up → ` +
+        `${f(reconnect.rssAfterCyclesMiB)} MiB in the last 20, growth ${f(reconnect.growthAfterWarmupMiB)} MiB; settled ${f(reconnect.settledRssMiB)} MiB ` +
+        `(target < 10 MiB${reconnect.growthAfterWarmupMiB < 10 ? ", met" : ", MISSED"}); every ten cycles ${reconnect.rssEveryTenMiB.join(", ")} MiB; ${reconnect.secondsPerCycle.toFixed(2)} s a cycle`,
+    )
+  }
   const media = await step("media", () => benchMedia({ startWagate, stopProc, rssMiB, cpuSeconds, tempDir, cli, progress }))
   if (media) printMedia(media)
   const inboundMedia = await step("inboundMedia", () => benchInboundMedia({ startWagate, stopProc, rssMiB, cpuSeconds, tempDir, cli, progress }))

@@ -1,5 +1,5 @@
 import { generateLoopbackCertificate, type TlsCertificate } from "../wa-sim/media-cert"
-import { startWaSim, type WaSim } from "../wa-sim/sim"
+import { startWaSim, type WaSim, type WaSimOptions } from "../wa-sim/sim"
 import { TestCa } from "../wa-sim/test-ca"
 import { startTlsFront, type TlsFront } from "../wa-sim/tls-front"
 import { ApiClient, WagateProcess } from "./live-world"
@@ -22,9 +22,9 @@ export interface TlsWorld {
   stop(): Promise<void>
 }
 
-export async function startTlsWorld(options: { command: string[] | undefined; keyName: string; scopes: string[]; env?: Record<string, string> }): Promise<TlsWorld> {
+export async function startTlsWorld(options: { command: string[] | undefined; keyName: string; scopes: string[]; env?: Record<string, string>; sim?: WaSimOptions }): Promise<TlsWorld> {
   const cert = await generateLoopbackCertificate()
-  const sim = await startWaSim({ mediaCert: cert, log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
+  const sim = await startWaSim({ ...options.sim, mediaCert: cert, log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
   const ca = await TestCa.create()
   const front = await startTlsFront({ upstreamUrl: sim.wsUrl, certificate: await ca.issue() })
   const wagate = await WagateProcess.start(

@@ -285,4 +285,9 @@ export class FakeSession implements WhatsAppSession {
   act(action: InboundAction): void {
     this.events.inboundAction?.(action)
   }
+
+  /** WhatsApp's end-of-offline-queue marker did not come in time: the adapter released what it held. */
+  missOfflineMarker(atMs: number, waitMs = 10_000, held = true): void {
+    this.events.offlineMarkerMissed?.({ atMs, waitMs, held })
+  }
 }

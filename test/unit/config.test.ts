@@ -35,6 +35,7 @@ describe("defaults", () => {
       waResendRetentionDays: 7,
       waVersion: "auto",
       waConnectTimeoutMs: 15_000,
+      waOfflineMarkerWaitMs: 10_000,
       waConnectConcurrency: 8,
     })
   })
@@ -94,6 +95,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
   waConnectTimeoutMs: { raw: "5000", expected: { waConnectTimeoutMs: 5_000 } },
+  waOfflineMarkerWaitMs: { raw: "2500", expected: { waOfflineMarkerWaitMs: 2_500 } },
   waConnectConcurrency: { raw: "32", expected: { waConnectConcurrency: 32 } },
   metricsPublic: { raw: "1", expected: { metricsPublic: true } },
   trustedProxies: { raw: "10.0.0.0/8", expected: { trustedProxies: [ipaddr.parseCIDR("10.0.0.0/8")] } },
@@ -171,6 +173,7 @@ describe("invalid values", () => {
     { name: "a WhatsApp Web version with two parts", env: "WAGATE_WA_VERSION", raw: "2.3000" },
     { name: "a WhatsApp Web version that is a word", env: "WAGATE_WA_VERSION", raw: "latest" },
     { name: "a connect timeout under a second", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", raw: "999" },
+    { name: "an offline-marker wait past Baileys' own 30 s", env: "WAGATE_WA_OFFLINE_MARKER_WAIT_MS", raw: "30001" },
     { name: "a MySQL database URL", env: "WAGATE_DATABASE_URL", raw: "mysql://u:pw@h/db" },
     { name: "a path instead of a database URL", env: "WAGATE_DATABASE_URL", raw: "./data/wagate.db" },
   ])("$name is a ConfigError naming $env", ({ env, raw }) => {

@@ -18,6 +18,8 @@ export interface IqWorld {
   nowMs(): number
   /** True while the test has pings go unanswered. */
   pingsStalled(): boolean
+  /** False while the server never sends the end-of-offline-queue marker (receiving-stalls.ts). */
+  offlineMarker(): boolean
 }
 
 /** One IQ from the client and the ways to answer it. */
@@ -109,11 +111,11 @@ export const IQ_HANDLERS: Record<string, IqHandler> = {
   /**
    * The client is ready for stanzas. The real server then delivers what queued while the device
    * was offline and closes that with `<ib><offline count=…/>`, which also flushes Baileys' event
-   * buffer. Nothing is queued here, so the count is always 0.
+   * buffer. Nothing is queued here, so the count is always 0; under `offlineMarker: false` it never comes.
    */
   "passive/set/active": (request) => {
     request.reply()
-    request.connection.send({ tag: "ib", attrs: { from: S_WHATSAPP_NET }, content: [{ tag: "offline", attrs: { count: "0" } }] })
+    if (request.world.offlineMarker()) request.connection.send({ tag: "ib", attrs: { from: S_WHATSAPP_NET }, content: [{ tag: "offline", attrs: { count: "0" } }] })
   },
 
   "passive/set/passive": (request) => request.reply(),

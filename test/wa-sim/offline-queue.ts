@@ -1,6 +1,7 @@
 import { getBinaryNodeChild, S_WHATSAPP_NET, type BinaryNode } from "@whiskeysockets/baileys"
 import type { SimAccount } from "./accounts"
 import type { SimConnection } from "./connection"
+import { QUEUED_OFFLINE_VALUE } from "./receiving-stalls"
 
 /**
  * The server's offline queue: while a companion device is away (registered, no connection),
@@ -71,14 +72,15 @@ export function offlineMarkerNode(count: number): BinaryNode {
 
 /**
  * Delivers what a device missed: the preview, then (once the client asked for a batch, as
- * Baileys does at once) every held stanza marked `offline="0"` in the order it was held, then
- * the marker. The batch size the client asks for is not modelled: everything follows the first
- * request. Resolves with the number of stanzas delivered.
+ * Baileys does at once) every held stanza marked `offline` in the order it was held, then
+ * the marker (none when `marker` is false: receiving-stalls.ts). The batch size the client asks
+ * for is not modelled: everything follows the first request. Resolves with the number of stanzas
+ * delivered.
  */
-export async function deliverOfflineBurst(connection: SimConnection, nodes: readonly BinaryNode[], batchRequested: () => Promise<unknown>): Promise<number> {
+export async function deliverOfflineBurst(connection: SimConnection, nodes: readonly BinaryNode[], batchRequested: () => Promise<unknown>, marker = true): Promise<number> {
   connection.send(offlinePreviewNode(nodes))
   await batchRequested()
-  for (const node of nodes) connection.send({ ...node, attrs: { ...node.attrs, offline: "0" } })
-  connection.send(offlineMarkerNode(nodes.length))
+  for (const node of nodes) connection.send({ ...node, attrs: { ...node.attrs, offline: QUEUED_OFFLINE_VALUE } })
+  if (marker) connection.send(offlineMarkerNode(nodes.length))
   return nodes.length
 }

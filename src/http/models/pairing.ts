@@ -4,7 +4,7 @@ import type { PairingState as DomainPairingState } from "../../domain/sessions"
 import { lastErrorView } from "../../domain/api-views"
 import { named, OneOf } from "../../lib/schema"
 import { PAIRING_METHODS } from "../../lib/vocabulary"
-import { toIso } from "../../lib/time"
+import { toIso, toIsoOrNull } from "../../lib/time"
 import { Timestamp } from "./common"
 import { ConnectionStatus } from "./phones"
 
@@ -49,6 +49,10 @@ export const PairingState = named("PairingState", Type.Object({
     description: "The WhatsApp Web version the last connect announced (WAGATE_WA_VERSION); null before the first connect of this process.",
     examples: ["2.3000.1023456789"],
   }),
+  offlineWatchdogAt: Type.Union([Timestamp, Type.Null()], {
+    description:
+      "When wagate last released the inbound messages held after a login because WhatsApp's end-of-offline-queue marker had not come within WAGATE_WA_OFFLINE_MARKER_WAIT_MS (see Receiving stalls in docs/live-whatsapp.md); null when never.",
+  }),
   updatedAt: Timestamp,
 }))
 
@@ -60,6 +64,7 @@ export function toPairingState(state: DomainPairingState): typeof PairingState.s
     pairingCode: state.pairingCode,
     lastError: toLastError(state.lastError),
     waVersion: state.waVersion,
+    offlineWatchdogAt: toIsoOrNull(state.offlineWatchdogAtMs),
     updatedAt: toIso(state.updatedAtMs),
   }
 }

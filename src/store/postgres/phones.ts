@@ -4,7 +4,7 @@ import type { PhonesQueries } from "../store"
 import { mapRows, toNumber, toNumberOrNull } from "./rows"
 
 const COLUMNS = `id, account_id, phone_number, display_name, connection_status, last_connected_at_ms, last_disconnected_at_ms,
-  created_at_ms, updated_at_ms, last_error_code, last_error_message, last_error_at_ms`
+  created_at_ms, updated_at_ms, last_error_code, last_error_message, last_error_at_ms, offline_watchdog_at_ms`
 
 interface RawPhone {
   id: string
@@ -19,6 +19,7 @@ interface RawPhone {
   last_error_code: string | null
   last_error_message: string | null
   last_error_at_ms: string | null
+  offline_watchdog_at_ms: string | null
 }
 
 function fromRaw(r: RawPhone): PhoneRow {
@@ -35,6 +36,7 @@ function fromRaw(r: RawPhone): PhoneRow {
     lastErrorCode: r.last_error_code,
     lastErrorMessage: r.last_error_message,
     lastErrorAtMs: toNumberOrNull(r.last_error_at_ms),
+    offlineWatchdogAtMs: toNumberOrNull(r.offline_watchdog_at_ms),
   }
 }
 
@@ -70,6 +72,9 @@ export function pgPhonesQueries(sql: SQL): PhonesQueries {
     },
     async updatePhoneLastError(id, error) {
       await sql.unsafe(UPDATE_LAST_ERROR, [id, error?.code ?? null, error?.message ?? null, error?.atMs ?? null])
+    },
+    async updatePhoneOfflineWatchdog(id, atMs) {
+      await sql.unsafe("UPDATE phones SET offline_watchdog_at_ms = $2 WHERE id = $1", [id, atMs])
     },
     async updatePhoneConnection(row, staysOffline) {
       await sql.unsafe(UPDATE_CONNECTION, [row.id, row.connectionStatus, row.lastConnectedAtMs, row.lastDisconnectedAtMs, row.updatedAtMs, staysOffline])

@@ -66,6 +66,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
     wsUrl: options.wsUrl,
     waVersion: options.waVersion,
     connectTimeoutMs: options.connectTimeoutMs,
+    offlineMarkerWaitMs: options.offlineMarkerWaitMs,
     waResendRetentionDays: options.waResendRetentionDays,
     encryptedEdits: options.encryptedEdits,
     fenceOf: options.fenceOf,

@@ -6,6 +6,7 @@ import type { Store } from "../../store/store"
 import type { ConnectionFailure } from "../failures"
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_OFFLINE_MARKER_WAIT_MS,
   type DisconnectReason,
   type GroupInfo,
   type OutboundPart,
@@ -47,6 +48,7 @@ import { mapInboundActions } from "./inbound-actions"
 import { parseDescriptor } from "./inbound-details"
 import { downloadMedia, reuploadMedia } from "./media-download"
 import { sendMediaPart } from "./media-message"
+import { createOfflineWatchdog, type OfflineWatchdog } from "./offline-watchdog"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
@@ -76,6 +78,8 @@ export interface SessionSettings {
   waVersion?: WaVersion | "auto"
   /** How long opening the socket and the handshake may take; DEFAULT_CONNECT_TIMEOUT_MS by default. */
   connectTimeoutMs?: number
+  /** How long after login the adapter waits for WhatsApp's offline marker before releasing held events; DEFAULT_OFFLINE_MARKER_WAIT_MS by default. */
+  offlineMarkerWaitMs?: number
   /** Days each sent message is kept to answer retry receipts (resend-store.ts); 0 or absent keeps none. */
   waResendRetentionDays?: number
   /** Counts encrypted edits by result (message-secrets.ts): `wagate_encrypted_edits_total`. */
@@ -170,6 +174,7 @@ export class BaileysSession implements WhatsAppSession {
   private readonly log: Logger
   private resend: ResendStore | null = null
   private secrets: MessageSecrets | null = null
+  private watchdog: OfflineWatchdog | null = null
   /** Whether each recent 1:1 part carried the contact's privacy token, so a 463 says which case it is. */
   private readonly privacyTokens = new PrivacyTokenLedger()
 
@@ -351,6 +356,15 @@ export class BaileysSession implements WhatsAppSession {
       msgRetryCounterCache: ctx.retryCache(phoneId),
     })
     this.sock = sock
+    const waitMs = ctx.offlineMarkerWaitMs ?? DEFAULT_OFFLINE_MARKER_WAIT_MS
+    this.watchdog = createOfflineWatchdog({
+      clock: ctx.clock,
+      waitMs,
+      release: () => (this.sock === sock ? sock.ev.flush() : false),
+      onReleased: ({ atMs, held }) => {
+        if (this.sock === sock) this.call(() => this.events.offlineMarkerMissed?.({ atMs, waitMs, held }))
+      },
+    })
     // A code is asked for only on an unpaired socket; a paired one logs in whatever was asked.
     this.codeFor = this.pairing && pairing?.method === "code" ? pairing.phoneNumber.replace(/\D/g, "") : null
 
@@ -449,13 +463,17 @@ export class BaileysSession implements WhatsAppSession {
       }
     }
     if (update.isNewLogin) this.call(() => this.events.scanned())
+    // Baileys says `receivedPendingNotifications` when `<ib><offline>` came (offline-watchdog.ts).
+    if (update.receivedPendingNotifications === true) this.watchdog?.markerArrived()
     if (update.connection === "open") {
+      this.watchdog?.opened()
       this.open = true
       this.pairing = false
       const user = decodeJid(sock.user?.id)?.user
       this.call(() => this.events.connected({ phoneNumber: `+${user ?? ""}` }))
     }
     if (update.connection === "close") {
+      this.watchdog?.stop()
       const error = update.lastDisconnect?.error
       const statusCode = closeStatusCode(error)
       const decision = decideDisconnect({ statusCode, message: closeMessage(error), pairing: this.pairing, closedByUs: this.closedByUs })

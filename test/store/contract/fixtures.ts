@@ -46,6 +46,7 @@ export const phone = (over: Partial<PhoneRow> = {}): PhoneRow => ({
   lastErrorCode: null,
   lastErrorMessage: null,
   lastErrorAtMs: null,
+  offlineWatchdogAtMs: null,
   ...over,
 })
 

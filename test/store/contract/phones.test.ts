@@ -61,6 +61,19 @@ describeStores("phones", (open) => {
     expect([cleared?.lastErrorCode, cleared?.lastErrorMessage, cleared?.lastErrorAtMs]).toEqual([null, null, null])
   })
 
+  test("when the offline-marker watchdog released a phone's events is recorded on that phone alone", async () => {
+    const store = await open()
+    await store.insertAccount(account())
+    await store.insertPhone(phone())
+    await store.insertPhone(phone({ id: "ph_2", phoneNumber: "+15550000002" }))
+    expect((await store.findPhone("ph_1"))?.offlineWatchdogAtMs).toBeNull()
+    await store.write(async (q) => await q.updatePhoneOfflineWatchdog("ph_1", TEST_EPOCH_MS + 5))
+    expect((await store.findPhone("ph_1"))?.offlineWatchdogAtMs).toBe(TEST_EPOCH_MS + 5)
+    expect((await store.findPhone("ph_2"))?.offlineWatchdogAtMs).toBeNull()
+    await store.updatePhoneOfflineWatchdog("ph_1", TEST_EPOCH_MS + 7)
+    expect((await store.listAllPhones()).map((p) => p.offlineWatchdogAtMs)).toEqual([TEST_EPOCH_MS + 7, null])
+  })
+
   test("a deleted phone is gone and its number free again", async () => {
     const store = await open()
     await store.insertAccount(account())
