@@ -59,6 +59,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
       phoneId,
       waMessageId: message.waMessageId,
       fromAddress: message.from,
+      fromUsername: message.sender?.username ?? null,
       toNumber: phone.phoneNumber,
       content: message.content,
       type: message.type,
@@ -75,6 +76,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
       revokedAtMs: null,
     })
     if (!row) return null
+    if (message.sender) await q.upsertWaContact({ phoneId, address: message.from, ...message.sender, updatedAtMs: row.createdAtMs })
     await ctx.events.record(q, tx, {
       accountId: row.accountId,
       env: "live",

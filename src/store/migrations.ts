@@ -442,6 +442,25 @@ CREATE TABLE rate_buckets (
 // so the column stays empty outside the contract tests.
 const NODE_URLS = `ALTER TABLE nodes ADD COLUMN url TEXT;`
 
+// What WhatsApp tells about the senders a phone hears from (docs/live-whatsapp.md § "Usernames and
+// LID-only senders"), as PostgreSQL migration 8: the username a message carried, on the inbound
+// message, and one row per sender and phone with the identities and names last seen. A sender is
+// keyed by the address wagate records as `from` (E.164, or its `…@lid` when WhatsApp hid the
+// number); issue 30's contacts API grows this table.
+const WA_CONTACTS = `
+ALTER TABLE inbound_messages ADD COLUMN from_username TEXT;
+CREATE TABLE wa_contacts (
+  phone_id TEXT NOT NULL REFERENCES phones(id) ON DELETE CASCADE,
+  address TEXT NOT NULL,
+  lid TEXT,
+  phone_number TEXT,
+  username TEXT,
+  push_name TEXT,
+  updated_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (phone_id, address)
+) STRICT;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -533,5 +552,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 18,
     name: "node URLs for forwarded requests",
     up: (db) => db.exec(NODE_URLS),
+  },
+  {
+    version: 20,
+    name: "usernames and WhatsApp contacts",
+    up: (db) => db.exec(WA_CONTACTS),
   },
 ]
