@@ -40,6 +40,7 @@ import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-vers
 import { createAdvRotation, type AdvRotation, type NotificationNode } from "./adv-rotation"
 import { isOneToOne, privacyTokenAttached, PrivacyTokenLedger } from "./privacy-token"
 import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
+import { LidRefresher, socketLidDirectory } from "./lid-refresh"
 import { mapInboundActions } from "./inbound-actions"
 import { parseDescriptor } from "./inbound-details"
 import { downloadMedia, reuploadMedia } from "./media-download"
@@ -361,9 +362,12 @@ export class BaileysSession implements WhatsAppSession {
       auth.saveCreds().catch((err) => this.log.error("saving WhatsApp credentials failed", { err }))
       if (refreshed.qr !== null) this.call(() => this.events.qr(refreshed.qr!))
     })
+    const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)
     sock.ws.on("CB:ack,class:message", (node: AckNode) => {
       const signal = mapServerAck(node, ctx.clock.nowMs())
       if (signal) this.report(signal)
+      // A stale LID mapping (refresh_lid): looked up again before the next send (lid-refresh.ts).
+      void lidRefresher.onAck(node)
     })
     // Deliveries off the wire: Baileys' buffer folds a delivery and a read into the read alone.
     sock.ws.on("CB:receipt", (node: ReceiptNode) => {
