@@ -25,8 +25,8 @@ export interface RefreshLidAck {
 }
 
 export class LidChanges {
-  /** Per contact whose LID changed, the accounts that looked its number up again since. */
-  private readonly refreshedBy = new Map<SimContact, Set<SimAccount>>()
+  /** Per contact whose LID changed, the accounts (by number) that looked its number up again since. */
+  private readonly refreshedBy = new Map<SimContact, Set<string>>()
   /** Every send acked with `refresh_lid`, oldest first. */
   readonly acks: RefreshLidAck[] = []
 
@@ -36,9 +36,9 @@ export class LidChanges {
     this.refreshedBy.set(contact, new Set())
   }
 
-  /** Whether `account` asked for the contact's LID by number since its last change. */
-  refreshed(account: SimAccount, contact: SimContact): boolean {
-    return this.refreshedBy.get(contact)?.has(account) ?? false
+  /** Whether the account with this number (E.164, `+` optional) asked for the contact's LID by number since its last change. */
+  refreshed(accountNumber: string, contact: SimContact): boolean {
+    return this.refreshedBy.get(contact)?.has(accountNumber.replace(/^\+/, "")) ?? false
   }
 
   /** Notes a usync `lid` query by number from `account`: the numbers it names are refreshed. */
@@ -50,7 +50,7 @@ export class LidChanges {
       const jid = user.attrs.jid
       if (jid?.endsWith("@lid")) continue
       const contact = contactFor(jid ? userOf(jid) : (phone ?? ""))
-      if (contact) this.refreshedBy.get(contact)?.add(account)
+      if (contact) this.refreshedBy.get(contact)?.add(account.phoneNumber)
     }
   }
 
@@ -61,7 +61,7 @@ export class LidChanges {
     if (!contact || !id || !this.refreshedBy.has(contact)) return null
     const user = userOf(to)
     const toFormerLid = to.endsWith("@lid") && contact.formerLids.includes(user)
-    const toStaleNumber = to.endsWith("@s.whatsapp.net") && !this.refreshed(account, contact)
+    const toStaleNumber = to.endsWith("@s.whatsapp.net") && !this.refreshed(account.phoneNumber, contact)
     if (!toFormerLid && !toStaleNumber) return null
     this.acks.push({ id, to, contact })
     return { tag: "ack", attrs: { class: "message", id, from: to, t: unixSeconds(nowMs), refresh_lid: "true" } }
