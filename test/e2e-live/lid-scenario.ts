@@ -28,7 +28,7 @@ export function describeHiddenNumbers(label: string, options: { prepare: () => P
   let moved: SimContact
 
   beforeAll(async () => {
-    world = await startTlsWorld({ command: await options.prepare(), keyName: "lid", scopes: ["messages:send", "messages:read"] })
+    world = await startTlsWorld({ command: await options.prepare(), keyName: "lid", scopes: ["messages:send", "messages:read"], logLevel: "warn" })
     ;({ sim, wagate, api } = world)
     hidden = sim.contact({ phoneNumber: "+15550042222", name: "Hidden", addressing: "lid", hidesNumber: true })
     shown = sim.contact({ phoneNumber: "+15550043333", name: "Shown", addressing: "lid" })
@@ -114,14 +114,17 @@ export function describeHiddenNumbers(label: string, options: { prepare: () => P
       const stale = await api.send({ fromPhoneId: ME, to, content: "to the old account" })
       await api.messageWithStatus(stale.id, "sent")
       await poll(() => (sim.lidChanges.acks.some((a) => a.contact === moved) ? true : undefined), "a refresh_lid ack")
-      // wagate asks WhatsApp for the number's LID again (usync, by number), on its own.
-      await poll(() => (sim.lidChanges.refreshed(ME, moved) ? true : undefined), "wagate to look the number's LID up again")
+      // wagate asks WhatsApp for the number's LID again (usync, by number), on its own, stores the
+      // answer and says so once.
+      await wagate.proc.waitFor(/looked it up again, and the next send goes to the new one/, 8_000, "err")
+      expect(sim.lidChanges.refreshed(ME, moved)).toBe(true)
       const acksBefore = sim.lidChanges.acks.length
 
       const after = await api.send({ fromPhoneId: ME, to, content: "after the refresh" })
       expect((await sim.nextMessage(moved)).text).toBe("after the refresh")
       await api.messageWithStatus(after.id, "read")
       expect(sim.lidChanges.acks.length).toBe(acksBefore)
+      expect(wagate.proc.err.match(/looked it up again, and the next send goes to the new one/g)).toHaveLength(1)
       // Baileys fetched the new account's keys under the new LID: the mapping was replaced.
       const keyFetches = sim.clientStanzas.retained.filter(({ node }) => node.tag === "iq" && node.attrs.xmlns === "encrypt")
       expect(JSON.stringify(keyFetches.map(({ node }) => node.content))).toContain(`${newLid}@lid`)
