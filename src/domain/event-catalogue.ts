@@ -9,7 +9,7 @@ import type { EventType, MessageEventName, MessageStatus } from "../lib/vocabula
 import type { MessageState } from "./message-status"
 import { MessageEditedData, MessageRevokedData } from "./inbound-events"
 import { MessageReactionData } from "./reaction-event"
-import { ConnectionStatusSchema, ErrorCodeSchema, InboundTypeSchema } from "./schemas"
+import { ConnectionStatusSchema, ErrorCodeSchema, FromUsername, InboundTypeSchema } from "./schemas"
 
 /**
  * The webhook event catalogue: for each event, the schema of its `data` and the one function
@@ -81,6 +81,7 @@ export const MessageReceivedData = named(
     {
       messageId: Type.String({ examples: ["inmsg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
       from: Type.String({ description: "The sender (E.164 when WhatsApp tells the number).", examples: ["+14155550199"] }),
+      fromUsername: Type.Optional(FromUsername),
       to: E164,
       content: Type.String({ description: "The text, or the caption of a media message." }),
       type: InboundTypeSchema,
@@ -188,6 +189,7 @@ export function buildMessageReceivedData(row: InboundRow): EventData<"message.re
   return {
     messageId: row.id,
     from: row.fromAddress,
+    fromUsername: row.fromUsername,
     to: row.toNumber,
     content: row.content,
     type: row.type,

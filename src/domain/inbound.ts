@@ -1,6 +1,7 @@
 import { errors } from "../lib/errors"
 import { type InboundRow } from "../store/inbound"
-import type { InboundMessage } from "../whatsapp/gateway"
+import type { InboundMessage, InboundSender } from "../whatsapp/gateway"
+import { pushNameFromOutside, usernameFromOutside } from "../lib/wa-username"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import type { Page } from "../lib/vocabulary"
@@ -41,6 +42,11 @@ export async function getInbound(ctx: DomainContext, principal: Principal, id: s
   return row
 }
 
+/** The sender's names checked again here: whatever the gateway, outside text is kept only once made safe. */
+function safeSender(sender: InboundSender): InboundSender {
+  return { ...sender, username: usernameFromOutside(sender.username), pushName: pushNameFromOutside(sender.pushName) }
+}
+
 /**
  * Records a message a live phone received (docs/decisions.md § "Inbound messages") and its `message.received` event in
  * one transaction. A WhatsApp id the phone already recorded (redelivered after a reconnect) is
@@ -51,6 +57,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
     const phone = await q.findPhone(phoneId)
     if (!phone) return null
     const details = message.details ?? {}
+    const sender = message.sender && safeSender(message.sender)
     const quoted = details.quotedWaMessageId
     const row = await q.insertInbound({
       id: ctx.ids.newId("inmsg"),
@@ -59,6 +66,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
       phoneId,
       waMessageId: message.waMessageId,
       fromAddress: message.from,
+      fromUsername: sender?.username ?? null,
       toNumber: phone.phoneNumber,
       content: message.content,
       type: message.type,
@@ -75,6 +83,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
       revokedAtMs: null,
     })
     if (!row) return null
+    if (sender) await q.upsertWaContact({ phoneId, address: message.from, ...sender, updatedAtMs: row.createdAtMs })
     await ctx.events.record(q, tx, {
       accountId: row.accountId,
       env: "live",

@@ -1,5 +1,7 @@
+import { Type } from "@sinclair/typebox"
 import { named, OneOf } from "../lib/schema"
 import { CONNECTION_STATUSES, INBOUND_TYPES, MESSAGE_ERROR_CODES, MESSAGE_STATUSES, MESSAGE_TYPES } from "../lib/vocabulary"
+import { USERNAME_MAX_CHARS, USERNAME_PATTERN } from "../lib/wa-username"
 
 /**
  * The domain's closed sets as TypeBox schemas, shared by the API models and the webhook event
@@ -24,4 +26,12 @@ export const ErrorCodeSchema = named("ErrorCode", OneOf(MESSAGE_ERROR_CODES, { d
 export const MessageTypeSchema = named(
   "MessageType",
   OneOf(MESSAGE_TYPES, { description: "What the message carries: text, media (with an optional caption), a location or a contact card." }),
+)
+
+/** A sender's WhatsApp username, as src/lib/wa-username.ts keeps it (shared by the API model and `message.received`). */
+export const FromUsername = named(
+  "SenderUsername",
+  Type.Union([Type.String({ minLength: 1, maxLength: USERNAME_MAX_CHARS, pattern: USERNAME_PATTERN, examples: ["ada.lovelace"] }), Type.Null()], {
+    description: "The sender's WhatsApp username when WhatsApp sent one with the message (senders with a username may hide their number), else null.",
+  }),
 )

@@ -38,6 +38,8 @@ export interface InboundRow {
   phoneId: string
   waMessageId: string
   fromAddress: string
+  /** The sender's WhatsApp username when the stanza carried one (bounded, validated), else null. */
+  fromUsername: string | null
   toNumber: string
   content: string
   type: InboundType
@@ -63,7 +65,7 @@ const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, wa_
   from_address AS fromAddress, to_number AS toNumber, content, type, is_group AS isGroup, group_id AS groupId,
   received_at_ms AS receivedAtMs, created_at_ms AS createdAtMs, reply_to_id AS replyToId, media_json AS media,
   media_gone_at_ms AS mediaGoneAtMs, location_json AS location, contact_json AS contact, edited_at_ms AS editedAtMs,
-  revoked_at_ms AS revokedAtMs`
+  revoked_at_ms AS revokedAtMs, from_username AS fromUsername`
 
 const parse = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T))
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
@@ -105,9 +107,9 @@ export function listInbound(db: Database, q: InboundListQuery): { rows: InboundR
 
 const INSERT_INBOUND = `INSERT INTO inbound_messages (id, account_id, env, seq, phone_id, wa_message_id, from_address, to_number,
   content, type, is_group, group_id, received_at_ms, created_at_ms, reply_to_id, media_json, media_gone_at_ms, location_json,
-  contact_json, edited_at_ms, revoked_at_ms) VALUES ($id, $accountId, $env, $seq, $phoneId, $waMessageId,
+  contact_json, edited_at_ms, revoked_at_ms, from_username) VALUES ($id, $accountId, $env, $seq, $phoneId, $waMessageId,
   $fromAddress, $toNumber, $content, $type, $isGroup, $groupId, $receivedAtMs, $createdAtMs, $replyToId, $media, $mediaGoneAtMs,
-  $location, $contact, $editedAtMs, $revokedAtMs)
+  $location, $contact, $editedAtMs, $revokedAtMs, $fromUsername)
   ON CONFLICT (phone_id, wa_message_id) DO NOTHING`
 const BUMP_COUNT = `INSERT INTO inbound_counts (account_id, env, phone_id, n) VALUES (?, ?, ?, 1)
   ON CONFLICT (account_id, env, phone_id) DO UPDATE SET n = n + 1`

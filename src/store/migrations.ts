@@ -465,6 +465,24 @@ CREATE INDEX wa_message_secrets_created ON wa_message_secrets (created_at_ms);
 // <ib><offline> marker had not come (docs/live-whatsapp.md § "Receiving stalls"); NULL when never.
 // PostgreSQL migration 9 adds the same column.
 const PHONES_OFFLINE_WATCHDOG = `ALTER TABLE phones ADD COLUMN offline_watchdog_at_ms INTEGER;`
+// What WhatsApp tells about the senders a phone hears from (docs/live-whatsapp.md § "Usernames and
+// LID-only senders"), as PostgreSQL migration 8: the username a message carried, on the inbound
+// message, and one row per sender and phone with the identities and names last seen. A sender is
+// keyed by the address wagate records as `from` (E.164, or its `…@lid` when WhatsApp hid the
+// number); issue 30's contacts API grows this table.
+const WA_CONTACTS = `
+ALTER TABLE inbound_messages ADD COLUMN from_username TEXT;
+CREATE TABLE wa_contacts (
+  phone_id TEXT NOT NULL REFERENCES phones(id) ON DELETE CASCADE,
+  address TEXT NOT NULL,
+  lid TEXT,
+  phone_number TEXT,
+  username TEXT,
+  push_name TEXT,
+  updated_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (phone_id, address)
+) STRICT;
+`
 
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -562,6 +580,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 19,
     name: "message secrets",
     up: (db) => db.exec(MESSAGE_SECRETS),
+  },
+  {
+    version: 20,
+    name: "usernames and WhatsApp contacts",
+    up: (db) => db.exec(WA_CONTACTS),
   },
   {
     version: 21,

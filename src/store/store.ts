@@ -18,6 +18,7 @@ import type { ClaimedDelivery } from "./delivery-claims"
 import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, InboundListQuery } from "./inbound"
 import type { LeaseQueries } from "./leases"
 import type { UnreadInbound } from "./message-actions"
+import type { WaContactRow } from "./wa-contacts"
 import type { PartRow } from "./message-parts"
 import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./messages"
 import type { PhoneRow, StoredPhoneError } from "./phones"
@@ -242,6 +243,16 @@ export interface RateBucketsQueries {
   drawRateTokens(draw: RateDraw): Promise<RateDrawResult>
 }
 
+/** src/store/wa-contacts.ts (the senders a phone hears from) */
+export interface WaContactsQueries {
+  /** Records what a message told about its sender; fields left null keep their stored values. */
+  upsertWaContact(row: WaContactRow): Promise<void>
+  /** One sender of a phone by the address wagate records as `from`, or null. */
+  findWaContact(phoneId: string, address: string): Promise<WaContactRow | null>
+  /** A phone's senders, most recently seen first. */
+  listWaContacts(phoneId: string, limit: number): Promise<WaContactRow[]>
+}
+
 /** src/store/replies.ts */
 export interface RepliesQueries {
   /** The messages that quote `targetId`, oldest first, at most `limit` (both partial indexes serve it). */
@@ -398,7 +409,7 @@ export interface StoreQueries extends AccountsQueries, ApiKeysQueries, Dashboard
 export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
-    WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries {}
+    WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

@@ -80,6 +80,7 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "send_jobs", into: "send_jobs" },
   { table: "message_reactions", into: "message_reactions" },
   { table: "inbound_messages", into: "inbound_messages" },
+  { table: "wa_contacts", into: "wa_contacts" },
   { table: "inbound_counts", into: "inbound_counts", set: { shard: 0 } },
   { table: "webhook_endpoints", into: "webhook_endpoints" },
   { table: "events", into: "events" },

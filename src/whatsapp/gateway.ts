@@ -143,6 +143,20 @@ export interface InboundMessage {
   receivedAtMs: number
   /** The richer fields (inbound-details.ts); absent on a plain text. */
   details?: InboundDetails
+  /** What WhatsApp told about the sender beside `from`; absent when it told nothing more. */
+  sender?: InboundSender
+}
+
+/** A sender's identities and names as a received message named them, already made safe. */
+export interface InboundSender {
+  /** Its LID (`…@lid`), when WhatsApp named one. */
+  lid: string | null
+  /** Its number (E.164), when WhatsApp named it or wagate knew its LID's number. */
+  phoneNumber: string | null
+  /** Its WhatsApp username (letters, digits, `.` and `_`), when the stanza carried one. */
+  username: string | null
+  /** The name it gave itself, made safe. */
+  pushName: string | null
 }
 
 /** A place on the map (a location message), in the shape sends use. */

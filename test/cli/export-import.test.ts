@@ -71,6 +71,9 @@ async function sqliteInstall(): Promise<Install> {
   const liveKey = await h.seedKey(live.account.id, { env: "live" })
   expect((await send(h, liveKey, { fromPhoneId: live.phone.phoneNumber, to: TO, content: "live hello" })).status).toBe(201)
   h.gateway.current(live.phone.id).receive({ waMessageId: "IN1", from: "+14155550166", isGroup: false, groupId: null, type: "text", content: "Hi back", receivedAtMs: h.clock.nowMs() })
+  // A sender with only a LID and a username: the message carries it, and the phone's contacts hold it.
+  const sender = { lid: "204519374921837@lid", phoneNumber: null, username: "ada.lovelace", pushName: "Ada" }
+  h.gateway.current(live.phone.id).receive({ waMessageId: "IN2", from: sender.lid, isGroup: false, groupId: null, type: "text", content: "Hi", receivedAtMs: h.clock.nowMs(), sender })
   await h.settle()
   const db = h.services.sqlite!
   db.run("INSERT INTO wa_creds (phone_id, data, updated_at_ms) VALUES (?, ?, ?)", [live.phone.id, '{"me":{"id":"1@s.whatsapp.net"}}', 1])
@@ -159,7 +162,7 @@ describe("wagate export and wagate import", () => {
     expect(res.stdout).toMatch(/^Imported \d+ rows from /)
 
     const [before, after] = [await sqliteRows(), await postgresRows(url)]
-    for (const table of ["accounts", "api_keys", "phones", "messages", "message_parts", "inbound_messages", "events", "webhook_deliveries", "webhook_attempts", "wa_creds", "wa_keys", "wa_resend_messages", "wa_message_secrets"]) {
+    for (const table of ["accounts", "api_keys", "phones", "messages", "message_parts", "inbound_messages", "wa_contacts", "events", "webhook_deliveries", "webhook_attempts", "wa_creds", "wa_keys", "wa_resend_messages", "wa_message_secrets"]) {
       expect([table, before[table]!.length > 0]).toEqual([table, true])
     }
     expect(after).toEqual(before)

@@ -23,14 +23,21 @@ export function describeHiddenNumbers(label: string, options: { prepare: () => P
   let shown: SimContact
   let team: SimGroup
   let later: SimContact
+  let nameless: SimContact
+  let namelessTeam: SimGroup
+  let moved: SimContact
 
   beforeAll(async () => {
-    world = await startTlsWorld({ command: await options.prepare(), keyName: "lid", scopes: ["messages:send", "messages:read"] })
+    world = await startTlsWorld({ command: await options.prepare(), keyName: "lid", scopes: ["messages:send", "messages:read"], logLevel: "warn" })
     ;({ sim, wagate, api } = world)
     hidden = sim.contact({ phoneNumber: "+15550042222", name: "Hidden", addressing: "lid", hidesNumber: true })
     shown = sim.contact({ phoneNumber: "+15550043333", name: "Shown", addressing: "lid" })
     later = sim.contact({ phoneNumber: "+15550044444", name: "Later", addressing: "lid" })
     team = sim.group({ subject: "LID team", members: [hidden, shown], addressing: "lid" })
+    // No number anywhere, only a LID and a username (WhiskeySockets/Baileys#2742, #2480).
+    nameless = sim.contact({ phoneNumber: "+15550045555", name: "Nameless", noNumber: true, username: "no.number_42" })
+    namelessTeam = sim.group({ subject: "Nameless team", members: [nameless, shown], addressing: "lid" })
+    moved = sim.contact({ phoneNumber: "+15550046666", name: "Moved" })
     phoneId = await pairedPhone(world, ME)
   }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
 
@@ -74,6 +81,53 @@ export function describeHiddenNumbers(label: string, options: { prepare: () => P
       later.hidesNumber = true
       await sim.sendInbound(later, { text: "later again, by LID only" })
       expect((await inboundWithText("later again, by LID only")).from).toBe(`+${later.phoneNumber}`)
+    })
+
+    test("a contact with no number at all writes with its username: from is its …@lid, fromUsername its username; a reply by that LID reaches it", async () => {
+      await sim.sendInbound(nameless, { text: "hello from nowhere" })
+      const inbound = await inboundWithText("hello from nowhere")
+      expect(inbound).toMatchObject({ from: nameless.lidJid, fromUsername: "no.number_42", isGroup: false })
+
+      const reply = await api.send({ fromPhoneId: ME, to: inbound.from, content: "hello, nameless" })
+      expect(reply.to).toBe(nameless.lidJid)
+      expect((await sim.nextMessage(nameless)).text).toBe("hello, nameless")
+      await api.messageWithStatus(reply.id, "read")
+    })
+
+    test("in a group, a member with no number (no participant_pn, listed by LID alone) is recorded by its …@lid with its username", async () => {
+      await sim.sendInbound(nameless, { text: "nameless in the team" }, { group: namelessTeam })
+      const inbound = await inboundWithText("nameless in the team")
+      expect(inbound).toMatchObject({ from: nameless.lidJid, fromUsername: "no.number_42", isGroup: true, groupId: namelessTeam.jid })
+      // A 1:1 reply to the member by its LID reaches it.
+      const reply = await api.send({ fromPhoneId: ME, to: inbound.from, content: "hello from the team" })
+      expect((await sim.nextMessage(nameless)).text).toBe("hello from the team")
+      await api.messageWithStatus(reply.id, "read")
+    })
+
+    test("a number whose account moved to a new LID: the send acked with refresh_lid makes wagate look it up again, and the next send reaches the new LID", async () => {
+      const to = `+${moved.phoneNumber}`
+      const before = await api.send({ fromPhoneId: ME, to, content: "before the move" })
+      expect((await sim.nextMessage(moved)).text).toBe("before the move")
+      await api.messageWithStatus(before.id, "read")
+
+      const newLid = sim.changeLid(moved)
+      const stale = await api.send({ fromPhoneId: ME, to, content: "to the old account" })
+      await api.messageWithStatus(stale.id, "sent")
+      await poll(() => (sim.lidChanges.acks.some((a) => a.contact === moved) ? true : undefined), "a refresh_lid ack")
+      // wagate asks WhatsApp for the number's LID again (usync, by number), on its own, stores the
+      // answer and says so once.
+      await wagate.proc.waitFor(/looked it up again, and the next send goes to the new one/, 8_000, "err")
+      expect(sim.lidChanges.refreshed(ME, moved)).toBe(true)
+      const acksBefore = sim.lidChanges.acks.length
+
+      const after = await api.send({ fromPhoneId: ME, to, content: "after the refresh" })
+      expect((await sim.nextMessage(moved)).text).toBe("after the refresh")
+      await api.messageWithStatus(after.id, "read")
+      expect(sim.lidChanges.acks.length).toBe(acksBefore)
+      expect(wagate.proc.err.match(/looked it up again, and the next send goes to the new one/g)).toHaveLength(1)
+      // Baileys fetched the new account's keys under the new LID: the mapping was replaced.
+      const keyFetches = sim.clientStanzas.retained.filter(({ node }) => node.tag === "iq" && node.attrs.xmlns === "encrypt")
+      expect(JSON.stringify(keyFetches.map(({ node }) => node.content))).toContain(`${newLid}@lid`)
     })
 
     test("in a LID group, a hidden member's message is recorded with its …@lid as from", async () => {

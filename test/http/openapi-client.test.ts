@@ -129,7 +129,9 @@ export async function inboundRicher(): Promise<Blob | null> {
   const replyTo: string | null | undefined = m.replyTo
   const latitude: number | undefined = m.location?.latitude
   const numbers: string[] | undefined = m.contact?.phoneNumbers
-  console.log(size, replyTo, latitude, numbers)
+  // A sender known only by LID may come with its WhatsApp username (docs/api.md § "Inbound messages").
+  const username: string | null | undefined = m.fromUsername
+  console.log(size, replyTo, latitude, numbers, username)
   const file = await client.GET("/v1/messages/inbound/{messageId}/media", { params: { path: { messageId: m.id } }, parseAs: "blob" })
   if (file.error) {
     const problems: string[] = file.error.message
@@ -168,6 +170,10 @@ export async function refusedByTheTypes(): Promise<void> {
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", contact: { name: "Bo", phoneNumbers: "+14155550123" } } })
   // @ts-expect-error phones is "true" or "false"
   await client.GET("/admin/v1/nodes", { params: { query: { phones: 1 } } })
+  const inbound = await client.GET("/v1/messages/inbound/{messageId}", { params: { path: { messageId: "inmsg_x" } } })
+  // @ts-expect-error a username is text or null
+  const username: number | undefined = inbound.data?.data.fromUsername
+  console.log(username)
   // @ts-expect-error the status filter is a closed set
   await client.GET("/v1/messages", { params: { query: { status: "lost" } } })
 }

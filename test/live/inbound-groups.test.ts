@@ -50,6 +50,7 @@ describe("inbound messages", () => {
     expect(m).toEqual({
       id: m.id,
       from: "+14155550177",
+      fromUsername: null,
       to: phone.phoneNumber,
       content: "Hi there",
       type: "text",
@@ -111,6 +112,7 @@ describe("inbound messages", () => {
         data: {
           messageId: list.data[0].id,
           from: "+14155550177",
+          fromUsername: null,
           to: phone.phoneNumber,
           content: "Hi there",
           type: "text",

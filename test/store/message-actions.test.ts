@@ -13,6 +13,7 @@ function inbound(n: number, from: string, groupId: string | null = null): Omit<I
     phoneId: "ph_1",
     waMessageId: `WA${n}`,
     fromAddress: from,
+    fromUsername: null,
     toNumber: "+14155550123",
     content: `m${n}`,
     type: "text",

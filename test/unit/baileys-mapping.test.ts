@@ -276,7 +276,7 @@ describe("inbound messages.upsert", () => {
     }
     // The richer details have tests of their own (test/whatsapp/inbound-details.test.ts).
     const mapped = await mapInboundUpsert(payload<UpsertLike>(name), { pnForLid, nowMs: NOW_MS })
-    expect(mapped.map(({ details: _details, ...m }) => m)).toEqual(expected)
+    expect(mapped.map(({ details: _details, sender: _sender, ...m }) => m)).toEqual(expected)
     // Every fixture above names the number itself (or is skipped): the LID store is never asked.
     expect(lookups).toEqual([])
   })
@@ -293,7 +293,7 @@ describe("inbound messages.upsert", () => {
     })
     expect(lookups).toEqual(["200000000000009@lid"])
     expect(known.map((m) => m.from)).toEqual(["+15550009999"])
-    const unknown = (await mapInboundUpsert(upsert, { nowMs: NOW_MS, pnForLid: async () => null })).map(({ details: _details, ...m }) => m)
+    const unknown = (await mapInboundUpsert(upsert, { nowMs: NOW_MS, pnForLid: async () => null })).map(({ details: _details, sender: _sender, ...m }) => m)
     expect(unknown).toEqual([
       { waMessageId: "3EB0E2E2E2E2E2E2E2E2", from: "200000000000009@lid", isGroup: true, groupId: "120363000000000004@g.us", type: "text", content: "number hidden", receivedAtMs: 1795325101_000 },
     ])

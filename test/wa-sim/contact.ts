@@ -38,6 +38,19 @@ export interface ContactOptions {
    * `participant_pn`, so a client learns only its LID. Default false.
    */
   hidesNumber?: boolean
+  /**
+   * The contact has no number WhatsApp will tell (a username-only or number-hidden account,
+   * WhiskeySockets/Baileys#2742): LID addressing only, no `sender_pn`/`participant_pn`, no
+   * `phone_number` in group metadata, and a usync by number does not find it. `phoneNumber` then
+   * only names it inside the simulator. Default false.
+   */
+  noNumber?: boolean
+  /**
+   * Its WhatsApp username: its stanzas carry it (`peer_recipient_username` on 1:1 messages,
+   * `participant_username` in groups, the attributes Baileys 7.0.0-rc14 reads, WhiskeySockets/Baileys#2480).
+   * Writable, so a test can change it. Default none.
+   */
+  username?: string
   /** False: usync answers `contact type="out"` and no devices, so `onWhatsApp` leaves it out. Default true. */
   onWhatsApp?: boolean
   /** The contact's privacy setting. Off: it never sends `read` for 1:1 messages (groups still do). Default true. */
@@ -75,7 +88,12 @@ const CONTACT_PRE_KEYS = 20
  */
 export class SimContact {
   readonly phoneNumber: string
-  readonly lid: string
+  /** Its current LID; `sim.changeLid` gives it a new one (a new account behind the same number). */
+  lid: string
+  /** LIDs it had before, still routed to it, so a send to one can be answered (lid-change.ts). */
+  readonly formerLids: string[] = []
+  readonly noNumber: boolean
+  username: string | undefined
   readonly name: string
   readonly addressing: Addressing
   /** Writable: a test can have a contact hide its number after WhatsApp named it once. */
@@ -107,8 +125,11 @@ export class SimContact {
     this.phoneNumber = options.phoneNumber.replace(/^\+/, "")
     this.lid = options.lid
     this.name = options.name ?? `Contact ${this.phoneNumber.slice(-4)}`
-    this.addressing = options.addressing ?? "pn"
-    this.hidesNumber = options.hidesNumber ?? false
+    this.addressing = options.addressing ?? (options.noNumber ? "lid" : "pn")
+    this.noNumber = options.noNumber ?? false
+    if (this.noNumber && options.addressing === "pn") throw new Error("a contact with no number is addressed by LID")
+    this.hidesNumber = this.noNumber || (options.hidesNumber ?? false)
+    this.username = options.username
     this.encryptedEdits = options.encryptedEdits ?? null
     this.onWhatsApp = options.onWhatsApp ?? true
     this.readReceipts = options.readReceipts ?? true
@@ -166,7 +187,15 @@ export class SimContact {
 
   /** Whether a jid's user part names this contact, by phone number or LID. */
   owns(user: string): boolean {
-    return user === this.phoneNumber || user === this.lid
+    return (!this.noNumber && user === this.phoneNumber) || user === this.lid || this.formerLids.includes(user)
+  }
+
+  /** Gives it a new LID, its devices too; the old one is remembered (see `formerLids`). */
+  moveToLid(lid: string): void {
+    for (const identity of [this, ...this.otherDeviceIdentities.values()]) {
+      identity.formerLids.push(identity.lid)
+      identity.lid = lid
+    }
   }
 
   /**

@@ -56,16 +56,17 @@ export class SimGroup {
   /** The `<group>` node describing this group to `me`, the account asking. */
   node(me: SimAccount, creationMs: number): BinaryNode {
     const lid = this.addressing === "lid"
-    const participant = (pnJid: string, lidJid: string, admin: boolean): BinaryNode => ({
+    // A member with no number is listed by its LID alone, even in a PN group (WhiskeySockets/Baileys#2742).
+    const participant = (pnJid: string | null, lidJid: string, admin: boolean): BinaryNode => ({
       tag: "participant",
       attrs: {
-        ...(lid ? { jid: lidJid, phone_number: pnJid } : { jid: pnJid, lid: lidJid }),
+        ...(pnJid === null ? { jid: lidJid } : lid ? { jid: lidJid, phone_number: pnJid } : { jid: pnJid, lid: lidJid }),
         ...(admin ? { type: "admin" } : {}),
       },
     })
     const content: BinaryNode[] = [
       participant(me.pnJid, me.lidJid, this.admins.has("me")),
-      ...this.members.map((member) => participant(member.pnJid, member.lidJid, this.admins.has(member))),
+      ...this.members.map((member) => participant(member.noNumber ? null : member.pnJid, member.lidJid, this.admins.has(member))),
     ]
     if (this.announce) content.push({ tag: "announcement", attrs: {} })
     const created = unixSeconds(creationMs)

@@ -91,17 +91,21 @@ export async function deliverInbound(delivery: InboundDelivery): Promise<string>
   const { from, account, devices, message, options, nowMs } = delivery
   const id = options.id ?? newMessageId()
   const group = options.group
-  const addressing = options.addressing ?? group?.addressing ?? from.addressing
+  // A contact with no number has only its LID to be named by, whatever the chat's addressing.
+  const addressing = from.noNumber ? "lid" : (options.addressing ?? group?.addressing ?? from.addressing)
   const senderJid = from.jid(addressing)
   // A contact that hides its number names only its LID (WhatsApp's username and number-privacy chats).
   const pn = (attr: string): Record<string, string> => (from.hidesNumber ? {} : { [attr]: from.pnJid })
+  // The sender's username, under the attribute Baileys 7.0.0-rc14 reads for each kind of chat
+  // (lib/Utils/decode-wa-message.js; WhiskeySockets/Baileys#2480).
+  const username = (attr: string): Record<string, string> => (from.username === undefined ? {} : { [attr]: from.username })
   const senderAttrs: Record<string, string> = group
     ? addressing === "lid"
-      ? { from: group.jid, participant: senderJid, ...pn("participant_pn"), addressing_mode: "lid" }
-      : { from: group.jid, participant: senderJid, participant_lid: from.lidJid, addressing_mode: "pn" }
+      ? { from: group.jid, participant: senderJid, ...pn("participant_pn"), addressing_mode: "lid", ...username("participant_username") }
+      : { from: group.jid, participant: senderJid, participant_lid: from.lidJid, addressing_mode: "pn", ...username("participant_username") }
     : addressing === "lid"
-      ? { from: senderJid, ...pn("sender_pn"), addressing_mode: "lid" }
-      : { from: senderJid, sender_lid: from.lidJid }
+      ? { from: senderJid, ...pn("sender_pn"), addressing_mode: "lid", ...username("peer_recipient_username") }
+      : { from: senderJid, sender_lid: from.lidJid, ...username("peer_recipient_username") }
   const type = message.conversation != null || message.extendedTextMessage ? "text" : "media"
   const groupCipher = group ? await from.encryptForGroup(group.jid, senderJid, message) : undefined
 

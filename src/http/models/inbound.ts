@@ -4,6 +4,7 @@ import { E164_PATTERN } from "../../lib/formats"
 import { named } from "../../lib/schema"
 import { toIso } from "../../lib/time"
 import type { InboundRow } from "../../store/inbound"
+import { FromUsername } from "../../domain/schemas"
 import { PageQueryFields, Timestamp } from "./common"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
@@ -52,6 +53,7 @@ export const InboundMessage = named(
   Type.Object({
     id: Type.String({ examples: ["inmsg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
     from: Type.String({ description: "The sender (E.164 when WhatsApp tells the number).", examples: ["+14155550199"] }),
+    fromUsername: Type.Optional(FromUsername),
     to: Type.String({ pattern: E164_PATTERN, description: "The receiving phone's number.", examples: ["+14155550123"] }),
     content: Type.String({ description: "The text, or the caption of a media message." }),
     type: InboundTypeSchema,
@@ -77,6 +79,7 @@ export function toInboundMessage(row: InboundRow): InboundMessage {
   return {
     id: row.id,
     from: row.fromAddress,
+    fromUsername: row.fromUsername,
     to: row.toNumber,
     content: row.content,
     type: row.type,

@@ -21,6 +21,7 @@ interface PgInbound {
   phoneId: string
   waMessageId: string
   fromAddress: string
+  fromUsername: string | null
   toNumber: string
   content: string
   type: InboundType
@@ -41,7 +42,7 @@ const COLUMNS = `id, account_id AS "accountId", env, seq, phone_id AS "phoneId",
   from_address AS "fromAddress", to_number AS "toNumber", content, type, is_group AS "isGroup", group_id AS "groupId",
   received_at_ms AS "receivedAtMs", created_at_ms AS "createdAtMs", reply_to_id AS "replyToId", media_json AS media,
   media_gone_at_ms AS "mediaGoneAtMs", location_json AS location, contact_json AS contact, edited_at_ms AS "editedAtMs",
-  revoked_at_ms AS "revokedAtMs"`
+  revoked_at_ms AS "revokedAtMs", from_username AS "fromUsername"`
 
 const parse = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T))
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
@@ -55,6 +56,7 @@ function fromPg(r: PgInbound): InboundRow {
     phoneId: r.phoneId,
     waMessageId: r.waMessageId,
     fromAddress: r.fromAddress,
+    fromUsername: r.fromUsername,
     toNumber: r.toNumber,
     content: r.content,
     type: r.type,
@@ -99,8 +101,8 @@ async function listInbound(sql: SQL, q: InboundListQuery): Promise<{ rows: Inbou
 const INSERT_INBOUND = `WITH i AS (
   INSERT INTO inbound_messages (id, account_id, env, phone_id, wa_message_id, from_address, to_number, content, type, is_group,
     group_id, received_at_ms, created_at_ms, reply_to_id, media_json, media_gone_at_ms, location_json, contact_json,
-    edited_at_ms, revoked_at_ms)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+    edited_at_ms, revoked_at_ms, from_username)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
   ON CONFLICT (phone_id, wa_message_id) DO NOTHING
   RETURNING seq, account_id, env, phone_id
 ), c AS (
@@ -113,7 +115,7 @@ async function insertInbound(sql: SQL, row: Omit<InboundRow, "seq">): Promise<In
   const [inserted] = (await sql.unsafe(INSERT_INBOUND, [
     row.id, row.accountId, row.env, row.phoneId, row.waMessageId, row.fromAddress, row.toNumber, row.content, row.type, row.isGroup,
     row.groupId, row.receivedAtMs, row.createdAtMs, row.replyToId, json(row.media), row.mediaGoneAtMs, json(row.location),
-    json(row.contact), row.editedAtMs, row.revokedAtMs,
+    json(row.contact), row.editedAtMs, row.revokedAtMs, row.fromUsername,
   ])) as { seq: string }[]
   return inserted === undefined ? null : { ...row, seq: toNumber(inserted.seq) }
 }

@@ -5,6 +5,7 @@ import { LEASES_SQL } from "./migration-4-leases"
 import { RATE_BUCKETS_SQL } from "./migration-5-rate-buckets"
 import { NODE_URLS_SQL } from "./migration-6-node-urls"
 import { MESSAGE_SECRETS_SQL } from "./migration-7-message-secrets"
+import { WA_CONTACTS_SQL } from "./migration-8-wa-contacts"
 import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
 import { SCHEMA_1 } from "./schema-1"
 
@@ -34,6 +35,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(5, "shared rate-limit buckets", RATE_BUCKETS_SQL),
   sqlMigration(6, "node URLs for forwarded requests", NODE_URLS_SQL),
   sqlMigration(7, "message secrets", MESSAGE_SECRETS_SQL),
+  sqlMigration(8, "usernames and WhatsApp contacts", WA_CONTACTS_SQL),
   sqlMigration(9, "offline-marker watchdog on phones", OFFLINE_WATCHDOG_SQL),
 ]
 

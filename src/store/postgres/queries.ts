@@ -16,6 +16,7 @@ import { pgSettingsQueries } from "./settings"
 import { pgStatsQueries } from "./stats"
 import { pgUsageQueries } from "./usage"
 import { pgWaAuthQueries } from "./wa-auth"
+import { pgWaContactsQueries } from "./wa-contacts"
 import { pgWaResendQueries } from "./wa-resend"
 import { pgMessageSecretsQueries } from "./message-secrets"
 import { pgWebhooksQueries } from "./webhooks"
@@ -49,6 +50,7 @@ const PG_QUERY_GROUPS = [
   pgDeliveryClaimQueries,
   pgLeaseQueries,
   pgRateBucketsQueries,
+  pgWaContactsQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

@@ -1,4 +1,5 @@
-import type { DisconnectReason, GroupInfo, InboundMessage, PartRejection } from "../gateway"
+import type { DisconnectReason, GroupInfo, InboundMessage, InboundSender, PartRejection } from "../gateway"
+import { pushNameFromOutside, usernameFromOutside } from "../../lib/wa-username"
 import type { PresenceState, ReceiptKind } from "../../lib/vocabulary"
 import { mapDetails, type DetailsContentLike } from "./inbound-details"
 
@@ -204,6 +205,10 @@ export interface KeyLike {
   id?: string | null
   participant?: string | null
   participantAlt?: string | null
+  /** The 1:1 peer's username (`peer_recipient_username`/`recipient_username`, WhiskeySockets/Baileys#2480). */
+  remoteJidUsername?: string | null
+  /** A group author's username (`participant_username`, WhiskeySockets/Baileys#2480). */
+  participantUsername?: string | null
 }
 
 /** `proto.WebMessageInfo.Status`. */
@@ -296,6 +301,8 @@ export interface WaMessageLike {
   key?: KeyLike | null
   message?: MessageContentLike | null
   messageTimestamp?: WaSeconds
+  /** The name the sender gave itself (the stanza's `notify`). */
+  pushName?: string | null
   status?: number | null
   messageStubType?: number | null
   messageStubParameters?: (string | null)[] | null
@@ -459,6 +466,25 @@ export async function senderAddress(key: KeyLike, pnForLid: PnForLid): Promise<s
 }
 
 /**
+ * What a received message tells about its sender beside `from`: its LID, its number (named by
+ * the stanza, or `from` itself), its username and its push name, made safe. A sender WhatsApp
+ * names only by LID, with no number anywhere (WhiskeySockets/Baileys#2742), has `phoneNumber`
+ * null and `from` its `…@lid`.
+ */
+export function senderOf(key: KeyLike, from: string, pushName: string | null | undefined): InboundSender {
+  const group = isGroupJid(key.remoteJid)
+  const ids = group ? [key.participant, key.participantAlt] : [key.remoteJid, key.remoteJidAlt]
+  const lid = ids.find(isLidJid)
+  const pn = ids.find(isPnJid)
+  return {
+    lid: lid ? normalizeUserJid(lid) : null,
+    phoneNumber: from.startsWith("+") ? from : pn ? e164FromPnJid(pn) : null,
+    username: usernameFromOutside(group ? key.participantUsername : key.remoteJidUsername),
+    pushName: pushNameFromOutside(pushName),
+  }
+}
+
+/**
  * Maps a `messages.upsert` to inbound messages. Both `notify` (live) and `append` (received
  * while offline) count; our own messages, decryption failures (CIPHERTEXT stubs, retried by
  * Baileys and delivered again), status broadcasts, newsletters and non-content (reactions,
@@ -486,6 +512,7 @@ export async function mapInboundUpsert(upsert: UpsertLike, ctx: { pnForLid: PnFo
       content: mapped.content,
       receivedAtMs: secondsToMs(msg.messageTimestamp) ?? ctx.nowMs,
       details,
+      sender: senderOf(key, from, msg.pushName),
     })
   }
   return out

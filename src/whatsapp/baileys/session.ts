@@ -44,6 +44,7 @@ import { createAdvRotation, type AdvRotation, type NotificationNode } from "./ad
 import { PASSKEY_REQUEST_TYPE, passkeyRequestCause, passkeyRequestOf } from "./passkey-gate"
 import { isOneToOne, privacyTokenAttached, PrivacyTokenLedger } from "./privacy-token"
 import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
+import { LidRefresher, socketLidDirectory } from "./lid-refresh"
 import { mapInboundActions } from "./inbound-actions"
 import { parseDescriptor } from "./inbound-details"
 import { downloadMedia, reuploadMedia } from "./media-download"
@@ -391,9 +392,12 @@ export class BaileysSession implements WhatsAppSession {
       this.finish("passkey_required", true, { ...this.failureBase(), code: "passkey_required", cause: passkeyRequestCause(request) })
       void sock.end(undefined)
     })
+    const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)
     sock.ws.on("CB:ack,class:message", (node: AckNode) => {
       const signal = mapServerAck(node, ctx.clock.nowMs())
       if (signal) this.report(signal)
+      // A stale LID mapping (refresh_lid): looked up again before the next send (lid-refresh.ts).
+      void lidRefresher.onAck(node)
     })
     // Deliveries off the wire: Baileys' buffer folds a delivery and a read into the read alone.
     sock.ws.on("CB:receipt", (node: ReceiptNode) => {

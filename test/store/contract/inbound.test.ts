@@ -18,6 +18,8 @@ describeStores("inbound messages", (open) => {
     const store = await open()
     const full = newInbound(1, {
       content: "ça va? 👍 مرحبا",
+      fromAddress: "123456789012345@lid",
+      fromUsername: "ada.lovelace_1",
       type: "image",
       isGroup: true,
       groupId: "120363111111111111@g.us",

@@ -92,6 +92,7 @@ export function newInbound(n: number, over: Partial<Omit<InboundRow, "seq">> = {
     phoneId: "ph_1",
     waMessageId: `WA${n}`,
     fromAddress: "+14155550166",
+    fromUsername: null,
     toNumber: "+14155550123",
     content: `m${n}`,
     type: "text",

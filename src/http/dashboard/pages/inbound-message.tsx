@@ -14,6 +14,7 @@ import { htmlResponse, redirect, SECURITY_HEADERS } from "../respond"
 import { href, scopeAt, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ErrorList, Time } from "../views/parts"
+import { senderLabel } from "../views/messages"
 import { ChangeFacts, KindFacts, Thread } from "../views/thread"
 import { errorPage } from "./errors"
 
@@ -123,7 +124,7 @@ export async function inboundPage(c: PageContext, options: { errors?: string[]; 
             <code>{m.id}</code>
           </dd>
           <dt>From</dt>
-          <dd>{m.fromAddress}</dd>
+          <dd>{senderLabel(m)}</dd>
           {m.isGroup ? (
             <>
               <dt>Group</dt>

@@ -34,11 +34,16 @@ export function OutboundTable(props: { rows: MessageRow[]; scope: Scope }) {
   return <StackTable columns={columns} rows={props.rows} />
 }
 
+/** The sender as the dashboard shows it: its address (E.164 or `…@lid`) and its username when WhatsApp named one. */
+export function senderLabel(m: Pick<InboundRow, "fromAddress" | "fromUsername">): string {
+  return m.fromUsername ? `${m.fromAddress} (@${m.fromUsername})` : m.fromAddress
+}
+
 export function InboundTable(props: { rows: InboundRow[]; scope: Scope }) {
   if (props.rows.length === 0) return <p class="muted">No inbound messages match.</p>
   const columns: Column<InboundRow>[] = [
     { label: "Received", cell: (m) => <MessageLink id={m.id} atMs={m.receivedAtMs} scope={props.scope} /> },
-    { label: "From", cell: (m) => <Clip text={m.isGroup ? `${m.fromAddress} in ${m.groupId ?? "a group"}` : m.fromAddress} /> },
+    { label: "From", cell: (m) => <Clip text={m.isGroup ? `${senderLabel(m)} in ${m.groupId ?? "a group"}` : senderLabel(m)} /> },
     { label: "To", cell: (m) => <Clip text={m.toNumber} /> },
     { label: "Type", cell: (m) => m.type },
     { label: "Content", cell: (m) => <Clip text={excerpt(m.content)} /> },
