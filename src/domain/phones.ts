@@ -43,6 +43,8 @@ export async function addPhone(
     lastErrorCode: null,
     lastErrorMessage: null,
     lastErrorAtMs: null,
+    waVersion: null,
+    clientExpiresAtMs: null,
   }
   await ctx.store.write(async (q) => {
     // Checked inside the transaction so two concurrent adds cannot both pass.

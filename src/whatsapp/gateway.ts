@@ -223,6 +223,11 @@ export interface SessionEvents {
   inbound(message: InboundMessage): void
   /** A contact reacted to, edited or deleted an earlier message (optional: a listener that records no inbound ignores it). */
   inboundAction?(action: InboundAction): void
+  /**
+   * WhatsApp announced when it expects to stop accepting the client version this socket announced
+   * (`waVersion`); optional: a listener that keeps no phone state ignores it.
+   */
+  clientExpiration?(info: { expiresAtMs: number; waVersion: string }): void
 }
 
 /** One phone's connection to WhatsApp. */

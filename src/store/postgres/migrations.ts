@@ -4,6 +4,7 @@ import { DELIVERY_CLAIMS_SQL } from "./migration-3-delivery-claims"
 import { LEASES_SQL } from "./migration-4-leases"
 import { RATE_BUCKETS_SQL } from "./migration-5-rate-buckets"
 import { NODE_URLS_SQL } from "./migration-6-node-urls"
+import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { SCHEMA_1 } from "./schema-1"
 
 /*
@@ -31,6 +32,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(4, "nodes and phone leases", LEASES_SQL),
   sqlMigration(5, "shared rate-limit buckets", RATE_BUCKETS_SQL),
   sqlMigration(6, "node URLs for forwarded requests", NODE_URLS_SQL),
+  sqlMigration(10, "phones' WhatsApp Web version and client expiry", PHONES_WA_CLIENT_SQL),
 ]
 
 /** The newest PostgreSQL schema version this binary knows. */

@@ -46,6 +46,8 @@ export const phone = (over: Partial<PhoneRow> = {}): PhoneRow => ({
   lastErrorCode: null,
   lastErrorMessage: null,
   lastErrorAtMs: null,
+  waVersion: null,
+  clientExpiresAtMs: null,
   ...over,
 })
 
