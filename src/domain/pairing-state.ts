@@ -13,6 +13,8 @@ export interface PairingState {
   lastError: LastError | null
   /** The WhatsApp Web version the phone's last connect announced (x.y.z); null before one. */
   waVersion: string | null
+  /** When WhatsApp said it stops accepting that version (`<ib><client_expiration>`); null when it did not say. */
+  clientExpiresAtMs: number | null
   updatedAtMs: number
 }
 
@@ -37,7 +39,9 @@ export function stateOf(phone: PhoneRow, extras: (Omit<PairingExtras, "connectio
     qr: current ? extras.qr : null,
     pairingCode: current ? extras.pairingCode : null,
     lastError: lastErrorOf(phone),
-    waVersion: extras?.waVersion ?? null,
+    // The socket's node knows the version being announced now; the row keeps the last one across restarts.
+    waVersion: extras?.waVersion ?? phone.waVersion,
+    clientExpiresAtMs: phone.clientExpiresAtMs,
     updatedAtMs: phone.updatedAtMs,
   }
 }

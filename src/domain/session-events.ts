@@ -26,6 +26,15 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
       if (!current()) return
       rt.waVersion = waVersion
       h.notify(phoneId)
+      // Kept on the row so `wagate doctor` (another process) and a restart see it too.
+      ctx.store.write((q) => q.updatePhoneWaVersion(phoneId, waVersion)).catch((err) => ctx.logger.error("recording the announced WhatsApp Web version failed", { phoneId, err }))
+    },
+    clientExpiration({ expiresAtMs, waVersion }) {
+      if (!current()) return
+      ctx.store
+        .write((q) => q.updatePhoneClientExpiry(phoneId, waVersion, expiresAtMs))
+        .then(() => h.notify(phoneId))
+        .catch((err) => ctx.logger.error("recording WhatsApp's client expiry failed", { phoneId, err }))
     },
     qr(qr) {
       if (!current()) return

@@ -8,6 +8,7 @@ const state = (patch: Partial<PairingState> = {}): PairingState => ({
   pairingCode: null,
   lastError: null,
   waVersion: "2.3000.1",
+  clientExpiresAtMs: null,
   updatedAtMs: 1,
   ...patch,
 })

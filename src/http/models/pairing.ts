@@ -4,7 +4,7 @@ import type { PairingState as DomainPairingState } from "../../domain/sessions"
 import { lastErrorView } from "../../domain/api-views"
 import { named, OneOf } from "../../lib/schema"
 import { PAIRING_METHODS } from "../../lib/vocabulary"
-import { toIso } from "../../lib/time"
+import { toIso, toIsoOrNull } from "../../lib/time"
 import { Timestamp } from "./common"
 import { ConnectionStatus } from "./phones"
 
@@ -46,8 +46,12 @@ export const PairingState = named("PairingState", Type.Object({
   pairingCode: Type.Union([Type.String(), Type.Null()], { description: "The code to type on the phone, while waiting." }),
   lastError: LastError,
   waVersion: Type.Union([Type.String(), Type.Null()], {
-    description: "The WhatsApp Web version the last connect announced (WAGATE_WA_VERSION); null before the first connect of this process.",
+    description: "The WhatsApp Web version the phone's last connect announced (WAGATE_WA_VERSION); null before its first connect.",
     examples: ["2.3000.1023456789"],
+  }),
+  clientExpiresAt: Type.Union([Timestamp, Type.Null()], {
+    description:
+      "When WhatsApp said it stops accepting that version (<ib><client_expiration>): upgrade wagate or set WAGATE_WA_VERSION before then. Null when WhatsApp did not say.",
   }),
   updatedAt: Timestamp,
 }))
@@ -60,6 +64,7 @@ export function toPairingState(state: DomainPairingState): typeof PairingState.s
     pairingCode: state.pairingCode,
     lastError: toLastError(state.lastError),
     waVersion: state.waVersion,
+    clientExpiresAt: toIsoOrNull(state.clientExpiresAtMs),
     updatedAt: toIso(state.updatedAtMs),
   }
 }

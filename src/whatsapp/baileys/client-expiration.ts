@@ -1,4 +1,4 @@
-import { toIso } from "../../lib/time"
+import { isoDay } from "../../lib/time"
 
 /*
  * `<ib><client_expiration t=…/></ib>`: WhatsApp names the time (unix seconds) after which it
@@ -37,14 +37,9 @@ export class ExpirationNotices {
 
   /** True the first time this phone is told this date. */
   firstTime(phoneId: string, expiresAtMs: number): boolean {
-    const date = isoDate(expiresAtMs)
+    const date = isoDay(expiresAtMs)
     if (this.logged.get(phoneId) === date) return false
     this.logged.set(phoneId, date)
     return true
   }
-}
-
-/** `2026-12-10`: the day (UTC) of an expiry. */
-export function isoDate(ms: number): string {
-  return toIso(ms).slice(0, 10)
 }

@@ -1,6 +1,6 @@
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
-import { toIso } from "../../lib/time"
+import { isoDay, toIso } from "../../lib/time"
 import type { PresenceState } from "../../lib/vocabulary"
 import type { Logger } from "../../lib/logger"
 import type { Store } from "../../store/store"
@@ -38,7 +38,7 @@ import { kindContent, sendOptions, withMentions } from "./part-kinds"
 import { editContent, reactionContent, revokeContent, waKeyOf } from "./message-actions"
 import { createResendStore, type ResendStore } from "./resend-store"
 import { formatWaVersion, type WaVersion, type WaVersionChooser } from "./wa-version"
-import { clientExpirationOf, isoDate, type ExpirationNotices, type IbNode } from "./client-expiration"
+import { clientExpirationOf, type ExpirationNotices, type IbNode } from "./client-expiration"
 import { createAdvRotation, type AdvRotation, type NotificationNode } from "./adv-rotation"
 import { isOneToOne, privacyTokenAttached, PrivacyTokenLedger } from "./privacy-token"
 import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
@@ -489,7 +489,7 @@ export class BaileysSession implements WhatsAppSession {
     if (expiresAtMs === null || this.waVersion === null) return
     if (this.ctx.expirationNotices.firstTime(this.phoneId, expiresAtMs)) {
       this.log.warn(
-        `WhatsApp says this client version (WhatsApp Web ${this.waVersion}) expires on ${isoDate(expiresAtMs)}; upgrade wagate or set WAGATE_WA_VERSION to a current version before then`,
+        `WhatsApp says this client version (WhatsApp Web ${this.waVersion}) expires on ${isoDay(expiresAtMs)}; upgrade wagate or set WAGATE_WA_VERSION to a current version before then`,
         { waVersion: this.waVersion, expiresAt: toIso(expiresAtMs) },
       )
     }
