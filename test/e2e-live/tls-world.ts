@@ -22,7 +22,13 @@ export interface TlsWorld {
   stop(): Promise<void>
 }
 
-export async function startTlsWorld(options: { command: string[] | undefined; keyName: string; scopes: string[] }): Promise<TlsWorld> {
+export async function startTlsWorld(options: {
+  command: string[] | undefined
+  keyName: string
+  scopes: string[]
+  /** More settings for wagate, which may name the simulator (its version page, say). */
+  env?: (sim: WaSim) => Record<string, string>
+}): Promise<TlsWorld> {
   const cert = await generateLoopbackCertificate()
   const sim = await startWaSim({ mediaCert: cert, log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
   const ca = await TestCa.create()
@@ -36,6 +42,7 @@ export async function startTlsWorld(options: { command: string[] | undefined; ke
       WAGATE_SEND_INTERVAL_MS: "50",
       WAGATE_RATE_LIMIT_PER_MINUTE: "1000000",
       WAGATE_LOG_LEVEL: process.env.WAGATE_LOG_LEVEL ?? "error",
+      ...options.env?.(sim),
     },
     { command: options.command },
   )

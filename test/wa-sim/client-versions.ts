@@ -31,6 +31,8 @@ export class ClientVersions {
   currentBuild: number | null
   /** The expiry announced after each login; null announces none. */
   expiresAtMs: number | null
+  /** How often the version page was asked (a client that looks the version up again asks once more). */
+  pageRequests = 0
 
   constructor(options: { retired?: readonly VersionText[]; currentBuild?: number; expiresAtMs?: number } = {}) {
     this.retired = new Set(options.retired ?? [])
@@ -43,6 +45,11 @@ export class ClientVersions {
     this.retired.add(version)
   }
 
+  /** The version the page names, as clients announce it; null when it names none. */
+  get current(): VersionText | null {
+    return this.currentBuild === null ? null : `2.3000.${this.currentBuild}`
+  }
+
   /** True when a client announcing `version` is refused. */
   refuses(version: VersionText): boolean {
     return this.retired.has(version)
@@ -50,6 +57,7 @@ export class ClientVersions {
 
   /** The answer to `GET /sw.js`. */
   page(): Response {
+    this.pageRequests++
     if (this.currentBuild === null) return new Response("not found", { status: 404 })
     // The real page is minified JavaScript with the revision inside a JSON-ish blob.
     return new Response(`self.__SW_CONFIG={"version":"sim","client_revision":${this.currentBuild},"other":1};`, {

@@ -179,9 +179,9 @@ describe("a 405 at the handshake through the Baileys adapter, against the simula
     expect(warnings.map((w) => w.msg)).toEqual(["WhatsApp refused WhatsApp Web 2.3000.1 as outdated (405); connecting once more with 2.3000.2, looked up again"])
   })
 
-  test.each([
-    { name: "the lookup still names the retired version", setting: "auto" as const, answers: [OLD, OLD], retired: [OLD], announced: ["2.3000.1"], lookups: 2, refused: "2.3000.1" },
-    { name: "the newer version is refused too: one retry only", setting: "auto" as const, answers: [OLD, NEW], retired: [OLD, NEW], announced: ["2.3000.1", "2.3000.2"], lookups: 2, refused: "2.3000.2" },
+  test.each<{ name: string; setting: WaVersion | "auto"; answers: WaVersion[]; retired: WaVersion[]; announced: string[]; lookups: number; refused: string }>([
+    { name: "the lookup still names the retired version", setting: "auto", answers: [OLD, OLD], retired: [OLD], announced: ["2.3000.1"], lookups: 2, refused: "2.3000.1" },
+    { name: "the newer version is refused too: one retry only", setting: "auto", answers: [OLD, NEW], retired: [OLD, NEW], announced: ["2.3000.1", "2.3000.2"], lookups: 2, refused: "2.3000.2" },
     { name: "WAGATE_WA_VERSION names the retired version", setting: OLD, answers: [NEW], retired: [OLD], announced: ["2.3000.1"], lookups: 0, refused: "2.3000.1" },
   ])("$name: outdated_version, final, naming the version refused", async ({ setting, answers, retired, announced, lookups, refused }) => {
     const { lookup, calls } = scriptedLookup(...answers)
