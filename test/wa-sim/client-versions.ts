@@ -6,7 +6,7 @@ import { unixSeconds } from "./nodes"
  * expiry it announces after a login. All three are off by default.
  *
  * - A retired version is refused at the handshake with `<failure reason="405">` (the reports:
- *   WhiskeySockets/Baileys#2731, #2679, #1937; tulir/whatsmeow#1040 shows the same stanza), on a
+ *   WhiskeySockets/Baileys#2731, #1937, #2376; tulir/whatsmeow#1040 shows the same stanza), on a
  *   login and on a registration alike.
  * - The version page is shaped like web.whatsapp.com/sw.js, where Baileys' `fetchLatestWaWebVersion`
  *   reads `"client_revision":<build>` and announces 2.3000.<build> (Baileys #2731's fix).

@@ -466,7 +466,7 @@ export class BaileysSession implements WhatsAppSession {
 
   /**
    * WhatsApp refused the announced version as outdated (405 at the handshake: it retires WhatsApp
-   * Web builds within weeks, WhiskeySockets/Baileys#2731 and #2679): looks the version up again
+   * Web builds within weeks, WhiskeySockets/Baileys#2731 and #2376): looks the version up again
    * and connects once more with a newer one; with none (an explicit setting, a failed lookup, the
    * same version again) the refusal is final at once (`giveUp`).
    */
