@@ -191,3 +191,72 @@ describe("a 405 at the handshake through the Baileys adapter, against the simula
     expect(calls.n).toBe(lookups)
   })
 })
+
+describe("<ib><client_expiration> through the Baileys adapter, against the simulator", () => {
+  let sim: WaSim | null = null
+  afterEach(async () => {
+    await sim?.stop()
+    sim = null
+  }, SLOW_HOOK_TIMEOUT_MS)
+
+  test("each login's notice is reported with the version it names; the warn line comes once per phone and date, with the date in ISO form", async () => {
+    const first = Date.UTC(2026, 11, 10)
+    sim = await startWaSim({ advSecretRotation: false, clientExpiresAtMs: first })
+    const db = openDatabase(":memory:")
+    migrate(db, TEST_EPOCH_MS)
+    const { logger, lines } = recordingLogger()
+    const gateway = createBaileysGateway({ store: storeOver(db), clock: new TestClock(), logger, wsUrl: sim.wsUrl, waVersion: [2, 3000, 7] })
+    const expiries: { expiresAtMs: number; waVersion: string }[] = []
+
+    /** One session until it connects (or, when pairing, until WhatsApp asks for a fresh socket); returns it. */
+    async function session(pairing: boolean) {
+      let qr: string | undefined
+      let opened!: ReturnType<typeof gateway.session>
+      await new Promise<void>((resolve, reject) => {
+        const events: SessionEvents = {
+          connecting() {},
+          qr: (shown) => void (qr = shown),
+          pairingCode() {},
+          scanned() {},
+          connected: () => resolve(),
+          disconnected: ({ reason }) => (reason === "restart_required" && pairing ? resolve() : reject(new Error(`closed: ${reason}`))),
+          partAcked() {},
+          partRejected() {},
+          receipt() {},
+          inbound() {},
+          clientExpiration: (info) => void expiries.push(info),
+        }
+        opened = gateway.session("ph_1", events)
+        opened.connect({ method: "qr" })
+        if (pairing) sim!.primary("+15550091111").scanShownQr(async () => qr).catch(reject)
+      })
+      return opened
+    }
+    const warnings = () => lines.filter((l) => l.level === "warn" && l.msg.startsWith("WhatsApp says")).map((l) => [l.msg, l.fields?.expiresAt])
+    const notices = async (n: number) => {
+      for (let i = 0; i < 500 && expiries.length < n; i++) await Bun.sleep(10)
+      expect(expiries).toHaveLength(n)
+    }
+
+    await session(true)
+    await (await session(false)).close()
+    await notices(1)
+    await (await session(false)).close()
+    await notices(2)
+    sim.versions.expiresAtMs = first + 86_400_000
+    await (await session(false)).close()
+    await notices(3)
+
+    expect(expiries).toEqual([
+      { expiresAtMs: first, waVersion: "2.3000.7" },
+      { expiresAtMs: first, waVersion: "2.3000.7" },
+      { expiresAtMs: first + 86_400_000, waVersion: "2.3000.7" },
+    ])
+    const sentence = (day: string) =>
+      `WhatsApp says this client version (WhatsApp Web 2.3000.7) expires on ${day}; upgrade wagate or set WAGATE_WA_VERSION to a current version before then`
+    expect(warnings()).toEqual([
+      [sentence("2026-12-10"), "2026-12-10T00:00:00.000Z"],
+      [sentence("2026-12-11"), "2026-12-11T00:00:00.000Z"],
+    ])
+  })
+})
