@@ -6,6 +6,7 @@ import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
 import { createWaVersionChooser, formatWaVersion, urlVersionLookup, type WaVersion, type WaVersionLookup } from "../../src/whatsapp/baileys/wa-version"
 import type { ConnectionFailure } from "../../src/whatsapp/failures"
 import type { DisconnectReason, SessionEvents } from "../../src/whatsapp/gateway"
+import { waVersionProbe, WA_VERSION_LOOKUP_URL } from "../../src/whatsapp/baileys/version-probe"
 import { storeOver } from "../helpers/sqlite-store"
 import { TEST_EPOCH_MS, TestClock } from "../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
@@ -110,6 +111,13 @@ describe("WAGATE_WA_VERSION_URL (urlVersionLookup)", () => {
     await expect(lookup(new AbortController().signal)).rejects.toThrow(`${sim.versionUrl} answered HTTP 404`)
     sim.versions.currentBuild = 1_031_234_567
     expect(await lookup(new AbortController().signal)).toEqual([2, 3000, 1_031_234_567])
+  })
+
+  test("connects and the doctor ask the configured page whatever the socket; unset, only a socket to web.whatsapp.com is looked up", () => {
+    const configured = waVersionProbe("ws://127.0.0.1:4455/ws/chat", "http://127.0.0.1:4456/sw.js")
+    expect([configured.lookup === null, configured.lookupUrl]).toEqual([false, "http://127.0.0.1:4456/sw.js"])
+    const unset = waVersionProbe("ws://127.0.0.1:4455/ws/chat")
+    expect([unset.lookup, unset.lookupUrl]).toEqual([null, WA_VERSION_LOOKUP_URL])
   })
 })
 
