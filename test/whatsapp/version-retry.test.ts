@@ -113,6 +113,15 @@ describe("WAGATE_WA_VERSION_URL (urlVersionLookup)", () => {
     expect(await lookup(new AbortController().signal)).toEqual([2, 3000, 1_031_234_567])
   })
 
+  test("a page larger than 4 MiB is refused, not read into memory", async () => {
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(`${"x".repeat(5 * 1024 * 1024)}"client_revision":1`) })
+    try {
+      await expect(urlVersionLookup(`http://127.0.0.1:${server.port}/sw.js`)(new AbortController().signal)).rejects.toThrow("the version page is larger than 4194304 bytes")
+    } finally {
+      await server.stop(true)
+    }
+  })
+
   test("connects and the doctor ask the configured page whatever the socket; unset, only a socket to web.whatsapp.com is looked up", () => {
     const configured = waVersionProbe("ws://127.0.0.1:4455/ws/chat", "http://127.0.0.1:4456/sw.js")
     expect([configured.lookup === null, configured.lookupUrl]).toEqual([false, "http://127.0.0.1:4456/sw.js"])

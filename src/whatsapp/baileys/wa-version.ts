@@ -143,20 +143,35 @@ export function createWaVersionChooser(options: {
   })
 }
 
+/** web.whatsapp.com/sw.js is a few hundred KiB; a page beyond this is not one. */
+const VERSION_PAGE_MAX_BYTES = 4 * 1024 * 1024
+
+/** The body as text, refusing one longer than `maxBytes` before reading it all. */
+async function boundedText(response: Response, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for await (const chunk of response.body ?? []) {
+    total += chunk.byteLength
+    if (total > maxBytes) throw new Error(`the version page is larger than ${maxBytes} bytes`)
+    chunks.push(chunk)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
+}
+
 /** The text WhatsApp Web's service worker names its build in (`"client_revision":1023456789`). */
 const CLIENT_REVISION = /\\?"client_revision\\?":\s*(\d+)/
 
 /**
- * A lookup that reads the version from `url` (WAGATE_WA_VERSION_URL): a page shaped like
+ * A lookup that reads the version from `pageUrl` (WAGATE_WA_VERSION_URL): a page shaped like
  * web.whatsapp.com/sw.js, whose `client_revision` is the build, announced as 2.3000.<build> as
  * Baileys' own lookup does. Asked whatever the WebSocket URL: the operator named it.
  */
-export function urlVersionLookup(url: string): WaVersionLookup {
+export function urlVersionLookup(pageUrl: string): WaVersionLookup {
   return async (signal) => {
-    const response = await fetch(url, { signal })
-    if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`)
-    const match = CLIENT_REVISION.exec(await response.text())
-    if (!match) throw new Error(`no client_revision in the answer of ${url}`)
+    const response = await fetch(pageUrl, { signal })
+    if (!response.ok) throw new Error(`${pageUrl} answered HTTP ${response.status}`)
+    const match = CLIENT_REVISION.exec(await boundedText(response, VERSION_PAGE_MAX_BYTES))
+    if (!match) throw new Error(`no client_revision in the answer of ${pageUrl}`)
     return [2, 3000, Number(match[1])]
   }
 }
