@@ -162,6 +162,7 @@ export class BaileysSession implements WhatsAppSession {
   private announced: WaVersion | null = null
   /** A 405 already brought one more connect with a newer version: the next is final. */
   private versionRetried = false
+  /** How connect() was asked to pair, for the one more socket a 405 may bring. */
   private pairingRequest: { method: "qr" } | { method: "code"; phoneNumber: string } | undefined
   /** Rewrites QR codes to carry the live ADV secret and handles its rotation. */
   private rotation: AdvRotation | null = null
