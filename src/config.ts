@@ -86,6 +86,12 @@ export interface Config {
    * up when a phone connects and falls back to the version built into Baileys.
    */
   waVersion: readonly [number, number, number] | "auto"
+  /**
+   * Where `auto` reads the current WhatsApp Web version (a page shaped like
+   * web.whatsapp.com/sw.js); null asks web.whatsapp.com through Baileys, and only when the
+   * WebSocket is WhatsApp's.
+   */
+  waVersionUrl: string | null
   /** Serve /metrics without the admin token (for a scraper on a private network). */
   metricsPublic: boolean
   /** Reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed; empty believes none. */
@@ -126,6 +132,17 @@ function waVersion(value: string, name: string): readonly [number, number, numbe
   const m = /^(\d+)[.,](\d+)[.,](\d+)$/.exec(value.trim())
   if (!m) throw new ConfigError(`${name} must be auto or a version like 2.3000.1023456789 (major.minor.patch), got "${value}"`)
   return [Number(m[1]), Number(m[2]), Number(m[3])]
+}
+
+function httpUrl(value: string, name: string): string {
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    throw new ConfigError(`${name} must be an http:// or https:// URL, got "${value}"`)
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new ConfigError(`${name} must be an http:// or https:// URL, got "${value}"`)
+  return url.href
 }
 
 function wsUrl(value: string, name: string): string {
@@ -255,6 +272,7 @@ export const SETTINGS = [
   { key: "waOfflineMarkerWaitMs", flag: "wa-offline-marker-wait-ms", env: "WAGATE_WA_OFFLINE_MARKER_WAIT_MS", parse: integer(1_000, 30_000) },
   { key: "waConnectConcurrency", flag: "wa-connect-concurrency", env: "WAGATE_WA_CONNECT_CONCURRENCY", parse: integer(1, 1_000) },
   { key: "waVersion", flag: "wa-version", env: "WAGATE_WA_VERSION", parse: waVersion },
+  { key: "waVersionUrl", flag: "wa-version-url", env: "WAGATE_WA_VERSION_URL", parse: httpUrl },
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
   { key: "trustedProxies", flag: "trusted-proxies", env: "WAGATE_TRUSTED_PROXIES", parse: proxies },
   { key: "databaseUrl", flag: "database-url", env: "WAGATE_DATABASE_URL", parse: databaseUrl },
@@ -293,6 +311,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     waOfflineMarkerWaitMs: DEFAULT_OFFLINE_MARKER_WAIT_MS,
     waConnectConcurrency: DEFAULT_CONNECT_CONCURRENCY,
     waVersion: "auto",
+    waVersionUrl: null,
     metricsPublic: false,
     trustedProxies: [],
     databaseUrl: null,

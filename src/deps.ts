@@ -179,6 +179,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       logger,
       wsUrl: config.waWsUrl,
       waVersion: config.waVersion,
+      waVersionUrl: config.waVersionUrl,
       connectTimeoutMs: config.waConnectTimeoutMs,
       offlineMarkerWaitMs: config.waOfflineMarkerWaitMs,
       waResendRetentionDays: config.waResendRetentionDays,

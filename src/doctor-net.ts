@@ -9,7 +9,7 @@ import { waVersionProbe } from "./whatsapp/baileys/version-probe"
  * version lookup exactly as the gateway's connects make it. Tests pass their own (CliIo.doctorNet).
  */
 export function productionDoctorNet(config: Config): DoctorNet {
-  const version = waVersionProbe(config.waWsUrl)
+  const version = waVersionProbe(config.waWsUrl, config.waVersionUrl)
   return {
     resolveHost: systemResolveHost,
     versionLookup: version.lookup,

@@ -229,7 +229,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "doctor",
     summary:
-      "Check what a live phone needs: DNS, TLS and the clock against WhatsApp's host, the WhatsApp Web version lookup, the server that owns the data directory, and each phone's state and last error (every phone when none is named). Exits 1 when a check fails.",
+      "Check what a live phone needs: DNS, TLS and the clock against WhatsApp's host, the WhatsApp Web version lookup, the server that owns the data directory, and each phone's state, last error, announced version and client expiry (every phone when none is named). Exits 1 when a check fails.",
     usage: "wagate doctor [PHONE_ID|+E164] [--json]",
     options: [
       { flag: "--json", text: "print the checks as JSON: name, status (ok, fail or skip), detail and action" },

@@ -5,7 +5,7 @@ import { findPhoneAnywhere } from "../domain/phones"
 import { systemClock } from "../lib/clock"
 import { liveLockOwner, LOCK_FILE } from "../lib/lockfile"
 import { boundedOutsideText } from "../lib/outside-text"
-import { toIso } from "../lib/time"
+import { isoDay, toIso } from "../lib/time"
 import { type PhoneRow } from "../store/phones"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage } from "./commands"
@@ -33,7 +33,7 @@ export async function doctorCommand(argv: string[], io: CliIo): Promise<number> 
   const results = [
     ...(await networkChecks({ net, clock, wsUrl: config.waWsUrl, waVersion: config.waVersion, connectTimeoutMs: config.waConnectTimeoutMs })),
     serverCheck(config.dataDir, suggest),
-    ...phoneChecks(phones, suggest),
+    ...phoneChecks(phones, suggest, clock.nowMs()),
   ]
   if (args.switches.has("json")) printJson(io, results)
   else io.stdout(report(config.waWsUrl, config.dataDir, results))
@@ -51,10 +51,30 @@ function serverCheck(dataDir: string, suggest: Suggest): CheckResult {
   return skip("server", `no wagate server runs on this data directory: phones are online only while \`${suggest("serve")}\` runs`)
 }
 
-/** One check per phone, or one that says there is none yet. */
-function phoneChecks(phones: readonly PhoneRow[], suggest: Suggest): CheckResult[] {
+/** One check per phone (and one per announced client expiry), or one that says there is none yet. */
+function phoneChecks(phones: readonly PhoneRow[], suggest: Suggest, nowMs: number): CheckResult[] {
   if (phones.length === 0) return [skip("phone", `no phone yet: add one with \`${suggest("phones add +E164")}\``)]
-  return phones.map((phone) => phoneCheck(phone, suggest))
+  return phones.flatMap((phone) => {
+    const expiry = expiryCheck(phone, nowMs)
+    return expiry ? [phoneCheck(phone, suggest), expiry] : [phoneCheck(phone, suggest)]
+  })
+}
+
+/** Fails this long before an announced expiry: time enough to upgrade wagate or pin a version. */
+export const EXPIRY_WARNING_MS = 7 * 86_400_000
+
+/**
+ * The expiry WhatsApp announced for the version the phone's last connect announced
+ * (docs/live-whatsapp.md § "Client expiration"), or null when it announced none. A notice, so it
+ * fails only when the date is near or past: then connects are refused with 405.
+ */
+export function expiryCheck(phone: PhoneRow, nowMs: number): CheckResult | null {
+  if (phone.clientExpiresAtMs === null) return null
+  const version = phone.waVersion ? ` (WhatsApp Web ${phone.waVersion})` : ""
+  const found = `${phone.phoneNumber}: WhatsApp says this client version${version} expires on ${isoDay(phone.clientExpiresAtMs)}`
+  const action = "Upgrade wagate, or set WAGATE_WA_VERSION to the version web.whatsapp.com shows in a browser, before then."
+  if (phone.clientExpiresAtMs - nowMs <= EXPIRY_WARNING_MS) return fail("expiry", found, action)
+  return ok("expiry", `${found}; upgrade wagate or set WAGATE_WA_VERSION before then`)
 }
 
 /** A phone's state and last error as the store has them; anything but connected fails with what to do. */
@@ -67,7 +87,8 @@ export function phoneCheck(phone: PhoneRow, suggest: Suggest): CheckResult {
   const watchdog = watchdogNote(phone)
   const found = `${number} (${phone.id}) is ${status}${error ?? ""}${watchdog}`
   const pair = `\`${suggest(`phones pair ${number}`)}\``
-  if (status === "connected") return ok("phone", `${number} (${phone.id}) is connected${phone.lastConnectedAtMs ? ` since ${toIso(phone.lastConnectedAtMs)}` : ""}${watchdog}`)
+  const announced = phone.waVersion ? `, announcing WhatsApp Web ${phone.waVersion}` : ""
+  if (status === "connected") return ok("phone", `${number} (${phone.id}) is connected${phone.lastConnectedAtMs ? ` since ${toIso(phone.lastConnectedAtMs)}` : ""}${announced}${watchdog}`)
   // Pairing again at once meets the same gate: the generic "pair it" would send the operator in a loop.
   if (lastError?.code === "passkey_required") return fail("phone", found, passkeyAction(number, pair))
   if (status === "unpaired" || status === "logged_out") return fail("phone", found, `Pair it with ${pair} and scan the QR code with WhatsApp on ${number}.`)

@@ -73,6 +73,7 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
     default: String(DEFAULT_CONNECT_CONCURRENCY),
   },
   "wa-version": { value: "auto|X.Y.Z", text: "the WhatsApp Web version to announce; auto looks it up", default: "auto" },
+  "wa-version-url": { value: "URL", text: "where auto reads the current WhatsApp Web version (a page shaped like web.whatsapp.com/sw.js)", default: "none: web.whatsapp.com, for its own socket" },
   "metrics-public": { value: "1|0", text: "serve /metrics without the admin token", default: "0" },
   "trusted-proxies": { value: "CIDR,…", text: "proxies whose X-Forwarded-For and X-Forwarded-Proto are believed", default: "none" },
   "database-url": { value: "URL", text: "PostgreSQL shared by several nodes (postgres://user:password@host:5432/db)", default: "none: SQLite in the data directory" },

@@ -18,6 +18,8 @@ export interface PairingState {
    * because WhatsApp's end-of-offline-queue marker had not come (docs/live-whatsapp.md § "Receiving stalls"); null when never.
    */
   offlineWatchdogAtMs: number | null
+  /** When WhatsApp said it stops accepting that version (`<ib><client_expiration>`); null when it did not say. */
+  clientExpiresAtMs: number | null
   updatedAtMs: number
 }
 
@@ -42,7 +44,9 @@ export function stateOf(phone: PhoneRow, extras: (Omit<PairingExtras, "connectio
     qr: current ? extras.qr : null,
     pairingCode: current ? extras.pairingCode : null,
     lastError: lastErrorOf(phone),
-    waVersion: extras?.waVersion ?? null,
+    // The socket's node knows the version being announced now; the row keeps the last one across restarts.
+    waVersion: extras?.waVersion ?? phone.waVersion,
+    clientExpiresAtMs: phone.clientExpiresAtMs,
     offlineWatchdogAtMs: phone.offlineWatchdogAtMs,
     updatedAtMs: phone.updatedAtMs,
   }

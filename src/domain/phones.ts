@@ -44,6 +44,8 @@ export async function addPhone(
     lastErrorMessage: null,
     lastErrorAtMs: null,
     offlineWatchdogAtMs: null,
+    waVersion: null,
+    clientExpiresAtMs: null,
   }
   await ctx.store.write(async (q) => {
     // Checked inside the transaction so two concurrent adds cannot both pass.

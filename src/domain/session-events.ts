@@ -7,6 +7,7 @@ import type { DomainContext } from "./context"
 import type { LiveLookups } from "./live-lookups"
 import type { MessageReceipts } from "./message-receipts"
 import type { PhoneLinks } from "./phone-links"
+import { clientVersionEvents } from "./client-version-events"
 import { recordInbound } from "./inbound"
 import { recordInboundAction } from "./inbound-actions"
 import { PAIRING_MAX_CODES, PAIRING_MAX_QR_CODES } from "./pairing-attempts"
@@ -22,11 +23,7 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
   const { ctx } = h
   const current = () => rt.session === session()
   return {
-    connecting({ waVersion }) {
-      if (!current()) return
-      rt.waVersion = waVersion
-      h.notify(phoneId)
-    },
+    ...clientVersionEvents(ctx, h.notify, phoneId, rt, current),
     qr(qr) {
       if (!current()) return
       // The socket is open and waits for a person to scan: it no longer competes for CPU.

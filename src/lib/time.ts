@@ -28,3 +28,8 @@ export function utcMonthStartMs(ms: number): number {
   const d = new Date(ms)
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
 }
+
+/** `2026-12-10`: the day (UTC) of an instant. */
+export function isoDay(ms: number): string {
+  return toIso(ms).slice(0, 10)
+}

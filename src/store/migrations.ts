@@ -483,6 +483,16 @@ CREATE TABLE wa_contacts (
   PRIMARY KEY (phone_id, address)
 ) STRICT;
 `
+/*
+ * Migration 22: what WhatsApp knows of the phone's client build, kept for `wagate doctor` and
+ * the pairing state across restarts: the WhatsApp Web version its last connect announced, and
+ * the expiry WhatsApp announced for that build (`<ib><client_expiration>`,
+ * docs/live-whatsapp.md § "Client expiration"). Both NULL until known.
+ */
+const PHONES_WA_CLIENT = `
+ALTER TABLE phones ADD COLUMN wa_version TEXT;
+ALTER TABLE phones ADD COLUMN client_expires_at_ms INTEGER;
+`
 
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -590,5 +600,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 21,
     name: "offline-marker watchdog on phones",
     up: (db) => db.exec(PHONES_OFFLINE_WATCHDOG),
+  },
+  {
+    version: 22,
+    name: "phones' WhatsApp Web version and client expiry",
+    up: (db) => db.exec(PHONES_WA_CLIENT),
   },
 ]

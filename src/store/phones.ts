@@ -21,6 +21,10 @@ export interface PhoneRow {
    * WhatsApp's `<ib><offline>` marker had not come (docs/live-whatsapp.md § "Receiving stalls"); null when never.
    */
   offlineWatchdogAtMs: number | null
+  /** The WhatsApp Web version the phone's last connect announced (x.y.z), or null before one. */
+  waVersion: string | null
+  /** When WhatsApp said it stops accepting that version (`<ib><client_expiration>`), or null. */
+  clientExpiresAtMs: number | null
 }
 
 /** A failed attempt as stored on the phone. */
@@ -34,7 +38,7 @@ const COLUMNS = `id, account_id AS accountId, phone_number AS phoneNumber, displ
   connection_status AS connectionStatus, last_connected_at_ms AS lastConnectedAtMs,
   last_disconnected_at_ms AS lastDisconnectedAtMs, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs,
   last_error_code AS lastErrorCode, last_error_message AS lastErrorMessage, last_error_at_ms AS lastErrorAtMs,
-  offline_watchdog_at_ms AS offlineWatchdogAtMs`
+  offline_watchdog_at_ms AS offlineWatchdogAtMs, wa_version AS waVersion, client_expires_at_ms AS clientExpiresAtMs`
 
 const INSERT_PHONE = `INSERT INTO phones (id, account_id, phone_number, display_name, connection_status, created_at_ms, updated_at_ms)
   VALUES ($id, $accountId, $phoneNumber, $displayName, $connectionStatus, $createdAtMs, $updatedAtMs)`
@@ -111,6 +115,22 @@ export function updatePhoneConnection(
   staysOffline: boolean,
 ): void {
   db.query(UPDATE_CONNECTION).run({ ...row, staysOffline: staysOffline ? 1 : 0 })
+}
+
+// Right-hand sides read the row as it was: an expiry belongs to the version it was announced for.
+const UPDATE_WA_VERSION = `UPDATE phones SET client_expires_at_ms = CASE WHEN wa_version IS $waVersion THEN client_expires_at_ms END,
+  wa_version = $waVersion WHERE id = $id`
+
+/** Records the version the phone's connect announces; a different one forgets the old one's expiry. */
+export function updatePhoneWaVersion(db: Database, id: string, waVersion: string): void {
+  db.query(UPDATE_WA_VERSION).run({ id, waVersion })
+}
+
+const UPDATE_CLIENT_EXPIRY = "UPDATE phones SET client_expires_at_ms = $expiresAtMs WHERE id = $id AND wa_version IS $waVersion"
+
+/** Records the expiry WhatsApp announced for `waVersion`, if that is still the phone's version. */
+export function updatePhoneClientExpiry(db: Database, id: string, waVersion: string, expiresAtMs: number): void {
+  db.query(UPDATE_CLIENT_EXPIRY).run({ id, waVersion, expiresAtMs })
 }
 
 const SELECT_STAYING_OFFLINE = "SELECT id FROM phones WHERE stays_offline = 1"

@@ -156,6 +156,8 @@ function phonesQueries(db: Database): PhonesQueries {
     deletePhone: async (id) => phones.deletePhone(db, id),
     updatePhoneLastError: async (id, error) => phones.updatePhoneLastError(db, id, error),
     updatePhoneOfflineWatchdog: async (id, atMs) => phones.updatePhoneOfflineWatchdog(db, id, atMs),
+    updatePhoneWaVersion: async (id, waVersion) => phones.updatePhoneWaVersion(db, id, waVersion),
+    updatePhoneClientExpiry: async (id, waVersion, expiresAtMs) => phones.updatePhoneClientExpiry(db, id, waVersion, expiresAtMs),
     updatePhoneConnection: async (row, staysOffline) => phones.updatePhoneConnection(db, row, staysOffline),
     listPhonesStayingOffline: async () => phones.listPhonesStayingOffline(db),
     listAllPhones: async () => phones.listAllPhones(db),

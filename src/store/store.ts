@@ -225,6 +225,10 @@ export interface PhonesQueries {
   updatePhoneLastError(id: string, error: StoredPhoneError | null): Promise<void>
   /** Records when the offline-marker watchdog released the phone's held inbound events. */
   updatePhoneOfflineWatchdog(id: string, atMs: number): Promise<void>
+  /** Records the version the phone's connect announces; a different one forgets the old one's expiry. */
+  updatePhoneWaVersion(id: string, waVersion: string): Promise<void>
+  /** Records the expiry WhatsApp announced for `waVersion`, if that is still the phone's version. */
+  updatePhoneClientExpiry(id: string, waVersion: string, expiresAtMs: number): Promise<void>
   /** Records a phone's connection state, and whether it is to stay offline across restarts. */
   updatePhoneConnection(row: Pick<PhoneRow, "id" | "connectionStatus" | "lastConnectedAtMs" | "lastDisconnectedAtMs" | "updatedAtMs">, staysOffline: boolean): Promise<void>
   /** The phones a start must leave offline. */

@@ -257,6 +257,11 @@ export interface SessionEvents {
    * `held` says whether any were. Optional: a listener that keeps no phone state ignores it.
    */
   offlineMarkerMissed?(info: { atMs: number; waitMs: number; held: boolean }): void
+  /**
+   * WhatsApp announced when it expects to stop accepting the client version this socket announced
+   * (`waVersion`); optional: a listener that keeps no phone state ignores it.
+   */
+  clientExpiration?(info: { expiresAtMs: number; waVersion: string }): void
 }
 
 /** One phone's connection to WhatsApp. */

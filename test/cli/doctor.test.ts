@@ -242,6 +242,26 @@ describe("wagate doctor", () => {
     expect(phones[1]!.action).toBe(`Do what the last error says, then connect it again with \`wagate phones pair +14155550122 --data ${dir}\`.`)
   })
 
+  test("a phone's announced version and the expiry WhatsApp announced for it are shown; an expiry within a week fails with what to do", async () => {
+    const far = await phoneWith("+14155550140", { status: "connected" })
+    const near = await phoneWith("+14155550141", { status: "connected" })
+    const farMs = Date.now() + 30 * 86_400_000
+    const db = new Database(join(dir, "wagate.db"))
+    db.run("UPDATE phones SET wa_version = '2.3000.1029384756', client_expires_at_ms = ? WHERE id = ?", [farMs, far])
+    db.run("UPDATE phones SET wa_version = '2.3000.1029384756', client_expires_at_ms = ? WHERE id = ?", [Date.now() + 2 * 86_400_000, near])
+    db.close()
+    const res = await doctor(["--json"])
+    const results = JSON.parse(res.stdout) as { name: string; status: string; detail: string; action: string | null }[]
+    expect(results.find((r) => r.name === "phone")!.detail).toEndWith(", announcing WhatsApp Web 2.3000.1029384756")
+    const expiries = results.filter((r) => r.name === "expiry")
+    expect(expiries.map((r) => r.status)).toEqual(["ok", "fail"])
+    expect(expiries[0]!.detail).toBe(
+      `+14155550140: WhatsApp says this client version (WhatsApp Web 2.3000.1029384756) expires on ${new Date(farMs).toISOString().slice(0, 10)}; upgrade wagate or set WAGATE_WA_VERSION before then`,
+    )
+    expect(expiries[1]!.action).toBe("Upgrade wagate, or set WAGATE_WA_VERSION to the version web.whatsapp.com shows in a browser, before then.")
+    expect(res.code).toBe(1)
+  })
+
   test("names the server that owns the data directory, and says when none runs", async () => {
     const none = await doctor([])
     expect(line(none.stdout, "server").line).toBe(

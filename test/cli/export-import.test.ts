@@ -81,6 +81,7 @@ async function sqliteInstall(): Promise<Install> {
   db.run("INSERT INTO wa_resend_messages (phone_id, wa_message_id, message, sent_at_ms) VALUES (?, 'WA1', ?, 2)", [live.phone.id, BLOB])
   db.run("INSERT INTO wa_message_secrets (phone_id, chat_jid, wa_message_id, sender_jid, sender_alt_jid, secret, created_at_ms) VALUES (?, '14155550166@s.whatsapp.net', 'IN1', '14155550166@s.whatsapp.net', NULL, ?, 3)", [live.phone.id, BLOB])
   db.run("UPDATE phones SET stays_offline = 1 WHERE id = ?", [phone.id])
+  db.run("UPDATE phones SET wa_version = '2.3000.1031000001', client_expires_at_ms = 1796860800000 WHERE id = ?", [live.phone.id])
   // What the single node held: a lease and a delivery claim, which must not follow it.
   db.run("UPDATE phone_leases SET node_id = 'old-box', token = 7, expires_at_ms = ? WHERE phone_id = ?", [h.clock.nowMs() + 3_600_000, live.phone.id])
   db.run("UPDATE webhook_deliveries SET claimed_by = 'old-box', claim_expires_at_ms = ?", [h.clock.nowMs() + 3_600_000])

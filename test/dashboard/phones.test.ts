@@ -225,8 +225,23 @@ describe("dashboard: a phone's connection", () => {
     expect(html).toContain("<dt>Last failure</dt><dd><strong>forbidden</strong>")
     expect(html).toContain(state.lastError!.message.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll('"', "&quot;"))
     expect(html).toContain("<dt>WhatsApp Web version</dt><dd>2.3000.1</dd>")
+    expect(html).not.toContain("Version expires")
     const overview = await client.get(`/dashboard?account=${account.id}`)
     expect(overview.html).toContain(": forbidden: ")
+  })
+
+  test("the expiry WhatsApp announced for the phone's version is shown on its page and kept on the phone's row", async () => {
+    const phone = await h.seedPhone(account.id, "+14155550132")
+    await h.connectPhone(phone)
+    h.gateway.current(phone.id).announce("2.3000.1")
+    await h.settle()
+    const expiresAtMs = Date.parse("2026-12-10T00:00:00.000Z")
+    h.gateway.current(phone.id).expires(expiresAtMs, "2.3000.1")
+    await h.settle()
+    const { html } = await client.get(`/dashboard/phones/${phone.id}`)
+    expect(html).toContain("<dt>Version expires</dt>")
+    expect(html).toContain("2026-12-10")
+    expect(await h.services.ctx.store.findPhone(phone.id)).toMatchObject({ waVersion: "2.3000.1", clientExpiresAtMs: expiresAtMs })
   })
 
 })

@@ -103,6 +103,14 @@ export class WagateProcess {
     return this.proc.exited(12_000)
   }
 
+  /** Runs `wagate <args>` once on this data directory with the server's settings: its exit code and output. */
+  async cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+    const proc = this.command ? new Proc([...args, "--data", this.dataDir], childEnv(this.env), { command: this.command }) : new Proc([...args, "--data", this.dataDir], this.env)
+    const code = await proc.exited(30_000)
+    proc.kill()
+    return { code, out: proc.out, err: proc.err }
+  }
+
   async dispose(): Promise<void> {
     if (!this.proc.running) {
       // It died on its own: whatever it said is the only clue.

@@ -22,7 +22,16 @@ export interface TlsWorld {
   stop(): Promise<void>
 }
 
-export async function startTlsWorld(options: { command: string[] | undefined; keyName: string; scopes: string[]; env?: Record<string, string>; sim?: WaSimOptions; logLevel?: "warn" | "error" }): Promise<TlsWorld> {
+export async function startTlsWorld(options: {
+  command: string[] | undefined
+  keyName: string
+  scopes: string[]
+  /** More settings for wagate, which may name the simulator (its version page, say). */
+  env?: Record<string, string> | ((sim: WaSim) => Record<string, string>)
+  sim?: WaSimOptions
+  /** A scenario that reads a warning wagate logs asks for "warn". */
+  logLevel?: "warn" | "error"
+}): Promise<TlsWorld> {
   const cert = await generateLoopbackCertificate()
   const sim = await startWaSim({ ...options.sim, mediaCert: cert, log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
   const ca = await TestCa.create()
@@ -35,9 +44,8 @@ export async function startTlsWorld(options: { command: string[] | undefined; ke
       WAGATE_OUTBOUND_ALLOW_CIDRS: "127.0.0.1/32",
       WAGATE_SEND_INTERVAL_MS: "50",
       WAGATE_RATE_LIMIT_PER_MINUTE: "1000000",
-      // A scenario that reads a warning wagate logs asks for "warn" (or sets the level in env).
       WAGATE_LOG_LEVEL: process.env.WAGATE_LOG_LEVEL ?? options.logLevel ?? "error",
-      ...options.env,
+      ...(typeof options.env === "function" ? options.env(sim) : options.env),
     },
     { command: options.command },
   )

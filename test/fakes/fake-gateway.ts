@@ -250,6 +250,11 @@ export class FakeSession implements WhatsAppSession {
     this.events.connecting({ waVersion })
   }
 
+  /** WhatsApp announces when it stops accepting `waVersion` (`<ib><client_expiration>`). */
+  expires(expiresAtMs: number, waVersion = "2.3000.1"): void {
+    this.events.clientExpiration?.({ expiresAtMs, waVersion })
+  }
+
   /**
    * The socket ends for `reason`; the failure is the one a real adapter would name for it, or
    * `failure` (a code, or the whole failure) when the test says what went wrong.

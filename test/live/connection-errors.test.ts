@@ -263,7 +263,7 @@ describe("where the operator sees it", () => {
     expect(findPhone(h.services.sqlite!, phone.id)).toMatchObject({ lastErrorCode: "connection_refused", lastErrorAtMs: failedAt })
 
     const pairing = await h.request("GET", `/admin/v1/phones/${phone.id}/pairing`, { key: admin })
-    expect(Object.keys(pairing.body.data).sort()).toEqual(["connectionStatus", "lastError", "offlineWatchdogAt", "pairingCode", "qr", "updatedAt", "waVersion"])
+    expect(Object.keys(pairing.body.data).sort()).toEqual(["clientExpiresAt", "connectionStatus", "lastError", "offlineWatchdogAt", "pairingCode", "qr", "updatedAt", "waVersion"])
     expect(pairing.body.data.lastError.code).toBe("connection_refused")
 
     const v1Phone = await h.request("GET", `/v1/phone-numbers/${phone.id}`, { key })

@@ -48,6 +48,8 @@ describe("defaults", () => {
     expect(loadConfig({ WAGATE_WA_VERSION: "AUTO" }).waVersion).toBe("auto")
     expect(loadConfig({ WAGATE_WA_VERSION: "2.3000.1" }).waVersion).toEqual([2, 3000, 1])
     expect(loadConfig({ WAGATE_WA_VERSION: "auto" }, { "wa-version": "2.3000.7" }).waVersion).toEqual([2, 3000, 7])
+    expect(loadConfig({}).waVersionUrl).toBeNull()
+    expect(() => loadConfig({ WAGATE_WA_VERSION_URL: "ftp://mirror.example/sw.js" })).toThrow("WAGATE_WA_VERSION_URL must be an http:// or https:// URL")
   })
 
   test("an empty variable counts as unset", () => {
@@ -94,6 +96,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   nodeUrl: { raw: "http://10.0.0.5:3000/", expected: { nodeUrl: "http://10.0.0.5:3000" } },
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
+  waVersionUrl: { raw: "https://mirror.example/sw.js", expected: { waVersionUrl: "https://mirror.example/sw.js" } },
   waConnectTimeoutMs: { raw: "5000", expected: { waConnectTimeoutMs: 5_000 } },
   waOfflineMarkerWaitMs: { raw: "2500", expected: { waOfflineMarkerWaitMs: 2_500 } },
   waConnectConcurrency: { raw: "32", expected: { waConnectConcurrency: 32 } },

@@ -9,6 +9,7 @@ const state = (patch: Partial<PairingState> = {}): PairingState => ({
   lastError: null,
   waVersion: "2.3000.1",
   offlineWatchdogAtMs: null,
+  clientExpiresAtMs: null,
   updatedAtMs: 1,
   ...patch,
 })

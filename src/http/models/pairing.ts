@@ -46,12 +46,16 @@ export const PairingState = named("PairingState", Type.Object({
   pairingCode: Type.Union([Type.String(), Type.Null()], { description: "The code to type on the phone, while waiting." }),
   lastError: LastError,
   waVersion: Type.Union([Type.String(), Type.Null()], {
-    description: "The WhatsApp Web version the last connect announced (WAGATE_WA_VERSION); null before the first connect of this process.",
+    description: "The WhatsApp Web version the phone's last connect announced (WAGATE_WA_VERSION); null before its first connect.",
     examples: ["2.3000.1023456789"],
   }),
   offlineWatchdogAt: Type.Union([Timestamp, Type.Null()], {
     description:
       "When wagate last released the inbound messages held after a login because WhatsApp's end-of-offline-queue marker had not come within WAGATE_WA_OFFLINE_MARKER_WAIT_MS (see Receiving stalls in docs/live-whatsapp.md); null when never.",
+  }),
+  clientExpiresAt: Type.Union([Timestamp, Type.Null()], {
+    description:
+      "When WhatsApp said it stops accepting that version (<ib><client_expiration>): upgrade wagate or set WAGATE_WA_VERSION before then. Null when WhatsApp did not say.",
   }),
   updatedAt: Timestamp,
 }))
@@ -65,6 +69,7 @@ export function toPairingState(state: DomainPairingState): typeof PairingState.s
     lastError: toLastError(state.lastError),
     waVersion: state.waVersion,
     offlineWatchdogAt: toIsoOrNull(state.offlineWatchdogAtMs),
+    clientExpiresAt: toIsoOrNull(state.clientExpiresAtMs),
     updatedAt: toIso(state.updatedAtMs),
   }
 }

@@ -7,6 +7,7 @@ import { NODE_URLS_SQL } from "./migration-6-node-urls"
 import { MESSAGE_SECRETS_SQL } from "./migration-7-message-secrets"
 import { WA_CONTACTS_SQL } from "./migration-8-wa-contacts"
 import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
+import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { SCHEMA_1 } from "./schema-1"
 
 /*
@@ -37,6 +38,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(7, "message secrets", MESSAGE_SECRETS_SQL),
   sqlMigration(8, "usernames and WhatsApp contacts", WA_CONTACTS_SQL),
   sqlMigration(9, "offline-marker watchdog on phones", OFFLINE_WATCHDOG_SQL),
+  sqlMigration(10, "phones' WhatsApp Web version and client expiry", PHONES_WA_CLIENT_SQL),
 ]
 
 /** The newest PostgreSQL schema version this binary knows. */

@@ -4,7 +4,7 @@ import type { PhonesQueries } from "../store"
 import { mapRows, toNumber, toNumberOrNull } from "./rows"
 
 const COLUMNS = `id, account_id, phone_number, display_name, connection_status, last_connected_at_ms, last_disconnected_at_ms,
-  created_at_ms, updated_at_ms, last_error_code, last_error_message, last_error_at_ms, offline_watchdog_at_ms`
+  created_at_ms, updated_at_ms, last_error_code, last_error_message, last_error_at_ms, offline_watchdog_at_ms, wa_version, client_expires_at_ms`
 
 interface RawPhone {
   id: string
@@ -20,6 +20,8 @@ interface RawPhone {
   last_error_message: string | null
   last_error_at_ms: string | null
   offline_watchdog_at_ms: string | null
+  wa_version: string | null
+  client_expires_at_ms: string | null
 }
 
 function fromRaw(r: RawPhone): PhoneRow {
@@ -37,6 +39,8 @@ function fromRaw(r: RawPhone): PhoneRow {
     lastErrorMessage: r.last_error_message,
     lastErrorAtMs: toNumberOrNull(r.last_error_at_ms),
     offlineWatchdogAtMs: toNumberOrNull(r.offline_watchdog_at_ms),
+    waVersion: r.wa_version,
+    clientExpiresAtMs: toNumberOrNull(r.client_expires_at_ms),
   }
 }
 
@@ -49,6 +53,10 @@ const SELECT_BY_ACCOUNT = `SELECT ${COLUMNS} FROM phones WHERE account_id = $1 O
 const SELECT_ALL = `SELECT ${COLUMNS} FROM phones ORDER BY created_at_ms, id`
 const UPDATE_CONNECTION = `UPDATE phones SET connection_status = $2, last_connected_at_ms = $3, last_disconnected_at_ms = $4,
   updated_at_ms = $5, stays_offline = $6 WHERE id = $1`
+// Right-hand sides read the row as it was: an expiry belongs to the version it was announced for.
+const UPDATE_WA_VERSION = `UPDATE phones SET client_expires_at_ms = CASE WHEN wa_version IS NOT DISTINCT FROM $2 THEN client_expires_at_ms END,
+  wa_version = $2 WHERE id = $1`
+const UPDATE_CLIENT_EXPIRY = "UPDATE phones SET client_expires_at_ms = $3 WHERE id = $1 AND wa_version IS NOT DISTINCT FROM $2"
 const UPDATE_LAST_ERROR = "UPDATE phones SET last_error_code = $2, last_error_message = $3, last_error_at_ms = $4 WHERE id = $1"
 
 /** src/store/phones.ts on PostgreSQL. */
@@ -75,6 +83,12 @@ export function pgPhonesQueries(sql: SQL): PhonesQueries {
     },
     async updatePhoneOfflineWatchdog(id, atMs) {
       await sql.unsafe("UPDATE phones SET offline_watchdog_at_ms = $2 WHERE id = $1", [id, atMs])
+    },
+    async updatePhoneWaVersion(id, waVersion) {
+      await sql.unsafe(UPDATE_WA_VERSION, [id, waVersion])
+    },
+    async updatePhoneClientExpiry(id, waVersion, expiresAtMs) {
+      await sql.unsafe(UPDATE_CLIENT_EXPIRY, [id, waVersion, expiresAtMs])
     },
     async updatePhoneConnection(row, staysOffline) {
       await sql.unsafe(UPDATE_CONNECTION, [row.id, row.connectionStatus, row.lastConnectedAtMs, row.lastDisconnectedAtMs, row.updatedAtMs, staysOffline])

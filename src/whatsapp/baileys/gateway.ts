@@ -3,7 +3,9 @@ import type { SessionEvents, WhatsAppGateway, WhatsAppSession } from "../gateway
 import { storedCredsArePaired, type BaileysModule } from "./auth-state"
 import { createSharedCache, createSignalKeyCache } from "./key-cache"
 import { BaileysSession, type SessionSettings } from "./session"
-import { baileysVersionLookup, createWaVersionChooser, type WaVersion, type WaVersionLookup } from "./wa-version"
+import { ExpirationNotices } from "./client-expiration"
+import { createWaVersionChooser, type WaVersion, type WaVersionLookup } from "./wa-version"
+import { configuredVersionLookup } from "./version-probe"
 
 /** What the Baileys gateway is built from. */
 export interface BaileysGatewayOptions extends SessionSettings {
@@ -11,6 +13,8 @@ export interface BaileysGatewayOptions extends SessionSettings {
   loadBaileys?: () => Promise<BaileysModule>
   /** Looks up the current WhatsApp Web version for `auto`; Baileys' lookup by default (tests inject one). */
   waVersionLookup?: WaVersionLookup | null
+  /** WAGATE_WA_VERSION_URL: where `auto` reads the version; null asks web.whatsapp.com through Baileys. */
+  waVersionUrl?: string | null
 }
 
 /** Retry counters kept per phone; more message ids than this and the oldest are forgotten. */
@@ -53,7 +57,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
   }
   const chooseWaVersion = createWaVersionChooser({
     setting: options.waVersion ?? "auto",
-    lookup: options.waVersionLookup !== undefined ? options.waVersionLookup : baileysVersionLookup(options.wsUrl, loadOnce),
+    lookup: options.waVersionLookup !== undefined ? options.waVersionLookup : configuredVersionLookup(options.wsUrl, options.waVersionUrl ?? null, loadOnce),
     builtIn: async () => (await loadOnce()).DEFAULT_CONNECTION_CONFIG.version as unknown as WaVersion,
     clock: options.clock,
     logger,
@@ -73,6 +77,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
     onFenceRefused: options.onFenceRefused,
     baileys: loadOnce,
     chooseWaVersion,
+    expirationNotices: new ExpirationNotices(),
     signalKeyCache,
     retryCache(phoneId: string) {
       let cache = retryCaches.get(phoneId)

@@ -1,5 +1,6 @@
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
+import { isoDay, toIso } from "../../lib/time"
 import type { PresenceState } from "../../lib/vocabulary"
 import type { Logger } from "../../lib/logger"
 import type { Store } from "../../store/store"
@@ -39,7 +40,8 @@ import { editContent, reactionContent, revokeContent, waKeyOf } from "./message-
 import { createResendStore, type ResendStore } from "./resend-store"
 import { createMessageSecrets, type MessageSecrets } from "./message-secrets"
 import type { Counter } from "../../lib/metrics"
-import { formatWaVersion, type ChosenWaVersion, type WaVersion } from "./wa-version"
+import { formatWaVersion, type WaVersion, type WaVersionChooser } from "./wa-version"
+import { clientExpirationOf, type ExpirationNotices, type IbNode } from "./client-expiration"
 import { createAdvRotation, type AdvRotation, type NotificationNode } from "./adv-rotation"
 import { PASSKEY_REQUEST_TYPE, passkeyRequestCause, passkeyRequestOf } from "./passkey-gate"
 import { isOneToOne, privacyTokenAttached, PrivacyTokenLedger } from "./privacy-token"
@@ -98,8 +100,10 @@ export interface SessionSettings {
 export interface SessionContext extends SessionSettings {
   /** Loads Baileys once per gateway (the first connect pays for the import). */
   baileys(): Promise<BaileysModule>
-  /** The WhatsApp Web version the next connect announces. */
-  chooseWaVersion(): Promise<ChosenWaVersion>
+  /** The WhatsApp Web version the next connect announces, and a second look after a 405. */
+  chooseWaVersion: WaVersionChooser
+  /** Which client expiry each phone was last told, so it is logged once per date. */
+  expirationNotices: ExpirationNotices
   /** The cache in front of every phone's Signal key store, bounded for all phones together. */
   signalKeyCache: SignalKeyCache
   /** The phone's retry counter cache, kept across reconnects (Baileys counts resends per message id). */
@@ -164,6 +168,12 @@ export class BaileysSession implements WhatsAppSession {
   private ended = false
   /** The version this socket announces, once chosen (x.y.z). */
   private waVersion: string | null = null
+  /** The same, as chosen: what a 405 refused. */
+  private announced: WaVersion | null = null
+  /** A 405 already brought one more connect with a newer version: the next is final. */
+  private versionRetried = false
+  /** How connect() was asked to pair, for the one more socket a 405 may bring. */
+  private pairingRequest: { method: "qr" } | { method: "code"; phoneNumber: string } | undefined
   /** Rewrites QR codes to carry the live ADV secret and handles its rotation. */
   private rotation: AdvRotation | null = null
   /** The digits to request a pairing code for, when pairing by code. */
@@ -198,7 +208,13 @@ export class BaileysSession implements WhatsAppSession {
       this.log.warn("connect() called twice on one WhatsApp session; ignored")
       return
     }
-    this.starting = this.start(pairing).catch((err) => {
+    this.pairingRequest = pairing
+    this.run(null)
+  }
+
+  /** Opens a socket (announcing `version`, else the chooser's); a failure to open ends the session. */
+  private run(version: WaVersion | null): void {
+    this.starting = this.start(this.pairingRequest, version).catch((err) => {
       // The domain logs the failure once, with its code, when it hears of it.
       this.log.debug("opening the WhatsApp socket failed", { err })
       void this.sock?.end(undefined)
@@ -321,7 +337,7 @@ export class BaileysSession implements WhatsAppSession {
 
   // -------------------------------------------------------------------------------------------
 
-  private async start(pairing: { method: "qr" } | { method: "code"; phoneNumber: string } | undefined): Promise<void> {
+  private async start(pairing: { method: "qr" } | { method: "code"; phoneNumber: string } | undefined, forced: WaVersion | null): Promise<void> {
     const { ctx, phoneId } = this
     const baileys = await ctx.baileys()
     if (this.closedByUs) return
@@ -330,8 +346,9 @@ export class BaileysSession implements WhatsAppSession {
       if (await ctx.store.hasCreds(phoneId)) await ctx.store.write(async (q) => await q.wipeAuth(phoneId))
       this.pairing = true
     }
-    const { version } = await ctx.chooseWaVersion()
+    const version = forced ?? (await ctx.chooseWaVersion()).version
     if (this.closedByUs) return
+    this.announced = version
     this.waVersion = formatWaVersion(version)
     this.call(() => this.events.connecting({ waVersion: this.waVersion! }))
     const fence = ctx.fenceOf?.(phoneId) ?? null
@@ -393,6 +410,9 @@ export class BaileysSession implements WhatsAppSession {
       void sock.end(undefined)
     })
     const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)
+    sock.ws.on("CB:ib", (node: IbNode) => {
+      if (this.sock === sock) this.onClientExpiration(node)
+    })
     sock.ws.on("CB:ack,class:message", (node: AckNode) => {
       const signal = mapServerAck(node, ctx.clock.nowMs())
       if (signal) this.report(signal)
@@ -481,8 +501,47 @@ export class BaileysSession implements WhatsAppSession {
       const error = update.lastDisconnect?.error
       const statusCode = closeStatusCode(error)
       const decision = decideDisconnect({ statusCode, message: closeMessage(error), pairing: this.pairing, closedByUs: this.closedByUs })
-      this.finish(decision.reason, decision.terminal, failureOf(error, { reason: decision.reason, host: this.failureBase().host, waVersion: this.waVersion }))
+      const failure = failureOf(error, { reason: decision.reason, host: this.failureBase().host, waVersion: this.waVersion })
+      if (decision.reason === "outdated_version" && !this.versionRetried && this.announced) {
+        this.versionRetried = true
+        void this.retryWithNewerVersion(this.announced, () => this.finish(decision.reason, decision.terminal, failure))
+        return
+      }
+      this.finish(decision.reason, decision.terminal, failure)
     }
+  }
+
+  /**
+   * WhatsApp refused the announced version as outdated (405 at the handshake: it retires WhatsApp
+   * Web builds within weeks, WhiskeySockets/Baileys#2731 and #2376): looks the version up again
+   * and connects once more with a newer one; with none (an explicit setting, a failed lookup, the
+   * same version again) the refusal is final at once (`giveUp`).
+   */
+  private async retryWithNewerVersion(rejected: WaVersion, giveUp: () => void): Promise<void> {
+    const newer = await this.ctx.chooseWaVersion.refresh(rejected).catch(() => null)
+    if (this.closedByUs || this.ended) return
+    if (!newer) return giveUp()
+    this.log.warn(`WhatsApp refused WhatsApp Web ${formatWaVersion(rejected)} as outdated (405); connecting once more with ${formatWaVersion(newer.version)}, looked up again`, {
+      rejectedWaVersion: formatWaVersion(rejected),
+      waVersion: formatWaVersion(newer.version),
+    })
+    this.sock = null
+    this.open = false
+    this.run(newer.version)
+  }
+
+  /** `<ib><client_expiration t=…>`: logged once per phone and date, and reported for the phone's state. */
+  private onClientExpiration(node: IbNode): void {
+    const expiresAtMs = clientExpirationOf(node)
+    if (expiresAtMs === null || this.waVersion === null) return
+    if (this.ctx.expirationNotices.firstTime(this.phoneId, expiresAtMs)) {
+      this.log.warn(
+        `WhatsApp says this client version (WhatsApp Web ${this.waVersion}) expires on ${isoDay(expiresAtMs)}; upgrade wagate or set WAGATE_WA_VERSION to a current version before then`,
+        { waVersion: this.waVersion, expiresAt: toIso(expiresAtMs) },
+      )
+    }
+    const waVersion = this.waVersion
+    this.call(() => this.events.clientExpiration?.({ expiresAtMs, waVersion }))
   }
 
   private requireOpen(): WASocket {

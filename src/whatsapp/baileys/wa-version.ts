@@ -45,6 +45,17 @@ export function baileysVersionLookup(wsUrl: string, baileys: () => Promise<Baile
   }
 }
 
+/** The version each connect announces, and a second look after WhatsApp refused one (405). */
+export interface WaVersionChooser {
+  (): Promise<ChosenWaVersion>
+  /**
+   * WhatsApp refused `rejected` as outdated (405 at the handshake): looks the version up again,
+   * bypassing the cache, and returns it when it differs, for one more connect; null when there is
+   * nothing better to try (an explicit setting, no lookup, a failed lookup or the same version).
+   */
+  refresh(rejected: WaVersion): Promise<ChosenWaVersion | null>
+}
+
 /**
  * Chooses the version each connect announces (docs/live-whatsapp.md § "WhatsApp Web version"): an
  * explicit setting always wins; `auto` looks the current version up (at most
@@ -58,11 +69,12 @@ export function createWaVersionChooser(options: {
   clock: Clock
   logger: Logger
   timeoutMs?: number
-}): () => Promise<ChosenWaVersion> {
+}): WaVersionChooser {
   const { setting, lookup, clock, logger } = options
   const timeoutMs = options.timeoutMs ?? WA_VERSION_LOOKUP_TIMEOUT_MS
   let cached: { chosen: ChosenWaVersion; untilMs: number } | null = null
   let inFlight: Promise<ChosenWaVersion> | null = null
+  let refreshing: Promise<WaVersion | null> | null = null
 
   async function choose(): Promise<ChosenWaVersion> {
     if (setting !== "auto") return { version: setting, source: "configured" }
@@ -89,7 +101,24 @@ export function createWaVersionChooser(options: {
     }
   }
 
-  return async () => {
+  /** A fresh lookup, shared by the phones refused at once; null when it fails (the reason at info). */
+  function lookUpAgain(run: WaVersionLookup): Promise<WaVersion | null> {
+    refreshing ??= withTimeout(run, timeoutMs, clock)
+      .then((version): WaVersion => {
+        cached = { chosen: { version, source: "looked_up" }, untilMs: clock.nowMs() + LOOKED_UP_VERSION_TTL_MS }
+        return version
+      })
+      .catch((err: unknown) => {
+        logger.info("looking the WhatsApp Web version up again after a refusal failed", { reason: lookupFailureReason(err) })
+        return null
+      })
+      .finally(() => {
+        refreshing = null
+      })
+    return refreshing
+  }
+
+  const chooseCached = async (): Promise<ChosenWaVersion> => {
     if (setting !== "auto") return choose()
     if (cached && clock.nowMs() < cached.untilMs) return cached.chosen
     inFlight ??= choose().then((chosen) => {
@@ -100,6 +129,50 @@ export function createWaVersionChooser(options: {
       return chosen
     })
     return inFlight
+  }
+
+  return Object.assign(chooseCached, {
+    async refresh(rejected: WaVersion): Promise<ChosenWaVersion | null> {
+      if (setting !== "auto" || !lookup) return null
+      const same = (version: WaVersion) => formatWaVersion(version) === formatWaVersion(rejected)
+      // Another phone's refusal may already have brought a newer version: no second lookup.
+      const known = cached?.chosen.source === "looked_up" && clock.nowMs() < cached.untilMs ? cached.chosen.version : null
+      const version = known && !same(known) ? known : await lookUpAgain(lookup)
+      return version && !same(version) ? { version, source: "looked_up" } : null
+    },
+  })
+}
+
+/** web.whatsapp.com/sw.js is a few hundred KiB; a page beyond this is not one. */
+const VERSION_PAGE_MAX_BYTES = 4 * 1024 * 1024
+
+/** The body as text, refusing one longer than `maxBytes` before reading it all. */
+async function boundedText(response: Response, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for await (const chunk of response.body ?? []) {
+    total += chunk.byteLength
+    if (total > maxBytes) throw new Error(`the version page is larger than ${maxBytes} bytes`)
+    chunks.push(chunk)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
+}
+
+/** The text WhatsApp Web's service worker names its build in (`"client_revision":1023456789`). */
+const CLIENT_REVISION = /\\?"client_revision\\?":\s*(\d+)/
+
+/**
+ * A lookup that reads the version from `pageUrl` (WAGATE_WA_VERSION_URL): a page shaped like
+ * web.whatsapp.com/sw.js, whose `client_revision` is the build, announced as 2.3000.<build> as
+ * Baileys' own lookup does. Asked whatever the WebSocket URL: the operator named it.
+ */
+export function urlVersionLookup(pageUrl: string): WaVersionLookup {
+  return async (signal) => {
+    const response = await fetch(pageUrl, { signal })
+    if (!response.ok) throw new Error(`${pageUrl} answered HTTP ${response.status}`)
+    const match = CLIENT_REVISION.exec(await boundedText(response, VERSION_PAGE_MAX_BYTES))
+    if (!match) throw new Error(`no client_revision in the answer of ${pageUrl}`)
+    return [2, 3000, Number(match[1])]
   }
 }
 

@@ -47,6 +47,8 @@ export const phone = (over: Partial<PhoneRow> = {}): PhoneRow => ({
   lastErrorMessage: null,
   lastErrorAtMs: null,
   offlineWatchdogAtMs: null,
+  waVersion: null,
+  clientExpiresAtMs: null,
   ...over,
 })
 

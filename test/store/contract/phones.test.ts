@@ -74,6 +74,24 @@ describeStores("phones", (open) => {
     expect((await store.listAllPhones()).map((p) => p.offlineWatchdogAtMs)).toEqual([TEST_EPOCH_MS + 7, null])
   })
 
+  test("the announced WhatsApp Web version and its client expiry are kept; an expiry names its version, and a new version forgets the old one's", async () => {
+    const store = await open()
+    await store.insertAccount(account())
+    await store.insertPhone(phone())
+    const expiry = TEST_EPOCH_MS + 30 * 86_400_000
+    await store.updatePhoneClientExpiry("ph_1", "2.3000.1", expiry)
+    expect(await store.findPhone("ph_1")).toEqual(phone())
+    await store.updatePhoneWaVersion("ph_1", "2.3000.1")
+    await store.updatePhoneClientExpiry("ph_1", "2.3000.1", expiry)
+    expect(await store.findPhone("ph_1")).toEqual(phone({ waVersion: "2.3000.1", clientExpiresAtMs: expiry }))
+    await store.updatePhoneWaVersion("ph_1", "2.3000.1")
+    expect((await store.findPhone("ph_1"))?.clientExpiresAtMs).toBe(expiry)
+    await store.updatePhoneWaVersion("ph_1", "2.3000.2")
+    expect(await store.findPhone("ph_1")).toEqual(phone({ waVersion: "2.3000.2", clientExpiresAtMs: null }))
+    await store.updatePhoneClientExpiry("ph_1", "2.3000.1", expiry)
+    expect((await store.findPhone("ph_1"))?.clientExpiresAtMs).toBeNull()
+  })
+
   test("a deleted phone is gone and its number free again", async () => {
     const store = await open()
     await store.insertAccount(account())

@@ -52,9 +52,9 @@ export function PhoneStatusList(props: { phones: PhoneRow[]; scope: Scope }) {
   )
 }
 
-/** Why the last connection attempt failed, and the WhatsApp Web version the phone last announced. */
+/** Why the last connection attempt failed, the WhatsApp Web version the phone last announced, and its expiry. */
 function LastError(props: { state: PairingState }) {
-  const { lastError, waVersion } = props.state
+  const { lastError, waVersion, clientExpiresAtMs } = props.state
   if (!lastError && !waVersion) return null
   return (
     <dl class="facts">
@@ -72,6 +72,15 @@ function LastError(props: { state: PairingState }) {
         <>
           <dt>WhatsApp Web version</dt>
           <dd>{waVersion}</dd>
+        </>
+      ) : null}
+      {clientExpiresAtMs !== null ? (
+        <>
+          <dt>Version expires</dt>
+          <dd>
+            <Time ms={clientExpiresAtMs} />
+            {" (WhatsApp said so: upgrade wagate or set WAGATE_WA_VERSION before then)"}
+          </dd>
         </>
       ) : null}
     </dl>
