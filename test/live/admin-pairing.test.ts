@@ -58,7 +58,7 @@ describe("connect and pairing state", () => {
     const res = await post(`/phones/${phone.id}/connect`)
     expect(res.status).toBe(200)
     expectSchema(Envelope(PairingState), res.body)
-    expect(res.body.data).toEqual({ connectionStatus: "pairing", qr: null, pairingCode: null, lastError: null, waVersion: null, clientExpiresAt: null, updatedAt: iso(h.clock.nowMs()) })
+    expect(res.body.data).toEqual({ connectionStatus: "pairing", qr: null, pairingCode: null, lastError: null, waVersion: null, offlineWatchdogAt: null, clientExpiresAt: null, updatedAt: iso(h.clock.nowMs()) })
     expect(h.gateway.current(phone.id).connects).toEqual([{ method: "qr" }])
 
     h.gateway.current(phone.id).showQr("2@AbC+/=,xyz,123,456,1")
@@ -122,7 +122,7 @@ describe("GET /phones/{phoneId}/pairing/events", () => {
     const first = await sse.next()
     expect(first).toEqual({
       event: "pairing",
-      data: { connectionStatus: "pairing", qr: null, pairingCode: null, lastError: null, waVersion: null, clientExpiresAt: null, updatedAt: iso(h.clock.nowMs()) },
+      data: { connectionStatus: "pairing", qr: null, pairingCode: null, lastError: null, waVersion: null, offlineWatchdogAt: null, clientExpiresAt: null, updatedAt: iso(h.clock.nowMs()) },
     })
 
     h.gateway.current(phone.id).showQr("2@streamed")
@@ -132,7 +132,7 @@ describe("GET /phones/{phoneId}/pairing/events", () => {
     h.gateway.current(phone.id).open(phone.phoneNumber)
     expect(await sse.next()).toEqual({
       event: "pairing",
-      data: { connectionStatus: "connected", qr: null, pairingCode: null, lastError: null, waVersion: null, clientExpiresAt: null, updatedAt: iso(h.clock.nowMs()) },
+      data: { connectionStatus: "connected", qr: null, pairingCode: null, lastError: null, waVersion: null, offlineWatchdogAt: null, clientExpiresAt: null, updatedAt: iso(h.clock.nowMs()) },
     })
     expect(await sse.next()).toBe("end")
   })

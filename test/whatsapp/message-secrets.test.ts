@@ -1,5 +1,5 @@
 import { storeOver } from "../helpers/sqlite-store"
-import { describe, expect, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { proto } from "@whiskeysockets/baileys"
 import { silentLogger } from "../../src/lib/logger"
 import { Counter } from "../../src/lib/metrics"
@@ -9,6 +9,7 @@ import { mapInboundActions } from "../../src/whatsapp/baileys/inbound-actions"
 import { mapInboundUpsert, type UpsertLike } from "../../src/whatsapp/baileys/mapping"
 import { createMessageSecrets, openEditPayload } from "../../src/whatsapp/baileys/message-secrets"
 import { TestClock } from "../helpers/test-clock"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { encryptedEdit, newMessageSecret, sealWithMessageSecret } from "../wa-sim/message-secret"
 
 /*
@@ -16,6 +17,9 @@ import { encryptedEdit, newMessageSecret, sealWithMessageSecret } from "../wa-si
  * with the edited message's secret (test/wa-sim/message-secret.ts plays the sender) opens with
  * the stored secret under the sender's LID or number, and nothing else opens it.
  */
+
+// Uses the simulator's sealing code: see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 const PN = "15550002222@s.whatsapp.net"
 const LID = "200000000000007@lid"
