@@ -1,5 +1,6 @@
 import type { WASocket } from "@whiskeysockets/baileys"
 import type { Logger } from "../../lib/logger"
+import { boundedOutsideText } from "../../lib/outside-text"
 import type { BaileysModule } from "./auth-state"
 import { e164FromPnJid, isLidJid, isPnJid, normalizeUserJid, sameUser, type AckNode } from "./mapping"
 
@@ -61,7 +62,9 @@ export class LidRefresher {
     if (!peer) return null
     const running = this.inFlight.get(peer)
     if (running) return running
-    const refresh = this.refresh(peer, node.attrs.id ?? null).finally(() => this.inFlight.delete(peer))
+    // The ack's id comes from WhatsApp: bounded before it reaches the log.
+    const waMessageId = node.attrs.id ? boundedOutsideText(node.attrs.id, 64) : null
+    const refresh = this.refresh(peer, waMessageId).finally(() => this.inFlight.delete(peer))
     this.inFlight.set(peer, refresh)
     return refresh
   }

@@ -125,28 +125,42 @@ export interface MessageSecrets {
   openEdits(upsert: UpsertLike): Promise<UpsertLike>
 }
 
-export function createMessageSecrets(
-  ctx: Pick<SessionContext, "store" | "clock" | "logger"> & { encryptedEdits?: Counter },
-  phoneId: string,
-  decode: (bytes: Uint8Array) => MessageContentLike,
-): MessageSecrets {
-  const rowOf = (msg: WaMessageLike, self: SelfIdentity): MessageSecret | null => {
-    const key = msg.key
-    const secret = (msg.message as WithSecret | null | undefined)?.messageContextInfo?.messageSecret
-    if (!key?.id || !key.remoteJid || isIgnoredJid(key.remoteJid) || !secret || secret.length !== SECRET_BYTES) return null
-    if (msg.messageStubType === STUB_CIPHERTEXT) return null
-    const author = authorOf(key, self)
-    if (!author) return null
-    return {
-      phoneId,
-      chatJid: normalizeUserJid(key.remoteJid),
-      waMessageId: key.id,
-      senderJid: author.sender,
-      senderAltJid: author.alt,
-      secret: new Uint8Array(secret),
-      createdAtMs: ctx.clock.nowMs(),
-    }
+/** The store row of a message's secret, or null when it carries none (or is not one to keep). */
+function secretRowOf(msg: WaMessageLike, self: SelfIdentity, phoneId: string, nowMs: number): MessageSecret | null {
+  const key = msg.key
+  const secret = (msg.message as WithSecret | null | undefined)?.messageContextInfo?.messageSecret
+  if (!key?.id || !key.remoteJid || isIgnoredJid(key.remoteJid) || !secret || secret.length !== SECRET_BYTES) return null
+  if (msg.messageStubType === STUB_CIPHERTEXT) return null
+  const author = authorOf(key, self)
+  if (!author) return null
+  return {
+    phoneId,
+    chatJid: normalizeUserJid(key.remoteJid),
+    waMessageId: key.id,
+    senderJid: author.sender,
+    senderAltJid: author.alt,
+    secret: new Uint8Array(secret),
+    createdAtMs: nowMs,
   }
+}
+
+type SecretsContext = Pick<SessionContext, "store" | "clock" | "logger"> & { encryptedEdits?: Counter }
+
+/** An edit that could not be read: counted, and logged at warn with its ids bounded (they come from WhatsApp). */
+function reportUnreadable(ctx: SecretsContext, phoneId: string, result: Exclude<EncryptedEditResult, "decrypted">, msg: WaMessageLike, targetId: string): void {
+  ctx.encryptedEdits?.inc({ result })
+  const why = result === "no_secret" ? "no secret is stored for the message it edits (sent before the phone was linked, or older than the retention)" : "it did not decrypt with the stored secret"
+  ctx.logger.warn(`an encrypted edit was dropped: ${why}`, {
+    phoneId,
+    waMessageId: boundedOutsideText(msg.key?.id ?? "", 64),
+    targetWaMessageId: boundedOutsideText(targetId, 64),
+    from: boundedOutsideText(msg.key?.remoteJid ?? "", 128),
+  })
+}
+
+export function createMessageSecrets(ctx: SecretsContext, phoneId: string, decode: (bytes: Uint8Array) => MessageContentLike): MessageSecrets {
+  const rowOf = (msg: WaMessageLike, self: SelfIdentity) => secretRowOf(msg, self, phoneId, ctx.clock.nowMs())
+  const unreadable = (result: Exclude<EncryptedEditResult, "decrypted">, msg: WaMessageLike, targetId: string) => reportUnreadable(ctx, phoneId, result, msg, targetId)
 
   async function save(rows: MessageSecret[]): Promise<void> {
     if (rows.length === 0) return
@@ -155,17 +169,6 @@ export function createMessageSecrets(
     } catch (err) {
       ctx.logger.warn("storing message secrets failed; an encrypted edit of these messages cannot be read", { phoneId, messages: rows.length, err })
     }
-  }
-
-  function unreadable(result: Exclude<EncryptedEditResult, "decrypted">, msg: WaMessageLike, targetId: string): void {
-    ctx.encryptedEdits?.inc({ result })
-    const why = result === "no_secret" ? "no secret is stored for the message it edits (sent before the phone was linked, or older than the retention)" : "it did not decrypt with the stored secret"
-    ctx.logger.warn(`an encrypted edit was dropped: ${why}`, {
-      phoneId,
-      waMessageId: boundedOutsideText(msg.key?.id ?? "", 64),
-      targetWaMessageId: boundedOutsideText(targetId, 64),
-      from: boundedOutsideText(msg.key?.remoteJid ?? "", 128),
-    })
   }
 
   async function open(msg: WaMessageLike, envelope: SecretEncryptedLike): Promise<WaMessageLike | null> {

@@ -374,15 +374,7 @@ export class BaileysSession implements WhatsAppSession {
       msgRetryCounterCache: ctx.retryCache(phoneId),
     })
     this.sock = sock
-    const waitMs = ctx.offlineMarkerWaitMs ?? DEFAULT_OFFLINE_MARKER_WAIT_MS
-    this.watchdog = createOfflineWatchdog({
-      clock: ctx.clock,
-      waitMs,
-      release: () => (this.sock === sock ? sock.ev.flush() : false),
-      onReleased: ({ atMs, held }) => {
-        if (this.sock === sock) this.call(() => this.events.offlineMarkerMissed?.({ atMs, waitMs, held }))
-      },
-    })
+    this.watchdog = this.offlineWatchdogFor(sock)
     // A code is asked for only on an unpaired socket; a paired one logs in whatever was asked.
     this.codeFor = this.pairing && pairing?.method === "code" ? pairing.phoneNumber.replace(/\D/g, "") : null
 
@@ -401,18 +393,8 @@ export class BaileysSession implements WhatsAppSession {
       auth.saveCreds().catch((err) => this.log.error("saving WhatsApp credentials failed", { err }))
       if (refreshed.qr !== null) this.call(() => this.events.qr(refreshed.qr!))
     })
-    // WhatsApp asks for a passkey instead of linking (passkey-gate.ts): no QR or code gets past
-    // it, so the attempt ends now and for good rather than when Baileys' QR refs run out.
-    sock.ws.on(`CB:notification,type:${PASSKEY_REQUEST_TYPE}`, (node: NotificationNode) => {
-      const request = passkeyRequestOf(node)
-      if (request === null || this.sock !== sock || !this.pairing) return
-      this.finish("passkey_required", true, { ...this.failureBase(), code: "passkey_required", cause: passkeyRequestCause(request) })
-      void sock.end(undefined)
-    })
+    this.listenForPasskeyGateAndExpiry(sock)
     const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)
-    sock.ws.on("CB:ib", (node: IbNode) => {
-      if (this.sock === sock) this.onClientExpiration(node)
-    })
     sock.ws.on("CB:ack,class:message", (node: AckNode) => {
       const signal = mapServerAck(node, ctx.clock.nowMs())
       if (signal) this.report(signal)
@@ -433,6 +415,34 @@ export class BaileysSession implements WhatsAppSession {
         // Baileys does not await this handler: a throw would become an unhandled rejection.
         this.log.error("handling WhatsApp events failed", { err })
       }
+    })
+  }
+
+  /** Releases Baileys' held events when WhatsApp's offline marker does not come in time (offline-watchdog.ts). */
+  private offlineWatchdogFor(sock: WASocket): OfflineWatchdog {
+    const waitMs = this.ctx.offlineMarkerWaitMs ?? DEFAULT_OFFLINE_MARKER_WAIT_MS
+    return createOfflineWatchdog({
+      clock: this.ctx.clock,
+      waitMs,
+      release: () => (this.sock === sock ? sock.ev.flush() : false),
+      onReleased: ({ atMs, held }) => {
+        if (this.sock === sock) this.call(() => this.events.offlineMarkerMissed?.({ atMs, waitMs, held }))
+      },
+    })
+  }
+
+  /** Stanzas Baileys 7.0.0-rc14 does not read: the passkey gate on linking, and the client expiry. */
+  private listenForPasskeyGateAndExpiry(sock: WASocket): void {
+    // WhatsApp asks for a passkey instead of linking (passkey-gate.ts): no QR or code gets past
+    // it, so the attempt ends now and for good rather than when Baileys' QR refs run out.
+    sock.ws.on(`CB:notification,type:${PASSKEY_REQUEST_TYPE}`, (node: NotificationNode) => {
+      const request = passkeyRequestOf(node)
+      if (request === null || this.sock !== sock || !this.pairing) return
+      this.finish("passkey_required", true, { ...this.failureBase(), code: "passkey_required", cause: passkeyRequestCause(request) })
+      void sock.end(undefined)
+    })
+    sock.ws.on("CB:ib", (node: IbNode) => {
+      if (this.sock === sock) this.onClientExpiration(node)
     })
   }
 
