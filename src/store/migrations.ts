@@ -469,7 +469,7 @@ const PHONES_OFFLINE_WATCHDOG = `ALTER TABLE phones ADD COLUMN offline_watchdog_
 // LID-only senders"), as PostgreSQL migration 8: the username a message carried, on the inbound
 // message, and one row per sender and phone with the identities and names last seen. A sender is
 // keyed by the address wagate records as `from` (E.164, or its `…@lid` when WhatsApp hid the
-// number); issue 30's contacts API grows this table.
+// number); a contacts API can grow from this table.
 const WA_CONTACTS = `
 ALTER TABLE inbound_messages ADD COLUMN from_username TEXT;
 CREATE TABLE wa_contacts (

@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite"
 /*
  * The senders a phone hears from, as WhatsApp named them (docs/live-whatsapp.md § "Usernames and
  * LID-only senders"): one row per phone and sender address, the `from` wagate records (E.164, or
- * the `…@lid` when WhatsApp hid the number). Issue 30's contacts API grows this table.
+ * the `…@lid` when WhatsApp hid the number). A contacts API can grow from this table.
  */
 
 /** One sender of one phone, with the identities and names last seen. */

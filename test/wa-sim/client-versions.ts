@@ -9,7 +9,7 @@ import { unixSeconds } from "./nodes"
  *   WhiskeySockets/Baileys#2731, #1937, #2376; tulir/whatsmeow#1040 shows the same stanza), on a
  *   login and on a registration alike.
  * - The version page is shaped like web.whatsapp.com/sw.js, where Baileys' `fetchLatestWaWebVersion`
- *   reads `"client_revision":<build>` and announces 2.3000.<build> (Baileys #2731's fix).
+ *   reads `"client_revision":<build>` and announces 2.3000.<build> (the fix in WhiskeySockets/Baileys#2731).
  * - `<ib><client_expiration t=…/></ib>` names (unix seconds) when the server expects to stop
  *   accepting the build; the shape is WhatsApp Web's own parser as oxidezap/whatsapp-rust#1314
  *   quotes it. When the real server sends it is not public: the simulator sends it right after

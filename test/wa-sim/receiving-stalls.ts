@@ -14,7 +14,7 @@ import type { BinaryNode } from "@whiskeysockets/baileys"
  *   `append`.
  */
 
-/** The value the offline queue marks its stanzas with: any but "0", which #2810 reports on live stanzas. */
+/** The value the offline queue marks its stanzas with: any but "0", which WhiskeySockets/Baileys#2810 reports on live stanzas. */
 export const QUEUED_OFFLINE_VALUE = "1"
 
 /** A stanza as the server sends it to a connected device: marked `offline="0"` under `liveOfflineZero`. */

@@ -3,7 +3,7 @@
  * § "Usernames and LID-only senders"), as SQLite migration 20. The username a message carried
  * is kept on the inbound message; `wa_contacts` holds one row per phone and sender address (the
  * `from` wagate records: E.164, or the `…@lid` when WhatsApp hid the number) with the identities
- * and names last seen, for issue 30's contacts API to grow.
+ * and names last seen, which a contacts API can grow from.
  */
 export const WA_CONTACTS_SQL = `ALTER TABLE inbound_messages ADD COLUMN from_username text COLLATE "C";
 CREATE TABLE wa_contacts (
