@@ -114,6 +114,19 @@ describe("encrypted edits in an upsert", () => {
     expect(counter.render()).toContain('wagate_encrypted_edits_total{result="no_secret"} 1')
   })
 
+  test("a store that cannot be read loses only the edit, with one warning saying so, and counts it; the batch's other messages still map", async () => {
+    const { store, clock, warnings, counter } = world()
+    const failing = { ...store, findMessageSecrets: async () => Promise.reject(new Error("database is locked")) } as typeof store
+    const secrets = createMessageSecrets({ store: failing, clock, logger: { ...silentLogger, warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields: fields ?? {} }) }, encryptedEdits: counter }, "ph_1", (b) => proto.Message.decode(b))
+    const edit = editUpsert(encryptedEdit(plainEdit("the text"), newMessageSecret(), LID), { remoteJid: LID, remoteJidAlt: PN })
+    const batch: UpsertLike = { type: "notify", messages: [...edit.messages, ...original(newMessageSecret()).messages] }
+    const { inbound, actions } = await mapped(await secrets.openEdits(batch))
+    expect(actions).toEqual([])
+    expect(inbound.map((m) => m.content)).toEqual(["teh text"])
+    expect(warnings.map((w) => w.message)).toEqual(["an encrypted edit was dropped: reading the stored secret of the message it edits failed"])
+    expect(counter.render()).toContain('wagate_encrypted_edits_total{result="undecryptable"} 1')
+  })
+
   test("an edit that does not authenticate with the stored secret is dropped with one warning and counted", async () => {
     const { secrets, warnings, counter } = world()
     await secrets.rememberUpsert(original(newMessageSecret()), { id: ME })

@@ -147,20 +147,38 @@ function secretRowOf(msg: WaMessageLike, self: SelfIdentity, phoneId: string, no
 type SecretsContext = Pick<SessionContext, "store" | "clock" | "logger"> & { encryptedEdits?: Counter }
 
 /** An edit that could not be read: counted, and logged at warn with its ids bounded (they come from WhatsApp). */
-function reportUnreadable(ctx: SecretsContext, phoneId: string, result: Exclude<EncryptedEditResult, "decrypted">, msg: WaMessageLike, targetId: string): void {
-  ctx.encryptedEdits?.inc({ result })
-  const why = result === "no_secret" ? "no secret is stored for the message it edits (sent before the phone was linked, or older than the retention)" : "it did not decrypt with the stored secret"
-  ctx.logger.warn(`an encrypted edit was dropped: ${why}`, {
+/** Why an edit could not be opened, for the operator: the metric's result says the kind. */
+const UNREADABLE_WHY = {
+  no_secret: "no secret is stored for the message it edits (sent before the phone was linked, or older than the retention)",
+  undecryptable: "it did not decrypt with the stored secret",
+  store_failed: "reading the stored secret of the message it edits failed",
+} as const
+
+function reportUnreadable(ctx: SecretsContext, phoneId: string, cause: keyof typeof UNREADABLE_WHY, msg: WaMessageLike, targetId: string, err?: unknown): void {
+  // A failed read is counted as undecryptable: the edit was lost all the same, and the log says why.
+  ctx.encryptedEdits?.inc({ result: cause === "store_failed" ? "undecryptable" : cause })
+  ctx.logger.warn(`an encrypted edit was dropped: ${UNREADABLE_WHY[cause]}`, {
     phoneId,
     waMessageId: boundedOutsideText(msg.key?.id ?? "", 64),
     targetWaMessageId: boundedOutsideText(targetId, 64),
     from: boundedOutsideText(msg.key?.remoteJid ?? "", 128),
+    ...(err === undefined ? {} : { err }),
   })
 }
 
 export function createMessageSecrets(ctx: SecretsContext, phoneId: string, decode: (bytes: Uint8Array) => MessageContentLike): MessageSecrets {
   const rowOf = (msg: WaMessageLike, self: SelfIdentity) => secretRowOf(msg, self, phoneId, ctx.clock.nowMs())
-  const unreadable = (result: Exclude<EncryptedEditResult, "decrypted">, msg: WaMessageLike, targetId: string) => reportUnreadable(ctx, phoneId, result, msg, targetId)
+  const unreadable = (cause: keyof typeof UNREADABLE_WHY, msg: WaMessageLike, targetId: string, err?: unknown) => reportUnreadable(ctx, phoneId, cause, msg, targetId, err)
+
+  /** The stored secrets of one message id, or null when the store could not be read (the rest of the batch goes on). */
+  async function storedSecrets(msg: WaMessageLike, targetId: string): Promise<MessageSecret[] | null> {
+    try {
+      return await ctx.store.findMessageSecrets(phoneId, targetId)
+    } catch (err) {
+      unreadable("store_failed", msg, targetId, err)
+      return null
+    }
+  }
 
   async function save(rows: MessageSecret[]): Promise<void> {
     if (rows.length === 0) return
@@ -178,11 +196,11 @@ export function createMessageSecrets(ctx: SecretsContext, phoneId: string, decod
     const chat = normalizeUserJid(key.remoteJid!)
     const named = author ? [author.sender, ...(author.alt ? [author.alt] : [])] : []
     // Only a secret stored for this author (under either identity) and this chat can be the one.
-    const rows = targetId
-      ? (await ctx.store.findMessageSecrets(phoneId, targetId)).filter(
-          (r) => (named.includes(r.senderJid) || (r.senderAltJid !== null && named.includes(r.senderAltJid))) && (isGroupJid(chat) ? r.chatJid === chat : !isGroupJid(r.chatJid)),
-        )
-      : []
+    const stored = targetId ? await storedSecrets(msg, targetId) : []
+    if (stored === null) return null
+    const rows = stored.filter(
+      (r) => (named.includes(r.senderJid) || (r.senderAltJid !== null && named.includes(r.senderAltJid))) && (isGroupJid(chat) ? r.chatJid === chat : !isGroupJid(r.chatJid)),
+    )
     if (rows.length === 0) {
       unreadable("no_secret", msg, targetId)
       return null
