@@ -3,6 +3,8 @@
 FROM oven/bun:1.4.5 AS build
 WORKDIR /src
 COPY package.json bun.lock ./
+# bun install applies the patches package.json names (CONTRIBUTING.md § "The Baileys patch").
+COPY patches ./patches
 RUN bun install --frozen-lockfile --production
 COPY tsconfig.json ./
 COPY src ./src

@@ -336,6 +336,14 @@ describe("Dockerfile and .dockerignore", () => {
       .filter((line) => line.trim() !== "" && !line.startsWith("#"))
     expect(entries).toEqual(expect.arrayContaining(["data", "node_modules", "dist", ".git", "test", "bench-results*.json", "*.db", ".env"]))
     // Everything the build stage copies stays in the context.
-    for (const copied of ["package.json", "bun.lock", "tsconfig.json", "src"]) expect(entries).not.toContain(copied)
+    for (const copied of ["package.json", "bun.lock", "patches", "tsconfig.json", "src"]) expect(entries).not.toContain(copied)
+  })
+
+  test("every patch package.json names is in the build stage before bun install, which fails without it", () => {
+    const patches = Object.values((JSON.parse(read("package.json")) as { patchedDependencies?: Record<string, string> }).patchedDependencies ?? {})
+    expect(patches.length).toBeGreaterThan(0)
+    const install = dockerfile.indexOf("RUN bun install")
+    const copiedBefore = [...dockerfile.slice(0, install).matchAll(/^COPY (.+) \S+$/gm)].flatMap((m) => m[1]!.split(" "))
+    for (const patch of patches) expect(copiedBefore.some((source) => patch === source || patch.startsWith(`${source.replace(/\/$/, "")}/`))).toBe(true)
   })
 })
