@@ -236,19 +236,12 @@ export class Hooks {
     return envelope.data
   }
 
-  /**
-   * The events about one outbound message (`message.sent`, …), in the order wagate recorded them:
-   * by the envelope's timestamp, arrival breaking ties. Not arrival alone: deliveries carry no
-   * ordering guarantee (docs/webhooks.md), and on a busy machine a later event's first attempt can
-   * overtake an earlier one's.
-   */
+  /** The events about one outbound message, in arrival order (`message.sent`, …). */
   ofMessage(messageId: string): string[] {
     return this.events()
       .map((hook) => hook.json)
       .filter((json) => json.data?.messageId === messageId && json.event !== "message.received")
-      .map((json, arrival) => ({ json, arrival, atMs: Date.parse(json.timestamp) }))
-      .sort((a, b) => a.atMs - b.atMs || a.arrival - b.arrival)
-      .map(({ json }) => json.event)
+      .map((json) => json.event)
   }
 
   /**

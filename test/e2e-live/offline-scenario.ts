@@ -172,8 +172,11 @@ export function describeLateWhatsApp(label: string, options: { prepare: () => Pr
       const received = await sim.nextMessage(duo, { timeoutMs: 15_000 })
       expect(received.copies.map((copy) => copy.deviceId).sort()).toEqual([0, 1])
       expect(received.copies.map((copy) => copy.message.conversation ?? copy.message.extendedTextMessage?.text)).toEqual(["to both your devices", "to both your devices"])
+      await hooks.next("message.sent", (d) => d.messageId === first.id)
       sim.deliver(received.id, duo, { device: 1 })
       expect((await api.messageWithStatus(first.id, "delivered", 15_000)).deliveredAt).not.toBeNull()
+      // Webhooks carry no ordering guarantee (docs/webhooks.md): the read comes after the delivered one arrived.
+      await hooks.next("message.delivered", (d) => d.messageId === first.id)
       sim.deliver(received.id, duo, { device: 0 })
       sim.read(received.id, duo, { device: 1 })
       const read = await api.messageWithStatus(first.id, "read", 15_000)
@@ -182,8 +185,10 @@ export function describeLateWhatsApp(label: string, options: { prepare: () => Pr
 
       const second = await api.send({ fromPhoneId: phoneId, to: `+${duo.phoneNumber}`, content: "read it on your phone" })
       const again = await sim.nextMessage(duo, { timeoutMs: 15_000 })
+      await hooks.next("message.sent", (d) => d.messageId === second.id)
       sim.deliver(again.id, duo, { device: 0 })
       await api.messageWithStatus(second.id, "delivered", 15_000)
+      await hooks.next("message.delivered", (d) => d.messageId === second.id)
       sim.deliver(again.id, duo, { device: 1 })
       sim.read(again.id, duo, { device: 0 })
       await api.messageWithStatus(second.id, "read", 15_000)
