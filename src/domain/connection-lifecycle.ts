@@ -1,4 +1,5 @@
 import type { LagSource } from "../lib/event-loop-lag"
+import { inOrderPerKey } from "../lib/keyed-chain"
 import type { Scheduler } from "../lib/scheduler"
 import type { Release } from "../lib/semaphore"
 import type { LeaseFence } from "../store/leases"
@@ -86,30 +87,13 @@ export async function createConnectionLifecycle(deps: LifecycleDeps) {
     return rt
   }
 
-  /** Each phone's status write under way: the next one waits for it. */
-  const statusWrites = new Map<string, Promise<void>>()
-
-  /**
-   * Writes a connection change after the phone's earlier ones, so they commit in the order the
-   * socket reported them. Callers do not wait for the write, and on PostgreSQL two writes in
-   * flight may commit in either order: a `pairing` written as the socket opens could land after
-   * the `connected` that followed it and leave a connected phone shown as pairing.
-   */
-  function setStatus(phoneId: string, status: ConnectionStatus, change: StatusChange = {}): Promise<void> {
-    const before = statusWrites.get(phoneId) ?? Promise.resolve()
-    const write = before.catch(() => undefined).then(() => writeStatus(phoneId, status, change))
-    statusWrites.set(phoneId, write)
-    const forget = () => void (statusWrites.get(phoneId) === write && statusWrites.delete(phoneId))
-    write.then(forget, forget)
-    return write
-  }
-
-  /** One connection change; after stop the database is being closed, so late socket events change nothing. */
-  async function writeStatus(phoneId: string, status: ConnectionStatus, change: StatusChange): Promise<void> {
+  // After stop the database is being closed: late socket events change nothing. In report order
+  // per phone: on PostgreSQL two writes in flight could commit either way (pairing after connected).
+  const setStatus = inOrderPerKey(async (phoneId: string, status: ConnectionStatus, change: StatusChange = {}): Promise<void> => {
     if (stopped) return
     if (!(await writePhoneStatus(ctx, phoneId, status, change, deps.fence?.of(phoneId) ?? null))) return deps.fence?.refused(phoneId)
     if (!stopped) deps.notify(phoneId)
-  }
+  })
 
   /** Schedules the next reconnect with full jitter between half and all of the capped delay, so phones do not reconnect in step. */
   function scheduleReconnect(phoneId: string, rt: Runtime): number {
