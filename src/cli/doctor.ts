@@ -61,14 +61,14 @@ function phoneChecks(phones: readonly PhoneRow[], suggest: Suggest, nowMs: numbe
 }
 
 /** Fails this long before an announced expiry: time enough to upgrade wagate or pin a version. */
-export const EXPIRY_WARNING_MS = 7 * 86_400_000
+const EXPIRY_WARNING_MS = 7 * 86_400_000
 
 /**
  * The expiry WhatsApp announced for the version the phone's last connect announced
  * (docs/live-whatsapp.md § "Client expiration"), or null when it announced none. A notice, so it
  * fails only when the date is near or past: then connects are refused with 405.
  */
-export function expiryCheck(phone: PhoneRow, nowMs: number): CheckResult | null {
+function expiryCheck(phone: PhoneRow, nowMs: number): CheckResult | null {
   if (phone.clientExpiresAtMs === null) return null
   const version = phone.waVersion ? ` (WhatsApp Web ${phone.waVersion})` : ""
   const found = `${phone.phoneNumber}: WhatsApp says this client version${version} expires on ${isoDay(phone.clientExpiresAtMs)}`

@@ -9,7 +9,7 @@ import { boundedOutsideText } from "./outside-text"
 /** The longest username kept. WhatsApp's own are far shorter; anything longer is not one. */
 export const USERNAME_MAX_CHARS = 64
 /** The longest push name kept (the name a sender gave itself), ellipsis included. */
-export const PUSH_NAME_MAX_CHARS = 128
+const PUSH_NAME_MAX_CHARS = 128
 
 // Letters, digits, periods and underscores, as WhatsApp's usernames are made: nothing a terminal,
 // a log viewer or an HTML page could act on.

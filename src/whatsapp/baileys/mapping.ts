@@ -471,7 +471,7 @@ export async function senderAddress(key: KeyLike, pnForLid: PnForLid): Promise<s
  * names only by LID, with no number anywhere (WhiskeySockets/Baileys#2742), has `phoneNumber`
  * null and `from` its `…@lid`.
  */
-export function senderOf(key: KeyLike, from: string, pushName: string | null | undefined): InboundSender {
+function senderOf(key: KeyLike, from: string, pushName: string | null | undefined): InboundSender {
   const group = isGroupJid(key.remoteJid)
   const ids = group ? [key.participant, key.participantAlt] : [key.remoteJid, key.remoteJidAlt]
   const lid = ids.find(isLidJid)

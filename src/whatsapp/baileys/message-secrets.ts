@@ -24,9 +24,9 @@ import type { SessionContext } from "./session"
  */
 
 /** `proto.Message.SecretEncryptedMessage.SecretEncType`. */
-export const SECRET_ENC_TYPE = { MESSAGE_EDIT: 2 } as const
+const SECRET_ENC_TYPE = { MESSAGE_EDIT: 2 } as const
 /** The use-case string of an edit in the key derivation (whatsmeow `EncSecretMessageEdit`). */
-export const MESSAGE_EDIT_USE_CASE = "Message Edit"
+const MESSAGE_EDIT_USE_CASE = "Message Edit"
 /** `proto.Message.ProtocolMessage.Type.MESSAGE_EDIT`. */
 const PROTOCOL_MESSAGE_EDIT = 14
 const GCM_IV_BYTES = 12
@@ -34,13 +34,13 @@ const GCM_TAG_BYTES = 16
 const SECRET_BYTES = 32
 
 /** The 32-byte key of one use of a message's secret. JIDs are compared without device. */
-export function messageSecretKey(input: { secret: Uint8Array; origMessageId: string; origSenderJid: string; editorJid: string; useCase: string }): Uint8Array {
+function messageSecretKey(input: { secret: Uint8Array; origMessageId: string; origSenderJid: string; editorJid: string; useCase: string }): Uint8Array {
   const info = Buffer.concat([input.origMessageId, normalizeUserJid(input.origSenderJid), normalizeUserJid(input.editorJid), input.useCase].map((s) => Buffer.from(s, "utf8")))
   return new Uint8Array(hkdfSync("sha256", input.secret, new Uint8Array(0), info, 32))
 }
 
 /** AES-256-GCM open (the tag is the payload's last 16 bytes); null when the key, IV or payload do not authenticate. */
-export function openSealed(key: Uint8Array, iv: Uint8Array, payload: Uint8Array, aad?: Uint8Array): Uint8Array | null {
+function openSealed(key: Uint8Array, iv: Uint8Array, payload: Uint8Array, aad?: Uint8Array): Uint8Array | null {
   if (iv.length !== GCM_IV_BYTES || payload.length < GCM_TAG_BYTES) return null
   try {
     const decipher = createDecipheriv("aes-256-gcm", key, iv)
@@ -56,7 +56,7 @@ export function openSealed(key: Uint8Array, iv: Uint8Array, payload: Uint8Array,
  * The (original sender, editor) pairs to try, most likely first: the same identity on both sides
  * in the order given (the one the edit names first), then the mixed pairs whatsmeow also tries.
  */
-export function identityPairs(identities: readonly string[]): [string, string][] {
+function identityPairs(identities: readonly string[]): [string, string][] {
   const ids = [...new Set(identities.map(normalizeUserJid))]
   const pairs: [string, string][] = ids.map((id) => [id, id])
   for (const orig of ids) for (const editor of ids) if (orig !== editor) pairs.push([orig, editor])

@@ -2,6 +2,7 @@ import type { Clock } from "../../lib/clock"
 import type { Logger } from "../../lib/logger"
 import { boundedOutsideText } from "../../lib/outside-text"
 import type { BaileysModule } from "./auth-state"
+import { readAtMost } from "../../lib/streams"
 
 /** A WhatsApp Web version as [major, minor, patch]. */
 export type WaVersion = readonly [number, number, number]
@@ -146,16 +147,11 @@ export function createWaVersionChooser(options: {
 /** web.whatsapp.com/sw.js is a few hundred KiB; a page beyond this is not one. */
 const VERSION_PAGE_MAX_BYTES = 4 * 1024 * 1024
 
-/** The body as text, refusing one longer than `maxBytes` before reading it all. */
+/** The body as text, refusing one longer than `maxBytes` (the stream is cancelled there). */
 async function boundedText(response: Response, maxBytes: number): Promise<string> {
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for await (const chunk of response.body ?? []) {
-    total += chunk.byteLength
-    if (total > maxBytes) throw new Error(`the version page is larger than ${maxBytes} bytes`)
-    chunks.push(chunk)
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks))
+  const { bytes, exceeded } = response.body ? await readAtMost(response.body, maxBytes) : { bytes: new Uint8Array(0), exceeded: false }
+  if (exceeded) throw new Error(`the version page is larger than ${maxBytes} bytes`)
+  return new TextDecoder().decode(bytes)
 }
 
 /** The text WhatsApp Web's service worker names its build in (`"client_revision":1023456789`). */
