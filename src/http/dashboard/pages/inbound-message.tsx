@@ -146,7 +146,7 @@ export async function inboundPage(c: PageContext, options: { errors?: string[]; 
         <p class="content">{m.content}</p>
       </section>
       <Attachment m={m} scope={scope} />
-      <Thread thread={await messageThread(c.dash.deps.ctx, m.id)} scope={scope} />
+      <Thread thread={await messageThread(c.dash.deps.ctx, m.id)} ourNumber={m.toNumber} scope={scope} />
       <section aria-labelledby="reply-title">
         <h2 id="reply-title">Reply</h2>
         <p class="muted">{`Sent from ${m.toNumber} to ${m.isGroup ? (m.groupId ?? "the group") : m.fromAddress}, quoting this message.`}</p>
