@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { EVENT_NAMES } from "../../src/domain/event-catalogue"
+import { createEndpoint } from "../../src/domain/webhook-endpoints"
 import { createHarness, type Harness } from "../helpers/harness"
 import { signIn, type DashboardClient } from "../helpers/dashboard"
 import { liveTenant, send } from "../live/live-helpers"
@@ -118,5 +119,48 @@ describe("dashboard: our own reactions", () => {
     expect(rowWith(replyPage, "❤️")).toContain(ours)
     expect(rowWith(replyPage, "🙏")).toContain(ALICE)
     expect(rowWith(replyPage, "🙏")).not.toContain("(us)")
+  })
+})
+
+describe("dashboard: a message's webhook deliveries", () => {
+  /** How many deliveries of `type` the page lists. */
+  const deliveriesOf = (html: string, type: string) => html.split(`<strong>${type}</strong> to `).length - 1
+
+  test("an outbound message's page lists the deliveries of the reactions to it, ours and a contact's, beside its status events", async () => {
+    const tenant = await liveTenant(h)
+    client = await signIn(h)
+    await createEndpoint(h.services.ctx, { accountId: tenant.account.id, env: "live", url: "http://127.0.0.1:9/hooks", events: ["*"] })
+    const sent = await send(h, tenant.key, { fromPhoneId: tenant.phone.phoneNumber, to: ALICE, content: "Your table is ready" })
+    await h.settle()
+    const session = h.gateway.current(tenant.phone.id)
+    const part = h.gateway.sent.find((s) => s.phoneId === tenant.phone.id)!.part
+    session.ack(part.waMessageId, h.clock.nowMs())
+    await h.settle()
+    await h.advance(1_000)
+    expect((await h.request("POST", `/v1/messages/${sent.body.data.id}/reaction`, { key: tenant.key, body: { emoji: "👍" } })).status).toBe(200)
+    await h.advance(1_000)
+    session.act({ kind: "reaction", targetWaMessageId: part.waMessageId, targetFromMe: true, from: ALICE, emoji: "🙏", atMs: h.clock.nowMs() })
+    await h.settle()
+    const { html } = await client.get(`/dashboard/messages/${sent.body.data.id}?account=${tenant.account.id}&env=live`)
+    expect({ sent: deliveriesOf(html, "message.sent"), reaction: deliveriesOf(html, "message.reaction") }).toEqual({ sent: 1, reaction: 2 })
+    expect(html).not.toContain("were looked for up to")
+  })
+
+  test("an inbound message's page lists the deliveries of its receipt, a reaction, its edit and its deletion", async () => {
+    const tenant = await liveTenant(h)
+    client = await signIn(h)
+    await createEndpoint(h.services.ctx, { accountId: tenant.account.id, env: "live", url: "http://127.0.0.1:9/hooks", events: ["*"] })
+    const session = h.gateway.current(tenant.phone.id)
+    session.receive({ waMessageId: "ASK", from: ALICE, isGroup: false, groupId: null, type: "text", content: "Open today?", receivedAtMs: h.clock.nowMs() - 1_000 })
+    await h.settle()
+    const inboundId = (await h.request("GET", "/v1/messages/inbound?limit=1", { key: tenant.key })).body.data.data[0].id as string
+    await h.advance(1_000)
+    expect((await h.request("POST", `/v1/messages/${inboundId}/reaction`, { key: tenant.key, body: { emoji: "👍" } })).status).toBe(200)
+    session.act({ kind: "edit", targetWaMessageId: "ASK", from: ALICE, content: "Open tomorrow?", atMs: h.clock.nowMs() })
+    session.act({ kind: "revoke", targetWaMessageId: "ASK", from: ALICE, atMs: h.clock.nowMs() })
+    await h.settle()
+    const { html } = await client.get(`/dashboard/messages/${inboundId}?account=${tenant.account.id}&env=live`)
+    const types = ["message.received", "message.reaction", "message.edited", "message.revoked"]
+    expect(types.map((t) => deliveriesOf(html, t))).toEqual([1, 1, 1, 1])
   })
 })

@@ -107,6 +107,48 @@ function Attempts(props: { d: TrailDelivery }) {
 }
 
 /**
+ * The webhook deliveries of a message's events, each with its endpoint and attempts, and how far
+ * the search for its later events looked when it stopped at its bound (domain/message-log.ts).
+ */
+export function EventDeliveries(props: { deliveries: TrailDelivery[]; searchedUntilMs: number | null; scope: Scope }) {
+  const { deliveries } = props
+  return (
+    <section aria-labelledby="hooks-title">
+      <h2 id="hooks-title">Webhook deliveries</h2>
+      {deliveries.length === 0 ? (
+        <p class="muted">None: no endpoint of this environment subscribes to these events (or none happened yet).</p>
+      ) : (
+        <ul>
+          {deliveries.map((d) => (
+            <li>
+              <strong>{d.eventType}</strong>
+              {" to "}
+              <a href={href(`/dashboard/webhooks/${encodeURIComponent(d.endpointId)}`, props.scope)}>{d.endpointUrl ?? d.endpointId}</a>
+              {d.endpointUrl ? (
+                <>
+                  {" "}
+                  <code class="muted">{d.endpointId}</code>
+                </>
+              ) : null}
+              {": "}
+              <DeliveryOutcome delivery={d.delivery} />
+              <Attempts d={d} />
+            </li>
+          ))}
+        </ul>
+      )}
+      {props.searchedUntilMs !== null ? (
+        <p class="muted">
+          {"Later events (reactions, edits, deletions) were looked for up to "}
+          <Time ms={props.searchedUntilMs} />
+          {"; the deliveries of later ones are in each endpoint's delivery log."}
+        </p>
+      ) : null}
+    </section>
+  )
+}
+
+/**
  * What the timeline says for a message read without a delivery receipt (WhatsApp may send only
  * the read receipt, and the status machine moves sent → read): "not yet" would promise one.
  */
@@ -151,31 +193,7 @@ export function MessageTimeline(props: { trail: MessageTrail; thread: MessageThr
           <StackTable columns={PART_COLUMNS} rows={parts} />
         </section>
       ) : null}
-      <section aria-labelledby="hooks-title">
-        <h2 id="hooks-title">Webhook deliveries</h2>
-        {deliveries.length === 0 ? (
-          <p class="muted">None: no endpoint of this environment subscribes to these events (or none happened yet).</p>
-        ) : (
-          <ul>
-            {deliveries.map((d) => (
-              <li>
-                <strong>{d.eventType}</strong>
-                {" to "}
-                <a href={href(`/dashboard/webhooks/${encodeURIComponent(d.endpointId)}`, props.scope)}>{d.endpointUrl ?? d.endpointId}</a>
-                {d.endpointUrl ? (
-                  <>
-                    {" "}
-                    <code class="muted">{d.endpointId}</code>
-                  </>
-                ) : null}
-                {": "}
-                <DeliveryOutcome delivery={d.delivery} />
-                <Attempts d={d} />
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <EventDeliveries deliveries={deliveries} searchedUntilMs={props.trail.searchedUntilMs} scope={props.scope} />
     </div>
   )
 }
