@@ -284,10 +284,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         await page.setViewportSize({ width: 390, height: 844 })
         const offenders: string[] = []
         for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts", "Nodes"]) {
-          // The menu is folded at this width: open it first.
-          await page.locator("details.menu > summary").click()
-          await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click()
-          await page.getByRole("heading", { name, level: 1 }).waitFor()
+          await goTo(name)
           const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
           if (w.scroll > w.client) offenders.push(`${name}: ${w.scroll} > ${w.client}`)
         }
