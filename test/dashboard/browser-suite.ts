@@ -389,6 +389,11 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         const failed = await wagate.request(apiKey, "POST", "/v1/messages/send", { fromPhoneId: PHONE, to: "+12025550101", content: "to nobody" })
         expect(failed.status).toBe(201)
         const message = await wagate.request(apiKey, "POST", "/v1/messages/send", { fromPhoneId: PHONE, to: "+14155550198", content: "a longer message, to see how its excerpt fits the list on a phone's screen" })
+        // An edited and a deleted message, so the list shows its marks.
+        const edited = await wagate.request(apiKey, "POST", "/v1/messages/send", { fromPhoneId: PHONE, to: "+14155550197", content: "see you at five" })
+        expect((await wagate.request(apiKey, "PATCH", `/v1/messages/${edited.body.data.id}`, { content: "see you at six" })).status).toBe(200)
+        const deleted = await wagate.request(apiKey, "POST", "/v1/messages/send", { fromPhoneId: PHONE, to: "+14155550196", content: "sent by mistake" })
+        expect((await wagate.request(apiKey, "DELETE", `/v1/messages/${deleted.body.data.id}`)).status).toBe(200)
         const pages: [string, string][] = [
           ["overview", "/dashboard"],
           ["phones", "/dashboard/phones"],
