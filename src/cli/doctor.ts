@@ -26,7 +26,7 @@ export async function doctorCommand(argv: string[], io: CliIo): Promise<number> 
   const ref = args.positionals[0]
   const config = loadConfig(io.env, args.flags)
   const clock = io.clock ?? systemClock()
-  const suggest = suggester(io, config.dataDir)
+  const suggest = suggester(io, config.dataDir, config.databaseUrl)
   // The phones first: a mistyped phone is reported before any network wait.
   const phones = await withServices(io, args.flags, async ({ ctx }) => (ref === undefined ? await ctx.store.listAllPhones() : [await findPhoneAnywhere(ctx, ref)]))
   const net = io.doctorNet ?? (await import("../doctor-net")).productionDoctorNet(config)

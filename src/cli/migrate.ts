@@ -8,6 +8,7 @@ import { MIGRATIONS } from "../store/migrations"
 import { latestPostgresSchemaVersion, migratePostgres, PG_MIGRATIONS, postgresSchemaVersion } from "../store/postgres/migrations"
 import { connectPostgres } from "../store/postgres/start-checks"
 import { parseArgs } from "./args"
+import { refuseSqliteBesidePostgres } from "./database-guard"
 import { cliLogger, type CliIo } from "./io"
 
 /**
@@ -38,6 +39,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     latest = latestPostgresSchemaVersion()
     where = `the PostgreSQL database at ${redactDatabaseUrl(config.databaseUrl)}`
   } else {
+    refuseSqliteBesidePostgres(config)
     prepareDataDir(config.dataDir, cliLogger(io, config, clock))
     const path = join(config.dataDir, DATABASE_FILE)
     const db = openDatabase(path)
