@@ -55,6 +55,15 @@ const JSON_OPTION: OptionHelp = { flag: "--json", text: "print JSON with the adm
 const ENV_OPTION: OptionHelp = { flag: "--env test|live", text: "the environment (default test)" }
 const EVENTS_OPTION: OptionHelp = { flag: "--events '*'|a,b,…", text: "the events to send: '*' for every event, or a comma-separated list" }
 
+/**
+ * The options a command (or one of its subcommands, whose own options are `own`) takes besides
+ * the server's settings: its own, and the data directory's when it opens one. Help lists them,
+ * and the CLI refuses any other (src/cli/options.ts).
+ */
+export function ownAndDataDirOptions(command: CommandSpec, own: readonly OptionHelp[]): OptionHelp[] {
+  return command.usesDataDir ? [...own, ...DATA_DIR_OPTIONS] : [...own]
+}
+
 /** The `list` of an account's keys, phones or webhooks: one usage form and the same options for each. */
 function listOfAccount(command: string, summary: string): SubcommandSpec {
   return { name: "list", usage: `wagate ${command} [list] [--account ACCOUNT_ID] [--json]`, summary, options: [ACCOUNT_OPTION, JSON_OPTION] }

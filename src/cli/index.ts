@@ -39,7 +39,7 @@ export async function runCli(argv: string[], io: CliIo, stopSignal: Promise<stri
     }
     const { command, args } = resolveCommand(argv)
     const { refuseUnknownOptions } = await import("./options")
-    refuseUnknownOptions(command, args)
+    refuseUnknownOptions(command, args, command.takesSettings ? (await import("../config")).SETTINGS.map((s) => s.flag) : [])
     const run = await command.load()
     return await run(args, io, stopSignal)
   } catch (err) {

@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { COMMANDS, type CommandSpec, type OptionHelp } from "../../src/cli/commands"
 import { commandOptions } from "../../src/cli/help"
 import { refuseUnknownOptions } from "../../src/cli/options"
+import { SETTINGS } from "../../src/config"
 import { cli, makeDataDir, removeDataDir } from "./run-cli"
 
 let dir: string
@@ -63,9 +64,10 @@ describe("every command refuses an option it does not take, naming the closest o
   })
 
   test.each(CASES)("wagate $name accepts every option its help lists", ({ argv, command, options }) => {
+    const settings = command.takesSettings ? SETTINGS.map((s) => s.flag) : []
     for (const { name, takesValue } of options.map(parts)) {
-      expect(() => refuseUnknownOptions(command, [...argv.slice(1), `--${name}`, ...(takesValue ? ["x"] : [])])).not.toThrow()
-      if (takesValue) expect(() => refuseUnknownOptions(command, [...argv.slice(1), `--${name}=x`])).not.toThrow()
+      expect(() => refuseUnknownOptions(command, [...argv.slice(1), `--${name}`, ...(takesValue ? ["x"] : [])], settings)).not.toThrow()
+      if (takesValue) expect(() => refuseUnknownOptions(command, [...argv.slice(1), `--${name}=x`], settings)).not.toThrow()
     }
   })
 })
