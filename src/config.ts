@@ -325,6 +325,9 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]
     const raw = fromFlag ?? env[s.env]
+    // The commands wagate suggests on PostgreSQL pass `--database-url "$WAGATE_DATABASE_URL"`:
+    // empty in a shell without the variable, it must not fall back to SQLite in silence.
+    if (fromFlag === "" && s.flag === "database-url") throw new ConfigError(`--database-url is empty: set WAGATE_DATABASE_URL in this shell to the database's URL`)
     if (raw === undefined || raw === "") continue
     const name = fromFlag !== undefined ? `--${s.flag}` : s.env
     ;(config as unknown as Record<string, unknown>)[s.key] = s.parse(raw, name)

@@ -11,7 +11,7 @@ export async function accountsCommand(argv: string[], io: CliIo): Promise<number
   const [sub = "list", ...rest] = args.positionals
   requireSubcommand("accounts", sub)
   return withServices(io, args.flags, async (services, config) => {
-    const suggest = suggester(io, config.dataDir)
+    const suggest = suggester(io, config.dataDir, config.databaseUrl)
     const ctx = services.ctx
     if (sub === "list") {
       const profiles = await Promise.all((await listAccounts(ctx)).map((a) => accountProfile(ctx, a.id)))

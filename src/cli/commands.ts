@@ -41,10 +41,28 @@ export interface CommandSpec {
 }
 
 export const DATA_OPTION: OptionHelp = { flag: "--data DIR", text: "the data directory (WAGATE_DATA_DIR, default ./data)" }
+/**
+ * What every command that opens the data directory also takes, because it opens the database
+ * with the server's settings: where the database is and how much its log says.
+ */
+export const DATA_DIR_OPTIONS: readonly OptionHelp[] = [
+  DATA_OPTION,
+  { flag: "--database-url URL", text: "the PostgreSQL database shared by the nodes (WAGATE_DATABASE_URL, default none: SQLite in the data directory)" },
+  { flag: "--log-level LEVEL", text: "debug, info, warn or error (WAGATE_LOG_LEVEL, default info)" },
+]
 const ACCOUNT_OPTION: OptionHelp = { flag: "--account ACCOUNT_ID", text: "the account to act on; may be left out when there is only one" }
 const JSON_OPTION: OptionHelp = { flag: "--json", text: "print JSON with the admin API's field names instead of a table" }
 const ENV_OPTION: OptionHelp = { flag: "--env test|live", text: "the environment (default test)" }
 const EVENTS_OPTION: OptionHelp = { flag: "--events '*'|a,b,…", text: "the events to send: '*' for every event, or a comma-separated list" }
+
+/**
+ * The options a command (or one of its subcommands, whose own options are `own`) takes besides
+ * the server's settings: its own, and the data directory's when it opens one. Help lists them,
+ * and the CLI refuses any other (src/cli/options.ts).
+ */
+export function ownAndDataDirOptions(command: CommandSpec, own: readonly OptionHelp[]): OptionHelp[] {
+  return command.usesDataDir ? [...own, ...DATA_DIR_OPTIONS] : [...own]
+}
 
 /** The `list` of an account's keys, phones or webhooks: one usage form and the same options for each. */
 function listOfAccount(command: string, summary: string): SubcommandSpec {
@@ -177,7 +195,6 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: [
       { flag: "--phones", text: "also list the phones each node holds, with the lease's token and age" },
       JSON_OPTION,
-      { flag: "--database-url URL", text: "the PostgreSQL database (WAGATE_DATABASE_URL, default none: SQLite in the data directory)" },
     ],
     usesDataDir: true,
     load: async () => (await import("./nodes")).nodesCommand,
@@ -202,7 +219,6 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "Apply pending migrations to the database (SQLite: serve also does this at start; PostgreSQL: run it once before starting the nodes, safe from several at once).",
     usage: "wagate migrate",
     options: [
-      { flag: "--database-url URL", text: "the PostgreSQL database to migrate (WAGATE_DATABASE_URL, default none: SQLite in the data directory)" },
       { flag: "--database-wait-ms MS", text: "how long to wait for PostgreSQL to accept connections while it starts (WAGATE_DATABASE_WAIT_MS, default 30000; 0: one try)" },
     ],
     usesDataDir: true,

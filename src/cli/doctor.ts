@@ -7,6 +7,7 @@ import { liveLockOwner, LOCK_FILE } from "../lib/lockfile"
 import { boundedOutsideText } from "../lib/outside-text"
 import { isoDay, toIso } from "../lib/time"
 import { type PhoneRow } from "../store/phones"
+import type { Store } from "../store/store"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage } from "./commands"
 import { fail, networkChecks, ok, skip, type CheckResult } from "./doctor-checks"
@@ -26,14 +27,17 @@ export async function doctorCommand(argv: string[], io: CliIo): Promise<number> 
   const ref = args.positionals[0]
   const config = loadConfig(io.env, args.flags)
   const clock = io.clock ?? systemClock()
-  const suggest = suggester(io, config.dataDir)
+  const suggest = suggester(io, config.dataDir, config.databaseUrl)
   // The phones first: a mistyped phone is reported before any network wait.
-  const phones = await withServices(io, args.flags, async ({ ctx }) => (ref === undefined ? await ctx.store.listAllPhones() : [await findPhoneAnywhere(ctx, ref)]))
+  const { phones, liveAccounts } = await withServices(io, args.flags, async ({ ctx }) => {
+    const phones = ref === undefined ? await ctx.store.listAllPhones() : [await findPhoneAnywhere(ctx, ref)]
+    return { phones, liveAccounts: await accountsWithLiveKeys(ctx.store, phones, clock.nowMs()) }
+  })
   const net = io.doctorNet ?? (await import("../doctor-net")).productionDoctorNet(config)
   const results = [
     ...(await networkChecks({ net, clock, wsUrl: config.waWsUrl, waVersion: config.waVersion, connectTimeoutMs: config.waConnectTimeoutMs })),
     serverCheck(config.dataDir, suggest),
-    ...phoneChecks(phones, suggest, clock.nowMs()),
+    ...phoneChecks(phones, liveAccounts, suggest, clock.nowMs()),
   ]
   if (args.switches.has("json")) printJson(io, results)
   else io.stdout(report(config.waWsUrl, config.dataDir, results))
@@ -51,12 +55,23 @@ function serverCheck(dataDir: string, suggest: Suggest): CheckResult {
   return skip("server", `no wagate server runs on this data directory: phones are online only while \`${suggest("serve")}\` runs`)
 }
 
+/** The accounts of `phones` that have a live key that still works (not revoked, not expired). */
+async function accountsWithLiveKeys(store: Store, phones: readonly PhoneRow[], nowMs: number): Promise<Set<string>> {
+  const live = new Set<string>()
+  for (const accountId of new Set(phones.map((p) => p.accountId))) {
+    const keys = await store.listApiKeys(accountId)
+    if (keys.some((k) => k.env === "live" && k.revokedAtMs === null && (k.expiresAtMs === null || k.expiresAtMs > nowMs))) live.add(accountId)
+  }
+  return live
+}
+
 /** One check per phone (and one per announced client expiry), or one that says there is none yet. */
-function phoneChecks(phones: readonly PhoneRow[], suggest: Suggest, nowMs: number): CheckResult[] {
+function phoneChecks(phones: readonly PhoneRow[], liveAccounts: ReadonlySet<string>, suggest: Suggest, nowMs: number): CheckResult[] {
   if (phones.length === 0) return [skip("phone", `no phone yet: add one with \`${suggest("phones add +E164")}\``)]
   return phones.flatMap((phone) => {
+    const check = phoneCheck(phone, suggest, { testOnly: !liveAccounts.has(phone.accountId) })
     const expiry = expiryCheck(phone, nowMs)
-    return expiry ? [phoneCheck(phone, suggest), expiry] : [phoneCheck(phone, suggest)]
+    return expiry ? [check, expiry] : [check]
   })
 }
 
@@ -77,8 +92,12 @@ function expiryCheck(phone: PhoneRow, nowMs: number): CheckResult | null {
   return ok("expiry", `${found}; upgrade wagate or set WAGATE_WA_VERSION before then`)
 }
 
-/** A phone's state and last error as the store has them; anything but connected fails with what to do. */
-export function phoneCheck(phone: PhoneRow, suggest: Suggest): CheckResult {
+/**
+ * A phone's state and last error as the store has them; anything but connected fails with what
+ * to do, except a phone never paired whose account has no working live key (`testOnly`): test
+ * keys send from it without pairing, so a sandbox-only setup is healthy.
+ */
+export function phoneCheck(phone: PhoneRow, suggest: Suggest, use: { testOnly: boolean } = { testOnly: false }): CheckResult {
   const number = phone.phoneNumber
   const status = phone.connectionStatus
   const lastError = lastErrorOf(phone)
@@ -91,6 +110,9 @@ export function phoneCheck(phone: PhoneRow, suggest: Suggest): CheckResult {
   if (status === "connected") return ok("phone", `${number} (${phone.id}) is connected${phone.lastConnectedAtMs ? ` since ${toIso(phone.lastConnectedAtMs)}` : ""}${announced}${watchdog}`)
   // Pairing again at once meets the same gate: the generic "pair it" would send the operator in a loop.
   if (lastError?.code === "passkey_required") return fail("phone", found, passkeyAction(number, pair))
+  if (status === "unpaired" && !lastError && use.testOnly) {
+    return ok("phone", `${found}, which is fine for test keys: they send from it without pairing, and its account has no live key; pair it with ${pair} before a live key sends from it`)
+  }
   if (status === "unpaired" || status === "logged_out") return fail("phone", found, `Pair it with ${pair} and scan the QR code with WhatsApp on ${number}.`)
   if (lastError) return fail("phone", found, `Do what the last error says, then connect it again with ${pair}.`)
   if (status === "disconnected") return fail("phone", found, `Connect it again with ${pair}, which logs in with its stored credentials.`)

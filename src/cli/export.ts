@@ -10,6 +10,7 @@ import { VERSION } from "../version"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage } from "./commands"
 import type { CliIo } from "./io"
+import { leftOutText } from "./transfer-text"
 
 /**
  * `wagate export --out FILE`: writes every row of a single node's SQLite database to FILE, a
@@ -39,6 +40,7 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
     const total = Object.values(summary.rows).reduce((a, b) => a + b, 0)
     io.stdout(
       `Exported ${total} rows of ${Object.keys(summary.rows).length} tables (SQLite schema version ${summary.sqliteSchemaVersion}) from ${databasePath} to ${path}.\n` +
+        leftOutText(summary.rows, "`wagate import` will leave out") +
         "The file has mode 0600: it holds the phones' WhatsApp credentials, the API key hashes and the webhook secrets. Keep it private and delete it once imported.\n",
     )
     return 0

@@ -26,7 +26,7 @@ import {
 } from "../config"
 import { ALL_SCOPES, CANONICAL_SCOPES } from "../lib/vocabulary"
 import { UsageError } from "./args"
-import { COMMANDS, DATA_OPTION, findCommand, usageLines, type CommandSpec, type OptionHelp, type SubcommandSpec } from "./commands"
+import { COMMANDS, findCommand, ownAndDataDirOptions, usageLines, type CommandSpec, type OptionHelp, type SubcommandSpec } from "./commands"
 import type { CliIo } from "./io"
 
 /**
@@ -98,9 +98,9 @@ function optionBlock(options: readonly OptionHelp[]): string {
   return `\nOptions:\n${options.map((o) => `  ${o.flag.padEnd(width)}  ${o.text}`).join("\n")}\n`
 }
 
-function commandOptions(command: CommandSpec, own: readonly OptionHelp[]): OptionHelp[] {
-  if (command.takesSettings) return settingOptions()
-  return command.usesDataDir ? [...own, DATA_OPTION] : [...own]
+/** Every option a command (or one of its subcommands, whose own options are `own`) takes, as help lists them. */
+export function commandOptions(command: CommandSpec, own: readonly OptionHelp[]): OptionHelp[] {
+  return command.takesSettings ? settingOptions() : ownAndDataDirOptions(command, own)
 }
 
 /** `wagate help`: the usage of every command. */

@@ -9,6 +9,7 @@ import { TransferError } from "../store/transfer"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage } from "./commands"
 import type { CliIo } from "./io"
+import { leftOutText } from "./transfer-text"
 
 /**
  * `wagate import --in FILE`: loads a file `wagate export` wrote into the PostgreSQL database of
@@ -30,6 +31,7 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
     const summary = await importIntoPostgres(sql, path, where)
     io.stdout(
       `Imported ${summary.imported} rows from ${path} into the PostgreSQL database at ${where} (schema version ${latestPostgresSchemaVersion()}).\n` +
+        leftOutText(summary.rows, "Left out") +
         "New messages are numbered after the imported ones. Start the nodes now; delete the export file once they serve the data.\n",
     )
     return 0

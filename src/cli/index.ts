@@ -38,6 +38,8 @@ export async function runCli(argv: string[], io: CliIo, stopSignal: Promise<stri
       return 0
     }
     const { command, args } = resolveCommand(argv)
+    const { refuseUnknownOptions } = await import("./options")
+    refuseUnknownOptions(command, args, command.takesSettings ? (await import("../config")).SETTINGS.map((s) => s.flag) : [])
     const run = await command.load()
     return await run(args, io, stopSignal)
   } catch (err) {

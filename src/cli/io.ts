@@ -7,6 +7,7 @@ import { createLogger, type Logger } from "../lib/logger"
 import { escapeControls } from "../lib/outside-text"
 import { toIso } from "../lib/time"
 import { DATABASE_FILE } from "../store/db"
+import { refuseSqliteBesidePostgres } from "./database-guard"
 import type { DoctorNet } from "./doctor-checks"
 
 /** What a command may touch of the outside world; tests pass buffers. */
@@ -47,6 +48,7 @@ export async function withServices<T>(
   fn: (services: Services, config: Config) => Promise<T> | T,
 ): Promise<T> {
   const config = loadConfig(io.env, flags)
+  refuseSqliteBesidePostgres(config)
   const clock = io.clock ?? systemClock()
   const logger = cliLogger(io, config, clock)
   prepareDataDir(config.dataDir, logger)

@@ -14,7 +14,7 @@ export async function keysCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub = "list", ...rest] = args.positionals
   requireSubcommand("keys", sub)
   return withServices(io, args.flags, async (services, config) => {
-    const suggest = suggester(io, config.dataDir)
+    const suggest = suggester(io, config.dataDir, config.databaseUrl)
     const ctx = services.ctx
     if (sub === "list") {
       const accountId = await selectAccount(services, args.flags.account, suggest)

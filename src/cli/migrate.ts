@@ -5,9 +5,10 @@ import { prepareDataDir } from "../lib/data-dir"
 import { redactDatabaseUrl } from "../lib/database-url"
 import { DATABASE_FILE, latestSchemaVersion, migrate, openDatabase, schemaVersion } from "../store/db"
 import { MIGRATIONS } from "../store/migrations"
-import { latestPostgresSchemaVersion, migratePostgres, PG_MIGRATIONS, postgresSchemaVersion } from "../store/postgres/migrations"
+import { latestPostgresSchemaVersion, migratePostgres, PG_MIGRATION_GAPS, PG_MIGRATIONS, postgresSchemaVersion } from "../store/postgres/migrations"
 import { connectPostgresWhenUp } from "../store/postgres/wait-for-database"
 import { parseArgs } from "./args"
+import { refuseSqliteBesidePostgres } from "./database-guard"
 import { cliLogger, type CliIo } from "./io"
 
 /**
@@ -27,6 +28,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   let version: number
   let latest: number
   let where: string
+  let gaps: Readonly<Record<number, string>> = {}
   if (config.databaseUrl !== null) {
     const url = config.databaseUrl
     const sql = await connectPostgresWhenUp(url, {
@@ -43,8 +45,10 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     }
     for (const m of PG_MIGRATIONS) names.set(m.version, m.name)
     latest = latestPostgresSchemaVersion()
+    gaps = PG_MIGRATION_GAPS
     where = `the PostgreSQL database at ${redactDatabaseUrl(config.databaseUrl)}`
   } else {
+    refuseSqliteBesidePostgres(config)
     prepareDataDir(config.dataDir, cliLogger(io, config, clock))
     const path = join(config.dataDir, DATABASE_FILE)
     const db = openDatabase(path)
@@ -58,7 +62,10 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     latest = latestSchemaVersion()
     where = `the SQLite database ${path}`
   }
-  for (const v of applied) io.stdout(`Applied migration ${v}: ${names.get(v)}\n`)
+  for (const [i, v] of applied.entries()) {
+    for (let gap = (applied[i - 1] ?? v) + 1; gap < v; gap++) io.stdout(`There is no migration ${gap}: ${gaps[gap] ?? "its number was never used"}.\n`)
+    io.stdout(`Applied migration ${v}: ${names.get(v)}\n`)
+  }
   if (applied.length === 0) io.stdout(`Nothing to apply to ${where}.\n`)
   io.stdout(`Database schema is at version ${version} (latest known: ${latest}).\n`)
   return 0

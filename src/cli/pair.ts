@@ -99,7 +99,7 @@ export async function pairCommand(argv: string[], io: CliIo, stopSignal: Promise
   try {
     return await withServices(io, flags, async (services, settings) => {
       const phone = await findPhoneAnywhere(services.ctx, ref)
-      const suggest = suggester(io, settings.dataDir)
+      const suggest = suggester(io, settings.dataDir, settings.databaseUrl)
       if (server) return pairThroughServer(io, server, phone, method, stopSignal, suggest)
       return pairInProcess(io, services, phone, method, stopSignal, suggest)
     })

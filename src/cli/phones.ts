@@ -23,7 +23,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
   requireSubcommand("phones", sub)
   const server = runningServer(loadConfig(io.env, args.flags).dataDir)
   return withServices(io, args.flags, async (services, config) => {
-    const suggest = suggester(io, config.dataDir)
+    const suggest = suggester(io, config.dataDir, config.databaseUrl)
     const ctx = services.ctx
     if (sub === "list") {
       // getAccount: a mistyped --account is an error, not an empty list.

@@ -7,7 +7,8 @@ import { bootstrap, type BootstrapResult } from "../domain/bootstrap"
 import { systemClock } from "../lib/clock"
 import { prepareDataDir } from "../lib/data-dir"
 import { clearMediaTemp } from "../lib/media-temp"
-import { acquireLock, LOCK_FILE } from "../lib/lockfile"
+import { redactDatabaseUrl } from "../lib/database-url"
+import { acquireLock, LOCK_FILE, lockedDatabase } from "../lib/lockfile"
 import { randomBase62 } from "../lib/secrets"
 import { toIso } from "../lib/time"
 import { DATABASE_FILE } from "../store/db"
@@ -45,7 +46,7 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
   const logger = cliLogger(io, config, clock)
   prepareDataDir(config.dataDir, logger)
   const localToken = `loc_${randomBase62(32)}`
-  const lock = acquireLock(join(config.dataDir, LOCK_FILE), { pid: process.pid, port: null, startedAt: toIso(clock.nowMs()), localToken })
+  const lock = acquireLock(join(config.dataDir, LOCK_FILE), { pid: process.pid, port: null, startedAt: toIso(clock.nowMs()), localToken, database: lockedDatabase(config.databaseUrl) })
   // Only the lock holder sends, so no download is in use yet: what is there, a crash left.
   const leftover = clearMediaTemp(config.dataDir)
   if (leftover > 0) logger.info("removed media files an earlier run left behind", { files: leftover })
@@ -64,7 +65,7 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
     lock.update(port, config.host)
     const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host
     io.stdout(`wagate ${VERSION} listening on http://${shownHost}:${port} (data: ${config.dataDir})\n`)
-    printFirstRun(io, created, `http://${shownHost}:${port}`, suggester(io, config.dataDir))
+    printFirstRun(io, created, `http://${shownHost}:${port}`, suggester(io, config.dataDir, config.databaseUrl), config.databaseUrl)
     logger.info("server started", { port, host: config.host, dataDir: config.dataDir, version: VERSION })
 
     const signal = await stopSignal
@@ -98,7 +99,7 @@ function printPairingPrompts(io: CliIo, services: Services): void {
   })
 }
 
-function printFirstRun(io: CliIo, created: BootstrapResult, baseUrl: string, suggest: Suggest): void {
+function printFirstRun(io: CliIo, created: BootstrapResult, baseUrl: string, suggest: Suggest, databaseUrl: string | null): void {
   if (!created.sandboxKey && !created.adminToken) return
   const lines: string[] = ["", "First run: wagate set itself up. These secrets are shown only now; store them."]
   if (created.account) lines.push(`  Account:      ${created.account.id} (${created.account.name})`)
@@ -109,6 +110,7 @@ function printFirstRun(io: CliIo, created: BootstrapResult, baseUrl: string, sug
       "",
       "Next step: add a phone (test keys can send from it at once, no pairing needed):",
       `  ${suggest("phones add +14155550123 --name 'Support'")}`,
+      ...(databaseUrl === null ? [] : [`  (in a shell where WAGATE_DATABASE_URL holds this database's URL: ${redactDatabaseUrl(databaseUrl)})`]),
       "then send a sandbox message:",
       `  curl -X POST ${baseUrl}/v1/messages/send -H 'Authorization: Bearer ${created.sandboxKey}' \\`,
       `    -H 'Content-Type: application/json' -d '{"fromPhoneId":"+14155550123","to":"+14155550199","content":"Hello"}'`,

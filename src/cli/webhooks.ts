@@ -41,7 +41,7 @@ export async function webhooksCommand(argv: string[], io: CliIo): Promise<number
     return id
   }
   return withServices(io, args.flags, async (services, config) => {
-    const suggest = suggester(io, config.dataDir)
+    const suggest = suggester(io, config.dataDir, config.databaseUrl)
     const ctx = services.ctx
     if (sub === "list") {
       const endpoints = await listAccountEndpoints(ctx, await selectAccount(services, args.flags.account, suggest))

@@ -2,6 +2,7 @@ import { Kind, type Static, type TObject, type TSchema } from "@sinclair/typebox
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler"
 import { ValueErrorType } from "@sinclair/typebox/errors"
 import { errors } from "../lib/errors"
+import { boundedOutsideText } from "../lib/outside-text"
 
 /**
  * Request validation with messages a person can act on, one per problem and naming the field
@@ -67,6 +68,8 @@ export function validationMessages(schema: TObject, value: unknown): string[] {
       byField.set(field, own(unknownFieldMessages.get(schema), field) ?? `${field} is not a recognised field`)
     } else if (!nested && error.type === ValueErrorType.ObjectRequiredProperty) {
       byField.set(field, `${field} is required`)
+    } else if (itemMessage(fieldSchema, error.path) !== null) {
+      byField.set(field, `${field}[${error.path.split("/")[2]}] ${itemMessage(fieldSchema, error.path)}: ${shownValue(error.value)}`)
     } else {
       byField.set(field, fieldSchema.errorMessage ?? `${field} is invalid`)
     }
@@ -76,6 +79,24 @@ export function validationMessages(schema: TObject, value: unknown): string[] {
     .sort(([a], [b]) => rank(order, a) - rank(order, b))
     .map(([field, message]) => (field === "" ? `Request ${message}` : message))
 }
+
+/**
+ * The sentence of an array's item that has its own `errorMessage` (`is not an E.164 number`),
+ * when the problem is that item itself (`/numbers/2`); null otherwise. Naming the item tells the
+ * client which of fifty numbers to fix.
+ */
+function itemMessage(fieldSchema: TSchema, path: string): string | null {
+  if (fieldSchema[Kind] !== "Array" || path.split("/").length !== 3) return null
+  return (fieldSchema.items as (TSchema & { errorMessage?: string }) | undefined)?.errorMessage ?? null
+}
+
+/** A client's value as a message shows it: JSON, escaped and cut short (it may be anything). */
+function shownValue(value: unknown): string {
+  return boundedOutsideText(JSON.stringify(value) ?? String(value), SHOWN_VALUE_MAX_CHARS)
+}
+
+/** Enough for any E.164 number or id with room to spare; a value sent to fill the log is cut. */
+const SHOWN_VALUE_MAX_CHARS = 40
 
 function rank(order: string[], field: string): number {
   const i = order.indexOf(field)

@@ -1,4 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { redactDatabaseUrl } from "./database-url"
 
 /** The lock file's name inside the data directory. */
 export const LOCK_FILE = "wagate.lock"
@@ -16,6 +17,17 @@ export interface LockOwner {
    * the database anyway, so local CLI commands use it to talk to the server.
    */
   localToken?: string
+  /**
+   * The database the server runs on: "sqlite" (the data directory's), or the PostgreSQL URL
+   * without its password, so a CLI command started without the URL refuses to open SQLite
+   * beside it (src/cli/database-guard.ts). Absent in a lock written by an older wagate.
+   */
+  database?: string
+}
+
+/** What the lock records of the server's database (see LockOwner.database). */
+export function lockedDatabase(databaseUrl: string | null): string {
+  return databaseUrl === null ? "sqlite" : redactDatabaseUrl(databaseUrl)
 }
 
 /** Raised when another live process already serves the data directory. */
@@ -44,8 +56,17 @@ function isAlive(pid: number): boolean {
 
 /** The live server holding the lock, or null when none runs (no lock, or a stale one). */
 export function liveLockOwner(path: string): LockOwner | null {
+  const owner = heldLockOwner(path)
+  return owner && owner.pid !== process.pid ? owner : null
+}
+
+/**
+ * The live process holding the lock, this one included, or null. A check of which database the
+ * directory's server uses reads it so: in tests the server runs in the same process.
+ */
+export function heldLockOwner(path: string): LockOwner | null {
   const owner = readLock(path)
-  return owner && owner.pid !== process.pid && isAlive(owner.pid) ? owner : null
+  return owner && isAlive(owner.pid) ? owner : null
 }
 
 /** Reads the lock file; null when absent or unreadable. */

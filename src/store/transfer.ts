@@ -104,6 +104,11 @@ export function importedTables(): string[] {
   return TRANSFER_PLAN.flatMap((p) => ("into" in p ? [p.into] : []))
 }
 
+/** The rows of an export (counted by table) that no import loads, with the reason for each table. */
+export function leftOutRows(rows: Readonly<Record<string, number>>): { table: string; rows: number; why: string }[] {
+  return TRANSFER_PLAN.flatMap((p) => ("skip" in p && (rows[p.table] ?? 0) > 0 ? [{ table: p.table, rows: rows[p.table]!, why: p.skip }] : []))
+}
+
 /** An export or an import cannot go on; the message is one sentence saying what to do. */
 export class TransferError extends Error {
   constructor(message: string) {

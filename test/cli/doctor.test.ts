@@ -108,6 +108,24 @@ describe("wagate doctor", () => {
     expect(host.requests).toContain("GET /sw.js")
   })
 
+  test("sandbox only: a never-paired phone whose account has only test keys passes and says test keys need no pairing; a live key makes it fail", async () => {
+    const phoneId = await phoneWith("+14155550120", { status: "unpaired" })
+    expect((await cli(dir, ["keys", "create", "--env", "test"])).code).toBe(0)
+    const sandbox = await doctor([])
+    expect(sandbox.code).toBe(0)
+    const ok = line(sandbox.stdout, "phone")
+    expect(ok.line).toBe(
+      `  ok    phone    +14155550120 (${phoneId}) is unpaired, which is fine for test keys: they send from it without pairing, and its account has no live key; pair it with \`wagate phones pair +14155550120 --data ${dir}\` before a live key sends from it`,
+    )
+    expect(ok.action).toBeNull()
+    expect(sandbox.stdout).toEndWith("No check failed (6 run).\n")
+
+    expect((await cli(dir, ["keys", "create", "--env", "live"])).code).toBe(0)
+    const live = await doctor([])
+    expect(live.code).toBe(1)
+    expect(line(live.stdout, "phone").line).toBe(`  FAIL  phone    +14155550120 (${phoneId}) is unpaired`)
+  })
+
   test("a clock ten minutes ahead fails the clock check with what to do, exit 1", async () => {
     const real = systemClock()
     const ahead: Clock = { nowMs: () => real.nowMs() + 10 * 60_000, setTimer: real.setTimer }

@@ -51,6 +51,12 @@ describe("the CLI loads each command's code only when that command runs", () => 
     expect(packages.filter((p) => !p.startsWith("node:"))).toEqual([])
   })
 
+  test("the option check every command runs first loads only the command table and the word distance, no settings", () => {
+    const { files, packages } = staticClosure(join(SRC, "cli", "options.ts"))
+    expect(files).toEqual(["cli/args.ts", "cli/commands.ts", "cli/options.ts", "lib/closest-word.ts"])
+    expect(packages.filter((p) => !p.startsWith("node:"))).toEqual([])
+  })
+
   test.each([
     ["version", ["cli/version.ts", "store/db.ts", "store/migrations.ts", "version.ts"]],
     ["help", ["cli/args.ts", "cli/commands.ts", "cli/help.ts", "config.ts", "lib/logger.ts", "lib/net-policy.ts"]],

@@ -1,6 +1,6 @@
 import { SQL } from "bun"
 import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { PG_MIGRATIONS, latestPostgresSchemaVersion, postgresSchemaVersion } from "../../src/store/postgres/migrations"
+import { PG_MIGRATION_GAPS, PG_MIGRATIONS, latestPostgresSchemaVersion, postgresSchemaVersion } from "../../src/store/postgres/migrations"
 import { runCli } from "../../src/cli/index"
 import { isNotUpYet } from "../../src/store/postgres/wait-for-database"
 import { freshDatabase, separatePostgres } from "../helpers/postgres"
@@ -26,10 +26,20 @@ function deadPort(): number {
   return port
 }
 
-const applyAll = PG_MIGRATIONS.map((m) => `Applied migration ${m.version}: ${m.name}\n`).join("")
+/** Each migration applied, and a line for each number between them that has none, saying why. */
+const applyAll = PG_MIGRATIONS.map((m, i) => {
+  const gaps = Array.from({ length: m.version - (PG_MIGRATIONS[i - 1]?.version ?? m.version) - 1 }, (_, k) => (PG_MIGRATIONS[i - 1]!.version + k + 1))
+  return `${gaps.map((g) => `There is no migration ${g}: ${PG_MIGRATION_GAPS[g]}.\n`).join("")}Applied migration ${m.version}: ${m.name}\n`
+}).join("")
 const atLatest = `Database schema is at version ${latestPostgresSchemaVersion()} (latest known: ${latestPostgresSchemaVersion()}).\n`
 
 describe("wagate migrate on PostgreSQL", () => {
+  test("every number below the latest migration that has none is explained, and the first run says it between its neighbours", () => {
+    const versions = new Set(PG_MIGRATIONS.map((m) => m.version))
+    for (let v = 1; v < latestPostgresSchemaVersion(); v++) if (!versions.has(v)) expect([v, PG_MIGRATION_GAPS[v]]).toEqual([v, expect.any(String)])
+    expect(applyAll).toContain("Applied migration 1: initial: the schema of SQLite migration 14, for several nodes\nThere is no migration 2: the number was set aside")
+  })
+
   test("applies every migration to an empty database and prints each; a second run applies nothing", async () => {
     const url = await freshDatabase()
     const first = await cli(dirs[0]!, ["migrate"], { env: { WAGATE_DATABASE_URL: url } })

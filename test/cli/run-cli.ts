@@ -119,3 +119,40 @@ export async function serverOn(dir: string, env: Record<string, string> = {}): P
     close: () => services.stop(),
   }
 }
+
+/** `wagate serve` run in-process, stopped through its stop signal instead of SIGTERM. */
+export interface InProcessServer {
+  stdout(): string
+  stderr(): string
+  url: string
+  port: number
+  stop(): Promise<number>
+}
+
+export async function serve(dir: string, argv: string[], invocation?: string, env: Record<string, string> = {}): Promise<InProcessServer> {
+  let stdout = ""
+  let stderr = ""
+  let stop!: (signal: string) => void
+  const stopSignal = new Promise<string>((resolve) => (stop = resolve))
+  const done = runCli(
+    argv,
+    { env: { WAGATE_DATA_DIR: dir, ...env }, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTty: false, invocation },
+    stopSignal,
+  )
+  const deadline = Date.now() + 10_000
+  let match: RegExpExecArray | null = null
+  while (!(match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(stdout))) {
+    if (Date.now() > deadline) throw new Error(`serve did not start:\n${stdout}\n${stderr}`)
+    await Bun.sleep(5)
+  }
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    url: match[1]!,
+    port: Number(match[2]),
+    stop: async () => {
+      stop("SIGTERM")
+      return done
+    },
+  }
+}

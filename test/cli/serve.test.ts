@@ -3,44 +3,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { runCli } from "../../src/cli/index"
 import { VERSION } from "../../src/version"
-import { makeDataDir, removeDataDir } from "./run-cli"
-
-/** `wagate serve` run in-process, stopped through its stop signal instead of SIGTERM. */
-interface InProcessServer {
-  stdout(): string
-  stderr(): string
-  url: string
-  port: number
-  stop(): Promise<number>
-}
-
-async function serve(dir: string, argv: string[], invocation?: string): Promise<InProcessServer> {
-  let stdout = ""
-  let stderr = ""
-  let stop!: (signal: string) => void
-  const stopSignal = new Promise<string>((resolve) => (stop = resolve))
-  const done = runCli(
-    argv,
-    { env: { WAGATE_DATA_DIR: dir }, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTty: false, invocation },
-    stopSignal,
-  )
-  const deadline = Date.now() + 10_000
-  let match: RegExpExecArray | null = null
-  while (!(match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(stdout))) {
-    if (Date.now() > deadline) throw new Error(`serve did not start:\n${stdout}\n${stderr}`)
-    await Bun.sleep(5)
-  }
-  return {
-    stdout: () => stdout,
-    stderr: () => stderr,
-    url: match[1]!,
-    port: Number(match[2]),
-    stop: async () => {
-      stop("SIGTERM")
-      return done
-    },
-  }
-}
+import { makeDataDir, removeDataDir, serve, type InProcessServer } from "./run-cli"
 
 let dir: string
 let running: InProcessServer | null = null

@@ -54,7 +54,7 @@ describe("the README's quick start", () => {
 })
 
 describe("the README's walk-through with the failure number in step 2", () => {
-  test("the send is 201 and born failed as step 2 says, step 3 shows it failed for good, and step 4 gets one message.failed", async () => {
+  test("the send is 201 and born failed as step 2 says, step 3 shows it failed for good yet its ID is step 2's first message, which step 5 reacts to, and step 4 gets one message.failed", async () => {
     h = await createHarness()
     const { account, key, phone } = await h.seedTenant({ phoneNumber: "+14155550123" })
     receiver = new WebhookReceiver()
@@ -78,7 +78,21 @@ describe("the README's walk-through with the failure number in step 2", () => {
     await h.advance(3_000)
     const latest = await h.request("GET", "/v1/messages?limit=1", { key })
     expect(latest.body.data.data[0]).toMatchObject({ id: failed.body.data.id, status: "failed" })
-    expect(section(README, "### 3. Read it back")).toContain('it stays `"status":"failed"`')
+    const step3 = section(README, "### 3. Read it back")
+    expect(step3).toContain('it stays `"status":"failed"`')
+
+    // Step 3's ID is step 2's first message even so: its request again is a replay, and step 5 reacts to it.
+    const again = JSON.parse(/-d '(\{[^']+\})'/.exec(step3)![1]!) as Record<string, string>
+    expect(again).toEqual(example)
+    const replayed = await send(again)
+    expect(replayed.status).toBe(201)
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true")
+    const id = replayed.body.data.id as string
+    expect(id).not.toBe(failed.body.data.id)
+    expect((await h.request("GET", `/v1/messages/${id}`, { key })).body.data.status).toBe("read")
+    const step5 = section(README, "### 5. React to it")
+    const reaction = await h.request("POST", `/v1/messages/${id}/reaction`, { key, body: JSON.parse(/-d '(\{[^']+\})'/.exec(step5)![1]!) })
+    expect(reaction.body).toMatchObject({ success: true, data: { messageId: id, emoji: "👍" } })
 
     // Step 4: one message.failed for it, and nothing after it (the first send brings its three).
     await receiver.waitFor(4)
@@ -87,6 +101,24 @@ describe("the README's walk-through with the failure number in step 2", () => {
       data: { messageId: failed.body.data.id, errorCode: "recipient_not_on_whatsapp" },
     })
     expect(section(README, "### 4. See the webhooks")).toContain("a single `message.failed` request")
+  })
+})
+
+describe("the send examples answer what the API answers", () => {
+  test.each([
+    ["README.md", README, "### 2. Send a message"],
+    ["docs/api.md", API, "## Send: `POST /v1/messages/send`"],
+  ])("%s: the example answer has every field of a real send's answer, in its order", async (_file, markdown, heading) => {
+    h = await createHarness()
+    const { key, phone } = await h.seedTenant({ phoneNumber: "+14155550123" })
+    const text = section(markdown, heading)
+    const request = JSON.parse(/-d '(\{[^']+\})'/.exec(text)![1]!) as Record<string, string>
+    expect(request.fromPhoneId).toBe(phone.phoneNumber)
+    const real = await h.request("POST", "/v1/messages/send", { key, body: request })
+    expect(real.status).toBe(201)
+    const shown = JSON.parse(/```json\n([\s\S]+?)\n```/.exec(text)![1]!)
+    expect(Object.keys(shown.data)).toEqual(Object.keys(real.body.data))
+    expect(shown.data).toMatchObject({ type: real.body.data.type, replyTo: null })
   })
 })
 

@@ -83,7 +83,13 @@ describe("contacts check: errors", () => {
   test.each([
     { name: "no numbers", body: { numbers: [] }, message: "numbers must be an array of 1 to 50 E.164 numbers (+ and 8–15 digits)" },
     { name: "51 numbers", body: { numbers: Array.from({ length: 51 }, (_, i) => `+1415555${String(1000 + i)}`) }, message: "numbers must be an array of 1 to 50 E.164 numbers (+ and 8–15 digits)" },
-    { name: "a number without +", body: { numbers: ["14155550199"] }, message: "numbers must be an array of 1 to 50 E.164 numbers (+ and 8–15 digits)" },
+    { name: "a number without +, named by its place and value", body: { numbers: ["+14155550198", "14155550199"] }, message: 'numbers[1] is not an E.164 number (+ and 8–15 digits): "14155550199"' },
+    { name: "a number that is not text", body: { numbers: [14155550199] }, message: "numbers[0] is not an E.164 number (+ and 8–15 digits): 14155550199" },
+    {
+      name: "a long value with control characters, escaped and cut short",
+      body: { numbers: ["+1\u0007" + "9".repeat(100)] },
+      message: `numbers[0] is not an E.164 number (+ and 8–15 digits): "+1\\u0007${"9".repeat(30)}…`,
+    },
     { name: "numbers missing", body: {}, message: "numbers is required" },
   ])("$name: 400 with one readable message", async ({ body, message }) => {
     h = await createHarness()

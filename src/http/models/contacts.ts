@@ -17,7 +17,7 @@ export const CheckContactsBody = explainUnknownFields(
           examples: ["+14155550123"],
           errorMessage: "fromPhoneId must be the sender phone's E.164 number or id",
         }),
-        numbers: Type.Array(Type.String({ pattern: E164_PATTERN }), {
+        numbers: Type.Array(Type.String({ pattern: E164_PATTERN, errorMessage: "is not an E.164 number (+ and 8–15 digits)" }), {
           minItems: 1,
           maxItems: CHECK_NUMBERS_MAX,
           description: `1 to ${CHECK_NUMBERS_MAX} E.164 numbers. A number listed twice is answered once.`,
