@@ -31,6 +31,11 @@ export interface PhoneOwnership {
   owns(phoneId: string): boolean
   /** Takes a phone nobody holds now (see LeaseKeeper.claimOne); true when this process owns it after. */
   claim(phoneId: string): Promise<boolean>
+  /**
+   * This node's last heartbeat in the database, which the other nodes judge it by (the webhook
+   * dispatcher attempts nothing once it is a lease old); null where no node row is kept.
+   */
+  heartbeatAtMs(): number | null
   /** What a write of the phone's credentials or keys must prove; null where nothing is shared. */
   fenceOf(phoneId: string): LeaseFence | null
   /**
@@ -53,6 +58,7 @@ export function soleOwnership(store: Pick<Store, "listAllPhones">): PhoneOwnersh
     async stop() {},
     owns: () => true,
     claim: async () => true,
+    heartbeatAtMs: () => null,
     fenceOf: () => null,
     refused: () => {},
   }
@@ -119,6 +125,7 @@ export function leasedOwnership(options: LeasedOwnershipOptions): PhoneOwnership
       refused.delete(phoneId)
       return keeper.claimOne(phoneId)
     },
+    heartbeatAtMs: () => keeper?.heartbeatAtMs() ?? null,
     // A phone not held gets a token no lease carries, so its writes are refused rather than unfenced.
     fenceOf: (phoneId) => ({ nodeId: node.nodeId, token: keeper?.tokenOf(phoneId) ?? NO_LEASE_TOKEN }),
     refused(phoneId) {
