@@ -45,8 +45,6 @@ export interface LeaseKeeper {
   tokenOf(phoneId: string): number | null
   /** The phones this node holds, sorted. */
   heldPhones(): string[]
-  /** The heartbeat of this node's last registration or renewal that committed; null before the first. */
-  heartbeatAtMs(): number | null
   /** Resolves once the tick or the claim between ticks under way (if any) has finished. */
   idle(): Promise<void>
 }

@@ -32,8 +32,6 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   const firstClaimDelayMs = options.firstClaimDelayMs ?? LEASE_DEFAULTS.firstClaimDelayMs
   const held = new Map<string, HeldLease>()
   let registered = false
-  /** The heartbeat of the last registration or renewal that committed (the dispatcher reads it: NodeLiveness). */
-  let heartbeatAtMs: number | null = null
   let running = false
   let firstClaimAtMs = 0
   let strandedTicks = 0
@@ -72,7 +70,6 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   async function register(nowMs: number): Promise<void> {
     await store.registerNode({ ...node, maxPhones, nowMs, leaseMs, url: options.url ?? null })
     registered = true
-    heartbeatAtMs = nowMs
   }
 
   /** Renews; returns false when nothing more should happen at this tick. */
@@ -94,7 +91,6 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       await lose([...held.keys()])
       return false
     }
-    heartbeatAtMs = nowMs
     const renewed = new Map(result.held.map((l) => [l.phoneId, l]))
     const lost = [...held.values()].filter((l) => renewed.get(l.phoneId)?.token !== l.token).map((l) => l.phoneId)
     await lose(lost)
@@ -204,7 +200,6 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     },
     tokenOf: (phoneId) => held.get(phoneId)?.token ?? null,
     heldPhones: () => [...held.keys()].sort(),
-    heartbeatAtMs: () => heartbeatAtMs,
     idle: () => current,
   }
 }

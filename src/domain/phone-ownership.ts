@@ -86,13 +86,28 @@ export function leasedOwnership(options: LeasedOwnershipOptions): PhoneOwnership
   let handlers: OwnershipHandlers | null = null
   /** Phones whose fenced write was refused: not owned any more, whatever the keeper still holds. */
   const refused = new Set<string>()
+  /** The heartbeat of this node's last renewal that committed (the first comes at start). */
+  let heartbeatAtMs: number | null = null
 
   return {
     shared: true,
     async start(given) {
       handlers = given
+      const { store } = options
       keeper = createLeaseKeeper({
-        store: options.store,
+        // Each renewal that commits writes the heartbeat the other nodes judge this node by.
+        store: {
+          registerNode: (registration) => store.registerNode(registration),
+          renewLeases: async (identity, nowMs, leaseMs) => {
+            const renewed = await store.renewLeases(identity, nowMs, leaseMs)
+            if (renewed.registered) heartbeatAtMs = Math.max(heartbeatAtMs ?? nowMs, nowMs)
+            return renewed
+          },
+          claimPhones: (identity, count, nowMs, leaseMs) => store.claimPhones(identity, count, nowMs, leaseMs),
+          claimPhone: (identity, phoneId, nowMs, leaseMs) => store.claimPhone(identity, phoneId, nowMs, leaseMs),
+          releaseNode: (identity, nowMs) => store.releaseNode(identity, nowMs),
+          leaseCensus: (nowMs) => store.leaseCensus(nowMs),
+        },
         clock: options.clock,
         node,
         maxPhones: options.maxPhones,
@@ -125,7 +140,7 @@ export function leasedOwnership(options: LeasedOwnershipOptions): PhoneOwnership
       refused.delete(phoneId)
       return keeper.claimOne(phoneId)
     },
-    heartbeatAtMs: () => keeper?.heartbeatAtMs() ?? null,
+    heartbeatAtMs: () => heartbeatAtMs,
     // A phone not held gets a token no lease carries, so its writes are refused rather than unfenced.
     fenceOf: (phoneId) => ({ nodeId: node.nodeId, token: keeper?.tokenOf(phoneId) ?? NO_LEASE_TOKEN }),
     refused(phoneId) {
