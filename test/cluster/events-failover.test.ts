@@ -80,6 +80,7 @@ test(
       throw new Error(`${String(err)}: ${undelivered.length} undelivered (${undelivered.slice(0, 5).join(", ")})\n${w.logTails()}`)
     }
     const deliveredAfterMs = performance.now() - killedAtMs
+    console.log(`events after SIGKILL: ${JSON.stringify({ victim: victimId, phones: phones.length, neverAttempted, deliveredAfterMs: Math.round(deliveredAfterMs) })}`)
     expect(deliveredAfterMs).toBeLessThanOrEqual(EVENTS_BOUND_MS)
     // The sends themselves were not lost either, and their events arrived.
     await w.waitArrived(accepted, 60_000)
