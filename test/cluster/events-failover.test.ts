@@ -7,9 +7,9 @@ import { CLUSTER_TEST_TIMEOUT_MS, ClusterWorld, poll, type AcceptedSend, type No
 
 /*
  * Issue 28, "No event is lost across a node's death", on real processes: the node holding the
- * most live phones is killed with SIGKILL while it holds webhook deliveries, some in flight and
- * some claimed but never attempted (its receiver had stopped answering, so its endpoint share was
- * full). Its claims used to hold a minute or more (an operator watching for 30 s saw a
+ * most live phones is killed with SIGKILL while it holds a full endpoint share of webhook
+ * deliveries (its receiver had stopped answering): in flight, and when a claim took more than the
+ * share, claimed but never attempted. Its claims used to hold a minute or more (an operator watching for 30 s saw a
  * `message.delivered` never attempted); now the others take them once its heartbeat is a lease
  * and an attempt old (src/webhooks/dispatcher.ts, silentNodeAfterMs).
  */
@@ -33,7 +33,7 @@ afterEach(async () => {
 }, SLOW_HOOK_TIMEOUT_MS)
 
 test(
-  "SIGKILL of the node holding the most live phones while it holds webhook deliveries, some never attempted: every event reaches the receiver within 40 s, well before its claims would expire",
+  "SIGKILL of the node holding the most live phones while it holds a full endpoint share of webhook deliveries: every event reaches the receiver within 40 s, well before its claims would expire",
   async () => {
     world = await ClusterWorld.start({ phones: 6, env: ENV })
     const w = world
@@ -56,12 +56,12 @@ test(
       if (!sent) throw new Error(`${victimId} refused a send before the kill`)
       accepted.push(sent)
     }
-    const neverAttempted = await poll(async () => {
-      const [row] = await db`SELECT count(*)::int4 AS held, count(*) FILTER (WHERE attempt_count = 0)::int4 AS fresh
-        FROM webhook_deliveries WHERE status = 'pending' AND claimed_by = ${victimId}`
-      return row.held > WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT ? (row.fresh as number) : undefined
-    }, `${victimId} to hold more deliveries than its endpoint share`, 60_000, 200)
-    expect(neverAttempted).toBeGreaterThan(0)
+    // A claim passes over an endpoint holding its share, so the victim holds at least its share;
+    // more (queued, never attempted) only when one claim took a burst.
+    const held = await poll(async () => {
+      const [row] = await db`SELECT count(*)::int4 AS held FROM webhook_deliveries WHERE status = 'pending' AND claimed_by = ${victimId}`
+      return row.held >= WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT ? (row.held as number) : undefined
+    }, `${victimId} to hold its endpoint share of deliveries`, 60_000, 200)
 
     await victim.kill()
     const killedAtMs = performance.now()
@@ -80,7 +80,7 @@ test(
       throw new Error(`${String(err)}: ${undelivered.length} undelivered (${undelivered.slice(0, 5).join(", ")})\n${w.logTails()}`)
     }
     const deliveredAfterMs = performance.now() - killedAtMs
-    console.log(`events after SIGKILL: ${JSON.stringify({ victim: victimId, phones: phones.length, neverAttempted, deliveredAfterMs: Math.round(deliveredAfterMs) })}`)
+    console.log(`events after SIGKILL: ${JSON.stringify({ victim: victimId, phones: phones.length, held, deliveredAfterMs: Math.round(deliveredAfterMs) })}`)
     expect(deliveredAfterMs).toBeLessThanOrEqual(EVENTS_BOUND_MS)
     // The sends themselves were not lost either, and their events arrived.
     await w.waitArrived(accepted, 60_000)
