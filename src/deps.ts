@@ -132,6 +132,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const scheduler = createScheduler(clock)
   const metrics = createAppMetrics({ nodeId: config.nodeId })
   const ids = overrides.ids ?? ulidGenerator(clock)
+  const ownership = phoneOwnership(config, overrides, store)
   const dispatcher = createDispatcher({
     store,
     clock,
@@ -139,8 +140,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     scheduler,
     metrics,
     fetch: overrides.fetch,
+    // The other nodes judge this node's claims by its heartbeat, which the phone leases renew.
+    liveness: ownership,
     config: {
       nodeId: config.nodeId,
+      nodeLeaseMs: overrides.leaseTimings?.leaseMs ?? LEASE_DEFAULTS.leaseMs,
       retryOffsetsMs: config.webhookRetryOffsetsMs,
       timeoutMs: config.webhookTimeoutMs,
       maxInFlight: WEBHOOK_MAX_IN_FLIGHT,
@@ -170,7 +174,6 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
   const usage = createUsageRecorder(ctx)
   const sandbox = createSandboxScheduler(ctx, scheduler)
-  const ownership = phoneOwnership(config, overrides, store)
   const gateway =
     overrides.gateway ??
     createBaileysGateway({

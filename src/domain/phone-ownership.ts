@@ -31,6 +31,11 @@ export interface PhoneOwnership {
   owns(phoneId: string): boolean
   /** Takes a phone nobody holds now (see LeaseKeeper.claimOne); true when this process owns it after. */
   claim(phoneId: string): Promise<boolean>
+  /**
+   * This node's last heartbeat in the database, which the other nodes judge it by (the webhook
+   * dispatcher attempts nothing once it is a lease old); null where no node row is kept.
+   */
+  heartbeatAtMs(): number | null
   /** What a write of the phone's credentials or keys must prove; null where nothing is shared. */
   fenceOf(phoneId: string): LeaseFence | null
   /**
@@ -53,6 +58,7 @@ export function soleOwnership(store: Pick<Store, "listAllPhones">): PhoneOwnersh
     async stop() {},
     owns: () => true,
     claim: async () => true,
+    heartbeatAtMs: () => null,
     fenceOf: () => null,
     refused: () => {},
   }
@@ -80,13 +86,28 @@ export function leasedOwnership(options: LeasedOwnershipOptions): PhoneOwnership
   let handlers: OwnershipHandlers | null = null
   /** Phones whose fenced write was refused: not owned any more, whatever the keeper still holds. */
   const refused = new Set<string>()
+  /** The heartbeat of this node's last renewal that committed (the first comes at start). */
+  let heartbeatAtMs: number | null = null
 
   return {
     shared: true,
     async start(given) {
       handlers = given
+      const { store } = options
       keeper = createLeaseKeeper({
-        store: options.store,
+        // Each renewal that commits writes the heartbeat the other nodes judge this node by.
+        store: {
+          registerNode: (registration) => store.registerNode(registration),
+          renewLeases: async (identity, nowMs, leaseMs) => {
+            const renewed = await store.renewLeases(identity, nowMs, leaseMs)
+            if (renewed.registered) heartbeatAtMs = Math.max(heartbeatAtMs ?? nowMs, nowMs)
+            return renewed
+          },
+          claimPhones: (identity, count, nowMs, leaseMs) => store.claimPhones(identity, count, nowMs, leaseMs),
+          claimPhone: (identity, phoneId, nowMs, leaseMs) => store.claimPhone(identity, phoneId, nowMs, leaseMs),
+          releaseNode: (identity, nowMs) => store.releaseNode(identity, nowMs),
+          leaseCensus: (nowMs) => store.leaseCensus(nowMs),
+        },
         clock: options.clock,
         node,
         maxPhones: options.maxPhones,
@@ -119,6 +140,7 @@ export function leasedOwnership(options: LeasedOwnershipOptions): PhoneOwnership
       refused.delete(phoneId)
       return keeper.claimOne(phoneId)
     },
+    heartbeatAtMs: () => heartbeatAtMs,
     // A phone not held gets a token no lease carries, so its writes are refused rather than unfenced.
     fenceOf: (phoneId) => ({ nodeId: node.nodeId, token: keeper?.tokenOf(phoneId) ?? NO_LEASE_TOKEN }),
     refused(phoneId) {

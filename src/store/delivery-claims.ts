@@ -27,14 +27,22 @@ export function byDueThenId(a: ClaimedDelivery, b: ClaimedDelivery): number {
   return due !== 0 ? due : a.delivery.id < b.delivery.id ? -1 : a.delivery.id > b.delivery.id ? 1 : 0
 }
 
-// One statement: the due, unclaimed (or expired) pending deliveries are found through the
-// partial index on pending rows, earliest due first, and claimed. SQLite's RETURNING keeps no
-// order, so the rows are sorted after.
+/**
+ * The pending deliveries claimable at `now`: due, and not claimed, or claimed by a claim that
+ * expired or by a node whose last heartbeat came before `silentBefore` (a node gone silent: the
+ * dispatcher says when, src/webhooks/dispatcher.ts `silentNodeAfterMs`), and to none of the
+ * endpoints in the JSON array `except`. A node with no heartbeat row (the one process on SQLite,
+ * a forgotten node) keeps its claims until they expire. The arguments are parameter names.
+ */
+const claimable = (now: string, except: string, silentBefore: string) => `status = 'pending' AND next_attempt_at_ms <= ${now}
+  AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms < ${now} OR claimed_by IN (SELECT node_id FROM nodes WHERE heartbeat_at_ms < ${silentBefore}))
+  AND endpoint_id NOT IN (SELECT value FROM json_each(${except}))`
+
+// One statement: the claimable pending deliveries are found through the partial index on
+// pending rows, earliest due first, and claimed. SQLite's RETURNING keeps no order, so the rows
+// are sorted after.
 const CLAIM_DUE = `UPDATE webhook_deliveries SET claimed_by = ?1, claim_expires_at_ms = ?2 + ?4
-  WHERE id IN (SELECT id FROM webhook_deliveries
-    WHERE status = 'pending' AND next_attempt_at_ms <= ?2 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms < ?2)
-      AND endpoint_id NOT IN (SELECT value FROM json_each(?5))
-    ORDER BY next_attempt_at_ms LIMIT ?3)
+  WHERE id IN (SELECT id FROM webhook_deliveries WHERE ${claimable("?2", "?5", "?6")} ORDER BY next_attempt_at_ms LIMIT ?3)
   RETURNING id, event_id AS eventId, endpoint_id AS endpointId, status, attempt_count AS attemptCount,
     first_attempt_at_ms AS firstAttemptAtMs, next_attempt_at_ms AS nextAttemptAtMs, last_status_code AS lastStatusCode,
     last_error AS lastError, resent_from AS resentFrom, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs,
@@ -43,12 +51,30 @@ const CLAIM_DUE = `UPDATE webhook_deliveries SET claimed_by = ?1, claim_expires_
 
 /**
  * Claims up to `limit` deliveries due at `nowMs` for `nodeId` until `nowMs + leaseMs`: pending,
- * due, not claimed or claimed by a claim that expired, and to none of `exceptEndpointIds`.
- * Earliest due first.
+ * due, not claimed or claimed by a claim that expired or by a node silent since before
+ * `silentBeforeMs`, and to none of `exceptEndpointIds`. Earliest due first.
  */
-export function claimDueDeliveries(db: Database, nodeId: string, nowMs: number, limit: number, leaseMs: number, exceptEndpointIds: readonly string[] = []): ClaimedDelivery[] {
-  const rows = db.query<RawClaimed, [string, number, number, number, string]>(CLAIM_DUE).all(nodeId, nowMs, limit, leaseMs, JSON.stringify(exceptEndpointIds))
+export function claimDueDeliveries(
+  db: Database,
+  nodeId: string,
+  nowMs: number,
+  limit: number,
+  leaseMs: number,
+  exceptEndpointIds: readonly string[] = [],
+  silentBeforeMs: number | null = null,
+): ClaimedDelivery[] {
+  const rows = db
+    .query<RawClaimed, [string, number, number, number, string, number | null]>(CLAIM_DUE)
+    .all(nodeId, nowMs, limit, leaseMs, JSON.stringify(exceptEndpointIds), silentBeforeMs)
   return rows.map(({ eventType, body, claimExpiresAtMs, ...delivery }) => ({ delivery, eventType, body, claimExpiresAtMs })).sort(byDueThenId)
+}
+
+const ANY_CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE ${claimable("?1", "?2", "?3")}) AS found`
+
+/** Whether claimDueDeliveries would claim anything now: a read, so that an idle node's poll writes nothing. */
+export function hasClaimableDeliveries(db: Database, nowMs: number, exceptEndpointIds: readonly string[] = [], silentBeforeMs: number | null = null): boolean {
+  const row = db.query<{ found: number }, [number, string, number | null]>(ANY_CLAIMABLE).get(nowMs, JSON.stringify(exceptEndpointIds), silentBeforeMs)
+  return row?.found === 1
 }
 
 const RELEASE = `UPDATE webhook_deliveries SET claimed_by = NULL, claim_expires_at_ms = NULL

@@ -68,7 +68,9 @@ function dashboardSessionsQueries(db: Database): DashboardSessionsQueries {
 
 function deliveryClaimQueries(db: Database): DeliveryClaimQueries {
   return {
-    claimDueDeliveries: async (nodeId, nowMs, limit, leaseMs, exceptEndpointIds) => delivery_claims.claimDueDeliveries(db, nodeId, nowMs, limit, leaseMs, exceptEndpointIds),
+    claimDueDeliveries: async (nodeId, nowMs, limit, leaseMs, exceptEndpointIds, silentBeforeMs) =>
+      delivery_claims.claimDueDeliveries(db, nodeId, nowMs, limit, leaseMs, exceptEndpointIds, silentBeforeMs),
+    hasClaimableDeliveries: async (nowMs, exceptEndpointIds, silentBeforeMs) => delivery_claims.hasClaimableDeliveries(db, nowMs, exceptEndpointIds, silentBeforeMs),
     releaseClaims: async (nodeId, ids) => delivery_claims.releaseClaims(db, nodeId, ids),
   }
 }

@@ -86,9 +86,13 @@ export interface DeliveryClaimQueries {
    * Claims for `nodeId`, until `nowMs + leaseMs`, up to `limit` deliveries that are pending, due
    * at `nowMs`, and not claimed (or whose claim expired), earliest due first, each with its event.
    * While a claim holds, no other node gets the delivery. Deliveries to `exceptEndpointIds` are
-   * passed over (endpoints whose share of the node's attempt slots is taken already).
+   * passed over (endpoints whose share of the node's attempt slots is taken already). A claim
+   * held by a node whose last heartbeat (table `nodes`) came before `silentBeforeMs` counts as
+   * expired: that node is dead or cut off (docs/webhooks.md § "Several nodes").
    */
-  claimDueDeliveries(nodeId: string, nowMs: number, limit: number, leaseMs: number, exceptEndpointIds?: readonly string[]): Promise<ClaimedDelivery[]>
+  claimDueDeliveries(nodeId: string, nowMs: number, limit: number, leaseMs: number, exceptEndpointIds?: readonly string[], silentBeforeMs?: number | null): Promise<ClaimedDelivery[]>
+  /** Whether claimDueDeliveries with these arguments would claim anything: a read, so an idle node's poll writes nothing. */
+  hasClaimableDeliveries(nowMs: number, exceptEndpointIds?: readonly string[], silentBeforeMs?: number | null): Promise<boolean>
   /** Gives up `nodeId`'s claims on `ids` (claimable at once again); another node's claim is left alone. Returns how many. */
   releaseClaims(nodeId: string, ids: readonly string[]): Promise<number>
 }

@@ -35,6 +35,18 @@ export function claimLeaseFor(timeoutMs: number): number {
   return Math.max(MIN_CLAIM_LEASE_MS, 3 * timeoutMs + CLAIM_MARGIN_MS)
 }
 
+/**
+ * How long after a node's last heartbeat the other nodes take its claims, however long those
+ * still run (docs/webhooks.md § "Several nodes"): a node dead or cut off from the database stops
+ * renewing, and its claimed deliveries, queued or in flight, move within this instead of
+ * waiting out claims of a minute or more. A node starts an attempt only while its own heartbeat
+ * is younger than a phone lease (`nodeLeaseMs`), and an attempt ends within its timeout: so
+ * every attempt it started has ended, with the margin, before another node may take its claim.
+ */
+export function silentNodeAfterMs(nodeLeaseMs: number, timeoutMs: number): number {
+  return nodeLeaseMs + timeoutMs + CLAIM_MARGIN_MS
+}
+
 export interface DispatcherConfig {
   /** This node's name: its claims carry it (WAGATE_NODE_ID). */
   nodeId: string
@@ -45,6 +57,17 @@ export interface DispatcherConfig {
   /** Attempts in flight at once to one endpoint, so one slow receiver cannot take every slot. */
   maxInFlightPerEndpoint: number
   userAgent: string
+  /**
+   * How long a phone lease runs (LEASE_DEFAULTS.leaseMs): a node whose heartbeat is older holds
+   * nothing, and attempts nothing (silentNodeAfterMs).
+   */
+  nodeLeaseMs: number
+}
+
+/** This node's heartbeat as the other nodes read it in the database. */
+export interface NodeLiveness {
+  /** The last heartbeat this node wrote (committed); null where no node row is kept (one process). */
+  heartbeatAtMs(): number | null
 }
 
 /** Delivers the outbox's deliveries: on time, concurrently, and durably recorded. */
@@ -78,11 +101,14 @@ export function createDispatcher(deps: {
   scheduler: Scheduler
   metrics: AppMetrics
   config: DispatcherConfig
+  /** Absent: no heartbeat (one process), so nothing is ever taken from this node. */
+  liveness?: NodeLiveness
   fetch?: FetchLike
 }): Dispatcher {
   const { store, clock, scheduler, config } = deps
   const { nodeId } = config
   const claimLeaseMs = claimLeaseFor(config.timeoutMs)
+  const silentAfterMs = silentNodeAfterMs(config.nodeLeaseMs, config.timeoutMs)
   const queue = createDeliveryQueue(config)
   const endpoints = createEndpointCache(store, () => store.changeVersion())
   const signer = createSigner()
@@ -122,26 +148,49 @@ export function createDispatcher(deps: {
   let stopped = false
   let poll: TimerHandle | null = null
   let claimFailing = false
+  /** Something woke the dispatcher since its last claim other than the poll: it claims without reading first. */
+  let wokenByWork = false
+  const wake = () => {
+    wokenByWork = true
+    claims.wake()
+  }
 
   // Retries falling due (one tick's worth at once) wake the dispatcher: one claim for all of them.
-  scheduler.on(SCHEDULER_KIND, () => claims.wake())
+  scheduler.on(SCHEDULER_KIND, wake)
+
+  /** Whether this node's claims are safe from the other nodes until `untilMs` (its heartbeat is recent enough). */
+  function heldUntil(untilMs: number): boolean {
+    const heartbeatAtMs = deps.liveness?.heartbeatAtMs() ?? null
+    return heartbeatAtMs === null || heartbeatAtMs + silentAfterMs >= untilMs
+  }
 
   /**
    * One claim, in a write (on SQLite it joins the turn's group commit): up to the free slots,
    * at most two endpoint shares at a time (fewer, larger claims while one endpoint drains a
    * backlog), passing over endpoints that hold their share already, so that one receiver's
-   * backlog never takes the slots of the others. Returns whether more may be due.
+   * backlog never takes the slots of the others. Woken by the poll alone, it reads first and
+   * writes only when there is something to claim: an idle node opens no write transaction.
+   * A node too long without a heartbeat claims nothing (it could attempt nothing). Returns
+   * whether more may be due.
    */
   async function claimDue(): Promise<boolean> {
+    const readFirst = !wokenByWork
+    wokenByWork = false
     if (stopped) return false
     const free = config.maxInFlight - queue.size
     if (free <= 0) return true
     const limit = Math.min(free, 2 * config.maxInFlightPerEndpoint)
     const skipped = queue.endpointsHolding(config.maxInFlightPerEndpoint)
     const nowMs = clock.nowMs()
+    if (!heldUntil(nowMs + config.timeoutMs + CLAIM_MARGIN_MS)) return false
+    const silentBeforeMs = nowMs - silentAfterMs
     let claimed: ClaimedDelivery[]
     try {
-      claimed = await store.write((q) => q.claimDueDeliveries(nodeId, nowMs, limit, claimLeaseMs, skipped))
+      if (readFirst && !(await store.hasClaimableDeliveries(nowMs, skipped, silentBeforeMs))) {
+        claimFailing = false
+        return skipped.length > 0
+      }
+      claimed = await store.write((q) => q.claimDueDeliveries(nodeId, nowMs, limit, claimLeaseMs, skipped, silentBeforeMs))
     } catch (err) {
       // Once per outage: the poll claims again every second, and would otherwise log every second.
       if (!claimFailing) deps.logger.warn("claiming due webhook deliveries failed; claiming again every second until the database answers", { err })
@@ -182,9 +231,11 @@ export function createDispatcher(deps: {
     // Gone with its endpoint: nothing to attempt.
     const endpoint = claim ? await endpoints.get(claim.delivery.endpointId) : null
     if (!claim || !endpoint) return drop(queued)
-    // Queued so long behind its endpoint's cap that the claim would run out during the attempt:
-    // given back, to be claimed afresh, rather than risk another node attempting it at the same time.
-    if (claim.claimExpiresAtMs < clock.nowMs() + config.timeoutMs + CLAIM_MARGIN_MS) {
+    // Queued so long behind its endpoint's cap that the claim would run out during the attempt,
+    // or this node's heartbeat is so old that the others may soon take its claims: given back,
+    // to be claimed afresh, rather than risk another node attempting it at the same time.
+    const mustEndByMs = clock.nowMs() + config.timeoutMs + CLAIM_MARGIN_MS
+    if (claim.claimExpiresAtMs < mustEndByMs || !heldUntil(mustEndByMs)) {
       drop(queued)
       void store.write((q) => q.releaseClaims(nodeId, [queued.deliveryId])).catch((err) => deps.logger.error("releasing a webhook claim failed; it expires", { err }))
       return
@@ -199,7 +250,7 @@ export function createDispatcher(deps: {
   function drop(queued: QueuedDelivery): void {
     queue.release(queued)
     mine.delete(queued.deliveryId)
-    claims.wake()
+    wake()
   }
 
   async function attemptDelivery({ delivery, eventType, body }: PendingDelivery, endpoint: EndpointRow): Promise<void> {
@@ -231,7 +282,7 @@ export function createDispatcher(deps: {
         const full = new Set(queue.endpointsHolding(config.maxInFlightPerEndpoint))
         const belowShare = [...freed].some((endpointId) => !full.has(endpointId))
         freed.clear()
-        if (belowShare) claims.slotFreed()
+        if (belowShare && claims.slotFreed()) wokenByWork = true
       })
     }
   }
@@ -264,7 +315,7 @@ export function createDispatcher(deps: {
       if (!started || stopped) return
       const dueMs = delivery.nextAttemptAtMs ?? clock.nowMs()
       if (dueMs > clock.nowMs()) scheduler.schedule(SCHEDULER_KIND, delivery.id, dueMs)
-      else claims.wake()
+      else wake()
     },
     get inFlight() {
       return queue.inFlight
@@ -325,8 +376,10 @@ function claimLoop(claim: () => Promise<boolean>) {
   return {
     wake,
     wakeNow: run,
-    slotFreed: () => {
+    /** A slot was freed: claims again when more may be due; says whether it did. */
+    slotFreed: (): boolean => {
       if (moreDue) wake()
+      return moreDue
     },
     idle: async () => {
       while (running) await running

@@ -1,6 +1,9 @@
+import { SQL } from "bun"
 import { afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
+import { LEASE_DEFAULTS } from "../../src/domain/lease-timings"
 import type { DeliveryRow, EventRow } from "../../src/store/webhooks"
-import { CLAIM_POLL_MS, claimLeaseFor } from "../../src/webhooks/dispatcher"
+import { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT } from "../../src/deps"
+import { CLAIM_POLL_MS, claimLeaseFor, silentNodeAfterMs } from "../../src/webhooks/dispatcher"
 import type { OutboxEvent } from "../../src/webhooks/outbox"
 import { createHarness, type Harness } from "../helpers/harness"
 import { testPostgres } from "../helpers/postgres"
@@ -42,7 +45,7 @@ async function twoNodes() {
   receiver = new WebhookReceiver()
   const { account } = await n1.seedTenant()
   const endpoint = await addEndpoint(n1, account.id, receiver.url(), { events: ["message.sent"] })
-  return { n1, n2, clock, accountId: account.id, endpointId: endpoint.id }
+  return { n1, n2, clock, url, accountId: account.id, endpointId: endpoint.id }
 }
 
 /** `count` events committed through a node's outbox, as a send would: the node is woken to claim them. */
@@ -70,6 +73,23 @@ function perEvent(): Map<string, number> {
 const succeededOn = (h: Harness) => h.services.metrics.webhookAttempts.get({ result: "succeeded" })
 const signedAtS = (hook: { headers: Record<string, string> }) => Number(/t=(\d+)/.exec(hook.headers["x-service-signature"]!)![1])
 
+/**
+ * Moves the clock one poll at a time and, after each, waits for the running nodes' heartbeats to
+ * commit (a renewal armed once the previous one committed may fall due one step late): the test
+ * clock does not wait for PostgreSQL, and a node whose renewals fell behind counts as silent
+ * (to the others and to itself), as a node whose clock jumped would.
+ */
+async function advanceBySeconds(h: Harness, ms: number): Promise<void> {
+  const running = nodes.map((n) => n.config.nodeId)
+  for (let done = 0; done < ms; done += CLAIM_POLL_MS) {
+    await h.advance(Math.min(CLAIM_POLL_MS, ms - done))
+    await waitUntil(async () => {
+      const listed = await h.services.ctx.store.listNodes(h.clock.nowMs())
+      return running.every((id) => (listed.find((n) => n.nodeId === id)?.heartbeatAtMs ?? 0) >= h.clock.nowMs() - LEASE_DEFAULTS.renewEveryMs - CLAIM_POLL_MS)
+    }, 10_000, "the running nodes' heartbeats")
+  }
+}
+
 async function pendingCount(h: Harness): Promise<number> {
   return h.services.ctx.store.pendingDeliveries()
 }
@@ -90,23 +110,32 @@ test("two nodes delivering 300 events committed on both at once attempt each exa
   expect(succeededOn(n2)).toBeGreaterThan(0)
 })
 
-test("a node that dies holding claims: its deliveries are attempted by the live nodes once the claims expire, not before", async () => {
-  const { n1, n2, clock, accountId, endpointId } = await twoNodes()
-  const store = n1.services.ctx.store
-  const nowMs = clock.nowMs()
+/**
+ * 20 deliveries written and claimed straight in the store by a node that then died: nothing woke
+ * n1 or n2. `deadNode` registered a heartbeat at the same moment, or never registered at all.
+ */
+async function claimedByDeadNode(h: Harness, accountId: string, endpointId: string, deadNode: { registered: boolean }): Promise<number> {
+  const store = h.services.ctx.store
+  const nowMs = h.clock.nowMs()
   const events: EventRow[] = Array.from({ length: 20 }, (_, i) => ({ id: `evt_dead_${i}`, accountId, env: "test", type: "message.sent", body: `{"n":${i}}`, occurredAtMs: nowMs }))
   const deliveries: DeliveryRow[] = events.map((e, i) => ({
     id: `whd_dead_${String(i).padStart(2, "0")}`, eventId: e.id, endpointId, status: "pending", attemptCount: 0, firstAttemptAtMs: null,
     nextAttemptAtMs: nowMs, lastStatusCode: null, lastError: null, resentFrom: null, createdAtMs: nowMs, updatedAtMs: nowMs,
   }))
-  // Written and claimed straight in the store by a node that then died: nothing woke n1 or n2.
+  if (deadNode.registered) await store.registerNode({ nodeId: "n-dead", instanceId: "gone", maxPhones: 10, nowMs, leaseMs: LEASE_DEFAULTS.leaseMs })
   await store.insertEventsAndDeliveries(events, deliveries)
+  expect(await store.claimDueDeliveries("n-dead", nowMs, 100, claimLeaseFor(WEBHOOK_TIMEOUT_MS))).toHaveLength(20)
+  return nowMs
+}
+
+test("a node that dies holding claims, with no heartbeat row: its deliveries are attempted by the live nodes once the claims expire, not before", async () => {
+  const { n1, n2, clock, accountId, endpointId } = await twoNodes()
+  const nowMs = await claimedByDeadNode(n1, accountId, endpointId, { registered: false })
   const leaseMs = claimLeaseFor(WEBHOOK_TIMEOUT_MS)
-  expect(await store.claimDueDeliveries("n-dead", nowMs, 100, leaseMs)).toHaveLength(20)
   // The live nodes poll every second until the last moment of the claims.
-  await n2.advance(leaseMs - CLAIM_POLL_MS)
-  await n2.advance(CLAIM_POLL_MS)
+  await advanceBySeconds(n2, leaseMs)
   expect(clock.nowMs()).toBe(nowMs + leaseMs)
+  expect(receiver.received).toHaveLength(0)
   // Past it: claimable, and claimed at the next poll.
   await n2.advance(CLAIM_POLL_MS)
   await waitUntil(() => perEvent().size === 20, 10_000, "every event of the dead node at the receiver")
@@ -115,6 +144,48 @@ test("a node that dies holding claims: its deliveries are attempted by the live 
   // Signed when attempted: none before the claims expired.
   expect(Math.min(...receiver.received.map(signedAtS))).toBeGreaterThan(Math.floor((nowMs + leaseMs) / 1000) - 1)
   expect(succeededOn(n1) + succeededOn(n2)).toBe(20)
+})
+
+test("a node that dies holding claims: the live nodes attempt its deliveries once its heartbeat is a lease and an attempt old, long before its claims expire", async () => {
+  const { n1, n2, clock, accountId, endpointId } = await twoNodes()
+  const nowMs = await claimedByDeadNode(n1, accountId, endpointId, { registered: true })
+  const silentAfterMs = silentNodeAfterMs(LEASE_DEFAULTS.leaseMs, WEBHOOK_TIMEOUT_MS)
+  expect(silentAfterMs).toBeLessThan(claimLeaseFor(WEBHOOK_TIMEOUT_MS) / 1.5)
+  // Up to that moment its claims hold: the live nodes poll every second and get nothing.
+  await advanceBySeconds(n2, silentAfterMs)
+  expect(clock.nowMs()).toBe(nowMs + silentAfterMs)
+  expect(receiver.received).toHaveLength(0)
+  // Past it: claimed at the next poll and attempted once each.
+  await n2.advance(CLAIM_POLL_MS)
+  await waitUntil(() => perEvent().size === 20, 10_000, "every event of the dead node at the receiver")
+  await waitUntil(async () => (await pendingCount(n1)) === 0, 10_000, "every delivery recorded as succeeded")
+  expect(receiver.received).toHaveLength(20)
+  expect(Math.max(...receiver.received.map(signedAtS))).toBeLessThan(Math.floor((nowMs + claimLeaseFor(WEBHOOK_TIMEOUT_MS)) / 1000))
+  expect(succeededOn(n1) + succeededOn(n2)).toBe(20)
+})
+
+test("a node whose own heartbeat is older than a lease starts no attempt: it gives its queued claims back instead", async () => {
+  const { n1, accountId, url } = await twoNodes()
+  receiver.fallback = { hang: true }
+  // More than the endpoint's share: WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT in flight, the rest claimed and queued.
+  const queued = 16
+  await commitEvents(n1, accountId, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + queued, "n1")
+  await receiver.waitFor(WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, 10_000)
+  // The clock jumps past a lease in one go, as for a node frozen that long: at most the first
+  // renewal on the way commits (the next is armed once it has), so the heartbeat ends more than
+  // a lease old; the attempts in flight time out and free their slots, and the queued
+  // deliveries' claims still hold for most of a minute.
+  n1.clock.advance(LEASE_DEFAULTS.renewEveryMs + LEASE_DEFAULTS.leaseMs + CLAIM_POLL_MS)
+  const sql = new SQL(url, { max: 1 })
+  try {
+    await waitUntil(async () => {
+      const [row] = await sql`SELECT count(*)::int4 AS n FROM webhook_deliveries WHERE attempt_count = 0 AND claimed_by IS NULL`
+      return row.n === queued
+    }, 10_000, "the queued deliveries' claims given back")
+  } finally {
+    await sql.close()
+  }
+  expect(receiver.received).toHaveLength(WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT)
 })
 
 test("a node stopped with attempts in flight releases their claims: the other node attempts them at its next poll", async () => {

@@ -12,14 +12,21 @@ import { pendingFromRaw } from "./webhooks"
  * never leave with the same delivery while its claim holds.
  */
 
+/** The claimable pending deliveries, as src/store/delivery-claims.ts says (a claim of a node silent since before `silentBeforeMs` counts as expired). */
+function claimable(sql: SQL, nowMs: number, exceptEndpointIds: readonly string[], silentBeforeMs: number | null) {
+  return sql`status = 'pending' AND next_attempt_at_ms <= ${nowMs}
+    AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms < ${nowMs}
+      OR claimed_by IN (SELECT node_id FROM nodes WHERE heartbeat_at_ms < ${silentBeforeMs}::int8))
+    AND NOT (endpoint_id = ANY(${[...exceptEndpointIds]}::text[]))`
+}
+
 export function pgDeliveryClaimQueries(sql: SQL): DeliveryClaimQueries {
   return {
-    async claimDueDeliveries(nodeId, nowMs, limit, leaseMs, exceptEndpointIds = []) {
+    async claimDueDeliveries(nodeId, nowMs, limit, leaseMs, exceptEndpointIds = [], silentBeforeMs = null) {
       // The locking subquery is a CTE so that it runs once (a subquery under IN may be planned to run again).
       const rows = await sql`WITH due AS (
           SELECT id FROM webhook_deliveries
-          WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs} AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms < ${nowMs})
-            AND NOT (endpoint_id = ANY(${[...exceptEndpointIds]}::text[]))
+          WHERE ${claimable(sql, nowMs, exceptEndpointIds, silentBeforeMs)}
           ORDER BY next_attempt_at_ms LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
         ), claimed AS (
@@ -33,6 +40,10 @@ export function pgDeliveryClaimQueries(sql: SQL): DeliveryClaimQueries {
           c.claim_expires_at_ms AS "claimExpiresAtMs", e.type AS "eventType", e.body
         FROM claimed c JOIN events e ON e.id = c.event_id`
       return rows.map((r: Record<string, unknown>): ClaimedDelivery => ({ ...pendingFromRaw(r), claimExpiresAtMs: Number(r.claimExpiresAtMs) })).sort(byDueThenId)
+    },
+    async hasClaimableDeliveries(nowMs, exceptEndpointIds = [], silentBeforeMs = null) {
+      const [row] = await sql`SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE ${claimable(sql, nowMs, exceptEndpointIds, silentBeforeMs)}) AS found`
+      return row?.found === true
     },
     async releaseClaims(nodeId, ids) {
       if (ids.length === 0) return 0

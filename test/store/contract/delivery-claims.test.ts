@@ -101,6 +101,41 @@ describeStores("webhook delivery claims", (open) => {
     expect(ids(await store.claimDueDeliveries("node-a", T0 + 100, 10, LEASE_MS, []))).toEqual(due.map((d) => d.id))
   })
 
+  test("the claims of a node whose heartbeat came before `silentBeforeMs` are claimable at once; a node heartbeating since, or with no node row, keeps its own until they expire", async () => {
+    const store = await open()
+    const [silent, live, rowless] = await seedDue(store, 3)
+    await store.registerNode({ nodeId: "node-silent", instanceId: "i1", maxPhones: 10, nowMs: T0, leaseMs: LEASE_MS })
+    await store.registerNode({ nodeId: "node-live", instanceId: "i2", maxPhones: 10, nowMs: T0 + 5_000, leaseMs: LEASE_MS })
+    await store.claimDueDeliveries("node-silent", T0, 1, LEASE_MS)
+    await store.claimDueDeliveries("node-live", T0 + 1, 1, LEASE_MS)
+    await store.claimDueDeliveries("node-rowless", T0 + 2, 1, LEASE_MS)
+    const nowMs = T0 + 10_000
+    // Without a bound (one process), every claim holds until it expires.
+    expect(await store.hasClaimableDeliveries(nowMs)).toBe(false)
+    expect(await store.claimDueDeliveries("node-b", nowMs, 10, LEASE_MS)).toEqual([])
+    // Silent since before T0 + 1: nothing yet (the heartbeat at T0 is not before T0).
+    expect(await store.hasClaimableDeliveries(nowMs, [], T0)).toBe(false)
+    expect(await store.claimDueDeliveries("node-b", nowMs, 10, LEASE_MS, [], T0)).toEqual([])
+    expect(await store.hasClaimableDeliveries(nowMs, ["wh_1"], T0 + 1)).toBe(false)
+    expect(await store.hasClaimableDeliveries(nowMs, [], T0 + 1)).toBe(true)
+    const taken = await store.claimDueDeliveries("node-b", nowMs, 10, LEASE_MS, [], T0 + 1)
+    expect(taken.map((c) => [c.delivery.id, c.claimExpiresAtMs])).toEqual([[silent!.id, nowMs + LEASE_MS]])
+    expect(await store.hasClaimableDeliveries(nowMs, [], T0 + 1)).toBe(false)
+    expect([live!.id, rowless!.id]).not.toContain(taken[0]!.delivery.id)
+  })
+
+  test("whether anything is claimable agrees with the claim: due, pending, unclaimed or expired, to endpoints not skipped", async () => {
+    const store = await open()
+    const due = await seedDue(store, 2)
+    expect(await store.hasClaimableDeliveries(T0 - 1)).toBe(false)
+    expect(await store.hasClaimableDeliveries(T0)).toBe(true)
+    expect(await store.hasClaimableDeliveries(T0 + 5, ["wh_1"])).toBe(false)
+    await store.claimDueDeliveries("node-a", T0 + 5, 10, LEASE_MS)
+    expect(await store.hasClaimableDeliveries(T0 + 5)).toBe(false)
+    expect(await store.hasClaimableDeliveries(T0 + 5 + LEASE_MS + 1)).toBe(true)
+    expect(ids(await store.claimDueDeliveries("node-b", T0 + 5 + LEASE_MS + 1, 10, LEASE_MS))).toEqual(due.map((d) => d.id))
+  })
+
   test("two nodes claiming 500 due deliveries concurrently get every one, and never the same one", async () => {
     const store = await open()
     const due = await seedDue(store, 500)
