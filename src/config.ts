@@ -4,6 +4,7 @@ import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { isPostgresUrl, redactDatabaseUrl } from "./lib/database-url"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
+import { LEASE_DEFAULTS, LEASE_MS_RANGE } from "./domain/lease-timings"
 import { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_OFFLINE_MARKER_WAIT_MS } from "./whatsapp/gateway"
 
 export { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_OFFLINE_MARKER_WAIT_MS }
@@ -68,6 +69,8 @@ export interface Config {
   nodeId: string
   /** Phones this node may hold at most. */
   nodeMaxPhones: number
+  /** How long a phone lease runs without renewal (a node renews every third of it): the failover time after a node dies. */
+  nodeLeaseMs: number
   /**
    * Where the other nodes reach this one to forward the requests that need a phone it holds
    * (docs/operations.md § "Running several nodes"); null: they answer 409 naming it instead.
@@ -266,6 +269,7 @@ export const SETTINGS = [
   { key: "checksPerPhonePerHour", flag: "checks-per-phone-per-hour", env: "WAGATE_CHECKS_PER_PHONE_PER_HOUR", parse: integer(1, 100_000) },
   { key: "nodeId", flag: "node-id", env: "WAGATE_NODE_ID", parse: nodeId },
   { key: "nodeMaxPhones", flag: "node-max-phones", env: "WAGATE_NODE_MAX_PHONES", parse: integer(1, 1_000_000) },
+  { key: "nodeLeaseMs", flag: "node-lease-ms", env: "WAGATE_NODE_LEASE_MS", parse: integer(LEASE_MS_RANGE.min, LEASE_MS_RANGE.max) },
   { key: "nodeUrl", flag: "node-url", env: "WAGATE_NODE_URL", parse: nodeUrl },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
@@ -305,6 +309,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     checksPerPhonePerHour: DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
     nodeId: "",
     nodeMaxPhones: DEFAULT_NODE_MAX_PHONES,
+    nodeLeaseMs: LEASE_DEFAULTS.leaseMs,
     nodeUrl: null,
     waWsUrl: DEFAULT_WA_WS_URL,
     waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,

@@ -1,3 +1,4 @@
+import { LEASE_DEFAULTS } from "../domain/lease-timings"
 import {
   DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
   DEFAULT_CONNECT_CONCURRENCY,
@@ -79,6 +80,7 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
   "database-url": { value: "URL", text: "PostgreSQL shared by several nodes (postgres://user:password@host:5432/db)", default: "none: SQLite in the data directory" },
   "node-id": { value: "NAME", text: "this node's name among the nodes sharing a database (letters, digits, . - _)", default: "none: the host name" },
   "node-max-phones": { value: "N", text: "the most phones this node holds when several share a database", default: String(DEFAULT_NODE_MAX_PHONES) },
+  "node-lease-ms": { value: "MS", text: "how long a phone lease runs unrenewed (3000–60000; renewed every third): a dead node's phones move this long after", default: String(LEASE_DEFAULTS.leaseMs) },
   "node-url": { value: "URL", text: "where the other nodes forward requests that need a phone this node holds", default: "none: they answer 409" },
 }
 

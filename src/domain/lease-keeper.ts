@@ -2,7 +2,7 @@ import type { TimerHandle } from "../lib/clock"
 import { withDeadline } from "../lib/deadline"
 import type { HeldLease, NodeSummary } from "../store/leases"
 import type { LeaseKeeper, LeaseKeeperOptions } from "./lease-keeper-types"
-import { LEASE_DEFAULTS } from "./lease-timings"
+import { LEASE_DEFAULTS, renewEveryFor } from "./lease-timings"
 import { expiryClaimAtMs, planClaims } from "./lease-planner"
 import { isLiveNode } from "./node-list"
 
@@ -38,7 +38,7 @@ async function reportTo(onError: (err: unknown) => void, callback: (ids: string[
 export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   const { store, clock, node, maxPhones, onError } = options
   const leaseMs = options.leaseMs ?? LEASE_DEFAULTS.leaseMs
-  const renewEveryMs = options.renewEveryMs ?? LEASE_DEFAULTS.renewEveryMs
+  const renewEveryMs = options.renewEveryMs ?? (options.leaseMs ? renewEveryFor(leaseMs) : LEASE_DEFAULTS.renewEveryMs)
   const firstClaimDelayMs = options.firstClaimDelayMs ?? LEASE_DEFAULTS.firstClaimDelayMs
   const held = new Map<string, HeldLease>()
   let registered = false

@@ -1,9 +1,14 @@
 /** The lease timings, in one place (docs/architecture.md § "Nodes and leases"). */
 export const LEASE_DEFAULTS = {
-  /** How long a lease runs without renewal: a dead node's phones are free this long after its last renewal. */
-  leaseMs: 15_000,
+  /**
+   * How long a lease runs without renewal (WAGATE_NODE_LEASE_MS): a dead node's phones are free
+   * this long after its last renewal, so after a SIGKILL they connect elsewhere about 5/6 of it
+   * later on average (the kill falls anywhere between two renewals), plus the connect. 9 s keeps
+   * that median under 10 s (issue 28); docs/performance.md has what a shorter lease costs.
+   */
+  leaseMs: 9_000,
   /** How often a node renews (three renewals per lease: two may fail before the lease is at risk). */
-  renewEveryMs: 5_000,
+  renewEveryMs: 3_000,
   /**
    * How long after registering a node waits before its first claim. 0 suits one node (SQLite);
    * nodes started together on PostgreSQL may pass one renewal interval, so that they see each
@@ -17,3 +22,16 @@ export const LEASE_DEFAULTS = {
    */
   expiryClaimMarginMs: 250,
 } as const
+
+/**
+ * WAGATE_NODE_LEASE_MS's range. Below 3 s a renewal comes every second and a database that takes
+ * a second to answer (a busy box, a checkpoint) already counts as unreachable, so phones move for
+ * nothing; above 60 s a dead node's phones wait a minute.
+ */
+export const LEASE_MS_RANGE = { min: 3_000, max: 60_000 } as const
+
+/** A lease length that brings the median failover after a SIGKILL to about 4 s (docs/operations.md § "Running several nodes"). */
+export const FAST_FAILOVER_LEASE_MS = 4_000
+
+/** The renewal interval of a lease length: a third, so two renewals may fail before the lease is at risk. */
+export const renewEveryFor = (leaseMs: number): number => Math.round(leaseMs / 3)
