@@ -64,13 +64,15 @@ export async function createSessionManager(
   const listeners = createPairingListeners()
 
   /** A change made here: this node's listeners hear it, and the other nodes' through the relay. */
-  async function notify(phoneId: string): Promise<void> {
+  async function notify(phoneId: string, written?: ConnectionStatus): Promise<void> {
+    // A committed status that may end its need of a connection (logged out, pairing given up,
+    // offline for good): the store decides. Not from a read: one taken before this node's own
+    // `pairing` write committed would still say `unpaired`, and let go of a phone being paired.
+    if (written === "unpaired" || written === "logged_out" || written === "disconnected") void ownership.letGoIfUnneeded(phoneId)
     const rt = lifecycle.peek(phoneId)
     const phone = await ctx.store.findPhone(phoneId)
     if (!rt || !phone) return
     const state = stateOf(phone, rt)
-    // A status that may end its need of a connection (logged out, pairing given up, offline for good): the store decides.
-    if (["unpaired", "logged_out", "disconnected"].includes(phone.connectionStatus)) void ownership.letGoIfUnneeded(phoneId)
     listeners.emit(phone, state, false)
     relay.publish(phoneId, state)
   }

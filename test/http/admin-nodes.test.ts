@@ -6,6 +6,7 @@ import { NodeOverview } from "../../src/http/models/nodes"
 import type { NodeIdentity } from "../../src/store/leases"
 import { createHarness, expectErrorEnvelope, expectSchema, type Harness } from "../helpers/harness"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { markPaired } from "../helpers/paired-phones"
 
 /*
  * GET /admin/v1/nodes (docs/admin.md § "Nodes"): the nodes sharing a PostgreSQL database with
@@ -43,6 +44,7 @@ describe("GET /admin/v1/nodes: success", () => {
     const store = h.services.ctx.store
     const account = await h.seedAccount()
     const phones = [await h.seedPhone(account.id, "+14155550111"), await h.seedPhone(account.id, "+14155550112"), await h.seedPhone(account.id, "+14155550113")]
+    await markPaired(store, phones)
     const t0 = h.clock.nowMs()
     const reg = (node: NodeIdentity, nowMs: number, maxPhones: number, url: string | null = null) => store.registerNode({ ...node, maxPhones, nowMs, leaseMs: LEASE_MS, url })
     await reg(A, t0 - 60_000, 50, "http://10.0.0.1:3000")
