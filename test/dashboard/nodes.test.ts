@@ -68,7 +68,7 @@ describe("dashboard: nodes, success", () => {
 
     const withPhones = await client.get("/dashboard/nodes?phones=1")
     const leaseRow = withPhones.html.split("<tr>").find((r) => r.includes(phone.phoneNumber))!
-    expect(leaseRow.split("</tr>")[0]!.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim()).toBe(`test-node-a ${phone.phoneNumber} Not paired 1 5.0 s`)
+    expect(leaseRow.split("</tr>")[0]!.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim()).toBe(`test-node-a ${phone.phoneNumber} Disconnected 1 5.0 s`)
     expect(leaseRow).toContain(`href="/dashboard/phones/${phone.id}?`)
   })
 })

@@ -92,7 +92,7 @@ describe("GET /admin/v1/nodes: success", () => {
         .map((lease) => ({
           phoneId: lease.phoneId,
           phoneNumber: byId.get(lease.phoneId)!.phoneNumber,
-          connectionStatus: "unpaired",
+          connectionStatus: "disconnected",
           token: lease.token,
           acquiredAt: new Date(lease === first[0] ? t0 - 10_000 : t0 - 4_000).toISOString(),
           ageMs: lease === first[0] ? 10_000 : 4_000,

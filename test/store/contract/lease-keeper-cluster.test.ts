@@ -72,8 +72,9 @@ test("when a node dies out of step with the others, the two survivors take its p
   const w = await openLeaseWorld("postgres", cleanups)
   await w.seedPhones(30)
   const live = new TestClock()
-  // node-c renews 2 s after the others, so its leases run out 3 s before their next tick.
-  const doomedClock = new TestClock(live.nowMs() + 2_000)
+  // node-c renews a third of an interval after the others (1 s with the defaults), so its leases
+  // run out two thirds of an interval (2 s) before their next tick.
+  const doomedClock = new TestClock(live.nowMs() + RENEW_MS / 3)
   const errors: unknown[] = []
   const [a, b, doomed] = [
     keeper(await w.node(), "node-a", live, errors),
