@@ -3,12 +3,13 @@ export const LEASE_DEFAULTS = {
   /**
    * How long a lease runs without renewal (WAGATE_NODE_LEASE_MS): a dead node's phones are free
    * this long after its last renewal, so after a SIGKILL they connect elsewhere about 5/6 of it
-   * later on average (the kill falls anywhere between two renewals), plus the connect. 9 s keeps
-   * that median under 10 s (issue 28); docs/performance.md has what a shorter lease costs.
+   * later on average (the kill falls anywhere between two renewals), plus the connect. 8 s keeps
+   * that median under 10 s (issue 28) even on a loaded box, where 9 s gave 9.9 s; shorter costs
+   * more renewals and moves phones on shorter pauses (docs/operations.md § "Running several nodes").
    */
-  leaseMs: 9_000,
-  /** How often a node renews (three renewals per lease: two may fail before the lease is at risk). */
-  renewEveryMs: 3_000,
+  leaseMs: 8_000,
+  /** How often a node renews: a third of a lease (renewEveryFor), so two renewals may fail before a lease is at risk. */
+  renewEveryMs: 2_667,
   /**
    * How long after registering a node waits before its first claim. 0 suits one node (SQLite);
    * nodes started together on PostgreSQL may pass one renewal interval, so that they see each
@@ -30,8 +31,13 @@ export const LEASE_DEFAULTS = {
  */
 export const LEASE_MS_RANGE = { min: 3_000, max: 60_000 } as const
 
-/** A lease length that brings the median failover after a SIGKILL to about 4 s (docs/operations.md § "Running several nodes"). */
-export const FAST_FAILOVER_LEASE_MS = 4_000
+/**
+ * The documented lease length for a median failover after a SIGKILL of 5 s or less
+ * (docs/operations.md § "Running several nodes"): 2.5 s on average until the dead node's leases
+ * run out, and the rest for the survivors' connects, which took 2 s on a loaded 2-core box
+ * (4 s, the first choice, gave a 5.6 s median there).
+ */
+export const FAST_FAILOVER_LEASE_MS = 3_000
 
 /** The renewal interval of a lease length: a third, so two renewals may fail before the lease is at risk. */
 export const renewEveryFor = (leaseMs: number): number => Math.round(leaseMs / 3)
