@@ -3,13 +3,14 @@ export const LEASE_DEFAULTS = {
   /**
    * How long a lease runs without renewal (WAGATE_NODE_LEASE_MS): a dead node's phones are free
    * this long after its last renewal, so after a SIGKILL they connect elsewhere about 5/6 of it
-   * later on average (the kill falls anywhere between two renewals), plus the connect. 8 s keeps
+   * later on average (the kill falls anywhere between two renewals), plus the connect. 7.5 s keeps
    * that median under 10 s (issue 28) even on a loaded box, where 9 s gave 9.9 s; shorter costs
    * more renewals and moves phones on shorter pauses (docs/operations.md § "Running several nodes").
+   * A multiple of 3 ms, so that three renewals make exactly one lease.
    */
-  leaseMs: 8_000,
+  leaseMs: 7_500,
   /** How often a node renews: a third of a lease (renewEveryFor), so two renewals may fail before a lease is at risk. */
-  renewEveryMs: 2_667,
+  renewEveryMs: 2_500,
   /**
    * How long after registering a node waits before its first claim. 0 suits one node (SQLite);
    * nodes started together on PostgreSQL may pass one renewal interval, so that they see each

@@ -65,9 +65,8 @@ export async function createSessionManager(
 
   /** A change made here: this node's listeners hear it, and the other nodes' through the relay. */
   async function notify(phoneId: string, written?: ConnectionStatus): Promise<void> {
-    // A committed status that may end its need of a connection (logged out, pairing given up,
-    // offline for good): the store decides. Not from a read: one taken before this node's own
-    // `pairing` write committed would still say `unpaired`, and let go of a phone being paired.
+    // A committed status that may end its need of a connection: the store decides. Never from a read, which
+    // can predate this node's own `pairing` write and so let go of a phone being paired.
     if (written === "unpaired" || written === "logged_out" || written === "disconnected") void ownership.letGoIfUnneeded(phoneId)
     const rt = lifecycle.peek(phoneId)
     const phone = await ctx.store.findPhone(phoneId)

@@ -41,7 +41,7 @@ describe("defaults", () => {
   })
 
   test("the node id defaults to the host name, and a node holds at most 1000 phones", () => {
-    expect(loadConfig({})).toMatchObject({ nodeId: hostname(), nodeMaxPhones: 1000, nodeLeaseMs: 8_000 })
+    expect(loadConfig({})).toMatchObject({ nodeId: hostname(), nodeMaxPhones: 1000, nodeLeaseMs: 7_500 })
   })
 
   test("WAGATE_WA_VERSION takes auto (any case) or major.minor.patch; an explicit version wins over auto", () => {

@@ -207,7 +207,7 @@ describe("lease keeper", () => {
     expect(await a.keeper.claimOne(ids[0]!)).toBe(true)
     // At its maximum: no more.
     expect(await a.keeper.claimOne(ids[2]!)).toBe(false)
-    await a.advance(5_000)
+    await a.advance(RENEW_MS)
     expect(a.keeper.heldPhones()).toEqual([ids[0]!, ids[1]!].sort())
     expect(a.lost).toEqual([])
     // Claimed by hand, so not reported gained: the caller took them up.

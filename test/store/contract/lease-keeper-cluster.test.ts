@@ -75,7 +75,7 @@ test("when a node dies out of step with the others, the two survivors take its p
   await w.seedPhones(30)
   const live = new TestClock()
   // node-c renews a third of an interval after the others, so its leases run out two thirds of
-  // an interval (1.8 s with the defaults) before their next tick.
+  // an interval (1.7 s with the defaults) before their next tick.
   const doomedClock = new TestClock(live.nowMs() + RENEW_MS / 3)
   const errors: unknown[] = []
   const [a, b, doomed] = [
