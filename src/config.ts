@@ -4,7 +4,6 @@ import ipaddr from "ipaddr.js"
 import { LOG_LEVELS, type LogLevel } from "./lib/logger"
 import { isPostgresUrl, redactDatabaseUrl } from "./lib/database-url"
 import { parseCidrList, type CidrList } from "./lib/net-policy"
-import { LEASE_DEFAULTS, LEASE_MS_RANGE } from "./domain/lease-timings"
 import { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_OFFLINE_MARKER_WAIT_MS } from "./whatsapp/gateway"
 
 export { DEFAULT_CONNECT_CONCURRENCY, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_OFFLINE_MARKER_WAIT_MS }
@@ -33,6 +32,14 @@ export const DEFAULT_CHECKS_PER_PHONE_PER_HOUR = 600
 export const DEFAULT_WA_WS_URL = "wss://web.whatsapp.com/ws/chat"
 /** Phones one node may hold at most when several share a PostgreSQL database (docs/architecture.md § "Nodes and leases"). */
 export const DEFAULT_NODE_MAX_PHONES = 1000
+/**
+ * The phone lease of nodes sharing PostgreSQL (WAGATE_NODE_LEASE_MS), as LEASE_DEFAULTS.leaseMs in
+ * src/domain/lease-timings.ts (a test holds them equal; `wagate help` loads no domain code), and
+ * its range: below 3 s a renewal comes every second and a database that takes a second to answer
+ * already counts as unreachable; above 60 s a dead node's phones wait a minute.
+ */
+export const DEFAULT_NODE_LEASE_MS = 7_500
+export const NODE_LEASE_MS_RANGE = { min: 3_000, max: 60_000 } as const
 /** A configured admin token is as hard to guess as a generated one: 32 characters at least. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32
 
@@ -269,7 +276,7 @@ export const SETTINGS = [
   { key: "checksPerPhonePerHour", flag: "checks-per-phone-per-hour", env: "WAGATE_CHECKS_PER_PHONE_PER_HOUR", parse: integer(1, 100_000) },
   { key: "nodeId", flag: "node-id", env: "WAGATE_NODE_ID", parse: nodeId },
   { key: "nodeMaxPhones", flag: "node-max-phones", env: "WAGATE_NODE_MAX_PHONES", parse: integer(1, 1_000_000) },
-  { key: "nodeLeaseMs", flag: "node-lease-ms", env: "WAGATE_NODE_LEASE_MS", parse: integer(LEASE_MS_RANGE.min, LEASE_MS_RANGE.max) },
+  { key: "nodeLeaseMs", flag: "node-lease-ms", env: "WAGATE_NODE_LEASE_MS", parse: integer(NODE_LEASE_MS_RANGE.min, NODE_LEASE_MS_RANGE.max) },
   { key: "nodeUrl", flag: "node-url", env: "WAGATE_NODE_URL", parse: nodeUrl },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
@@ -309,7 +316,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     checksPerPhonePerHour: DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
     nodeId: "",
     nodeMaxPhones: DEFAULT_NODE_MAX_PHONES,
-    nodeLeaseMs: LEASE_DEFAULTS.leaseMs,
+    nodeLeaseMs: DEFAULT_NODE_LEASE_MS,
     nodeUrl: null,
     waWsUrl: DEFAULT_WA_WS_URL,
     waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,

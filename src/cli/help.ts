@@ -1,4 +1,3 @@
-import { LEASE_DEFAULTS } from "../domain/lease-timings"
 import {
   DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
   DEFAULT_CONNECT_CONCURRENCY,
@@ -8,6 +7,7 @@ import {
   DEFAULT_LOG_LEVEL,
   DEFAULT_MEDIA_CACHE_MB,
   DEFAULT_NODE_MAX_PHONES,
+  DEFAULT_NODE_LEASE_MS,
   DEFAULT_MEDIA_MEMORY_MB,
   DEFAULT_OFFLINE_MARKER_WAIT_MS,
   DEFAULT_PORT,
@@ -80,7 +80,7 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
   "database-url": { value: "URL", text: "PostgreSQL shared by several nodes (postgres://user:password@host:5432/db)", default: "none: SQLite in the data directory" },
   "node-id": { value: "NAME", text: "this node's name among the nodes sharing a database (letters, digits, . - _)", default: "none: the host name" },
   "node-max-phones": { value: "N", text: "the most phones this node holds when several share a database", default: String(DEFAULT_NODE_MAX_PHONES) },
-  "node-lease-ms": { value: "MS", text: "how long a phone lease runs unrenewed (3000–60000; renewed every third): a dead node's phones move this long after", default: String(LEASE_DEFAULTS.leaseMs) },
+  "node-lease-ms": { value: "MS", text: "how long a phone lease runs unrenewed (3000–60000; renewed every third): a dead node's phones move this long after", default: String(DEFAULT_NODE_LEASE_MS) },
   "node-url": { value: "URL", text: "where the other nodes forward requests that need a phone this node holds", default: "none: they answer 409" },
 }
 

@@ -26,13 +26,6 @@ export const LEASE_DEFAULTS = {
 } as const
 
 /**
- * WAGATE_NODE_LEASE_MS's range. Below 3 s a renewal comes every second and a database that takes
- * a second to answer (a busy box, a checkpoint) already counts as unreachable, so phones move for
- * nothing; above 60 s a dead node's phones wait a minute.
- */
-export const LEASE_MS_RANGE = { min: 3_000, max: 60_000 } as const
-
-/**
  * The documented lease length for a median failover after a SIGKILL of 5 s or less
  * (docs/operations.md § "Running several nodes"): 2.5 s on average until the dead node's leases
  * run out, and the rest for the survivors' connects, which took 2 s on a loaded 2-core box

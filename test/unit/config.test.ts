@@ -3,6 +3,7 @@ import { hostname } from "node:os"
 import { resolve } from "node:path"
 import ipaddr from "ipaddr.js"
 import { ConfigError, loadConfig, SETTINGS, type Config } from "../../src/config"
+import { LEASE_DEFAULTS } from "../../src/domain/lease-timings"
 
 /** Runs `fn`, expecting a ConfigError, and returns its message. */
 function configError(fn: () => unknown): string {
@@ -41,7 +42,7 @@ describe("defaults", () => {
   })
 
   test("the node id defaults to the host name, and a node holds at most 1000 phones", () => {
-    expect(loadConfig({})).toMatchObject({ nodeId: hostname(), nodeMaxPhones: 1000, nodeLeaseMs: 7_500 })
+    expect(loadConfig({})).toMatchObject({ nodeId: hostname(), nodeMaxPhones: 1000, nodeLeaseMs: LEASE_DEFAULTS.leaseMs })
   })
 
   test("WAGATE_WA_VERSION takes auto (any case) or major.minor.patch; an explicit version wins over auto", () => {
