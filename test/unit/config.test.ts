@@ -41,7 +41,7 @@ describe("defaults", () => {
     })
   })
 
-  test("the node id defaults to the host name, and a node holds at most 1000 phones", () => {
+  test("the node id defaults to the host name, a node holds at most 1000 phones, and its lease is the lease keeper's default", () => {
     expect(loadConfig({})).toMatchObject({ nodeId: hostname(), nodeMaxPhones: 1000, nodeLeaseMs: LEASE_DEFAULTS.leaseMs })
   })
 
