@@ -34,6 +34,14 @@ export const DEFAULT_WA_WS_URL = "wss://web.whatsapp.com/ws/chat"
 export const DEFAULT_NODE_MAX_PHONES = 1000
 /** How long `wagate migrate` waits for PostgreSQL to accept connections (a database still starting). */
 export const DEFAULT_DATABASE_WAIT_MS = 30_000
+/**
+ * The phone lease of nodes sharing PostgreSQL (WAGATE_NODE_LEASE_MS), as LEASE_DEFAULTS.leaseMs in
+ * src/domain/lease-timings.ts (a test holds them equal; `wagate help` loads no domain code), and
+ * its range: below 3 s a renewal comes every second and a database that takes a second to answer
+ * already counts as unreachable; above 60 s a dead node's phones wait a minute.
+ */
+export const DEFAULT_NODE_LEASE_MS = 7_500
+export const NODE_LEASE_MS_RANGE = { min: 3_000, max: 60_000 } as const
 /** A configured admin token is as hard to guess as a generated one: 32 characters at least. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32
 
@@ -70,6 +78,8 @@ export interface Config {
   nodeId: string
   /** Phones this node may hold at most. */
   nodeMaxPhones: number
+  /** How long a phone lease runs without renewal (a node renews every third of it): the failover time after a node dies. */
+  nodeLeaseMs: number
   /**
    * Where the other nodes reach this one to forward the requests that need a phone it holds
    * (docs/operations.md § "Running several nodes"); null: they answer 409 naming it instead.
@@ -270,6 +280,7 @@ export const SETTINGS = [
   { key: "checksPerPhonePerHour", flag: "checks-per-phone-per-hour", env: "WAGATE_CHECKS_PER_PHONE_PER_HOUR", parse: integer(1, 100_000) },
   { key: "nodeId", flag: "node-id", env: "WAGATE_NODE_ID", parse: nodeId },
   { key: "nodeMaxPhones", flag: "node-max-phones", env: "WAGATE_NODE_MAX_PHONES", parse: integer(1, 1_000_000) },
+  { key: "nodeLeaseMs", flag: "node-lease-ms", env: "WAGATE_NODE_LEASE_MS", parse: integer(NODE_LEASE_MS_RANGE.min, NODE_LEASE_MS_RANGE.max) },
   { key: "nodeUrl", flag: "node-url", env: "WAGATE_NODE_URL", parse: nodeUrl },
   { key: "waWsUrl", flag: "wa-ws-url", env: "WAGATE_WA_WS_URL", parse: wsUrl },
   { key: "waConnectTimeoutMs", flag: "wa-connect-timeout-ms", env: "WAGATE_WA_CONNECT_TIMEOUT_MS", parse: integer(1_000, 120_000) },
@@ -310,6 +321,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     checksPerPhonePerHour: DEFAULT_CHECKS_PER_PHONE_PER_HOUR,
     nodeId: "",
     nodeMaxPhones: DEFAULT_NODE_MAX_PHONES,
+    nodeLeaseMs: DEFAULT_NODE_LEASE_MS,
     nodeUrl: null,
     waWsUrl: DEFAULT_WA_WS_URL,
     waConnectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,

@@ -12,7 +12,7 @@ import { createAppMetrics } from "./lib/app-metrics"
 import { createContactChecker } from "./domain/contact-checks"
 import { createLiveLookups } from "./domain/live-lookups"
 import { createLiveSender } from "./domain/live-sender"
-import { LEASE_DEFAULTS } from "./domain/lease-timings"
+import { renewEveryFor } from "./domain/lease-timings"
 import { createMessageReceipts } from "./domain/message-receipts"
 import type { FetchMedia } from "./domain/outbound-parts"
 import { createPhoneLinks } from "./domain/phone-links"
@@ -79,7 +79,7 @@ export interface ServiceOverrides {
    * waiting and the services stop. Without one the gate only bounds concurrency.
    */
   lagMonitor?: EventLoopLagMonitor
-  /** Lease timings of nodes sharing PostgreSQL (LEASE_DEFAULTS unless a test shortens them). */
+  /** Lease timings of nodes sharing PostgreSQL (WAGATE_NODE_LEASE_MS unless a test shortens them). */
   leaseTimings?: { leaseMs?: number; renewEveryMs?: number; firstClaimDelayMs?: number }
   /** What happens when another process took this node id over; the server exits. */
   onNodeIdTaken?: (err: NodeIdInUseError) => void
@@ -100,6 +100,8 @@ function phoneOwnership(config: Config, overrides: ServiceOverrides, store: Stor
     node: { nodeId: config.nodeId, instanceId: randomBase62(12) },
     maxPhones: config.nodeMaxPhones,
     url: config.nodeUrl,
+    leaseMs: config.nodeLeaseMs,
+    renewEveryMs: renewEveryFor(config.nodeLeaseMs),
     ...overrides.leaseTimings,
     onNodeIdTaken:
       overrides.onNodeIdTaken ??
@@ -144,7 +146,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     liveness: ownership,
     config: {
       nodeId: config.nodeId,
-      nodeLeaseMs: overrides.leaseTimings?.leaseMs ?? LEASE_DEFAULTS.leaseMs,
+      nodeLeaseMs: overrides.leaseTimings?.leaseMs ?? config.nodeLeaseMs,
       retryOffsetsMs: config.webhookRetryOffsetsMs,
       timeoutMs: config.webhookTimeoutMs,
       maxInFlight: WEBHOOK_MAX_IN_FLIGHT,
@@ -256,7 +258,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     metricsPublic: config.metricsPublic,
     trustedProxies: config.trustedProxies,
     version: VERSION,
-    node: { nodeId: config.nodeId, leaseMs: LEASE_DEFAULTS.leaseMs },
+    node: { nodeId: config.nodeId, leaseMs: config.nodeLeaseMs },
     async start() {
       started = true
       await sandbox.start()

@@ -8,6 +8,7 @@ import {
   DEFAULT_LOG_LEVEL,
   DEFAULT_MEDIA_CACHE_MB,
   DEFAULT_NODE_MAX_PHONES,
+  DEFAULT_NODE_LEASE_MS,
   DEFAULT_MEDIA_MEMORY_MB,
   DEFAULT_OFFLINE_MARKER_WAIT_MS,
   DEFAULT_PORT,
@@ -81,6 +82,7 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
   "database-wait-ms": { value: "MS", text: "how long `wagate migrate` waits for PostgreSQL to accept connections (0: one try)", default: String(DEFAULT_DATABASE_WAIT_MS) },
   "node-id": { value: "NAME", text: "this node's name among the nodes sharing a database (letters, digits, . - _)", default: "none: the host name" },
   "node-max-phones": { value: "N", text: "the most phones this node holds when several share a database", default: String(DEFAULT_NODE_MAX_PHONES) },
+  "node-lease-ms": { value: "MS", text: "how long a phone lease runs unrenewed (3000–60000; renewed every third): a dead node's phones move this long after", default: String(DEFAULT_NODE_LEASE_MS) },
   "node-url": { value: "URL", text: "where the other nodes forward requests that need a phone this node holds", default: "none: they answer 409" },
 }
 

@@ -1,4 +1,3 @@
-import { LEASE_DEFAULTS } from "../domain/lease-timings"
 import { nodeOverview, type NodeOverview } from "../domain/node-overview"
 import { formatAge } from "../lib/age"
 import { parseArgs, UsageError } from "./args"
@@ -13,9 +12,9 @@ import { printJson, table, withServices, type CliIo } from "./io"
 export async function nodesCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set(["json", "phones"]))
   if (args.positionals.length > 0) throw new UsageError(`nodes takes no argument, got "${args.positionals[0]}"\n${commandUsage("nodes")}`)
-  return withServices(io, args.flags, async (services) => {
+  return withServices(io, args.flags, async (services, config) => {
     const { store, clock } = services.ctx
-    const overview = await nodeOverview(store, { nowMs: clock.nowMs(), leaseMs: LEASE_DEFAULTS.leaseMs, withPhones: args.switches.has("phones") })
+    const overview = await nodeOverview(store, { nowMs: clock.nowMs(), leaseMs: config.nodeLeaseMs, withPhones: args.switches.has("phones") })
     if (args.switches.has("json")) printJson(io, overview)
     else io.stdout(nodesText(overview))
     return 0

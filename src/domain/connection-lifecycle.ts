@@ -45,8 +45,8 @@ export interface LifecycleDeps {
   lookups: LiveLookups
   links: PhoneLinks
   receipts: MessageReceipts
-  /** Called after every pairing-state change of a phone. */
-  notify: (phoneId: string) => void
+  /** Called after every pairing-state change of a phone, with the status when a status write (committed) caused it. */
+  notify: (phoneId: string, written?: ConnectionStatus) => void
   random?: () => number
   /** How many sockets may be opening (pairing or reconnecting) at once (connect-gate.ts). */
   connectConcurrency?: number
@@ -92,7 +92,7 @@ export async function createConnectionLifecycle(deps: LifecycleDeps) {
   const setStatus = inOrderPerKey(async (phoneId: string, status: ConnectionStatus, change: StatusChange = {}): Promise<void> => {
     if (stopped) return
     if (!(await writePhoneStatus(ctx, phoneId, status, change, deps.fence?.of(phoneId) ?? null))) return deps.fence?.refused(phoneId)
-    if (!stopped) deps.notify(phoneId)
+    if (!stopped) deps.notify(phoneId, status)
   })
 
   /** Schedules the next reconnect with full jitter between half and all of the capped delay, so phones do not reconnect in step. */

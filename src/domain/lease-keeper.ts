@@ -2,7 +2,7 @@ import type { TimerHandle } from "../lib/clock"
 import { withDeadline } from "../lib/deadline"
 import type { HeldLease, NodeSummary } from "../store/leases"
 import type { LeaseKeeper, LeaseKeeperOptions } from "./lease-keeper-types"
-import { LEASE_DEFAULTS } from "./lease-timings"
+import { LEASE_DEFAULTS, renewEveryFor } from "./lease-timings"
 import { expiryClaimAtMs, planClaims } from "./lease-planner"
 import { isLiveNode } from "./node-list"
 
@@ -24,11 +24,21 @@ import { isLiveNode } from "./node-list"
 
 export type { LeaseKeeper, LeaseKeeperOptions, LeaseKeeperStore } from "./lease-keeper-types"
 
+/** Tells `callback` of the phones gained or lost, if any; its failure goes to onError. */
+async function reportTo(onError: (err: unknown) => void, callback: (ids: string[]) => void | Promise<void>, ids: string[]): Promise<void> {
+  if (ids.length === 0) return
+  try {
+    await callback(ids)
+  } catch (err) {
+    onError(err)
+  }
+}
+
 /** Makes a keeper; nothing runs until start(). */
 export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   const { store, clock, node, maxPhones, onError } = options
   const leaseMs = options.leaseMs ?? LEASE_DEFAULTS.leaseMs
-  const renewEveryMs = options.renewEveryMs ?? LEASE_DEFAULTS.renewEveryMs
+  const renewEveryMs = options.renewEveryMs ?? (options.leaseMs ? renewEveryFor(leaseMs) : LEASE_DEFAULTS.renewEveryMs)
   const firstClaimDelayMs = options.firstClaimDelayMs ?? LEASE_DEFAULTS.firstClaimDelayMs
   const held = new Map<string, HeldLease>()
   let registered = false
@@ -41,7 +51,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   /** The claim between ticks under way, which a tick that falls due meanwhile waits for. */
   let betweenTicks: Promise<void> | null = null
   let current: Promise<void> = Promise.resolve()
-  /** claimOne calls not finished yet. */
+  /** claimOne and releaseIfUnneeded calls not finished yet. */
   let claiming = 0
 
   /**
@@ -53,14 +63,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     return withDeadline(clock, renewEveryMs, `the database did not answer within ${renewEveryMs} ms`, call)
   }
 
-  async function report(callback: (ids: string[]) => void | Promise<void>, ids: string[]): Promise<void> {
-    if (ids.length === 0) return
-    try {
-      await callback(ids)
-    } catch (err) {
-      onError(err)
-    }
-  }
+  const report = (callback: (ids: string[]) => void | Promise<void>, ids: string[]) => reportTo(onError, callback, ids)
 
   async function lose(ids: string[]): Promise<void> {
     for (const id of ids) held.delete(id)
@@ -153,13 +156,21 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     }
   }
 
+  /** Runs one change of the held set after the work under way, and makes the next tick wait for it. */
+  function betweenRenewals<T>(change: () => Promise<T>): Promise<T> {
+    claiming++
+    const done = current.then(change)
+    current = done.then(() => void claiming--, () => void claiming--)
+    return done
+  }
+
   function schedule(startedAtMs: number): void {
     if (!running) return
     timer = clock.setTimer(startedAtMs + renewEveryMs - clock.nowMs(), () => {
       timer = null
       const startedAt = clock.nowMs()
-      // After a claimOne under way: a renewal read before its claim committed would report the
-      // phone just claimed as lost. Otherwise at once, so the tick's own deadline is armed now.
+      // After a claimOne (or a release) under way: a renewal read before its claim committed
+      // would report the phone just claimed as lost. Otherwise at once, so the tick's own deadline is armed now.
       current = (claiming > 0 ? current.then(tick) : tick()).then(() => schedule(startedAt))
     })
   }
@@ -185,19 +196,20 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       if (registered) await store.releaseNode(node, clock.nowMs())
       registered = false
     },
-    claimOne(phoneId) {
-      claiming++
-      const claimed = current.then(async () => {
+    claimOne: (phoneId) =>
+      betweenRenewals(async () => {
         if (held.has(phoneId)) return true
         if (!registered || !running || held.size >= maxPhones) return false
-        const nowMs = clock.nowMs()
-        const lease = await store.claimPhone(node, phoneId, nowMs, leaseMs)
+        const lease = await store.claimPhone(node, phoneId, clock.nowMs(), leaseMs)
         if (lease) held.set(lease.phoneId, lease)
         return lease !== null
-      })
-      current = claimed.then(() => void claiming--, () => void claiming--)
-      return claimed
-    },
+      }),
+    releaseIfUnneeded: (phoneId) =>
+      betweenRenewals(async () => {
+        const released = held.has(phoneId) && registered && (await store.releaseUnneededLease(node, phoneId, clock.nowMs()))
+        if (released) held.delete(phoneId)
+        return released
+      }),
     tokenOf: (phoneId) => held.get(phoneId)?.token ?? null,
     heldPhones: () => [...held.keys()].sort(),
     idle: () => current,

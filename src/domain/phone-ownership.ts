@@ -36,6 +36,12 @@ export interface PhoneOwnership {
    * dispatcher attempts nothing once it is a lease old); null where no node row is kept.
    */
   heartbeatAtMs(): number | null
+  /**
+   * The phone may no longer need a connection (logged out, its pairing abandoned, disconnected
+   * by the operator): its lease, if this node holds one, is let go at once, so it stops taking
+   * this node's capacity (docs/architecture.md § "Nodes and leases"). Never throws.
+   */
+  letGoIfUnneeded(phoneId: string): Promise<void>
   /** What a write of the phone's credentials or keys must prove; null where nothing is shared. */
   fenceOf(phoneId: string): LeaseFence | null
   /**
@@ -59,6 +65,7 @@ export function soleOwnership(store: Pick<Store, "listAllPhones">): PhoneOwnersh
     owns: () => true,
     claim: async () => true,
     heartbeatAtMs: () => null,
+    letGoIfUnneeded: async () => {},
     fenceOf: () => null,
     refused: () => {},
   }
@@ -106,6 +113,7 @@ export function leasedOwnership(options: LeasedOwnershipOptions): PhoneOwnership
           claimPhones: (identity, count, nowMs, leaseMs) => store.claimPhones(identity, count, nowMs, leaseMs),
           claimPhone: (identity, phoneId, nowMs, leaseMs) => store.claimPhone(identity, phoneId, nowMs, leaseMs),
           releaseNode: (identity, nowMs) => store.releaseNode(identity, nowMs),
+          releaseUnneededLease: (identity, phoneId, nowMs) => store.releaseUnneededLease(identity, phoneId, nowMs),
           leaseCensus: (nowMs) => store.leaseCensus(nowMs),
         },
         clock: options.clock,
@@ -141,6 +149,13 @@ export function leasedOwnership(options: LeasedOwnershipOptions): PhoneOwnership
       return keeper.claimOne(phoneId)
     },
     heartbeatAtMs: () => heartbeatAtMs,
+    async letGoIfUnneeded(phoneId) {
+      const released = await keeper?.releaseIfUnneeded(phoneId).catch((err) => {
+        logger.warn("letting go of the lease of a phone that needs no connection failed; the node keeps it until it stops", { node: node.nodeId, phoneId, err })
+        return false
+      })
+      if (released) logger.info("phone let go: it needs no connection", { node: node.nodeId, phoneId })
+    },
     // A phone not held gets a token no lease carries, so its writes are refused rather than unfenced.
     fenceOf: (phoneId) => ({ nodeId: node.nodeId, token: keeper?.tokenOf(phoneId) ?? NO_LEASE_TOKEN }),
     refused(phoneId) {

@@ -64,7 +64,10 @@ export async function createSessionManager(
   const listeners = createPairingListeners()
 
   /** A change made here: this node's listeners hear it, and the other nodes' through the relay. */
-  async function notify(phoneId: string): Promise<void> {
+  async function notify(phoneId: string, written?: ConnectionStatus): Promise<void> {
+    // A committed status that may end its need of a connection: the store decides. Never from a read, which
+    // can predate this node's own `pairing` write and so let go of a phone being paired.
+    if (written === "unpaired" || written === "logged_out" || written === "disconnected") void ownership.letGoIfUnneeded(phoneId)
     const rt = lifecycle.peek(phoneId)
     const phone = await ctx.store.findPhone(phoneId)
     if (!rt || !phone) return
@@ -152,6 +155,8 @@ export async function createSessionManager(
         const status = (await gateway.hasCredentials(phoneId)) ? "disconnected" : "unpaired"
         await lifecycle.setStatus(phoneId, status, { reason: "disconnected_by_operator", willReconnect: false })
       }
+      // requirePhone may have claimed it just for this: an offline phone takes no node's capacity.
+      await ownership.letGoIfUnneeded(phoneId)
       return (await ctx.store.findPhone(phoneId))!
     },
     async abandonPairing(phoneId, before) {
@@ -161,6 +166,7 @@ export async function createSessionManager(
         await restorePhoneStatus(ctx, phoneId, before === "logged_out" ? "logged_out" : "unpaired")
         await notify(phoneId)
       }
+      await ownership.letGoIfUnneeded(phoneId)
       return (await ctx.store.findPhone(phoneId))!
     },
     async logout(phoneId) {
@@ -168,6 +174,7 @@ export async function createSessionManager(
       await lifecycle.unlink(phoneId)
       if (phone.connectionStatus !== "unpaired") await lifecycle.setStatus(phoneId, "logged_out", { reason: "logged_out_by_operator", willReconnect: false })
       await links.gone(phoneId)
+      await ownership.letGoIfUnneeded(phoneId)
       return (await ctx.store.findPhone(phoneId))!
     },
     async forget(phoneId) {

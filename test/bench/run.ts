@@ -6,7 +6,7 @@ import { hasTaskset, hasWrk, runLoad, type LoadResult } from "./loadgen"
 import { DASHBOARD_PAGE_TARGET_MS, timeDashboardPages } from "./dashboard"
 import { benchMedia, type MediaFigures } from "./media"
 import { benchInboundMedia, INBOUND_RSS_RISE_TARGET_MIB, INBOUND_SERVE_TARGET_MS, type InboundMediaFigures } from "./inbound-media"
-import { benchFailover } from "./failover"
+import { benchFailover, failoverLine } from "./failover"
 import { BENCH_PHONES, benchPhones } from "./phones"
 import { benchReconnect } from "./reconnect"
 import { benchCluster, clusterRows } from "./cluster"
@@ -640,12 +640,7 @@ async function main() {
   const cluster = await step("cluster", () => benchCluster({ startWagate, stopProc, cpuSeconds, tempDir, cli, progress }))
   if (cluster) console.log(clusterRows(cluster, row).join("\n"))
   const failover = await step("clusterFailover", () => benchFailover({ progress }))
-  if (failover) {
-    console.log(
-      `cluster failover, 3 nodes, ${failover.phones} phones: SIGKILL of the node holding a third → its phones connected on the others in ${failover.killMedianSeconds.toFixed(1)} s median ` +
-        `(target ≤ 15 s${failover.killMedianSeconds <= 15 ? ", met" : ", MISSED"}; rounds ${failover.killSeconds.map((s) => s.toFixed(1)).join(", ")}); after SIGTERM ${failover.termMedianSeconds.toFixed(1)} s median (rounds ${failover.termSeconds.map((s) => s.toFixed(1)).join(", ")})`,
-    )
-  }
+  if (failover) console.log(failoverLine(failover))
   if (webhookCpu) {
     console.log(
       `webhook CPU per sandbox message: ${webhookCpu.noEndpointUsPerMessage.toFixed(0)} µs with no endpoint, ` +

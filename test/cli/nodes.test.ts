@@ -7,6 +7,7 @@ import { TestClock } from "../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { freshMigratedDatabase } from "../store/contract/stores"
 import { cli, makeDataDir, removeDataDir } from "./run-cli"
+import { markPaired } from "../helpers/paired-phones"
 
 /* `wagate nodes` (docs/operations.md § "Running several nodes"): the nodes as GET /admin/v1/nodes shows them. */
 
@@ -49,10 +50,11 @@ describe("wagate nodes: success", () => {
     const store = h.services.ctx.store
     const account = await h.seedAccount()
     const phones = [await h.seedPhone(account.id, "+14155550111"), await h.seedPhone(account.id, "+14155550112")]
+    await markPaired(store, phones)
     const t0 = h.clock.nowMs()
     await store.registerNode({ ...A, maxPhones: 50, nowMs: t0 - 7_200_000, leaseMs: LEASE_MS, url: "http://10.0.0.1:3000" })
     await store.registerNode({ ...B, maxPhones: 9, nowMs: t0 - 90_000, leaseMs: LEASE_MS })
-    const held = await store.claimPhones(A, 1, t0 - 12_000, LEASE_MS)
+    const held = await store.claimPhones(A, 1, t0 - 8_000, LEASE_MS)
     await store.renewLeases(A, t0 - 2_100, LEASE_MS)
     const env = { WAGATE_DATABASE_URL: url }
     const clock = () => new TestClock(t0)
@@ -62,14 +64,14 @@ describe("wagate nodes: success", () => {
     expect(res.stderr).toBe("")
     expect(res.stdout.split("\n")[0]!.split(/\s{2,}/)).toEqual(["NODE", "STATE", "PHONES", "HEARTBEAT", "UP FOR", "OLDEST LEASE", "NEWEST LEASE", "URL"])
     expect(rowsOf(res.stdout, "test-node-")).toEqual([
-      ["test-node-a", "live", "1/50", "2.1 s ago", "2 h 00 min", "12.0 s", "12.0 s", "http://10.0.0.1:3000"],
+      ["test-node-a", "live", "1/50", "2.1 s ago", "2 h 00 min", "8.0 s", "8.0 s", "http://10.0.0.1:3000"],
       ["test-node-b", "silent", "0/9", "1 min 30 s ago", "1 min 30 s", "-", "-", "-"],
     ])
 
     const withPhones = await cli(dir, ["nodes", "--phones"], { env, clock: clock() })
     expect(withPhones.code).toBe(0)
     const phone = phones.find((p) => p.id === held[0]!.phoneId)!
-    expect(rowsOf(withPhones.stdout.split("\n\n")[1]!, "test-node-")).toEqual([["test-node-a", phone.id, phone.phoneNumber, "unpaired", String(held[0]!.token), "12.0 s"]])
+    expect(rowsOf(withPhones.stdout.split("\n\n")[1]!, "test-node-")).toEqual([["test-node-a", phone.id, phone.phoneNumber, "disconnected", String(held[0]!.token), "8.0 s"]])
 
     const json = await cli(dir, ["nodes", "--phones", "--json"], { env, clock: clock() })
     const api = await h.request("GET", "/admin/v1/nodes?phones=true", { key: await h.adminToken() })

@@ -8,6 +8,7 @@ import { describeInBrowser, launchBrowser } from "../helpers/browser"
 import { createHarness, type Harness } from "../helpers/harness"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { splitWordsInTables, WIDTHS } from "./browser-suite"
+import { markPaired } from "../helpers/paired-phones"
 
 /*
  * The Nodes page in Chromium on PostgreSQL (the SQLite page is in the browser suite): a cluster
@@ -34,6 +35,7 @@ describeInBrowser("dashboard: the Nodes page in Chromium", () => {
     const store = h.services.ctx.store
     const account = await h.seedAccount({ name: "Acme Support" })
     for (let i = 0; i < 5; i++) await h.seedPhone(account.id, `+1415555012${i}`)
+    await markPaired(store, await store.listAllPhones())
     const nowMs = h.clock.nowMs()
     const nodes: [string, number, number][] = [
       ["node-a", 3, 7_200_000],

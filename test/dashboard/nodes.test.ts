@@ -4,6 +4,7 @@ import type { NodeIdentity } from "../../src/store/leases"
 import { expectEscaped, HOSTILE, ORIGIN, signIn } from "../helpers/dashboard"
 import { createHarness, type Harness } from "../helpers/harness"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { markPaired } from "../helpers/paired-phones"
 
 /* The dashboard's Nodes page (docs/dashboard.md § "Pages"): read-only, SQLite's one node or PostgreSQL's list. */
 
@@ -22,6 +23,7 @@ async function node(harness: Harness, identity: NodeIdentity, options: { agoMs: 
   const nowMs = harness.clock.nowMs()
   await store.registerNode({ ...identity, maxPhones: options.maxPhones ?? 10, nowMs: nowMs - options.agoMs, leaseMs: LEASE_MS, url: options.url ?? null })
   if (options.claim) {
+    await markPaired(store, await store.listAllPhones())
     await store.claimPhones(identity, options.claim, nowMs - 5_000, LEASE_MS)
     await store.renewLeases(identity, nowMs - 1_000, LEASE_MS)
   }
@@ -66,7 +68,7 @@ describe("dashboard: nodes, success", () => {
 
     const withPhones = await client.get("/dashboard/nodes?phones=1")
     const leaseRow = withPhones.html.split("<tr>").find((r) => r.includes(phone.phoneNumber))!
-    expect(leaseRow.split("</tr>")[0]!.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim()).toBe(`test-node-a ${phone.phoneNumber} Not paired 1 5.0 s`)
+    expect(leaseRow.split("</tr>")[0]!.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim()).toBe(`test-node-a ${phone.phoneNumber} Disconnected 1 5.0 s`)
     expect(leaseRow).toContain(`href="/dashboard/phones/${phone.id}?`)
   })
 })

@@ -6,6 +6,7 @@ import { NodeOverview } from "../../src/http/models/nodes"
 import type { NodeIdentity } from "../../src/store/leases"
 import { createHarness, expectErrorEnvelope, expectSchema, type Harness } from "../helpers/harness"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { markPaired } from "../helpers/paired-phones"
 
 /*
  * GET /admin/v1/nodes (docs/admin.md § "Nodes"): the nodes sharing a PostgreSQL database with
@@ -43,12 +44,13 @@ describe("GET /admin/v1/nodes: success", () => {
     const store = h.services.ctx.store
     const account = await h.seedAccount()
     const phones = [await h.seedPhone(account.id, "+14155550111"), await h.seedPhone(account.id, "+14155550112"), await h.seedPhone(account.id, "+14155550113")]
+    await markPaired(store, phones)
     const t0 = h.clock.nowMs()
     const reg = (node: NodeIdentity, nowMs: number, maxPhones: number, url: string | null = null) => store.registerNode({ ...node, maxPhones, nowMs, leaseMs: LEASE_MS, url })
     await reg(A, t0 - 60_000, 50, "http://10.0.0.1:3000")
     await reg(B, t0 - 30_000, 7)
     await reg(C, t0 - 40_000, 9)
-    const first = await store.claimPhones(A, 1, t0 - 10_000, LEASE_MS)
+    const first = await store.claimPhones(A, 1, t0 - 7_000, LEASE_MS)
     const second = await store.claimPhones(A, 1, t0 - 4_000, LEASE_MS)
     await store.renewLeases(A, t0 - 2_000, LEASE_MS)
     // B heartbeat 30 s ago (more than a lease): silent. C released its phones: stopping.
@@ -63,7 +65,7 @@ describe("GET /admin/v1/nodes: success", () => {
       {
         nodeId: "test-node-a", state: "live", phones: 2, maxPhones: 50, url: "http://10.0.0.1:3000",
         startedAt: new Date(t0 - 60_000).toISOString(), heartbeatAt: new Date(t0 - 2_000).toISOString(),
-        heartbeatAgeMs: 2_000, upForMs: 60_000, oldestLeaseAgeMs: 10_000, newestLeaseAgeMs: 4_000,
+        heartbeatAgeMs: 2_000, upForMs: 60_000, oldestLeaseAgeMs: 7_000, newestLeaseAgeMs: 4_000,
       },
       {
         nodeId: "test-node-b", state: "silent", phones: 0, maxPhones: 7, url: null,
@@ -90,10 +92,10 @@ describe("GET /admin/v1/nodes: success", () => {
         .map((lease) => ({
           phoneId: lease.phoneId,
           phoneNumber: byId.get(lease.phoneId)!.phoneNumber,
-          connectionStatus: "unpaired",
+          connectionStatus: "disconnected",
           token: lease.token,
-          acquiredAt: new Date(lease === first[0] ? t0 - 10_000 : t0 - 4_000).toISOString(),
-          ageMs: lease === first[0] ? 10_000 : 4_000,
+          acquiredAt: new Date(lease === first[0] ? t0 - 7_000 : t0 - 4_000).toISOString(),
+          ageMs: lease === first[0] ? 7_000 : 4_000,
           expiresAt: new Date(t0 - 2_000 + LEASE_MS).toISOString(),
         })),
     )

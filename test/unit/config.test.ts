@@ -3,6 +3,7 @@ import { hostname } from "node:os"
 import { resolve } from "node:path"
 import ipaddr from "ipaddr.js"
 import { ConfigError, loadConfig, SETTINGS, type Config } from "../../src/config"
+import { LEASE_DEFAULTS } from "../../src/domain/lease-timings"
 
 /** Runs `fn`, expecting a ConfigError, and returns its message. */
 function configError(fn: () => unknown): string {
@@ -40,8 +41,8 @@ describe("defaults", () => {
     })
   })
 
-  test("the node id defaults to the host name, and a node holds at most 1000 phones", () => {
-    expect(loadConfig({})).toMatchObject({ nodeId: hostname(), nodeMaxPhones: 1000 })
+  test("the node id defaults to the host name, a node holds at most 1000 phones, and its lease is the lease keeper's default", () => {
+    expect(loadConfig({})).toMatchObject({ nodeId: hostname(), nodeMaxPhones: 1000, nodeLeaseMs: LEASE_DEFAULTS.leaseMs })
   })
 
   test("WAGATE_WA_VERSION takes auto (any case) or major.minor.patch; an explicit version wins over auto", () => {
@@ -93,6 +94,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   checksPerPhonePerHour: { raw: "60", expected: { checksPerPhonePerHour: 60 } },
   nodeId: { raw: "wagate-2.eu_west", expected: { nodeId: "wagate-2.eu_west" } },
   nodeMaxPhones: { raw: "250", expected: { nodeMaxPhones: 250 } },
+  nodeLeaseMs: { raw: "4000", expected: { nodeLeaseMs: 4_000 } },
   nodeUrl: { raw: "http://10.0.0.5:3000/", expected: { nodeUrl: "http://10.0.0.5:3000" } },
   waWsUrl: { raw: "ws://127.0.0.1:4455/ws/chat", expected: { waWsUrl: "ws://127.0.0.1:4455/ws/chat" } },
   waVersion: { raw: "2.3000.1027934701", expected: { waVersion: [2, 3000, 1027934701] } },
@@ -162,6 +164,8 @@ describe("invalid values", () => {
     { name: "a node id with a space", env: "WAGATE_NODE_ID", raw: "node 1" },
     { name: "a node id of 101 characters", env: "WAGATE_NODE_ID", raw: "n".repeat(101) },
     { name: "a node maximum of 0 phones", env: "WAGATE_NODE_MAX_PHONES", raw: "0" },
+    { name: "a lease shorter than 3 s (a renewal a second: a slow answer moves phones)", env: "WAGATE_NODE_LEASE_MS", raw: "2999" },
+    { name: "a lease longer than a minute", env: "WAGATE_NODE_LEASE_MS", raw: "60001" },
     { name: "a node URL that is not a URL", env: "WAGATE_NODE_URL", raw: "10.0.0.5:3000" },
     { name: "a node URL of another scheme", env: "WAGATE_NODE_URL", raw: "ftp://10.0.0.5/" },
     { name: "a node URL with a password", env: "WAGATE_NODE_URL", raw: "http://user:pw@10.0.0.5:3000" },
