@@ -13,6 +13,7 @@ import { createContactChecker } from "./domain/contact-checks"
 import { createLiveLookups } from "./domain/live-lookups"
 import { createLiveSender } from "./domain/live-sender"
 import { LEASE_DEFAULTS } from "./domain/lease-timings"
+import { nodeSessionBounds } from "./domain/session-bounds"
 import { createMessageReceipts } from "./domain/message-receipts"
 import type { FetchMedia } from "./domain/outbound-parts"
 import { createPhoneLinks } from "./domain/phone-links"
@@ -127,6 +128,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     sqlitePath: overrides.databasePath,
     nowMs: clock.nowMs(),
     onCallbackError: (err) => logger.error("post-commit work failed", { err }),
+    // From the same timings the lease keeper runs on (phoneOwnership below).
+    sessionBounds: nodeSessionBounds({
+      leaseMs: overrides.leaseTimings?.leaseMs ?? LEASE_DEFAULTS.leaseMs,
+      renewEveryMs: overrides.leaseTimings?.renewEveryMs ?? LEASE_DEFAULTS.renewEveryMs,
+    }),
   })
   const { store } = opened
   const scheduler = createScheduler(clock)

@@ -6,6 +6,7 @@ import { redactDatabaseUrl } from "../lib/database-url"
 import { DATABASE_FILE, latestSchemaVersion, migrate, openDatabase, schemaVersion } from "../store/db"
 import { MIGRATIONS } from "../store/migrations"
 import { latestPostgresSchemaVersion, migratePostgres, PG_MIGRATIONS, postgresSchemaVersion } from "../store/postgres/migrations"
+import { UNBOUNDED_SESSION } from "../store/postgres/session-bounds"
 import { connectPostgres } from "../store/postgres/start-checks"
 import { parseArgs } from "./args"
 import { cliLogger, type CliIo } from "./io"
@@ -27,7 +28,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   let latest: number
   let where: string
   if (config.databaseUrl !== null) {
-    const sql = await connectPostgres(config.databaseUrl, { maxConnections: 1 })
+    const sql = await connectPostgres(config.databaseUrl, { maxConnections: 1, session: UNBOUNDED_SESSION })
     try {
       applied = await migratePostgres(sql, clock.nowMs())
       version = await postgresSchemaVersion(sql)
