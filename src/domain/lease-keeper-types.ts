@@ -4,7 +4,7 @@ import type { LeaseQueries, NodeIdentity } from "../store/leases"
 /* The lease keeper's options and handle (lease-keeper.ts), apart so the keeper itself stays short. */
 
 /** What the keeper needs of the store. */
-export type LeaseKeeperStore = Pick<LeaseQueries, "registerNode" | "renewLeases" | "claimPhones" | "claimPhone" | "releaseNode" | "leaseCensus">
+export type LeaseKeeperStore = Pick<LeaseQueries, "registerNode" | "renewLeases" | "claimPhones" | "claimPhone" | "releaseUnneededLease" | "releaseNode" | "leaseCensus">
 
 export interface LeaseKeeperOptions {
   store: LeaseKeeperStore
@@ -41,6 +41,13 @@ export interface LeaseKeeper {
    * a renewal never mistakes it for lost. Reports nothing to onGained: the caller takes it up.
    */
   claimOne(phoneId: string): Promise<boolean>
+  /**
+   * Lets a held phone go when it no longer needs a connection (logged out, pairing abandoned,
+   * disconnected by the operator: LeaseQueries.releaseUnneededLease), so it frees this node's
+   * capacity now rather than never; true when released. Runs between ticks, like claimOne, and
+   * reports nothing to onLost: the phone's socket is closed already.
+   */
+  releaseIfUnneeded(phoneId: string): Promise<boolean>
   /** The fencing token of a phone this node holds, or null. */
   tokenOf(phoneId: string): number | null
   /** The phones this node holds, sorted. */

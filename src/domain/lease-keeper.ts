@@ -41,7 +41,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   /** The claim between ticks under way, which a tick that falls due meanwhile waits for. */
   let betweenTicks: Promise<void> | null = null
   let current: Promise<void> = Promise.resolve()
-  /** claimOne calls not finished yet. */
+  /** claimOne and releaseIfUnneeded calls not finished yet. */
   let claiming = 0
 
   /**
@@ -153,13 +153,21 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     }
   }
 
+  /** Runs one change of the held set after the work under way, and makes the next tick wait for it. */
+  function betweenRenewals<T>(change: () => Promise<T>): Promise<T> {
+    claiming++
+    const done = current.then(change)
+    current = done.then(() => void claiming--, () => void claiming--)
+    return done
+  }
+
   function schedule(startedAtMs: number): void {
     if (!running) return
     timer = clock.setTimer(startedAtMs + renewEveryMs - clock.nowMs(), () => {
       timer = null
       const startedAt = clock.nowMs()
-      // After a claimOne under way: a renewal read before its claim committed would report the
-      // phone just claimed as lost. Otherwise at once, so the tick's own deadline is armed now.
+      // After a claimOne (or a release) under way: a renewal read before its claim committed
+      // would report the phone just claimed as lost. Otherwise at once, so the tick's own deadline is armed now.
       current = (claiming > 0 ? current.then(tick) : tick()).then(() => schedule(startedAt))
     })
   }
@@ -185,19 +193,21 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       if (registered) await store.releaseNode(node, clock.nowMs())
       registered = false
     },
-    claimOne(phoneId) {
-      claiming++
-      const claimed = current.then(async () => {
+    claimOne: (phoneId) =>
+      betweenRenewals(async () => {
         if (held.has(phoneId)) return true
         if (!registered || !running || held.size >= maxPhones) return false
-        const nowMs = clock.nowMs()
-        const lease = await store.claimPhone(node, phoneId, nowMs, leaseMs)
+        const lease = await store.claimPhone(node, phoneId, clock.nowMs(), leaseMs)
         if (lease) held.set(lease.phoneId, lease)
         return lease !== null
-      })
-      current = claimed.then(() => void claiming--, () => void claiming--)
-      return claimed
-    },
+      }),
+    releaseIfUnneeded: (phoneId) =>
+      betweenRenewals(async () => {
+        if (!held.has(phoneId) || !registered) return false
+        const released = await store.releaseUnneededLease(node, phoneId, clock.nowMs())
+        if (released) held.delete(phoneId)
+        return released
+      }),
     tokenOf: (phoneId) => held.get(phoneId)?.token ?? null,
     heldPhones: () => [...held.keys()].sort(),
     idle: () => current,

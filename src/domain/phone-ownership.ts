@@ -31,6 +31,12 @@ export interface PhoneOwnership {
   owns(phoneId: string): boolean
   /** Takes a phone nobody holds now (see LeaseKeeper.claimOne); true when this process owns it after. */
   claim(phoneId: string): Promise<boolean>
+  /**
+   * The phone may no longer need a connection (logged out, its pairing abandoned, disconnected
+   * by the operator): its lease, if this node holds one, is let go at once, so it stops taking
+   * this node's capacity (docs/architecture.md § "Nodes and leases"). Never throws.
+   */
+  letGoIfUnneeded(phoneId: string): Promise<void>
   /** What a write of the phone's credentials or keys must prove; null where nothing is shared. */
   fenceOf(phoneId: string): LeaseFence | null
   /**
@@ -53,6 +59,7 @@ export function soleOwnership(store: Pick<Store, "listAllPhones">): PhoneOwnersh
     async stop() {},
     owns: () => true,
     claim: async () => true,
+    letGoIfUnneeded: async () => {},
     fenceOf: () => null,
     refused: () => {},
   }
@@ -118,6 +125,13 @@ export function leasedOwnership(options: LeasedOwnershipOptions): PhoneOwnership
       if (!keeper) return false
       refused.delete(phoneId)
       return keeper.claimOne(phoneId)
+    },
+    async letGoIfUnneeded(phoneId) {
+      const released = await keeper?.releaseIfUnneeded(phoneId).catch((err) => {
+        logger.warn("letting go of the lease of a phone that needs no connection failed; the node keeps it until it stops", { node: node.nodeId, phoneId, err })
+        return false
+      })
+      if (released) logger.info("phone let go: it needs no connection", { node: node.nodeId, phoneId })
     },
     // A phone not held gets a token no lease carries, so its writes are refused rather than unfenced.
     fenceOf: (phoneId) => ({ nodeId: node.nodeId, token: keeper?.tokenOf(phoneId) ?? NO_LEASE_TOKEN }),

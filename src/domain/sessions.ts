@@ -69,6 +69,8 @@ export async function createSessionManager(
     const phone = await ctx.store.findPhone(phoneId)
     if (!rt || !phone) return
     const state = stateOf(phone, rt)
+    // A status that may end its need of a connection (logged out, pairing given up, offline for good): the store decides.
+    if (["unpaired", "logged_out", "disconnected"].includes(phone.connectionStatus)) void ownership.letGoIfUnneeded(phoneId)
     listeners.emit(phone, state, false)
     relay.publish(phoneId, state)
   }
@@ -152,6 +154,8 @@ export async function createSessionManager(
         const status = (await gateway.hasCredentials(phoneId)) ? "disconnected" : "unpaired"
         await lifecycle.setStatus(phoneId, status, { reason: "disconnected_by_operator", willReconnect: false })
       }
+      // requirePhone may have claimed it just for this: an offline phone takes no node's capacity.
+      await ownership.letGoIfUnneeded(phoneId)
       return (await ctx.store.findPhone(phoneId))!
     },
     async abandonPairing(phoneId, before) {
@@ -161,6 +165,7 @@ export async function createSessionManager(
         await restorePhoneStatus(ctx, phoneId, before === "logged_out" ? "logged_out" : "unpaired")
         await notify(phoneId)
       }
+      await ownership.letGoIfUnneeded(phoneId)
       return (await ctx.store.findPhone(phoneId))!
     },
     async logout(phoneId) {
@@ -168,6 +173,7 @@ export async function createSessionManager(
       await lifecycle.unlink(phoneId)
       if (phone.connectionStatus !== "unpaired") await lifecycle.setStatus(phoneId, "logged_out", { reason: "logged_out_by_operator", willReconnect: false })
       await links.gone(phoneId)
+      await ownership.letGoIfUnneeded(phoneId)
       return (await ctx.store.findPhone(phoneId))!
     },
     async forget(phoneId) {

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite"
-import { FORGET_NODE_AFTER_MS, LeaseLostError, NodeIdInUseError, type HeldLease, type NodeIdentity, type NodeRegistration, type NodeSummary, type PhoneLeaseRow, type RenewResult } from "./leases"
+import { FORGET_NODE_AFTER_MS, NEEDS_CONNECTION, LeaseLostError, NodeIdInUseError, type HeldLease, type NodeIdentity, type NodeRegistration, type NodeSummary, type PhoneLeaseRow, type RenewResult } from "./leases"
 
 /*
  * The lease statements on SQLite (tables of migration 16; the rules are in leases.ts). One
@@ -45,7 +45,7 @@ const REGISTERED = "SELECT 1 AS yes FROM nodes WHERE node_id = $nodeId AND insta
 // The SELECT's WHERE lets SQLite tell the upsert's ON CONFLICT from a join constraint.
 const CLAIM = `INSERT INTO phone_leases (phone_id, node_id, token, acquired_at_ms, expires_at_ms)
   SELECT p.id, $nodeId, 1, $nowMs, $expiresAtMs FROM phones p LEFT JOIN phone_leases l ON l.phone_id = p.id
-  WHERE (l.phone_id IS NULL OR l.node_id IS NULL OR l.expires_at_ms <= $nowMs)
+  WHERE (l.phone_id IS NULL OR l.node_id IS NULL OR l.expires_at_ms <= $nowMs) AND ${NEEDS_CONNECTION}
   ORDER BY p.id LIMIT $limit
   ON CONFLICT (phone_id) DO UPDATE SET node_id = excluded.node_id, token = phone_leases.token + 1,
     acquired_at_ms = excluded.acquired_at_ms, expires_at_ms = excluded.expires_at_ms
@@ -70,6 +70,16 @@ const CLAIM_ONE = `INSERT INTO phone_leases (phone_id, node_id, token, acquired_
 export function claimPhone(db: Database, node: NodeIdentity, phoneId: string, nowMs: number, leaseMs: number): HeldLease | null {
   if (!db.query(REGISTERED).get({ nodeId: node.nodeId, instanceId: node.instanceId })) return null
   return db.query<HeldLease, Record<string, string | number>>(CLAIM_ONE).get({ nodeId: node.nodeId, phoneId, nowMs, expiresAtMs: nowMs + leaseMs })
+}
+
+const RELEASE_UNNEEDED = `UPDATE phone_leases SET node_id = NULL, expires_at_ms = $nowMs
+  WHERE phone_id = $phoneId AND node_id = $nodeId AND expires_at_ms > $nowMs
+    AND NOT EXISTS (SELECT 1 FROM phones p WHERE p.id = $phoneId AND ${NEEDS_CONNECTION})
+  RETURNING phone_id`
+
+/** Lets one phone go when it no longer needs a connection (leases.ts). */
+export function releaseUnneededLease(db: Database, node: NodeIdentity, phoneId: string, nowMs: number): boolean {
+  return db.query(RELEASE_UNNEEDED).get({ nodeId: node.nodeId, phoneId, nowMs }) !== null
 }
 
 const MARK_STOPPING = "UPDATE nodes SET stopping = 1, heartbeat_at_ms = $nowMs WHERE node_id = $nodeId AND instance_id = $instanceId RETURNING node_id"
@@ -106,9 +116,9 @@ export function nodeUrl(db: Database, nodeId: string): string | null {
 }
 
 const COUNT_UNOWNED = `SELECT COUNT(*) AS n FROM phones p LEFT JOIN phone_leases l ON l.phone_id = p.id
-  WHERE l.phone_id IS NULL OR l.node_id IS NULL OR l.expires_at_ms <= ?`
+  WHERE (l.phone_id IS NULL OR l.node_id IS NULL OR l.expires_at_ms <= ?) AND ${NEEDS_CONNECTION}`
 
-/** Phones no node holds at `nowMs` (leases.ts). */
+/** Phones that need a connection and that no node holds at `nowMs` (leases.ts). */
 export function countUnownedPhones(db: Database, nowMs: number): number {
   return db.query<{ n: number }, [number]>(COUNT_UNOWNED).get(nowMs)!.n
 }

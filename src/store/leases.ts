@@ -19,6 +19,21 @@
  */
 export const FORGET_NODE_AFTER_MS = 24 * 3_600_000
 
+/**
+ * The phones that need a connection, and so a lease (docs/architecture.md § "Nodes and leases"),
+ * as a condition on `phones p`, the same text on both stores (stays_offline is 0/1 on SQLite):
+ * paired and not logged out, or in the middle of a pairing. A phone's status says paired more
+ * exactly than a wa_creds row does: `connecting`, `connected` and `disconnected` are written only
+ * for a phone whose stored credentials are paired (domain/connection-lifecycle.ts), while a
+ * pairing that never finished leaves a row too (wa-auth.ts, hasCreds). `pairing` is in: its
+ * node holds it, and if that node dies a survivor takes it up and marks it unpaired (a restart
+ * cut the pairing short), which lets it go. Left out: `unpaired` (never paired, or a phone only
+ * test keys use), `logged_out`, and a phone the operator disconnected (stays_offline), which
+ * needs no socket until someone connects it: any node does that by claiming it then
+ * (claimPhone), so leaving it out costs nothing and frees its node's capacity.
+ */
+export const NEEDS_CONNECTION = "p.connection_status NOT IN ('unpaired', 'logged_out') AND NOT p.stays_offline"
+
 /** One process of one node: the node id is the operator's name for it, the instance id is random per start. */
 export interface NodeIdentity {
   nodeId: string
@@ -109,8 +124,8 @@ export interface LeaseQueries {
    */
   renewLeases(node: NodeIdentity, nowMs: number, leaseMs: number): Promise<RenewResult>
   /**
-   * Claims up to `limit` phones that have no owner or whose lease expired, each with its token
-   * bumped; concurrent claimers never get the same phone (PostgreSQL skips the rows another
+   * Claims up to `limit` phones that need a connection (NEEDS_CONNECTION) and have no owner or
+   * whose lease expired, each with its token bumped; concurrent claimers never get the same phone (PostgreSQL skips the rows another
    * claim has locked). Claims nothing for an instance that is not the registered one.
    */
   claimPhones(node: NodeIdentity, limit: number, nowMs: number, leaseMs: number): Promise<HeldLease[]>
@@ -120,6 +135,13 @@ export interface LeaseQueries {
    * phone an operator is pairing on this node before any claim tick took it up.
    */
   claimPhone(node: NodeIdentity, phoneId: string, nowMs: number, leaseMs: number): Promise<HeldLease | null>
+  /**
+   * Releases the node's lease of one phone when the phone no longer needs a connection
+   * (NEEDS_CONNECTION: it was logged out, its pairing was abandoned, the operator disconnected
+   * it), so it stops taking the node's capacity at once; true when released. A phone that still
+   * needs one, or that the node does not hold, is left as it is.
+   */
+  releaseUnneededLease(node: NodeIdentity, phoneId: string, nowMs: number): Promise<boolean>
   /** Releases every lease of the node at once (hand-over at shutdown) and marks it stopping; returns how many. */
   releaseNode(node: NodeIdentity, nowMs: number): Promise<number>
   /**
@@ -136,7 +158,7 @@ export interface LeaseQueries {
   nodeUrl(nodeId: string): Promise<string | null>
   /** Every registered node with the leases it holds at `nowMs`, by node id. */
   listNodes(nowMs: number): Promise<NodeSummary[]>
-  /** Phones with no owner or an expired lease at `nowMs` (what the nodes still have to claim). */
+  /** Phones that need a connection with no owner or an expired lease at `nowMs` (what the nodes still have to claim). */
   countUnownedPhones(nowMs: number): Promise<number>
   /**
    * listNodes and countUnownedPhones read together, from one snapshot: their counts add up to

@@ -96,6 +96,7 @@ function leaseQueries(db: Database): LeaseQueries {
     renewLeases: async (node, nowMs, leaseMs) => leases.renewLeases(db, node, nowMs, leaseMs),
     claimPhones: async (node, limit, nowMs, leaseMs) => leases.claimPhones(db, node, limit, nowMs, leaseMs),
     claimPhone: async (node, phoneId, nowMs, leaseMs) => leases.claimPhone(db, node, phoneId, nowMs, leaseMs),
+    releaseUnneededLease: async (node, phoneId, nowMs) => leases.releaseUnneededLease(db, node, phoneId, nowMs),
     releaseNode: async (node, nowMs) => leases.releaseNode(db, node, nowMs),
     assertLease: async (phoneId, nodeId, token, nowMs) => leases.assertLease(db, phoneId, nodeId, token, nowMs),
     listNodes: async (nowMs) => leases.listNodes(db, nowMs),

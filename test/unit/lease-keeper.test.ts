@@ -46,6 +46,7 @@ function keeperOn(store: LeaseQueries, nodeId: string, options: Partial<LeaseKee
     renewLeases: guard((...args: Parameters<LeaseQueries["renewLeases"]>) => (renewals++, store.renewLeases(...args))),
     claimPhones: guard(store.claimPhones),
     claimPhone: guard(store.claimPhone),
+    releaseUnneededLease: guard(store.releaseUnneededLease),
     releaseNode: guard(store.releaseNode),
     leaseCensus: guard(store.leaseCensus),
   }

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import { FORGET_NODE_AFTER_MS, LeaseLostError, NodeIdInUseError, type HeldLease, type LeaseQueries, type NodeSummary, type PhoneLeaseRow } from "../leases"
+import { FORGET_NODE_AFTER_MS, NEEDS_CONNECTION, LeaseLostError, NodeIdInUseError, type HeldLease, type LeaseQueries, type NodeSummary, type PhoneLeaseRow } from "../leases"
 
 /*
  * Nodes and phone leases on PostgreSQL (tables of migration 4; the rules are in
@@ -41,7 +41,9 @@ const RENEW = `WITH hb AS (
   FROM (SELECT count(*)::int4 AS registered FROM hb) h LEFT JOIN renewed r ON true
   ORDER BY r.phone_id`
 
-// Every phone has a lease row (migration 4's trigger). A candidate another claim changed after
+// Every phone has a lease row (migration 4's trigger). Only phones that need a connection are
+// candidates; the test on phones sits in a subquery so that only the lease rows are locked (a
+// status write holding a phone's row does not hide it). A candidate another claim changed after
 // this statement's snapshot is rechecked once locked and skipped if no longer free; the UPDATE's
 // own WHERE repeats the test against the row as committed.
 const CLAIM = `WITH me AS (
@@ -49,6 +51,7 @@ const CLAIM = `WITH me AS (
   ), candidates AS (
     SELECT phone_id FROM phone_leases
     WHERE EXISTS (SELECT 1 FROM me) AND (node_id IS NULL OR expires_at_ms <= $3::int8)
+      AND EXISTS (SELECT 1 FROM phones p WHERE p.id = phone_leases.phone_id AND ${NEEDS_CONNECTION})
     ORDER BY phone_id LIMIT $5::int4
     FOR NO KEY UPDATE SKIP LOCKED
   )
@@ -61,6 +64,11 @@ const CLAIM_ONE = `UPDATE phone_leases l SET node_id = $1, token = l.token + 1, 
   WHERE l.phone_id = $5 AND (l.node_id IS NULL OR l.expires_at_ms <= $3::int8)
     AND EXISTS (SELECT 1 FROM nodes WHERE node_id = $1 AND instance_id = $2 AND NOT stopping)
   RETURNING l.phone_id AS "phoneId", l.token, l.expires_at_ms AS "expiresAtMs"`
+
+const RELEASE_UNNEEDED = `UPDATE phone_leases l SET node_id = NULL, expires_at_ms = $3::int8
+  WHERE l.phone_id = $2 AND l.node_id = $1 AND l.expires_at_ms > $3::int8
+    AND NOT EXISTS (SELECT 1 FROM phones p WHERE p.id = $2 AND ${NEEDS_CONNECTION})
+  RETURNING l.phone_id`
 
 const RELEASE = `WITH stop AS (
     UPDATE nodes SET stopping = true, heartbeat_at_ms = $3::int8 WHERE node_id = $1 AND instance_id = $2 RETURNING node_id
@@ -81,7 +89,7 @@ const LIST_NODES = `SELECT n.node_id AS "nodeId", n.instance_id AS "instanceId",
 const NODE_URL = "SELECT url FROM nodes WHERE node_id = $1"
 
 const COUNT_UNOWNED = `SELECT count(*)::int4 AS n FROM phones p LEFT JOIN phone_leases l ON l.phone_id = p.id
-  WHERE l.phone_id IS NULL OR l.node_id IS NULL OR l.expires_at_ms <= $1::int8`
+  WHERE (l.phone_id IS NULL OR l.node_id IS NULL OR l.expires_at_ms <= $1::int8) AND ${NEEDS_CONNECTION}`
 
 // Both reads in one statement, so they see one snapshot.
 const CENSUS = `WITH listed AS (${LIST_NODES}), unowned AS (${COUNT_UNOWNED})
@@ -127,6 +135,9 @@ export function pgLeaseQueries(sql: SQL): LeaseQueries {
     async claimPhone(node, phoneId, nowMs, leaseMs) {
       const [row] = await sql.unsafe(CLAIM_ONE, [node.nodeId, node.instanceId, nowMs, nowMs + leaseMs, phoneId])
       return row ? (held(row) as HeldLease) : null
+    },
+    async releaseUnneededLease(node, phoneId, nowMs) {
+      return (await sql.unsafe(RELEASE_UNNEEDED, [node.nodeId, phoneId, nowMs])).length > 0
     },
     async releaseNode(node, nowMs) {
       const [row] = await sql.unsafe(RELEASE, [node.nodeId, node.instanceId, nowMs])

@@ -29,13 +29,21 @@ export interface LeaseWorld {
   kind: StoreKind
   /** A store on the world's database, with a connection pool of its own on PostgreSQL. */
   node(): Promise<LeaseStore>
-  /** Inserts `count` phones (ids phone_0000, phone_0001, …) with their account; returns their ids. */
-  seedPhones(count: number): Promise<string[]>
+  /**
+   * Inserts `count` phones (ids phone_0000, phone_0001, …) with their account; returns their ids.
+   * They are paired (`disconnected`), so they need a connection and are leased, unless `status` says otherwise.
+   */
+  seedPhones(count: number, status?: SeededStatus): Promise<string[]>
+  /** Sets a phone's connection status and stays-offline mark, as a status write would. */
+  setPhoneStatus(id: string, status: SeededStatus, staysOffline?: boolean): Promise<void>
   /** Deletes a phone. */
   deletePhone(id: string): Promise<void>
   /** The PostgreSQL URL (null on SQLite), for tests that watch the server's locks. */
   url: string | null
 }
+
+/** A connection status as the phones table stores it. */
+export type SeededStatus = "unpaired" | "pairing" | "connecting" | "connected" | "disconnected" | "logged_out"
 
 const ACCOUNT = "INSERT INTO accounts (id, name, email, created_at_ms, updated_at_ms) VALUES ('acc_leases', 'Leases', 'l@example.com', 0, 0) ON CONFLICT DO NOTHING"
 const phoneIds = (count: number) => Array.from({ length: count }, (_, i) => `phone_${String(i).padStart(4, "0")}`)
@@ -55,13 +63,14 @@ async function sqliteWorld(cleanups: (() => Promise<void>)[]): Promise<LeaseWorl
     kind: "sqlite",
     url: null,
     node: async () => ({ ...store, close: async () => {} }),
-    async seedPhones(count) {
+    async seedPhones(count, status = "disconnected") {
       const ids = phoneIds(count)
       db.run(ACCOUNT)
-      const insert = db.query("INSERT INTO phones (id, account_id, phone_number, display_name, created_at_ms, updated_at_ms) VALUES (?, 'acc_leases', ?, ?, 0, 0)")
-      db.transaction(() => ids.forEach((id, i) => insert.run(id, `+1555${String(i).padStart(7, "0")}`, id)))()
+      const insert = db.query("INSERT INTO phones (id, account_id, phone_number, display_name, connection_status, created_at_ms, updated_at_ms) VALUES (?, 'acc_leases', ?, ?, ?, 0, 0)")
+      db.transaction(() => ids.forEach((id, i) => insert.run(id, `+1555${String(i).padStart(7, "0")}`, id, status)))()
       return ids
     },
+    setPhoneStatus: async (id, status, staysOffline = false) => void db.run("UPDATE phones SET connection_status = ?, stays_offline = ? WHERE id = ?", [status, staysOffline ? 1 : 0, id]),
     deletePhone: async (id) => void db.run("DELETE FROM phones WHERE id = ?", [id]),
   }
 }
@@ -78,16 +87,18 @@ async function postgresWorld(cleanups: (() => Promise<void>)[]): Promise<LeaseWo
       cleanups.push(() => store.close().catch(() => {}))
       return store
     },
-    async seedPhones(count) {
+    async seedPhones(count, status = "disconnected") {
       const ids = phoneIds(count)
       await admin.unsafe(ACCOUNT)
       await admin.unsafe(
-        `INSERT INTO phones (id, account_id, phone_number, display_name, created_at_ms, updated_at_ms)
-         SELECT id, 'acc_leases', '+1555' || lpad(ord::text, 7, '0'), id, 0, 0 FROM unnest($1::text[]) WITH ORDINALITY AS t(id, ord)`,
-        [ids],
+        `INSERT INTO phones (id, account_id, phone_number, display_name, connection_status, created_at_ms, updated_at_ms)
+         SELECT id, 'acc_leases', '+1555' || lpad(ord::text, 7, '0'), id, $2, 0, 0 FROM unnest($1::text[]) WITH ORDINALITY AS t(id, ord)`,
+        [ids, status],
       )
       return ids
     },
+    setPhoneStatus: async (id, status, staysOffline = false) =>
+      void (await admin.unsafe("UPDATE phones SET connection_status = $2, stays_offline = $3 WHERE id = $1", [id, status, staysOffline])),
     deletePhone: async (id) => void (await admin.unsafe("DELETE FROM phones WHERE id = $1", [id])),
   }
 }
