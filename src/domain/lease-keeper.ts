@@ -24,6 +24,16 @@ import { isLiveNode } from "./node-list"
 
 export type { LeaseKeeper, LeaseKeeperOptions, LeaseKeeperStore } from "./lease-keeper-types"
 
+/** Tells `callback` of the phones gained or lost, if any; its failure goes to onError. */
+async function reportTo(onError: (err: unknown) => void, callback: (ids: string[]) => void | Promise<void>, ids: string[]): Promise<void> {
+  if (ids.length === 0) return
+  try {
+    await callback(ids)
+  } catch (err) {
+    onError(err)
+  }
+}
+
 /** Makes a keeper; nothing runs until start(). */
 export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   const { store, clock, node, maxPhones, onError } = options
@@ -53,14 +63,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     return withDeadline(clock, renewEveryMs, `the database did not answer within ${renewEveryMs} ms`, call)
   }
 
-  async function report(callback: (ids: string[]) => void | Promise<void>, ids: string[]): Promise<void> {
-    if (ids.length === 0) return
-    try {
-      await callback(ids)
-    } catch (err) {
-      onError(err)
-    }
-  }
+  const report = (callback: (ids: string[]) => void | Promise<void>, ids: string[]) => reportTo(onError, callback, ids)
 
   async function lose(ids: string[]): Promise<void> {
     for (const id of ids) held.delete(id)
@@ -203,8 +206,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       }),
     releaseIfUnneeded: (phoneId) =>
       betweenRenewals(async () => {
-        if (!held.has(phoneId) || !registered) return false
-        const released = await store.releaseUnneededLease(node, phoneId, clock.nowMs())
+        const released = held.has(phoneId) && registered && (await store.releaseUnneededLease(node, phoneId, clock.nowMs()))
         if (released) held.delete(phoneId)
         return released
       }),
