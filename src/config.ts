@@ -32,6 +32,8 @@ export const DEFAULT_CHECKS_PER_PHONE_PER_HOUR = 600
 export const DEFAULT_WA_WS_URL = "wss://web.whatsapp.com/ws/chat"
 /** Phones one node may hold at most when several share a PostgreSQL database (docs/architecture.md § "Nodes and leases"). */
 export const DEFAULT_NODE_MAX_PHONES = 1000
+/** How long `wagate migrate` waits for PostgreSQL to accept connections (a database still starting). */
+export const DEFAULT_DATABASE_WAIT_MS = 30_000
 /** A configured admin token is as hard to guess as a generated one: 32 characters at least. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32
 
@@ -98,6 +100,8 @@ export interface Config {
   trustedProxies: CidrList
   /** PostgreSQL shared by several nodes (postgres:// or postgresql://); null is SQLite in the data directory. */
   databaseUrl: string | null
+  /** How long `wagate migrate` waits for PostgreSQL to accept connections; 0 tries once. */
+  databaseWaitMs: number
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -276,6 +280,7 @@ export const SETTINGS = [
   { key: "metricsPublic", flag: "metrics-public", env: "WAGATE_METRICS_PUBLIC", parse: boolean },
   { key: "trustedProxies", flag: "trusted-proxies", env: "WAGATE_TRUSTED_PROXIES", parse: proxies },
   { key: "databaseUrl", flag: "database-url", env: "WAGATE_DATABASE_URL", parse: databaseUrl },
+  { key: "databaseWaitMs", flag: "database-wait-ms", env: "WAGATE_DATABASE_WAIT_MS", parse: integer(0, 600_000) },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -315,6 +320,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     metricsPublic: false,
     trustedProxies: [],
     databaseUrl: null,
+    databaseWaitMs: DEFAULT_DATABASE_WAIT_MS,
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

@@ -201,7 +201,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: "migrate",
     summary: "Apply pending migrations to the database (SQLite: serve also does this at start; PostgreSQL: run it once before starting the nodes, safe from several at once).",
     usage: "wagate migrate",
-    options: [{ flag: "--database-url URL", text: "the PostgreSQL database to migrate (WAGATE_DATABASE_URL, default none: SQLite in the data directory)" }],
+    options: [
+      { flag: "--database-url URL", text: "the PostgreSQL database to migrate (WAGATE_DATABASE_URL, default none: SQLite in the data directory)" },
+      { flag: "--database-wait-ms MS", text: "how long to wait for PostgreSQL to accept connections while it starts (WAGATE_DATABASE_WAIT_MS, default 30000; 0: one try)" },
+    ],
     usesDataDir: true,
     load: async () => (await import("./migrate")).migrateCommand,
   },

@@ -7,7 +7,7 @@ import { DATABASE_FILE, latestSchemaVersion, migrate, openDatabase, schemaVersio
 import { MIGRATIONS } from "../store/migrations"
 import { latestPostgresSchemaVersion, migratePostgres, PG_MIGRATIONS, postgresSchemaVersion } from "../store/postgres/migrations"
 import { UNBOUNDED_SESSION } from "../store/postgres/session-bounds"
-import { connectPostgres } from "../store/postgres/start-checks"
+import { connectPostgresWhenUp } from "../store/postgres/wait-for-database"
 import { parseArgs } from "./args"
 import { cliLogger, type CliIo } from "./io"
 
@@ -16,7 +16,8 @@ import { cliLogger, type CliIo } from "./io"
  * one it applied. On SQLite `serve` does the same at start; on PostgreSQL it is the only way a
  * schema changes, run once for the cluster (nodes refuse an older schema). Several runs at once
  * are safe there: each migration is applied under a lock by whichever run gets it first, and
- * the others find it done.
+ * the others find it done. A database that is not up yet is waited for, WAGATE_DATABASE_WAIT_MS
+ * at most (src/store/postgres/wait-for-database.ts).
  */
 export async function migrateCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, new Set())
@@ -28,7 +29,14 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   let latest: number
   let where: string
   if (config.databaseUrl !== null) {
-    const sql = await connectPostgres(config.databaseUrl, { maxConnections: 1, session: UNBOUNDED_SESSION })
+    const url = config.databaseUrl
+    const sql = await connectPostgresWhenUp(url, {
+      clock,
+      waitMs: config.databaseWaitMs,
+      maxConnections: 1,
+      session: UNBOUNDED_SESSION,
+      onWaiting: () => io.stdout(`Waiting up to ${config.databaseWaitMs / 1000} s for the PostgreSQL database at ${redactDatabaseUrl(url)} to accept connections.\n`),
+    })
     try {
       applied = await migratePostgres(sql, clock.nowMs())
       version = await postgresSchemaVersion(sql)

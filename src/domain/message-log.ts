@@ -5,7 +5,7 @@ import { type PartRow } from "../store/message-parts"
 import type { MessageStatus } from "../lib/vocabulary"
 import { type MessageRow } from "../store/messages"
 import { type ReplyRow } from "../store/replies"
-import { type AttemptRow, type DeliveryRow } from "../store/webhooks"
+import { type AttemptRow, type DeliveryRow, type EventRow } from "../store/webhooks"
 import type { DomainContext } from "./context"
 
 /*
@@ -87,12 +87,59 @@ export interface MessageTrail {
   message: MessageRow
   parts: PartRow[]
   deliveries: TrailDelivery[]
+  /** Set when the search for the message's later events (reactions…) stopped before the newest event: it looked up to here. */
+  searchedUntilMs: number | null
 }
 
 /**
- * A message's trail. Its events are found exactly, by index: each `message.*` event is recorded
- * at the time of the status it announces (sent, delivered, read or failed), and names the
- * message in its body.
+ * How many events (of every account) the search for a message's later events walks at most: a
+ * reaction, edit or deletion may come any time after the message, and events are indexed by
+ * time only, so the walk is bounded and the page says how far it looked. 5,000 events take
+ * 10–20 ms on SQLite (measured with 200,000 events on a busy 2-core box).
+ */
+export const LATER_EVENTS_SCAN_LIMIT = 5_000
+
+/** The deliveries of some events, each with its endpoint's URL and its attempts, in the events' order. */
+async function deliveriesOf(ctx: DomainContext, events: readonly EventRow[]): Promise<TrailDelivery[]> {
+  const deliveries: TrailDelivery[] = []
+  for (const event of events) {
+    for (const delivery of await ctx.store.listDeliveriesOfEvent(event.id)) {
+      deliveries.push({
+        eventType: event.type,
+        endpointId: delivery.endpointId,
+        endpointUrl: (await ctx.store.findEndpoint(delivery.endpointId))?.url ?? null,
+        delivery,
+        attempts: await ctx.store.listAttempts(delivery.id),
+      })
+    }
+  }
+  return deliveries
+}
+
+/**
+ * The events of a message: those recorded at a known instant are found exactly (by index), the
+ * ones that may come any time later (`laterTypes`) by a bounded walk from its creation. Each
+ * names the message in its body.
+ */
+async function eventsOfMessage(
+  ctx: DomainContext,
+  m: { id: string; accountId: string; env: Environment; createdAtMs: number },
+  atKnownInstants: readonly [string, number | null][],
+  laterTypes: readonly string[],
+): Promise<{ events: EventRow[]; searchedUntilMs: number | null }> {
+  const marker = `"messageId":${JSON.stringify(m.id)}`
+  const events: EventRow[] = []
+  for (const [type, atMs] of atKnownInstants) {
+    if (atMs === null) continue
+    for (const event of await ctx.store.findEventsAt(m.accountId, m.env, type, atMs)) if (event.body.includes(marker)) events.push(event)
+  }
+  const later = await ctx.store.scanEventsMentioning({ accountId: m.accountId, env: m.env, types: laterTypes, text: marker, fromMs: m.createdAtMs, scanLimit: LATER_EVENTS_SCAN_LIMIT })
+  return { events: [...events, ...later.events], searchedUntilMs: later.searchedUntilMs }
+}
+
+/**
+ * A message's trail: its status events (each recorded at the time of the status it announces:
+ * sent, delivered, read or failed) and the reactions to it, with their webhook deliveries.
  */
 export async function messageTrail(ctx: DomainContext, messageId: string): Promise<MessageTrail> {
   const message = await ctx.store.findMessage(messageId)
@@ -103,24 +150,14 @@ export async function messageTrail(ctx: DomainContext, messageId: string): Promi
     ["message.read", message.readAtMs],
     ["message.failed", message.failedAtMs],
   ]
-  const marker = `"messageId":${JSON.stringify(message.id)}`
-  const deliveries: TrailDelivery[] = []
-  for (const [type, atMs] of steps) {
-    if (atMs === null) continue
-    for (const event of await ctx.store.findEventsAt(message.accountId, message.env, type, atMs)) {
-      if (!event.body.includes(marker)) continue
-      for (const delivery of await ctx.store.listDeliveriesOfEvent(event.id)) {
-        deliveries.push({
-          eventType: type,
-          endpointId: delivery.endpointId,
-          endpointUrl: (await ctx.store.findEndpoint(delivery.endpointId))?.url ?? null,
-          delivery,
-          attempts: await ctx.store.listAttempts(delivery.id),
-        })
-      }
-    }
-  }
-  return { message, parts: await ctx.store.listParts(message.id), deliveries }
+  const { events, searchedUntilMs } = await eventsOfMessage(ctx, message, steps, ["message.reaction"])
+  return { message, parts: await ctx.store.listParts(message.id), deliveries: await deliveriesOf(ctx, events), searchedUntilMs }
+}
+
+/** The webhook deliveries of an inbound message's events: its receipt (recorded when it was stored), reactions, edits and deletion. */
+export async function inboundDeliveries(ctx: DomainContext, row: InboundRow): Promise<{ deliveries: TrailDelivery[]; searchedUntilMs: number | null }> {
+  const { events, searchedUntilMs } = await eventsOfMessage(ctx, row, [["message.received", row.createdAtMs]], ["message.reaction", "message.edited", "message.revoked"])
+  return { deliveries: await deliveriesOf(ctx, events), searchedUntilMs }
 }
 
 /** An inbound message by id (any account: the operator's view), or 404. */

@@ -262,6 +262,7 @@ function webhooksQueries(db: Database): WebhooksQueries {
     listDeliveries: async (q) => webhooks.listDeliveries(db, q),
     latestDelivery: async (endpointId) => webhooks.latestDelivery(db, endpointId),
     findEventsAt: async (accountId, env, type, occurredAtMs) => webhooks.findEventsAt(db, accountId, env, type, occurredAtMs),
+    scanEventsMentioning: async (q) => webhooks.scanEventsMentioning(db, q),
     listDeliveriesOfEvent: async (eventId) => webhooks.listDeliveriesOfEvent(db, eventId),
     listDeliveriesWindow: async (q) => webhooks.listDeliveriesWindow(db, q),
     insertAttempt: async (row) => webhooks.insertAttempt(db, row),

@@ -30,7 +30,7 @@ import type { ApiRequestCounts } from "./usage"
 import type { WaKeyChange } from "./wa-auth"
 import type { SentWaMessage } from "./wa-resend"
 import type { MessageSecret } from "./message-secrets"
-import type { EndpointRow, EventRow, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
+import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
 
 /** src/store/accounts.ts */
 export interface AccountsQueries {
@@ -379,6 +379,13 @@ export interface WebhooksQueries {
   latestDelivery(endpointId: string): Promise<DeliveryRow | null>
   /** The events of one type an account recorded at one instant (a seek on the occurred index). */
   findEventsAt(accountId: string, env: Environment, type: string, occurredAtMs: number): Promise<EventRow[]>
+  /**
+   * The events of some types an account recorded from `fromMs` on whose body contains `text`,
+   * oldest first, among the first `scanLimit` events of every account from `fromMs` on (a bounded
+   * walk of the occurred index). `searchedUntilMs` is the instant of the last event looked at when
+   * the walk stopped at its bound, null when it reached the newest event.
+   */
+  scanEventsMentioning(q: EventScan): Promise<{ events: EventRow[]; searchedUntilMs: number | null }>
   /** Every delivery of one event (to each endpoint, resends included). */
   listDeliveriesOfEvent(eventId: string): Promise<DeliveryRow[]>
   /**

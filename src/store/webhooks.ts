@@ -216,6 +216,28 @@ export function findEventsAt(db: Database, accountId: string, env: Environment, 
   return db.query<EventRow, [number, string, string, string]>(EVENTS_AT).all(occurredAtMs, accountId, env, type)
 }
 
+/** What `scanEventsMentioning` looks for (store.ts). */
+export interface EventScan {
+  accountId: string
+  env: Environment
+  types: readonly string[]
+  text: string
+  fromMs: number
+  scanLimit: number
+}
+
+const SCAN_WINDOW = "SELECT * FROM events WHERE occurred_at_ms >= ? ORDER BY occurred_at_ms LIMIT ?"
+const SCAN_EVENTS = `SELECT id, account_id AS accountId, env, type, body, occurred_at_ms AS occurredAtMs FROM (${SCAN_WINDOW})
+  WHERE account_id = ? AND env = ? AND type IN (SELECT value FROM json_each(?)) AND instr(body, ?) > 0 ORDER BY occurred_at_ms, id`
+const SCAN_EXTENT = `SELECT count(*) AS scanned, max(occurred_at_ms) AS lastMs FROM (${SCAN_WINDOW})`
+
+/** The events of some types whose body contains a text, within a bounded walk of the occurred index. */
+export function scanEventsMentioning(db: Database, q: EventScan): { events: EventRow[]; searchedUntilMs: number | null } {
+  const events = db.query<EventRow, [number, number, string, string, string, string]>(SCAN_EVENTS).all(q.fromMs, q.scanLimit, q.accountId, q.env, JSON.stringify(q.types), q.text)
+  const extent = db.query<{ scanned: number; lastMs: number | null }, [number, number]>(SCAN_EXTENT).get(q.fromMs, q.scanLimit)!
+  return { events, searchedUntilMs: extent.scanned < q.scanLimit ? null : extent.lastMs }
+}
+
 const DELIVERIES_OF_EVENT = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE event_id = ? ORDER BY created_at_ms, id`
 
 /** Every delivery of one event (to each endpoint, resends included). */

@@ -78,9 +78,11 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
   const requested: string[] = []
   let dialogs = 0
 
-  /** Follows a main-menu link and waits for that page's heading. */
+  /** Follows a main-menu link (opening the menu first where a narrow screen folds it) and waits for that page's heading. */
   async function goTo(section: string): Promise<void> {
-    await page.getByRole("link", { name: section, exact: true }).click()
+    const link = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: section, exact: true })
+    if (!(await link.isVisible())) await page.locator("details.menu > summary").click()
+    await link.click()
     await page.getByRole("heading", { name: section, level: 1 }).waitFor()
   }
 
@@ -282,13 +284,62 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         await page.setViewportSize({ width: 390, height: 844 })
         const offenders: string[] = []
         for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts", "Nodes"]) {
-          await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click()
-          await page.getByRole("heading", { name, level: 1 }).waitFor()
+          await goTo(name)
           const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
           if (w.scroll > w.client) offenders.push(`${name}: ${w.scroll} > ${w.client}`)
         }
         await page.setViewportSize({ width: 1280, height: 800 })
         expect(offenders).toEqual([])
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "at 390 px the menu folds into one line of header that names the current page and opens from the keyboard; at 1280 px its links show at once",
+      async () => {
+        await page.setViewportSize({ width: 390, height: 844 })
+        await page.goto(`${wagate.base}/dashboard/phones`)
+        const menu = page.locator("details.menu > summary")
+        const keys = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Keys", exact: true })
+        const header = await page.locator("header.top").evaluate((el) => el.getBoundingClientRect().height)
+        const folded = { header: header <= 64, linksHidden: !(await keys.isVisible()), names: (await menu.innerText()).includes("Phones") }
+        await menu.focus()
+        await page.keyboard.press("Enter")
+        await keys.waitFor({ state: "visible" })
+        const current = await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Phones", exact: true }).getAttribute("aria-current")
+        await keys.click()
+        await page.getByRole("heading", { name: "Keys", exact: true, level: 1 }).waitFor()
+        const foldedAgain = !(await keys.isVisible()) && (await menu.innerText()).includes("Keys")
+        await page.setViewportSize({ width: 1280, height: 800 })
+        const wide = { linksShown: await keys.isVisible(), toggleShown: await menu.isVisible() }
+        expect({ folded, current, foldedAgain, wide }).toEqual({
+          folded: { header: true, linksHidden: true, names: true },
+          current: "page",
+          foldedAgain: true,
+          wide: { linksShown: true, toggleShown: false },
+        })
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
+      "in the phones table a row's text and its Remove button's label sit on one line at 1280 px",
+      async () => {
+        await page.goto(`${wagate.base}/dashboard/phones`)
+        await page.locator("table.stack summary").first().waitFor()
+        // The bottom of each cell's first line of text, per row: equal within a pixel or two.
+        const rows = await page.locator("table.stack tbody tr").evaluateAll((trs) =>
+          trs.map((tr) =>
+            [...tr.querySelectorAll("td")].map((td) => {
+              const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT, { acceptNode: (n) => ((n.textContent ?? "").trim() ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_REJECT) })
+              const range = document.createRange()
+              range.selectNodeContents(walker.nextNode()!)
+              return Math.round(range.getClientRects()[0]!.bottom)
+            }),
+          ),
+        )
+        expect(rows.length).toBeGreaterThan(1)
+        for (const bottoms of rows) expect(Math.max(...bottoms) - Math.min(...bottoms)).toBeLessThanOrEqual(2)
       },
       STEP_TIMEOUT_MS,
     )
@@ -314,7 +365,10 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         photoPage = new URL(page.url()).pathname + new URL(page.url()).search
         await page.getByLabel("Your reply").fill("Yes, two left")
         await page.getByRole("button", { name: "Send reply" }).click()
-        await page.getByRole("heading", { name: "Message", level: 1 }).waitFor()
+        // The inbound message's own page is still shown until the reply's page replaces it (its
+        // heading "Inbound message" would match a loose "Message"): wait for the new message's URL.
+        await page.waitForURL(/\/dashboard\/messages\/msg_/, { timeout: 15_000 })
+        await page.getByRole("heading", { name: "Message", exact: true, level: 1 }).waitFor()
         const received = await sim.nextMessage(customer, { timeoutMs: 15_000 })
         expect(received.text).toBe("Yes, two left")
         expect(received.kinds.quote?.stanzaId).toBe(photoId)
@@ -335,6 +389,11 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         const failed = await wagate.request(apiKey, "POST", "/v1/messages/send", { fromPhoneId: PHONE, to: "+12025550101", content: "to nobody" })
         expect(failed.status).toBe(201)
         const message = await wagate.request(apiKey, "POST", "/v1/messages/send", { fromPhoneId: PHONE, to: "+14155550198", content: "a longer message, to see how its excerpt fits the list on a phone's screen" })
+        // An edited and a deleted message, so the list shows its marks.
+        const edited = await wagate.request(apiKey, "POST", "/v1/messages/send", { fromPhoneId: PHONE, to: "+14155550197", content: "see you at five" })
+        expect((await wagate.request(apiKey, "PATCH", `/v1/messages/${edited.body.data.id}`, { content: "see you at six" })).status).toBe(200)
+        const deleted = await wagate.request(apiKey, "POST", "/v1/messages/send", { fromPhoneId: PHONE, to: "+14155550196", content: "sent by mistake" })
+        expect((await wagate.request(apiKey, "DELETE", `/v1/messages/${deleted.body.data.id}`)).status).toBe(200)
         const pages: [string, string][] = [
           ["overview", "/dashboard"],
           ["phones", "/dashboard/phones"],

@@ -25,13 +25,20 @@ const receiver = new WebhookReceiver()
 await createEndpoint(h.services.ctx, { accountId: account.id, env: "test", url: receiver.url("/wagate"), events: ["*"] })
 const key = await h.seedKey(account.id)
 const sent = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: support.id, to: "+14155550199", content: "Your order #1042 has shipped." } })
-// Each step lets its webhook reach the receiver before the clock moves on.
+// Each step lets its webhook reach the receiver, and its attempt be recorded, before the clock moves on.
 await h.advance(10)
 await receiver.waitFor(1)
+await h.settle()
 await h.advance(2000)
 await receiver.waitFor(2)
+await h.settle()
 await h.advance(7000)
 await receiver.waitFor(3)
+await h.settle()
+// Our reaction to it: the page shows it "(us)" and its webhook delivery beside the status events'.
+// A heart, which the system fonts draw (a build box may have no colour emoji font).
+await h.request("POST", `/v1/messages/${sent.body.data.id}/reaction`, { key, body: { emoji: "❤" } })
+await receiver.waitFor(4)
 await h.settle()
 
 const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) })

@@ -90,7 +90,8 @@ async function waitUntilAccepting(url: string, deadlineMs: number): Promise<void
   throw new Error(`the throwaway PostgreSQL did not accept connections: ${String(lastError)}`)
 }
 
-async function startServer(): Promise<Server> {
+/** A fresh cluster (`initdb`) in a new temporary directory, owned by the server's user. */
+function initCluster(): { bin: string; dir: string; data: string } {
   const bin = postgresBinDir()
   if (!bin) {
     throw new Error("PostgreSQL is not installed (no initdb on PATH or in /usr/lib/postgresql/*/bin): install Debian's postgresql package, as .ci/run does")
@@ -100,14 +101,24 @@ async function startServer(): Promise<Server> {
   const data = join(dir, "data")
   const init = Bun.spawnSync(asServerUser([join(bin, "initdb"), "-D", data, "-U", "wagate", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]), { stdout: "pipe", stderr: "pipe" })
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString().slice(0, 2000)}`)
+  return { bin, dir, data }
+}
+
+/** The server on `port`, its socket in `dir`; listening on 127.0.0.1 too unless `tcp` is false. */
+function spawnServer(bin: string, dir: string, data: string, port: number, tcp = true): Subprocess<"ignore", "ignore", "pipe"> {
+  // fsync off: a test database need not survive a power loss, and a busy CI disk is slow.
+  return Bun.spawn(
+    asServerUser([join(bin, "postgres"), "-D", data, "-h", tcp ? "127.0.0.1" : "", "-p", String(port), "-k", dir, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"]),
+    { stdout: "ignore", stderr: "pipe" },
+  )
+}
+
+async function startServer(): Promise<Server> {
+  const { bin, dir, data } = initCluster()
   let lastError: unknown
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort()
-    // fsync off: a test database need not survive a power loss, and a busy CI disk is slow.
-    const server = Bun.spawn(
-      asServerUser([join(bin, "postgres"), "-D", data, "-h", "127.0.0.1", "-p", String(port), "-k", dir, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200"]),
-      { stdout: "ignore", stderr: "pipe" },
-    )
+    const server = spawnServer(bin, dir, data, port)
     // The server must not keep a finished script (the bench) alive; the exit hook below stops it.
     server.unref()
     const stop = () => stopServer(server, dir, data)
@@ -149,4 +160,57 @@ export async function freshDatabase(): Promise<string> {
     await admin.close()
   }
   return `postgres://wagate@127.0.0.1:${server.port}/${name}`
+}
+
+/** A server of a test's own, which the test starts (and restarts) when it chooses. */
+export interface SeparatePostgres {
+  /** Fixed before the first start, so a command can be pointed at the server before it exists. */
+  port: number
+  /** The directory of its Unix socket. */
+  socketDir: string
+  /** The `postgres` database over TCP, as the superuser `wagate`. */
+  url: string
+  /** Starts the server and resolves once it accepts sessions; `tcp: false` listens on the socket only. */
+  start(options?: { tcp?: boolean }): Promise<void>
+  /** Stops the server (a fast shutdown) and waits for it to exit. */
+  stop(): Promise<void>
+}
+
+/**
+ * A second server for a test about a database that is not up yet: `initdb` now, nothing
+ * listening until `start`. Removed when the process exits.
+ */
+export async function separatePostgres(): Promise<SeparatePostgres> {
+  const { bin, dir, data } = initCluster()
+  const port = await freePort()
+  let server: Subprocess<"ignore", "ignore", "pipe"> | null = null
+  process.once("exit", () => {
+    if (server) stopServer(server, dir, data)
+    else rmSync(dir, { recursive: true, force: true })
+  })
+  return {
+    port,
+    socketDir: dir,
+    url: `postgres://wagate@127.0.0.1:${port}/postgres`,
+    async start({ tcp = true } = {}) {
+      const running = spawnServer(bin, dir, data, port, tcp)
+      running.unref()
+      server = running
+      // Line 8 of postmaster.pid is the server's state; "ready" once it accepts sessions.
+      const deadline = Date.now() + START_TIMEOUT_MS
+      while (Date.now() < deadline && running.exitCode === null) {
+        const lines = existsSync(join(data, "postmaster.pid")) ? readFileSync(join(data, "postmaster.pid"), "utf8").split("\n") : []
+        if (lines[7]?.trim() === "ready") return
+        await Bun.sleep(20)
+      }
+      throw new Error(`the separate PostgreSQL did not start: ${(await new Response(running.stderr).text()).slice(0, 2000)}`)
+    },
+    async stop() {
+      if (!server) return
+      const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
+      process.kill(pid, "SIGINT")
+      await server.exited
+      server = null
+    },
+  }
 }

@@ -103,6 +103,7 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   metricsPublic: { raw: "1", expected: { metricsPublic: true } },
   trustedProxies: { raw: "10.0.0.0/8", expected: { trustedProxies: [ipaddr.parseCIDR("10.0.0.0/8")] } },
   databaseUrl: { raw: "postgres://wagate:pw@127.0.0.1:5432/wagate", expected: { databaseUrl: "postgres://wagate:pw@127.0.0.1:5432/wagate" } },
+  databaseWaitMs: { raw: "0", expected: { databaseWaitMs: 0 } },
 }
 
 describe("environment variables and flags", () => {

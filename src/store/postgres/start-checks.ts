@@ -17,8 +17,9 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
 
 /** The database cannot be used as configured; the message says what to check. */
 export class DatabaseStartError extends Error {
-  constructor(message: string) {
-    super(message)
+  /** `cause` is the driver's error, for a caller that tells a starting server from a wrong URL. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options)
     this.name = "DatabaseStartError"
   }
 }
@@ -65,7 +66,7 @@ export async function connectPostgres(url: string, options: ConnectOptions = {})
     return sql
   } catch (err) {
     await sql.close({ timeout: 0 }).catch(() => {})
-    throw new DatabaseStartError(connectionFailureMessage(err, url, connectTimeoutMs))
+    throw new DatabaseStartError(connectionFailureMessage(err, url, connectTimeoutMs), { cause: err })
   }
 }
 

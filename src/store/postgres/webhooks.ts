@@ -119,7 +119,7 @@ function endpointQueries(sql: SQL): Pick<WebhooksQueries, "insertEndpoint" | "up
   }
 }
 
-function eventQueries(sql: SQL): Pick<WebhooksQueries, "insertEvent" | "findEvent" | "findEventsAt" | "insertEventsAndDeliveries" | "pruneEvents"> {
+function eventQueries(sql: SQL): Pick<WebhooksQueries, "insertEvent" | "findEvent" | "findEventsAt" | "scanEventsMentioning" | "insertEventsAndDeliveries" | "pruneEvents"> {
   return {
     async insertEvent(row) {
       await sql`INSERT INTO events (id, account_id, env, type, body, occurred_at_ms)
@@ -134,6 +134,17 @@ function eventQueries(sql: SQL): Pick<WebhooksQueries, "insertEvent" | "findEven
         occurredAtMs, accountId, env, type,
       ])
       return rows.map(eventFromRaw)
+    },
+    async scanEventsMentioning(q) {
+      const window = "SELECT * FROM events WHERE occurred_at_ms >= $1 ORDER BY occurred_at_ms LIMIT $2"
+      const rows = await sql.unsafe(
+        `SELECT ${EVENT_COLUMNS} FROM (${window}) w WHERE account_id = $3 AND env = $4
+          AND type = ANY(string_to_array($5, ',')) AND strpos(body, $6) > 0 ORDER BY occurred_at_ms, id`,
+        // Event names have no comma (the catalogue's names, domain/event-catalogue.ts).
+        [q.fromMs, q.scanLimit, q.accountId, q.env, q.types.join(","), q.text],
+      )
+      const [extent] = await sql.unsafe(`SELECT count(*) AS scanned, max(occurred_at_ms) AS "lastMs" FROM (${window}) w`, [q.fromMs, q.scanLimit])
+      return { events: rows.map(eventFromRaw), searchedUntilMs: num(extent.scanned) < q.scanLimit ? null : num(extent.lastMs) }
     },
     async insertEventsAndDeliveries(events, deliveries) {
       // Events first: the deliveries' foreign keys point at them.

@@ -65,6 +65,33 @@ describeStores("webhook queries", (open) => {
     expect(await store.findEventsAt("acc_1", "test", "message.delivered", T0 + 2)).toEqual([])
   })
 
+  test("scanEventsMentioning finds an account's events of the given types that mention a text, from an instant on, oldest first, within a bounded walk that says where it stopped", async () => {
+    const store = await open()
+    const about = (id: string, type: string, occurredAtMs: number, patch: Partial<ReturnType<typeof event>> = {}) =>
+      event(id, { type, occurredAtMs, body: `{"type":"${type}","data":{"messageId":"msg_1","n":"${id}"}}`, ...patch })
+    const rows = [
+      about("evt_before", "message.reaction", T0 - 1),
+      about("evt_r1", "message.reaction", T0 + 5),
+      about("evt_other_type", "message.read", T0 + 6),
+      about("evt_other_env", "message.reaction", T0 + 7, { env: "live" }),
+      about("evt_other_account", "message.reaction", T0 + 8, { accountId: "acc_2" }),
+      event("evt_other_message", { type: "message.reaction", occurredAtMs: T0 + 9, body: '{"data":{"messageId":"msg_2"}}' }),
+      about("evt_e1", "message.edited", T0 + 10),
+      about("evt_r2", "message.reaction", T0 + 20),
+    ]
+    for (const row of [...rows].reverse()) await store.insertEvent(row)
+    const scan = { accountId: "acc_1", env: "test" as const, types: ["message.reaction", "message.edited"], text: '"messageId":"msg_1"', fromMs: T0, scanLimit: 100 }
+    const ids = (r: { events: { id: string }[] }) => r.events.map((e) => e.id)
+    const all = await store.scanEventsMentioning(scan)
+    expect({ ids: ids(all), searchedUntilMs: all.searchedUntilMs }).toEqual({ ids: ["evt_r1", "evt_e1", "evt_r2"], searchedUntilMs: null })
+    expect(all.events[0]).toEqual(rows[1]!)
+    // Six events from T0 on come before evt_r2 (at T0 + 20): a walk of six stops at T0 + 10.
+    const bounded = await store.scanEventsMentioning({ ...scan, scanLimit: 6 })
+    expect({ ids: ids(bounded), searchedUntilMs: bounded.searchedUntilMs }).toEqual({ ids: ["evt_r1", "evt_e1"], searchedUntilMs: T0 + 10 })
+    expect(ids(await store.scanEventsMentioning({ ...scan, types: ["message.edited"] }))).toEqual(["evt_e1"])
+    expect(ids(await store.scanEventsMentioning({ ...scan, fromMs: T0 + 11 }))).toEqual(["evt_r2"])
+  })
+
   test("a delivery round-trips with its nulls and numbers; updateDelivery writes its progress and nothing else", async () => {
     const store = await open()
     await seedAccount(store)

@@ -1,6 +1,6 @@
 import { isActiveKey, listApiKeys, principalOfKey } from "../../../domain/api-keys"
 import { inboundRowMediaFile } from "../../../domain/inbound-media"
-import { inboundMessage, messageThread } from "../../../domain/message-log"
+import { inboundDeliveries, inboundMessage, messageThread } from "../../../domain/message-log"
 import { sendMessage } from "../../../domain/messages"
 import { hasAnyScope, REQUIRED_SCOPES } from "../../../domain/scopes"
 import { errors } from "../../../lib/errors"
@@ -14,7 +14,7 @@ import { htmlResponse, redirect, SECURITY_HEADERS } from "../respond"
 import { href, scopeAt, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ErrorList, Time } from "../views/parts"
-import { senderLabel } from "../views/messages"
+import { EventDeliveries, senderLabel } from "../views/messages"
 import { ChangeFacts, KindFacts, Thread } from "../views/thread"
 import { errorPage } from "./errors"
 
@@ -146,7 +146,8 @@ export async function inboundPage(c: PageContext, options: { errors?: string[]; 
         <p class="content">{m.content}</p>
       </section>
       <Attachment m={m} scope={scope} />
-      <Thread thread={await messageThread(c.dash.deps.ctx, m.id)} scope={scope} />
+      <Thread thread={await messageThread(c.dash.deps.ctx, m.id)} ourNumber={m.toNumber} scope={scope} />
+      <EventDeliveries {...await inboundDeliveries(c.dash.deps.ctx, m)} scope={scope} />
       <section aria-labelledby="reply-title">
         <h2 id="reply-title">Reply</h2>
         <p class="muted">{`Sent from ${m.toNumber} to ${m.isGroup ? (m.groupId ?? "the group") : m.fromAddress}, quoting this message.`}</p>

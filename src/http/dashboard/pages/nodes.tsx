@@ -130,7 +130,7 @@ async function nodesPage(c: PageContext): Promise<Response> {
   const overview = await nodeOverview(deps.ctx.store, { nowMs: deps.ctx.clock.nowMs(), leaseMs: deps.node.leaseMs, withPhones })
   const servedBy = deps.node.nodeId
   return htmlResponse(
-    <Layout title="Nodes" section="Nodes" scope={c.scope} csrfToken={c.session.csrfToken} path="/dashboard/nodes">
+    <Layout title="Nodes" section="Nodes" scope={c.scope} csrfToken={c.session.csrfToken} path="/dashboard/nodes" accountScoped={false}>
       {overview.store === "sqlite" && overview.nodes.length === 0 ? (
         <OneNode servedBy={servedBy} />
       ) : (

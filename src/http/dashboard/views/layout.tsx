@@ -58,11 +58,13 @@ export function CsrfField(props: { token: string }) {
 }
 
 /** The account switcher and the environment switch; both keep the current page. */
-function ScopeBar(props: { scope: Scope; path: string; envScoped: boolean }) {
+function ScopeBar(props: { scope: Scope; path: string; envScoped: boolean; accountScoped: boolean }) {
   const { scope, path } = props
+  const showAccounts = props.accountScoped && scope.accounts.length > 0
+  if (!showAccounts && !props.envScoped) return null
   return (
     <div class="scopebar">
-      {scope.accounts.length > 0 ? (
+      {showAccounts ? (
         <form method="get" action={path} class="inline">
           <label for="account-switch">Account</label>
           <select id="account-switch" name="account">
@@ -89,6 +91,37 @@ function ScopeBar(props: { scope: Scope; path: string; envScoped: boolean }) {
   )
 }
 
+/**
+ * The main menu and the sign-out button. On a narrow screen they fold into a disclosure whose
+ * summary names the current page, so content starts right under one line of header; on a wide
+ * one the stylesheet shows its content and hides the summary (the layout of a plain bar). A
+ * disclosure needs no script and opens with Enter or Space.
+ */
+function MainMenu(props: { section: Section | null; scope: Scope; csrfToken: string }) {
+  return (
+    <details class="menu">
+      <summary>
+        Menu{props.section ? <span class="menu-current">{` · ${props.section}`}</span> : null}
+      </summary>
+      <nav aria-label="Main" class="mainnav">
+        <ul>
+          {NAV.map((item) => (
+            <li>
+              <a href={href(item.path, props.scope)} aria-current={item.name === props.section ? "page" : undefined}>
+                {item.name}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <form method="post" action="/dashboard/sign-out" class="signout">
+        <CsrfField token={props.csrfToken} />
+        <button type="submit">Sign out</button>
+      </form>
+    </details>
+  )
+}
+
 /** The page frame of a signed-in visitor: navigation, scope switchers, the page's content. */
 export function Layout(props: {
   title: string
@@ -102,6 +135,8 @@ export function Layout(props: {
   path: string
   /** Pages whose lists depend on the environment show the test/live switch. */
   envScoped?: boolean
+  /** False for a page that shows the same whatever the account (the nodes): it has no account switcher. */
+  accountScoped?: boolean
   children: ComponentChildren
 }) {
   const { scope } = props
@@ -121,23 +156,9 @@ export function Layout(props: {
             <a class="brand" href={href("/dashboard", scope)}>
               wagate
             </a>
-            <nav aria-label="Main" class="mainnav">
-              <ul>
-                {NAV.map((item) => (
-                  <li>
-                    <a href={href(item.path, scope)} aria-current={item.name === props.section ? "page" : undefined}>
-                      {item.name}
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            </nav>
-            <form method="post" action="/dashboard/sign-out" class="signout">
-              <CsrfField token={props.csrfToken} />
-              <button type="submit">Sign out</button>
-            </form>
+            <MainMenu section={props.section} scope={scope} csrfToken={props.csrfToken} />
           </header>
-          <ScopeBar scope={scope} path={props.path} envScoped={props.envScoped ?? false} />
+          <ScopeBar scope={scope} path={props.path} envScoped={props.envScoped ?? false} accountScoped={props.accountScoped ?? true} />
           <main id="main" tabindex={-1}>
             <h1>{props.title}</h1>
             {props.children}

@@ -22,6 +22,13 @@ function MessageLink(props: { id: string; atMs: number; scope: Scope }) {
   )
 }
 
+/** A list row's mark for a message changed after it was sent: deleted for everyone, or edited. */
+function ChangeMark(props: { m: { editedAtMs: number | null; revokedAtMs: number | null } }) {
+  if (props.m.revokedAtMs !== null) return <> <span class="badge bad">deleted</span></>
+  if (props.m.editedAtMs !== null) return <> <span class="badge">edited</span></>
+  return null
+}
+
 export function OutboundTable(props: { rows: MessageRow[]; scope: Scope }) {
   if (props.rows.length === 0) return <p class="muted">No messages match.</p>
   const columns: Column<MessageRow>[] = [
@@ -29,7 +36,15 @@ export function OutboundTable(props: { rows: MessageRow[]; scope: Scope }) {
     { label: "From", cell: (m) => <Clip text={m.fromNumber} /> },
     { label: "To", cell: (m) => <Clip text={m.toAddress} /> },
     { label: "Status", cell: (m) => <MessageStatusBadge status={m.status} /> },
-    { label: "Content", cell: (m) => <Clip text={excerpt(m.content) || (m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : "")} /> },
+    {
+      label: "Content",
+      cell: (m) => (
+        <>
+          <Clip text={excerpt(m.content) || (m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : "")} />
+          <ChangeMark m={m} />
+        </>
+      ),
+    },
   ]
   return <StackTable columns={columns} rows={props.rows} />
 }
@@ -46,7 +61,15 @@ export function InboundTable(props: { rows: InboundRow[]; scope: Scope }) {
     { label: "From", cell: (m) => <Clip text={m.isGroup ? `${senderLabel(m)} in ${m.groupId ?? "a group"}` : senderLabel(m)} /> },
     { label: "To", cell: (m) => <Clip text={m.toNumber} /> },
     { label: "Type", cell: (m) => m.type },
-    { label: "Content", cell: (m) => <Clip text={excerpt(m.content)} /> },
+    {
+      label: "Content",
+      cell: (m) => (
+        <>
+          <Clip text={excerpt(m.content)} />
+          <ChangeMark m={m} />
+        </>
+      ),
+    },
   ]
   return <StackTable columns={columns} rows={props.rows} />
 }
@@ -80,6 +103,48 @@ function Attempts(props: { d: TrailDelivery }) {
         </li>
       ))}
     </ol>
+  )
+}
+
+/**
+ * The webhook deliveries of a message's events, each with its endpoint and attempts, and how far
+ * the search for its later events looked when it stopped at its bound (domain/message-log.ts).
+ */
+export function EventDeliveries(props: { deliveries: TrailDelivery[]; searchedUntilMs: number | null; scope: Scope }) {
+  const { deliveries } = props
+  return (
+    <section aria-labelledby="hooks-title">
+      <h2 id="hooks-title">Webhook deliveries</h2>
+      {deliveries.length === 0 ? (
+        <p class="muted">None: no endpoint of this environment subscribes to these events (or none happened yet).</p>
+      ) : (
+        <ul>
+          {deliveries.map((d) => (
+            <li>
+              <strong>{d.eventType}</strong>
+              {" to "}
+              <a href={href(`/dashboard/webhooks/${encodeURIComponent(d.endpointId)}`, props.scope)}>{d.endpointUrl ?? d.endpointId}</a>
+              {d.endpointUrl ? (
+                <>
+                  {" "}
+                  <code class="muted">{d.endpointId}</code>
+                </>
+              ) : null}
+              {": "}
+              <DeliveryOutcome delivery={d.delivery} />
+              <Attempts d={d} />
+            </li>
+          ))}
+        </ul>
+      )}
+      {props.searchedUntilMs !== null ? (
+        <p class="muted">
+          {"Later events (reactions, edits, deletions) were looked for up to "}
+          <Time ms={props.searchedUntilMs} />
+          {"; the deliveries of later ones are in each endpoint's delivery log."}
+        </p>
+      ) : null}
+    </section>
   )
 }
 
@@ -121,38 +186,14 @@ export function MessageTimeline(props: { trail: MessageTrail; thread: MessageThr
             ))}
         </ol>
       </section>
-      <Thread thread={props.thread} scope={props.scope} />
+      <Thread thread={props.thread} ourNumber={m.fromNumber} scope={props.scope} />
       {parts.length > 0 ? (
         <section aria-labelledby="parts-title">
           <h2 id="parts-title">WhatsApp messages</h2>
           <StackTable columns={PART_COLUMNS} rows={parts} />
         </section>
       ) : null}
-      <section aria-labelledby="hooks-title">
-        <h2 id="hooks-title">Webhook deliveries</h2>
-        {deliveries.length === 0 ? (
-          <p class="muted">None: no endpoint of this environment subscribes to these events (or none happened yet).</p>
-        ) : (
-          <ul>
-            {deliveries.map((d) => (
-              <li>
-                <strong>{d.eventType}</strong>
-                {" to "}
-                <a href={href(`/dashboard/webhooks/${encodeURIComponent(d.endpointId)}`, props.scope)}>{d.endpointUrl ?? d.endpointId}</a>
-                {d.endpointUrl ? (
-                  <>
-                    {" "}
-                    <code class="muted">{d.endpointId}</code>
-                  </>
-                ) : null}
-                {": "}
-                <DeliveryOutcome delivery={d.delivery} />
-                <Attempts d={d} />
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <EventDeliveries deliveries={deliveries} searchedUntilMs={props.trail.searchedUntilMs} scope={props.scope} />
     </div>
   )
 }

@@ -80,30 +80,41 @@ export function ChangeFacts(props: { replyTo: string | null; editedAtMs: number 
   )
 }
 
-const REACTION_COLUMNS: Column<MessageThread["reactions"][number]>[] = [
-  { label: "When", cell: (r) => <Time ms={r.atMs} /> },
-  { label: "From", cell: (r) => <Clip text={r.fromAddress} /> },
-  { label: "Reaction", cell: (r) => r.emoji },
-]
+/** A sender as the thread shows it: our own phone is marked "(us)", as it is among the replies. */
+function fromLabel(address: string, ours: boolean): string {
+  return ours ? `${address} (us)` : address
+}
+
+/** Our reactions are recorded with our phone's number as the sender (domain/message-actions.ts). */
+function reactionColumns(ourNumber: string): Column<MessageThread["reactions"][number]>[] {
+  return [
+    { label: "When", cell: (r) => <Time ms={r.atMs} /> },
+    { label: "From", cell: (r) => <Clip text={fromLabel(r.fromAddress, r.fromAddress === ourNumber)} /> },
+    { label: "Reaction", cell: (r) => r.emoji },
+  ]
+}
 
 function replyColumns(scope: Pick<Scope, "account" | "env">): Column<MessageThread["replies"][number]>[] {
   return [
     { label: "When", cell: (r) => <Time ms={r.atMs} /> },
-    { label: "From", cell: (r) => <Clip text={r.direction === "outbound" ? `${r.fromAddress} (us)` : r.fromAddress} /> },
+    { label: "From", cell: (r) => <Clip text={fromLabel(r.fromAddress, r.direction === "outbound")} /> },
     { label: "Message", cell: (r) => <MessageRef id={r.id} scope={scope} /> },
     { label: "Content", cell: (r) => <Clip text={excerpt(r.content)} /> },
   ]
 }
 
-/** The reactions to a message and the messages that reply to it, each section only when there are some. */
-export function Thread(props: { thread: MessageThread; scope: Pick<Scope, "account" | "env"> }) {
+/**
+ * The reactions to a message and the messages that reply to it, each section only when there are
+ * some. `ourNumber` is the number of the phone the message belongs to.
+ */
+export function Thread(props: { thread: MessageThread; ourNumber: string; scope: Pick<Scope, "account" | "env"> }) {
   const { reactions, replies } = props.thread
   return (
     <>
       {reactions.length > 0 ? (
         <section aria-labelledby="reactions-title">
           <h2 id="reactions-title">Reactions</h2>
-          <StackTable columns={REACTION_COLUMNS} rows={reactions} />
+          <StackTable columns={reactionColumns(props.ourNumber)} rows={reactions} />
         </section>
       ) : null}
       {replies.length > 0 ? (

@@ -66,7 +66,23 @@ export const ENDPOINT_WORDS: FormWords = {
   events: { label: "Events", sentences: [[/^events must be/, "Events: tick All events, or at least one event"]] },
 }
 
-/** The event checkboxes: "All events" (`*`) or a choice among them. */
+/** The heading of each resource's events; a resource not named here is headed by its own name. */
+const RESOURCE_HEADINGS: Record<string, string> = { message: "Message events", phone: "Phone events" }
+
+/**
+ * The event names grouped by resource (the part before the first dot), the groups in the order of
+ * their first event in the catalogue and each group's events in catalogue order.
+ */
+export function eventGroups(names: readonly string[] = EVENT_NAMES): { heading: string; events: string[] }[] {
+  const groups = new Map<string, string[]>()
+  for (const name of names) {
+    const resource = name.split(".")[0]!
+    groups.set(resource, [...(groups.get(resource) ?? []), name])
+  }
+  return [...groups].map(([resource, events]) => ({ heading: RESOURCE_HEADINGS[resource] ?? `${resource} events`, events }))
+}
+
+/** The event checkboxes: "All events" (`*`) or a choice among them, grouped by resource. */
 export function EventChoices(props: { selected: readonly string[] }) {
   return (
     <fieldset>
@@ -74,10 +90,15 @@ export function EventChoices(props: { selected: readonly string[] }) {
       <label>
         <input type="checkbox" name="events" value="*" checked={props.selected.includes("*")} /> All events (including future ones)
       </label>
-      {EVENT_NAMES.map((event) => (
-        <label>
-          <input type="checkbox" name="events" value={event} checked={props.selected.includes(event)} /> {event}
-        </label>
+      {eventGroups().map((group) => (
+        <fieldset class="event-group">
+          <legend>{group.heading}</legend>
+          {group.events.map((event) => (
+            <label>
+              <input type="checkbox" name="events" value={event} checked={props.selected.includes(event)} /> {event}
+            </label>
+          ))}
+        </fieldset>
       ))}
     </fieldset>
   )
