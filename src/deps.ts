@@ -13,6 +13,7 @@ import { createContactChecker } from "./domain/contact-checks"
 import { createLiveLookups } from "./domain/live-lookups"
 import { createLiveSender } from "./domain/live-sender"
 import { renewEveryFor } from "./domain/lease-timings"
+import { nodeSessionBounds } from "./domain/session-bounds"
 import { createMessageReceipts } from "./domain/message-receipts"
 import type { FetchMedia } from "./domain/outbound-parts"
 import { createPhoneLinks } from "./domain/phone-links"
@@ -129,6 +130,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     sqlitePath: overrides.databasePath,
     nowMs: clock.nowMs(),
     onCallbackError: (err) => logger.error("post-commit work failed", { err }),
+    // From the same timings the lease keeper runs on (phoneOwnership below).
+    sessionBounds: nodeSessionBounds({
+      leaseMs: overrides.leaseTimings?.leaseMs ?? config.nodeLeaseMs,
+      renewEveryMs: overrides.leaseTimings?.renewEveryMs ?? renewEveryFor(overrides.leaseTimings?.leaseMs ?? config.nodeLeaseMs),
+    }),
   })
   const { store } = opened
   const scheduler = createScheduler(clock)

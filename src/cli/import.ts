@@ -4,6 +4,7 @@ import { loadConfig } from "../config"
 import { redactDatabaseUrl } from "../lib/database-url"
 import { importIntoPostgres } from "../store/postgres/import"
 import { latestPostgresSchemaVersion } from "../store/postgres/migrations"
+import { UNBOUNDED_SESSION } from "../store/postgres/session-bounds"
 import { connectPostgres } from "../store/postgres/start-checks"
 import { TransferError } from "../store/transfer"
 import { parseArgs, UsageError } from "./args"
@@ -26,7 +27,7 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
   const path = resolve(input)
   if (!existsSync(path) || !statSync(path).isFile()) throw new TransferError(`There is no file ${path} to import.`)
   const where = redactDatabaseUrl(config.databaseUrl)
-  const sql = await connectPostgres(config.databaseUrl, { maxConnections: 1 })
+  const sql = await connectPostgres(config.databaseUrl, { maxConnections: 1, session: UNBOUNDED_SESSION })
   try {
     const summary = await importIntoPostgres(sql, path, where)
     io.stdout(

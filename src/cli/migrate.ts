@@ -6,6 +6,7 @@ import { redactDatabaseUrl } from "../lib/database-url"
 import { DATABASE_FILE, latestSchemaVersion, migrate, openDatabase, schemaVersion } from "../store/db"
 import { MIGRATIONS } from "../store/migrations"
 import { latestPostgresSchemaVersion, migratePostgres, PG_MIGRATION_GAPS, PG_MIGRATIONS, postgresSchemaVersion } from "../store/postgres/migrations"
+import { UNBOUNDED_SESSION } from "../store/postgres/session-bounds"
 import { connectPostgresWhenUp } from "../store/postgres/wait-for-database"
 import { parseArgs } from "./args"
 import { refuseSqliteBesidePostgres } from "./database-guard"
@@ -35,6 +36,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
       clock,
       waitMs: config.databaseWaitMs,
       maxConnections: 1,
+      session: UNBOUNDED_SESSION,
       onWaiting: () => io.stdout(`Waiting up to ${config.databaseWaitMs / 1000} s for the PostgreSQL database at ${redactDatabaseUrl(url)} to accept connections.\n`),
     })
     try {

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite"
 import { createChangeTracker } from "./change-tracker"
 import { migrate, openDatabase } from "./db"
+import type { SessionBounds } from "./postgres/session-bounds"
 import { openPostgresStore } from "./postgres/store"
 import { createSqliteStore } from "./sqlite-store"
 import type { Store } from "./store"
@@ -28,9 +29,11 @@ export async function openStore(options: {
   sqlitePath: string
   nowMs: number
   onCallbackError: (err: unknown) => void
+  /** PostgreSQL only: the bounds of the node's sessions (src/store/postgres/session-bounds.ts). */
+  sessionBounds?: SessionBounds
 }): Promise<OpenedStore> {
   if (options.databaseUrl !== null) {
-    const store: Store = await openPostgresStore(options.databaseUrl, { onCallbackError: options.onCallbackError })
+    const store: Store = await openPostgresStore(options.databaseUrl, { onCallbackError: options.onCallbackError, sessionBounds: options.sessionBounds })
     return { store, sqlite: null, close: () => store.close() }
   }
   const db = openDatabase(options.sqlitePath)

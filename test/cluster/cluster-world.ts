@@ -137,11 +137,16 @@ export interface AcceptedSend {
 
 export class ClusterWorld {
   readonly hooks = new WebhookReceiver()
+  /** The live phones, paired by QR: the ones that need a connection. */
   readonly phones: ClusterPhone[] = []
+  /** Phones added but never paired, which only the test key sends from (the sandbox needs no pairing). */
+  readonly testOnlyPhones: ClusterPhone[] = []
   readonly nodes: ClusterNode[] = []
   adminToken = ""
   accountId = ""
   liveKey = ""
+  /** A test key, with a test webhook to the same receiver, when the world has test-only phones. */
+  testKey = ""
   /** Pairings that did not complete and were scanned again, with why. */
   readonly pairingRetries: string[] = []
   private sendCounter = 0
@@ -156,9 +161,11 @@ export class ClusterWorld {
 
   /**
    * A fresh database, the simulator, the receiver and three nodes with `phones` paired phones
-   * (CLUSTER_PHONES by default), each connected on the node that holds its lease.
+   * (CLUSTER_PHONES by default), each connected on the node that holds its lease. With
+   * `testOnlyPhones`, that many phones are added first (so their ids come before the live ones')
+   * and never paired, and a test key and test webhook are set up for them.
    */
-  static async start(options: { phones?: number; env?: Record<string, string> } = {}): Promise<ClusterWorld> {
+  static async start(options: { phones?: number; testOnlyPhones?: number; env?: Record<string, string> } = {}): Promise<ClusterWorld> {
     const simLog: string[] = []
     const log = (line: string) => {
       simLog.push(line)
@@ -170,6 +177,7 @@ export class ClusterWorld {
     try {
       await world.startNodes(options.env ?? {})
       await world.setUpAccount()
+      if (options.testOnlyPhones) await world.addTestOnlyPhones(options.testOnlyPhones)
       await world.pairPhones(options.phones ?? CLUSTER_PHONES)
       return world
     } catch (err) {
@@ -207,6 +215,18 @@ export class ClusterWorld {
     const key = await this.admin(this.nodes[0]!, "POST", `/accounts/${this.accountId}/keys`, { environment: "live", name: "cluster", scopes: ["messages:send", "messages:read"] })
     this.liveKey = key.key
     await this.admin(this.nodes[0]!, "POST", `/accounts/${this.accountId}/webhooks`, { url: this.hooks.url("/wagate"), environment: "live", events: ["*"] })
+  }
+
+  /** Adds `count` phones that are never paired, with the test key and webhook that use them. */
+  private async addTestOnlyPhones(count: number): Promise<void> {
+    const key = await this.admin(this.nodes[0]!, "POST", `/accounts/${this.accountId}/keys`, { environment: "test", name: "cluster-test", scopes: ["messages:send", "messages:read"] })
+    this.testKey = key.key
+    await this.admin(this.nodes[0]!, "POST", `/accounts/${this.accountId}/webhooks`, { url: this.hooks.url("/wagate-test"), environment: "test", events: ["*"] })
+    for (let i = 0; i < count; i++) {
+      const phoneNumber = `+1555302${String(i).padStart(4, "0")}`
+      const added = await this.admin(this.nodes[0]!, "POST", `/accounts/${this.accountId}/phones`, { phoneNumber })
+      this.testOnlyPhones.push({ id: added.id, phoneNumber })
+    }
   }
 
   /** Adds and pairs the phones, spread over the nodes' APIs; resolves once every one is connected. */
@@ -301,6 +321,13 @@ export class ClusterWorld {
     return byPhone
   }
 
+  /** The running node holding the most live phones now (the first by id on a tie). */
+  async mostLivePhonesHolder(): Promise<ClusterNode> {
+    const holdings = await this.holdings()
+    const counts = this.nodes.filter((n) => n.running).map((n) => ({ node: n, live: this.phones.filter((p) => holdings.get(p.id)?.nodeId === n.nodeId).length }))
+    return counts.reduce((best, c) => (c.live > best.live ? c : best)).node
+  }
+
   /** The phones a node holds now. */
   async phonesHeldBy(nodeId: NodeId): Promise<ClusterPhone[]> {
     const holdings = await this.holdings(this.anyRunning([nodeId]))
@@ -346,13 +373,13 @@ export class ClusterWorld {
    * POST /v1/messages/send of a fresh text from `phone` to the contact through `via`; returns
    * the accepted send, or null when the node did not accept it (it was killed mid-request).
    */
-  async send(via: ClusterNode, phone: ClusterPhone): Promise<AcceptedSend | null> {
+  async send(via: ClusterNode, phone: ClusterPhone, key: string = this.liveKey): Promise<AcceptedSend | null> {
     const content = `cluster message ${++this.sendCounter} from ${phone.phoneNumber}`
     let res: Response
     try {
       res = await fetch(`${via.base}/v1/messages/send`, {
         method: "POST",
-        headers: { authorization: `Bearer ${this.liveKey}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify({ fromPhoneId: phone.phoneNumber, to: `+${this.contact.phoneNumber}`, content }),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       })
@@ -386,6 +413,28 @@ export class ClusterWorld {
       })
       throw new Error(`${(err as Error).message}: ${missing.length} missing:\n${described.join("\n")}\npairings scanned again: ${this.pairingRetries.join("; ") || "none"}\n${this.logTails()}`)
     }
+  }
+
+  /**
+   * What breaks "each accepted live send reached the contact exactly once": a send carried by
+   * more than one WhatsApp id, or reached more than once although its phone was never on a node
+   * that died or slept (`moved`). A message the stopped node handed to WhatsApp without recording
+   * its acknowledgement goes again from the new holder with the same id, which the contact's app
+   * shows once; the sender hands one message at a time per phone, so at most one per moved phone.
+   */
+  deliveryFaults(sends: readonly AcceptedSend[], moved: ReadonlySet<string>): string[] {
+    const idsPerText = this.idsPerText()
+    const faults: string[] = []
+    const repeatedPerPhone = new Map<string, number>()
+    for (const send of sends) {
+      const ids = [...(idsPerText.get(send.content) ?? [])]
+      if (ids.length !== 1 || ids[0] !== send.waId) faults.push(`${send.content} arrived under ${JSON.stringify(ids)}, not ${send.waId}`)
+      const times = this.sim.timesReached(send.waId)
+      if (times > 1) repeatedPerPhone.set(send.phoneId, (repeatedPerPhone.get(send.phoneId) ?? 0) + 1)
+      if (times > 1 && !moved.has(send.phoneId)) faults.push(`${send.content} reached the contact ${times} times from a phone that never moved`)
+    }
+    for (const [phoneId, n] of repeatedPerPhone) if (n > 1) faults.push(`${n} sends of ${phoneId} went twice`)
+    return faults
   }
 
   /** The texts the contact read, each with how many distinct WhatsApp ids carried it. */

@@ -3,6 +3,7 @@ import { redactDatabaseUrl } from "../../lib/database-url"
 import { boundedOutsideText } from "../../lib/outside-text"
 import { SchemaTooNewError } from "../db"
 import { latestPostgresSchemaVersion, postgresSchemaVersion } from "./migrations"
+import { sessionParameters, type SessionBounds } from "./session-bounds"
 
 /*
  * What a node checks before it uses PostgreSQL (docs/operations.md § "Running several nodes"):
@@ -48,12 +49,18 @@ export function connectionFailureMessage(err: unknown, url: string, connectTimeo
 export interface ConnectOptions {
   maxConnections?: number
   connectTimeoutMs?: number
+  /** Set on every connection of the pool (src/store/postgres/session-bounds.ts); the server's defaults without. */
+  session?: SessionBounds
 }
 
 /** A pool on `url` that has answered once; a DatabaseStartError when it cannot. */
 export async function connectPostgres(url: string, options: ConnectOptions = {}): Promise<SQL> {
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
-  const sql = new SQL(url, { max: options.maxConnections ?? 10, connectionTimeout: Math.max(1, Math.ceil(connectTimeoutMs / 1000)) })
+  const sql = new SQL(url, {
+    max: options.maxConnections ?? 10,
+    connectionTimeout: Math.max(1, Math.ceil(connectTimeoutMs / 1000)),
+    ...(options.session ? { connection: sessionParameters(options.session) } : {}),
+  })
   try {
     await sql`SELECT 1`
     return sql

@@ -1,6 +1,7 @@
 import type { SQL, TransactionSQL } from "bun"
 import type { SignalChannel, Store, StoreQueries, WriteOptions, WriteTx } from "../store"
 import { queriesOn, type PgQueries } from "./queries"
+import type { SessionBounds } from "./session-bounds"
 import { checkPostgresSchema, connectPostgres } from "./start-checks"
 
 /*
@@ -46,6 +47,11 @@ export interface PostgresStoreOptions {
   /** How long opening a connection may take at start. */
   connectTimeoutMs?: number
   pingTimeoutMs?: number
+  /**
+   * The bounds of every session of the node (src/store/postgres/session-bounds.ts), derived from
+   * its lease timings (src/domain/session-bounds.ts); the server's defaults without.
+   */
+  sessionBounds?: SessionBounds
   /** Receives errors of after-commit callbacks and of before-commit hooks (which are rolled back alone). */
   onCallbackError?: (err: unknown) => void
 }
@@ -62,7 +68,7 @@ interface RanHook {
  * or a SchemaTooNewError whose message the operator can act on.
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-  const sql = await connectPostgres(url, { maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, connectTimeoutMs: options.connectTimeoutMs })
+  const sql = await connectPostgres(url, { maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, connectTimeoutMs: options.connectTimeoutMs, session: options.sessionBounds })
   try {
     await checkPostgresSchema(sql, url)
     return await createPostgresStore(sql, options)

@@ -1,5 +1,6 @@
 import type { SQL } from "bun"
 import type { Clock } from "../../lib/clock"
+import type { SessionBounds } from "./session-bounds"
 import { connectPostgres, DatabaseStartError, DEFAULT_CONNECT_TIMEOUT_MS } from "./start-checks"
 
 /*
@@ -30,6 +31,8 @@ export interface WaitOptions {
   /** How long to keep trying after the first failure; 0 tries once. */
   waitMs: number
   maxConnections?: number
+  /** Set on every connection of the pool, as connectPostgres's `session`. */
+  session?: SessionBounds
   /** Called once, at the first failure that is waited out. */
   onWaiting?: () => void
 }
@@ -52,7 +55,7 @@ export async function connectPostgresWhenUp(url: string, options: WaitOptions): 
     // A try never runs far past the bound: its connect timeout is what is left (1 s at least).
     const connectTimeoutMs = Math.min(DEFAULT_CONNECT_TIMEOUT_MS, Math.max(1_000, leftMs))
     try {
-      return await connectPostgres(url, { maxConnections: options.maxConnections, connectTimeoutMs })
+      return await connectPostgres(url, { maxConnections: options.maxConnections, connectTimeoutMs, session: options.session })
     } catch (err) {
       const cause = err instanceof DatabaseStartError ? err.cause : err
       const remainingMs = deadlineMs - clock.nowMs()
