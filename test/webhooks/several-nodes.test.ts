@@ -173,9 +173,9 @@ test("a node whose own heartbeat is older than a lease starts no attempt: it giv
   await receiver.waitFor(WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, 10_000)
   // The clock jumps past a lease in one go, as for a node frozen that long: at most the first
   // renewal on the way commits (the next is armed once it has), so the heartbeat ends more than
-  // a lease old; the attempts in flight time out and free their slots, and the queued
-  // deliveries' claims still hold for most of a minute.
-  n1.clock.advance(LEASE_DEFAULTS.renewEveryMs + LEASE_DEFAULTS.leaseMs + CLAIM_POLL_MS)
+  // a lease old; the attempts in flight time out (the clock passes their timeout too) and free
+  // their slots, and the queued deliveries' claims still hold for most of a minute.
+  n1.clock.advance(LEASE_DEFAULTS.renewEveryMs + Math.max(LEASE_DEFAULTS.leaseMs, WEBHOOK_TIMEOUT_MS) + CLAIM_POLL_MS)
   const sql = new SQL(url, { max: 1 })
   try {
     await waitUntil(async () => {
