@@ -6,7 +6,7 @@ import { prepareDataDir } from "../lib/data-dir"
 import { createLogger, type Logger } from "../lib/logger"
 import { escapeControls } from "../lib/outside-text"
 import { toIso } from "../lib/time"
-import { DATABASE_FILE } from "../store/db"
+import { DATABASE_FILE } from "../store/sqlite/db"
 import { refuseSqliteBesidePostgres } from "./database-guard"
 import type { DoctorNet } from "./doctor-checks"
 

@@ -1,7 +1,7 @@
 import { resetAdminToken } from "../domain/admin"
 import { existsSync, statSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
-import { backupDatabase, DATABASE_FILE } from "../store/db"
+import { backupDatabase, DATABASE_FILE } from "../store/sqlite/db"
 import { parseArgs, UsageError } from "./args"
 import { withServices, type CliIo } from "./io"
 

@@ -1,4 +1,4 @@
-import { latestSchemaVersion } from "../store/db"
+import { latestSchemaVersion } from "../store/sqlite/db"
 import { VERSION } from "../version"
 import type { CliIo } from "./io"
 

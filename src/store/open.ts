@@ -1,11 +1,11 @@
 import type { Database } from "bun:sqlite"
-import { createChangeTracker } from "./change-tracker"
-import { migrate, openDatabase } from "./db"
+import { createChangeTracker } from "./sqlite/change-tracker"
+import { migrate, openDatabase } from "./sqlite/db"
 import type { SessionBounds } from "./postgres/session-bounds"
 import { openPostgresStore } from "./postgres/store"
-import { createSqliteStore } from "./sqlite-store"
+import { createSqliteStore } from "./sqlite/store"
 import type { Store } from "./store"
-import { createWriter } from "./writer"
+import { createWriter } from "./sqlite/writer"
 
 /** The configured store, and the SQLite connection behind it when it is the embedded one. */
 export interface OpenedStore {

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ulidGenerator } from "../../src/lib/ids"
 import type { Clock } from "../../src/lib/clock"
-import { migrate, openDatabase } from "../../src/store/db"
-import { findMessageByIdempotencyKey, insertMessage, listSandboxDueMessages, nextSandboxDueMs, updateMessageStatuses } from "../../src/store/messages"
-import { createWriter } from "../../src/store/writer"
+import { migrate, openDatabase } from "../../src/store/sqlite/db"
+import { findMessageByIdempotencyKey, insertMessage, listSandboxDueMessages, nextSandboxDueMs, updateMessageStatuses } from "../../src/store/sqlite/messages"
+import { createWriter } from "../../src/store/sqlite/writer"
 
 /*
  * The floors under two targets, so a figure that misses one can be read against what the

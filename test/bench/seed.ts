@@ -1,7 +1,7 @@
 import { statSync } from "node:fs"
 import { ulidGenerator } from "../../src/lib/ids"
-import { migrate, openDatabase } from "../../src/store/db"
-import { insertMessage } from "../../src/store/messages"
+import { migrate, openDatabase } from "../../src/store/sqlite/db"
+import { insertMessage } from "../../src/store/sqlite/messages"
 import type { Clock } from "../../src/lib/clock"
 
 /**

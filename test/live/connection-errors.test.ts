@@ -6,7 +6,7 @@ import { Envelope } from "../../src/http/models/common"
 import { AdminPhone } from "../../src/http/models/admin"
 import { PhoneNumber, PhoneStatus } from "../../src/http/models/phones"
 import type { Logger } from "../../src/lib/logger"
-import { findPhone } from "../../src/store/phones"
+import { findPhone } from "../../src/store/sqlite/phones"
 import { createHarness, expectSchema, type Harness } from "../helpers/harness"
 import { eventsOf, iso, recordEvents } from "./live-helpers"
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import type { Logger } from "../../src/lib/logger"
-import { findPhone } from "../../src/store/phones"
+import { findPhone } from "../../src/store/sqlite/phones"
 import { createHarness, type Harness } from "../helpers/harness"
 import { iso } from "./live-helpers"
 

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createChangeTracker } from "../../src/store/change-tracker"
-import { openDatabase, type Database } from "../../src/store/db"
+import { createChangeTracker } from "../../src/store/sqlite/change-tracker"
+import { openDatabase, type Database } from "../../src/store/sqlite/db"
 
 // Two connections to one file: the server's and, say, a CLI command's.
 let dir: string

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { latestSchemaVersion, migrate, openDatabase, SchemaTooNewError, schemaVersion, type Database } from "../../src/store/db"
-import { MIGRATIONS, type Migration } from "../../src/store/migrations"
+import { latestSchemaVersion, migrate, openDatabase, SchemaTooNewError, schemaVersion, type Database } from "../../src/store/sqlite/db"
+import { MIGRATIONS, type Migration } from "../../src/store/sqlite/migrations"
 import { TEST_EPOCH_MS } from "../helpers/test-clock"
 
 const dirs: string[] = []

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
-import { insertInbound, type InboundRow } from "../../src/store/inbound"
-import { inboundReadAtMs, listUnreadInChat, markChatReadThrough } from "../../src/store/message-actions"
-import { migrate, openDatabase } from "../../src/store/db"
+import { insertInbound, type InboundRow } from "../../src/store/sqlite/inbound"
+import { inboundReadAtMs, listUnreadInChat, markChatReadThrough } from "../../src/store/sqlite/message-actions"
+import { migrate, openDatabase } from "../../src/store/sqlite/db"
 
 /* Read marks of inbound messages (migration 12), on real SQLite with the real migrations. */
 

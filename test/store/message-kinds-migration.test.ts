@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test"
 import { messageTypeOf } from "../../src/domain/send-kinds"
-import { migrate, openDatabase } from "../../src/store/db"
-import { MIGRATIONS } from "../../src/store/migrations"
-import { findMessage, insertMessage } from "../../src/store/messages"
+import { migrate, openDatabase } from "../../src/store/sqlite/db"
+import { MIGRATIONS } from "../../src/store/sqlite/migrations"
+import { findMessage, insertMessage } from "../../src/store/sqlite/messages"
 import { TEST_EPOCH_MS } from "../helpers/test-clock"
 
 const T = TEST_EPOCH_MS

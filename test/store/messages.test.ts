@@ -3,7 +3,7 @@ import { applySignal, bornFailed, bornPending, bornSent, type StatusSignal, type
 import { ulidGenerator, type IdGenerator } from "../../src/lib/ids"
 import { utcDayStartMs } from "../../src/lib/time"
 import type { Environment, MessageStatus } from "../../src/lib/vocabulary"
-import { migrate, openDatabase, type Database } from "../../src/store/db"
+import { migrate, openDatabase, type Database } from "../../src/store/sqlite/db"
 import {
   countMessages,
   countMessagesSince,
@@ -15,7 +15,7 @@ import {
   listMessages,
   updateMessageStatuses,
   type MessageRow,
-} from "../../src/store/messages"
+} from "../../src/store/sqlite/messages"
 import { TestClock } from "../helpers/test-clock"
 
 let db: Database

@@ -1,6 +1,6 @@
 import { SQL } from "bun"
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { migrate, openDatabase, type Database } from "../../src/store/db"
+import { migrate, openDatabase, type Database } from "../../src/store/sqlite/db"
 import { TRANSFER_PLAN } from "../../src/store/transfer"
 import { TEST_EPOCH_MS } from "../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { proto } from "@whiskeysockets/baileys"
 import { MESSAGE_SECRET_RETENTION_DAYS, WA_RESEND_BATCH, WA_RESEND_FIRST_DELAY_MS, WA_RESEND_INTERVAL_MS } from "../../src/domain/wa-resend-retention"
-import { migrate, openDatabase } from "../../src/store/db"
-import { loadSentWaMessage, pruneSentWaMessages, saveSentWaMessage } from "../../src/store/wa-resend"
+import { migrate, openDatabase } from "../../src/store/sqlite/db"
+import { loadSentWaMessage, pruneSentWaMessages, saveSentWaMessage } from "../../src/store/sqlite/wa-resend"
 import { createHarness, type Harness } from "../helpers/harness"
 
 const DAY_MS = 86_400_000

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { migrate, openDatabase, type Database } from "../../src/store/db"
-import { createWriter } from "../../src/store/writer"
+import { migrate, openDatabase, type Database } from "../../src/store/sqlite/db"
+import { createWriter } from "../../src/store/sqlite/writer"
 import { TEST_EPOCH_MS } from "../helpers/test-clock"
 
 let dir: string

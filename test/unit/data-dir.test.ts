@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createLogger } from "../../src/lib/logger"
 import { DataDirError, dataDirError, prepareDataDir } from "../../src/lib/data-dir"
-import { backupDatabase, DATABASE_FILE, openDatabase } from "../../src/store/db"
+import { backupDatabase, DATABASE_FILE, openDatabase } from "../../src/store/sqlite/db"
 
 /* The data directory and everything in it is private to wagate's user: real files in a temp dir. */
 

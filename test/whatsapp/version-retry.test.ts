@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import type { Logger } from "../../src/lib/logger"
-import { migrate, openDatabase } from "../../src/store/db"
+import { migrate, openDatabase } from "../../src/store/sqlite/db"
 import { clientExpirationOf, ExpirationNotices, type IbNode } from "../../src/whatsapp/baileys/client-expiration"
 import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
 import { createWaVersionChooser, formatWaVersion, urlVersionLookup, type WaVersion, type WaVersionLookup } from "../../src/whatsapp/baileys/wa-version"

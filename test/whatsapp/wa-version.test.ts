@@ -8,8 +8,8 @@ import { describe, expect, test } from "bun:test"
 import { createServer } from "node:net"
 import { DEFAULT_CONNECTION_CONFIG } from "@whiskeysockets/baileys"
 import { createLogger, type Logger } from "../../src/lib/logger"
-import { migrate, openDatabase } from "../../src/store/db"
-import { createWriter } from "../../src/store/writer"
+import { migrate, openDatabase } from "../../src/store/sqlite/db"
+import { createWriter } from "../../src/store/sqlite/writer"
 import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
 import {
   baileysVersionLookup,

@@ -2,7 +2,7 @@ import type { SQL } from "bun"
 import { createReadStream } from "node:fs"
 import { createInterface } from "node:readline"
 import { boundedOutsideText } from "../../lib/outside-text"
-import { latestSchemaVersion } from "../db"
+import { latestSchemaVersion } from "../sqlite/db"
 import {
   EXPORT_FORMAT,
   EXPORT_FORMAT_VERSION,

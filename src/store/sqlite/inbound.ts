@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
-import type { Environment, InboundType } from "../lib/vocabulary"
+import type { Environment, InboundType } from "../../lib/vocabulary"
 import { nextSequence } from "./messages"
 
 

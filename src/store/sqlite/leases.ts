@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite"
-import { FORGET_NODE_AFTER_MS, NEEDS_CONNECTION, LeaseLostError, NodeIdInUseError, type HeldLease, type NodeIdentity, type NodeRegistration, type NodeSummary, type PhoneLeaseRow, type RenewResult } from "./leases"
+import { FORGET_NODE_AFTER_MS, NEEDS_CONNECTION, LeaseLostError, NodeIdInUseError, type HeldLease, type NodeIdentity, type NodeRegistration, type NodeSummary, type PhoneLeaseRow, type RenewResult } from "../leases"
 
 /*
  * The lease statements on SQLite (tables of migration 16; the rules are in leases.ts). One

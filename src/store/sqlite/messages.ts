@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
-import { utcDayStartMs } from "../lib/time"
-import type { Environment, MessageStatus } from "../lib/vocabulary"
+import { utcDayStartMs } from "../../lib/time"
+import type { Environment, MessageStatus } from "../../lib/vocabulary"
 
 
 /** A location as a message carries it. */

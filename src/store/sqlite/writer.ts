@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite"
 import type { CachedTable } from "./change-tracker"
-import type { WriteTx as StoreWriteTx } from "./store"
+import type { WriteTx as StoreWriteTx } from "../store"
 
 /** What a write body of the writer can ask of its transaction (the seam adds `notify` on top: src/store/sqlite-store.ts). */
 export type WriteTx = Pick<StoreWriteTx, "afterCommit">

@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite"
 import { closeSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs"
 import { dirname } from "node:path"
-import { DATA_DIR_MODE, DATA_FILE_MODE } from "../lib/data-dir"
+import { DATA_DIR_MODE, DATA_FILE_MODE } from "../../lib/data-dir"
 import { MIGRATIONS, type Migration } from "./migrations"
 
 export type { Database }

@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite"
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
-import { DATA_FILE_MODE } from "../lib/data-dir"
+import { DATA_FILE_MODE } from "../../lib/data-dir"
 import { latestSchemaVersion, SchemaTooNewError, schemaVersion } from "./db"
-import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, planOf, TRANSFER_PLAN, TransferError, type ExportColumn, type ExportEnd, type ExportHeader, type TableStart } from "./transfer"
+import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, planOf, TRANSFER_PLAN, TransferError, type ExportColumn, type ExportEnd, type ExportHeader, type TableStart } from "../transfer"
 
 /*
  * Writes the export file of src/store/transfer.ts from a SQLite database. Every table is read in

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite"
-import type { ConnectionStatus } from "../lib/vocabulary"
+import type { ConnectionStatus } from "../../lib/vocabulary"
 
 /** A phone row. */
 export interface PhoneRow {

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
-import type { Environment } from "../lib/vocabulary"
+import type { Environment } from "../../lib/vocabulary"
 
 /** Request counts of one account, environment and UTC day. */
 export interface ApiRequestCounts {

@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite"
 
 /** Re-exported for src/store/webhooks.ts; the vocabulary is declared in src/lib/vocabulary.ts. */
-export type { Environment } from "../lib/vocabulary"
-import type { Environment } from "../lib/vocabulary"
+export type { Environment } from "../../lib/vocabulary"
+import type { Environment } from "../../lib/vocabulary"
 
 /** An API key record; the key itself is never stored, only its SHA-256. */
 export interface ApiKeyRow {

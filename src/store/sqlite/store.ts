@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { ChangeTracker } from "./change-tracker"
 import type { Writer, WriteTx as WriterTx } from "./writer"
-import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "./store"
+import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "../store"
 
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
@@ -15,8 +15,8 @@ import * as api_keys from "./api-keys"
 import * as dashboard_sessions from "./dashboard-sessions"
 import * as delivery_claims from "./delivery-claims"
 import * as inbound from "./inbound"
-import type { LeaseQueries } from "./leases"
-import * as leases from "./leases-sqlite"
+import type { LeaseQueries } from "../leases"
+import * as leases from "./leases"
 import * as message_actions from "./message-actions"
 import * as message_parts from "./message-parts"
 import * as messages from "./messages"
