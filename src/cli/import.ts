@@ -5,6 +5,7 @@ import { redactDatabaseUrl } from "../lib/database-url"
 import { importIntoPostgres } from "../store/postgres/import"
 import { latestPostgresSchemaVersion } from "../store/postgres/migrations"
 import { connectPostgres } from "../store/postgres/start-checks"
+import { latestSchemaVersion } from "../store/sqlite/db"
 import { TransferError } from "../store/transfer"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage } from "./commands"
@@ -27,7 +28,7 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
   const where = redactDatabaseUrl(config.databaseUrl)
   const sql = await connectPostgres(config.databaseUrl, { maxConnections: 1 })
   try {
-    const summary = await importIntoPostgres(sql, path, where)
+    const summary = await importIntoPostgres(sql, path, where, latestSchemaVersion())
     io.stdout(
       `Imported ${summary.imported} rows from ${path} into the PostgreSQL database at ${where} (schema version ${latestPostgresSchemaVersion()}).\n` +
         "New messages are numbered after the imported ones. Start the nodes now; delete the export file once they serve the data.\n",

@@ -1,5 +1,5 @@
 import type { Environment, MessageStatus } from "../lib/vocabulary"
-import type { CachedTable } from "./sqlite/change-tracker"
+import type { CachedTable } from "./cached-tables"
 /*
  * The store's seam (docs/architecture.md § "The store"): everything the rest of wagate asks of
  * the database, as async methods in wagate's vocabulary. There is one implementation per
@@ -11,26 +11,26 @@ import type { CachedTable } from "./sqlite/change-tracker"
  * The query groups below mirror the modules that hold the SQLite statements; their row types
  * live there too.
  */
-import type { SubscriptionStatus, AccountRow } from "./sqlite/accounts"
-import type { ApiKeyRow } from "./sqlite/api-keys"
-import type { DashboardSessionRow } from "./sqlite/dashboard-sessions"
-import type { ClaimedDelivery } from "./sqlite/delivery-claims"
-import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, InboundListQuery } from "./sqlite/inbound"
+import type { SubscriptionStatus, AccountRow } from "./accounts"
+import type { ApiKeyRow } from "./api-keys"
+import type { DashboardSessionRow } from "./dashboard-sessions"
+import type { ClaimedDelivery } from "./delivery-claims"
+import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, InboundListQuery } from "./inbound"
 import type { LeaseQueries } from "./leases"
-import type { UnreadInbound } from "./sqlite/message-actions"
-import type { WaContactRow } from "./sqlite/wa-contacts"
-import type { PartRow } from "./sqlite/message-parts"
-import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./sqlite/messages"
-import type { PhoneRow, StoredPhoneError } from "./sqlite/phones"
-import type { RateDraw, RateDrawResult } from "./sqlite/rate-buckets"
-import type { ReplyRow } from "./sqlite/replies"
-import type { SendJobRow } from "./sqlite/send-jobs"
-import type { SettingKey } from "./sqlite/settings"
-import type { ApiRequestCounts } from "./sqlite/usage"
-import type { WaKeyChange } from "./sqlite/wa-auth"
-import type { SentWaMessage } from "./sqlite/wa-resend"
-import type { MessageSecret } from "./sqlite/message-secrets"
-import type { EndpointRow, EventRow, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./sqlite/webhooks"
+import type { UnreadInbound } from "./message-actions"
+import type { WaContactRow } from "./wa-contacts"
+import type { PartRow } from "./message-parts"
+import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./messages"
+import type { PhoneRow, StoredPhoneError } from "./phones"
+import type { RateDraw, RateDrawResult } from "./rate-buckets"
+import type { ReplyRow } from "./replies"
+import type { SendJobRow } from "./send-jobs"
+import type { SettingKey } from "./settings"
+import type { ApiRequestCounts } from "./usage"
+import type { WaKeyChange } from "./wa-auth"
+import type { SentWaMessage } from "./wa-resend"
+import type { MessageSecret } from "./message-secrets"
+import type { EndpointRow, EventRow, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
 
 /** src/store/accounts.ts */
 export interface AccountsQueries {

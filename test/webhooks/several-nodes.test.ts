@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
-import type { DeliveryRow, EventRow } from "../../src/store/sqlite/webhooks"
+import type { DeliveryRow, EventRow } from "../../src/store/webhooks"
 import { CLAIM_POLL_MS, claimLeaseFor } from "../../src/webhooks/dispatcher"
 import type { OutboxEvent } from "../../src/webhooks/outbox"
 import { createHarness, type Harness } from "../helpers/harness"

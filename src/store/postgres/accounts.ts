@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { AccountRow } from "../sqlite/accounts"
+import type { AccountRow } from "../accounts"
 import type { AccountsQueries } from "../store"
 import { mapRows, toNumber, toNumberOrNull } from "./rows"
 

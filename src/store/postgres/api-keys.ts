@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { ApiKeyRow } from "../sqlite/api-keys"
+import type { ApiKeyRow } from "../api-keys"
 import type { ApiKeysQueries } from "../store"
 import { mapRows, toNumber, toNumberOrNull } from "./rows"
 

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { DashboardSessionRow } from "../sqlite/dashboard-sessions"
+import type { DashboardSessionRow } from "../dashboard-sessions"
 import type { DashboardSessionsQueries } from "../store"
 import { toNumber } from "./rows"
 

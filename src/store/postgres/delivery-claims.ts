@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import { byDueThenId, type ClaimedDelivery } from "../sqlite/delivery-claims"
+import { byDueThenId, type ClaimedDelivery } from "../delivery-claims"
 import type { DeliveryClaimQueries } from "../store"
 import { pendingFromRaw } from "./webhooks"
 

@@ -1,6 +1,6 @@
 import type { SQL } from "bun"
 import type { Environment, InboundType } from "../../lib/vocabulary"
-import type { InboundListQuery, InboundRow, StoredContact, StoredInboundMedia, StoredLocation } from "../sqlite/inbound"
+import type { InboundListQuery, InboundRow, StoredContact, StoredInboundMedia, StoredLocation } from "../inbound"
 import type { InboundQueries } from "../store"
 import { toNumber, toNumberOrNull } from "./rows"
 import { COUNTER_SHARD } from "./message-counts"

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { UnreadInbound } from "../sqlite/message-actions"
+import type { UnreadInbound } from "../message-actions"
 import type { MessageActionsQueries } from "../store"
 import { toNumberOrNull } from "./rows"
 

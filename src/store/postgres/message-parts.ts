@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { PartRow } from "../sqlite/message-parts"
+import type { PartRow } from "../message-parts"
 import type { MessagePartsQueries } from "../store"
 import { toNumberOrNull } from "./rows"
 

@@ -1,5 +1,5 @@
 import type { Environment, MessageStatus } from "../../lib/vocabulary"
-import type { MessageExtras, MessageRow } from "../sqlite/messages"
+import type { MessageExtras, MessageRow } from "../messages"
 import { toNumber, toNumberOrNull } from "./rows"
 
 /** A message as Bun returns it: int8 columns as strings, JSON columns as text. */

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import { secretOf } from "../sqlite/message-secrets"
+import { secretOf } from "../message-secrets"
 import type { MessageSecretsQueries } from "../store"
 import { toBytes } from "./rows"
 

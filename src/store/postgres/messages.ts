@@ -1,7 +1,7 @@
 import type { SQL } from "bun"
 import { utcDayStartMs } from "../../lib/time"
 import type { MessageStatus } from "../../lib/vocabulary"
-import { IdempotencyKeyTaken, type MessageRow, type MessageStatusPatch, type NewMessageRow } from "../sqlite/messages"
+import { IdempotencyKeyTaken, type MessageRow, type MessageStatusPatch, type NewMessageRow } from "../messages"
 import type { MessagesQueries } from "../store"
 import { toNumber, toNumberOrNull } from "./rows"
 import { MESSAGE_COLUMNS, messageFromPg, type PgMessage } from "./message-rows"

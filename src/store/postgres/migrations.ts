@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import { SchemaTooNewError } from "../sqlite/db"
+import { SchemaTooNewError } from "../schema-version"
 import { DELIVERY_CLAIMS_SQL } from "./migration-3-delivery-claims"
 import { LEASES_SQL } from "./migration-4-leases"
 import { RATE_BUCKETS_SQL } from "./migration-5-rate-buckets"

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { PhoneRow } from "../sqlite/phones"
+import type { PhoneRow } from "../phones"
 import type { PhonesQueries } from "../store"
 import { mapRows, toNumber, toNumberOrNull } from "./rows"
 

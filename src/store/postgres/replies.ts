@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { ReplyRow } from "../sqlite/replies"
+import type { ReplyRow } from "../replies"
 import type { RepliesQueries } from "../store"
 import { toNumber } from "./rows"
 

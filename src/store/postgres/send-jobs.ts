@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { SendJobRow } from "../sqlite/send-jobs"
+import type { SendJobRow } from "../send-jobs"
 import type { SendJobsQueries } from "../store"
 import { mapRows, toNumber } from "./rows"
 

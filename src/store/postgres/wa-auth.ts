@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { WaKeyChange } from "../sqlite/wa-auth"
+import type { WaKeyChange } from "../wa-auth"
 import type { WaAuthQueries } from "../store"
 import { atomically, toNumber } from "./rows"
 

@@ -1,6 +1,6 @@
 import type { SQL } from "bun"
 import type { WebhooksQueries } from "../store"
-import type { AttemptRow, DeliveryProgress, DeliveryRow, EndpointRow, EventRow, PendingDelivery } from "../sqlite/webhooks"
+import type { AttemptRow, DeliveryProgress, DeliveryRow, EndpointRow, EventRow, PendingDelivery } from "../webhooks"
 
 /*
  * The PostgreSQL statements of the webhook outbox, delivery log and attempts: the same rows, in
