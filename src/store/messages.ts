@@ -58,7 +58,7 @@ export interface MessageRow {
   /** The msg_ or inmsg_ id this message quotes, or null. */
   replyTo: string | null
   extras: MessageExtras | null
-  /** When its text or caption was last edited (store/message-actions.ts); null if never. */
+  /** When its text or caption was last edited (MessageActionsQueries in src/store/store.ts); null if never. */
   editedAtMs: number | null
   /** When it was revoked for everyone; null if it was not. The row stays. */
   revokedAtMs: number | null

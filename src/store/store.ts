@@ -3,13 +3,14 @@ import type { CachedTable } from "./cached-tables"
 /*
  * The store's seam (docs/architecture.md § "The store"): everything the rest of wagate asks of
  * the database, as async methods in wagate's vocabulary. There is one implementation per
- * database: SQLite (src/store/sqlite-store.ts, the embedded default, with its group commit) and
+ * database: SQLite (src/store/sqlite/store.ts, the embedded default, with its group commit) and
  * PostgreSQL (src/store/postgres/, for several nodes). One contract suite
  * (test/store/contract/) runs against both. No caller branches on the database: a difference in
  * behaviour belongs in an implementation, named here.
  *
- * The query groups below mirror the modules that hold the SQLite statements; their row types
- * live there too.
+ * The query groups below mirror the modules that hold the SQLite statements (src/store/sqlite/)
+ * and the PostgreSQL ones (src/store/postgres/); the rows they hand out are typed once, in the
+ * same-named modules beside this one (src/store/messages.ts…), which both import.
  */
 import type { SubscriptionStatus, AccountRow } from "./accounts"
 import type { ApiKeyRow } from "./api-keys"
@@ -32,7 +33,7 @@ import type { SentWaMessage } from "./wa-resend"
 import type { MessageSecret } from "./message-secrets"
 import type { EndpointRow, EventRow, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
 
-/** src/store/accounts.ts */
+/** src/store/sqlite/accounts.ts */
 export interface AccountsQueries {
   /** Inserts an account. */
   insertAccount(row: AccountRow): Promise<void>
@@ -48,7 +49,7 @@ export interface AccountsQueries {
   countPhones(accountId: string): Promise<number>
 }
 
-/** src/store/api-keys.ts */
+/** src/store/sqlite/api-keys.ts */
 export interface ApiKeysQueries {
   /** Inserts a key record. */
   insertApiKey(row: ApiKeyRow): Promise<void>
@@ -64,7 +65,7 @@ export interface ApiKeysQueries {
   touchApiKey(id: string, usedAtMs: number): Promise<void>
 }
 
-/** src/store/dashboard-sessions.ts */
+/** src/store/sqlite/dashboard-sessions.ts */
 export interface DashboardSessionsQueries {
   /** Inserts a session. */
   insertDashboardSession(row: DashboardSessionRow): Promise<void>
@@ -80,7 +81,7 @@ export interface DashboardSessionsQueries {
   deleteIdleDashboardSessions(cutoffMs: number): Promise<void>
 }
 
-/** src/store/delivery-claims.ts (several nodes share the webhook deliveries) */
+/** src/store/sqlite/delivery-claims.ts (several nodes share the webhook deliveries) */
 export interface DeliveryClaimQueries {
   /**
    * Claims for `nodeId`, until `nowMs + leaseMs`, up to `limit` deliveries that are pending, due
@@ -93,7 +94,7 @@ export interface DeliveryClaimQueries {
   releaseClaims(nodeId: string, ids: readonly string[]): Promise<number>
 }
 
-/** src/store/inbound.ts */
+/** src/store/sqlite/inbound.ts */
 export interface InboundQueries {
   /** An inbound message by id within one account and environment. */
   findScopedInbound(accountId: string, env: Environment, id: string): Promise<InboundRow | null>
@@ -124,7 +125,7 @@ export interface InboundQueries {
   listReactions(targetId: string): Promise<{ fromAddress: string; emoji: string; atMs: number }[]>
 }
 
-/** src/store/message-actions.ts */
+/** src/store/sqlite/message-actions.ts */
 export interface MessageActionsQueries {
   /** Replaces a message's text (or caption) and records when. */
   markMessageEdited(messageId: string, content: string, editedAtMs: number): Promise<void>
@@ -141,7 +142,7 @@ export interface MessageActionsQueries {
   inboundReadAtMs(inboundId: string): Promise<number | null>
 }
 
-/** src/store/message-parts.ts */
+/** src/store/sqlite/message-parts.ts */
 export interface MessagePartsQueries {
   /** Inserts a part (pending). */
   insertPart(row: Pick<PartRow, "messageId" | "partIndex" | "waMessageId" | "mediaUrl" | "status">): Promise<void>
@@ -155,7 +156,7 @@ export interface MessagePartsQueries {
   updatePart(row: PartRow): Promise<void>
 }
 
-/** src/store/messages.ts */
+/** src/store/sqlite/messages.ts */
 export interface MessagesQueries {
   /**
    * Inserts a message with the next sequence number of its account and environment and counts
@@ -207,7 +208,7 @@ export interface MessagesQueries {
   dailyMessageCounts(accountId: string, env: Environment, fromDayMs: number): Promise<{ dayMs: number; status: MessageStatus; n: number }[]>
 }
 
-/** src/store/phones.ts */
+/** src/store/sqlite/phones.ts */
 export interface PhonesQueries {
   /** Inserts a phone. */
   insertPhone(row: PhoneRow): Promise<void>
@@ -237,7 +238,7 @@ export interface PhonesQueries {
   listAllPhones(): Promise<PhoneRow[]>
 }
 
-/** src/store/rate-buckets.ts (several nodes share each key's rate limit) */
+/** src/store/sqlite/rate-buckets.ts (several nodes share each key's rate limit) */
 export interface RateBucketsQueries {
   /**
    * Refills the key's shared bucket to `nowMs`, puts back `returned`, caps it at the limit and
@@ -247,7 +248,7 @@ export interface RateBucketsQueries {
   drawRateTokens(draw: RateDraw): Promise<RateDrawResult>
 }
 
-/** src/store/wa-contacts.ts (the senders a phone hears from) */
+/** src/store/sqlite/wa-contacts.ts (the senders a phone hears from) */
 export interface WaContactsQueries {
   /** Records what a message told about its sender; fields left null keep their stored values. */
   upsertWaContact(row: WaContactRow): Promise<void>
@@ -257,13 +258,13 @@ export interface WaContactsQueries {
   listWaContacts(phoneId: string, limit: number): Promise<WaContactRow[]>
 }
 
-/** src/store/replies.ts */
+/** src/store/sqlite/replies.ts */
 export interface RepliesQueries {
   /** The messages that quote `targetId`, oldest first, at most `limit` (both partial indexes serve it). */
   listRepliesTo(targetId: string, limit: number): Promise<ReplyRow[]>
 }
 
-/** src/store/send-jobs.ts */
+/** src/store/sqlite/send-jobs.ts */
 export interface SendJobsQueries {
   /** Queues a job (same transaction as its message). */
   insertSendJob(row: SendJobRow): Promise<void>
@@ -275,7 +276,7 @@ export interface SendJobsQueries {
   listPhonesWithJobs(): Promise<string[]>
 }
 
-/** src/store/settings.ts */
+/** src/store/sqlite/settings.ts */
 export interface SettingsQueries {
   /** One setting, or null when unset. */
   getSetting(key: SettingKey): Promise<string | null>
@@ -283,7 +284,7 @@ export interface SettingsQueries {
   setSetting(key: SettingKey, value: string): Promise<void>
 }
 
-/** src/store/stats.ts */
+/** src/store/sqlite/stats.ts */
 export interface StatsQueries {
   /** Outbound messages by environment and status, from the counters. */
   messagesByEnvAndStatus(): Promise<{ env: string; status: string; n: number }[]>
@@ -293,7 +294,7 @@ export interface StatsQueries {
   pendingDeliveries(): Promise<number>
 }
 
-/** src/store/usage.ts */
+/** src/store/sqlite/usage.ts */
 export interface UsageQueries {
   /** Adds request counts to their day. */
   addApiRequestCounts(counts: ApiRequestCounts): Promise<void>
@@ -301,7 +302,7 @@ export interface UsageQueries {
   sumApiRequestsSince(accountId: string, env: Environment, fromDayMs: number): Promise<{ successful: number; failed: number }>
 }
 
-/** src/store/wa-auth.ts */
+/** src/store/sqlite/wa-auth.ts */
 export interface WaAuthQueries {
   /** The phone's credentials JSON, or null when it has none. */
   readCreds(phoneId: string): Promise<string | null>
@@ -325,7 +326,7 @@ export interface WaAuthQueries {
   countKeys(phoneId: string): Promise<number>
 }
 
-/** src/store/wa-resend.ts */
+/** src/store/sqlite/wa-resend.ts */
 export interface WaResendQueries {
   /** Stores (or, for a part sent again after a reconnect, replaces) a sent message. */
   saveSentWaMessage(row: SentWaMessage): Promise<void>
@@ -335,7 +336,7 @@ export interface WaResendQueries {
   pruneSentWaMessages(cutoffMs: number, limit: number): Promise<number>
 }
 
-/** src/store/message-secrets.ts */
+/** src/store/sqlite/message-secrets.ts */
 export interface MessageSecretsQueries {
   /** Stores the secrets of several messages; one already stored for the same chat, id and sender is kept. */
   saveMessageSecrets(rows: readonly MessageSecret[]): Promise<void>
@@ -345,7 +346,7 @@ export interface MessageSecretsQueries {
   pruneMessageSecrets(cutoffMs: number, limit: number): Promise<number>
 }
 
-/** src/store/webhooks.ts */
+/** src/store/sqlite/webhooks.ts */
 export interface WebhooksQueries {
   /** Inserts an endpoint. */
   insertEndpoint(row: EndpointRow): Promise<void>

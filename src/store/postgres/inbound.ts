@@ -6,7 +6,7 @@ import { toNumber, toNumberOrNull } from "./rows"
 import { COUNTER_SHARD } from "./message-counts"
 
 /*
- * Inbound messages and reactions on PostgreSQL: the statements of src/store/inbound.ts, returning
+ * Inbound messages and reactions on PostgreSQL: the statements of src/store/sqlite/inbound.ts, returning
  * the same rows in the same order. seq comes from the table's identity sequence (not dense, and
  * a redelivery that inserts nothing may still use up a number), so the list pages with OFFSET and
  * the window seeks by seq exactly as on SQLite. A redelivery is refused by the unique index

@@ -3,7 +3,7 @@ import type { PartRow } from "../message-parts"
 import type { MessagePartsQueries } from "../store"
 import { toNumberOrNull } from "./rows"
 
-/* The parts of live messages on PostgreSQL: the statements of src/store/message-parts.ts. */
+/* The parts of live messages on PostgreSQL: the statements of src/store/sqlite/message-parts.ts. */
 
 type PgPart = Omit<PartRow, "sentAtMs" | "deliveredAtMs" | "readAtMs" | "failedAtMs"> & {
   sentAtMs: string | null

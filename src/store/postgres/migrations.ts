@@ -11,7 +11,7 @@ import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { SCHEMA_1 } from "./schema-1"
 
 /*
- * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/migrations.ts;
+ * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/sqlite/migrations.ts;
  * the two lists are numbered independently). Each migration's SQL lives in a module of its own
  * (schema-1.ts, …); this list has one line per migration. Append only; never edit one that has
  * shipped.

@@ -4,7 +4,7 @@ import type { AttemptRow, DeliveryProgress, DeliveryRow, EndpointRow, EventRow, 
 
 /*
  * The PostgreSQL statements of the webhook outbox, delivery log and attempts: the same rows, in
- * the same order, as src/store/webhooks.ts gives on SQLite. Bun returns int8 columns as strings,
+ * the same order, as src/store/sqlite/webhooks.ts gives on SQLite. Bun returns int8 columns as strings,
  * so every row passes a mapper that makes its numbers numbers. Sets of rows travel as one array
  * parameter per column (`unnest`), so a wave of any size is one statement per table rather than
  * SQLite's chunks of 64, and a backlog's tens of thousands of ids are one `= ANY($1)`.

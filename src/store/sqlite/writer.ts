@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite"
 import type { CachedTable } from "../cached-tables"
 import type { WriteTx as StoreWriteTx } from "../store"
 
-/** What a write body of the writer can ask of its transaction (the seam adds `notify` on top: src/store/sqlite-store.ts). */
+/** What a write body of the writer can ask of its transaction (the seam adds `notify` on top: src/store/sqlite/store.ts). */
 export type WriteTx = Pick<StoreWriteTx, "afterCommit">
 
 /**
