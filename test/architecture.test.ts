@@ -234,3 +234,13 @@ describe("the store's two houses (issue 28)", () => {
     expect(offenders).toEqual([])
   })
 })
+
+describe("floors (issue 28)", () => {
+  test("no import runs up a floor: of the root modules only main.ts imports the CLI, which sits above the wiring it loads (deps.ts, app.ts, config.ts, doctor-net.ts)", () => {
+    const offenders = sources
+      .filter(({ path }) => layerOf(path) === "root" && path !== "main.ts")
+      .filter(({ path, text }) => imports(text).some((s) => resolveLayer(path, s) === "cli"))
+      .map(({ path }) => path)
+    expect(offenders).toEqual([])
+  })
+})
