@@ -1,4 +1,4 @@
-import type { DoctorNet } from "./cli/doctor-checks"
+import type { DoctorNet } from "./lib/net-probes"
 import type { Config } from "./config"
 import { systemResolveHost } from "./lib/net-probes"
 import { waVersionProbe } from "./whatsapp/baileys/version-probe"

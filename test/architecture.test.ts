@@ -199,3 +199,48 @@ describe("structure (issue 14)", () => {
     expect(tooLong).toEqual([])
   })
 })
+
+describe("the store's two houses (issue 28)", () => {
+  /** The src-relative module a relative specifier of `fromPath` names (without extension), or null for a package. */
+  const target = (fromPath: string, specifier: string): string | null =>
+    specifier.startsWith(".") ? join(fromPath, "..", specifier).replace(/\\/g, "/").replace(/\.tsx?$/, "") : null
+  const reaches = (path: string, text: string, house: string) => imports(text).some((s) => target(path, s)?.startsWith(`store/${house}/`))
+
+  test("bun:sqlite is imported only under src/store/sqlite/", () => {
+    const offenders = sources.filter(({ path, text }) => !path.startsWith("store/sqlite/") && imports(text).includes("bun:sqlite")).map(({ path }) => path)
+    expect(offenders).toEqual([])
+  })
+
+  test("the SQLite and PostgreSQL stores never import each other: what both need lives in the neutral root of src/store/", () => {
+    const offenders = sources
+      .filter(({ path, text }) => (path.startsWith("store/postgres/") && reaches(path, text, "sqlite")) || (path.startsWith("store/sqlite/") && reaches(path, text, "postgres")))
+      .map(({ path }) => path)
+    expect(offenders).toEqual([])
+  })
+
+  test("the root of src/store/ is database-neutral: only open.ts, which picks the store, imports either house", () => {
+    const offenders = sources
+      .filter(({ path }) => /^store\/[^/]+$/.test(path) && path !== "store/open.ts")
+      .filter(({ path, text }) => reaches(path, text, "sqlite") || reaches(path, text, "postgres"))
+      .map(({ path }) => path)
+    expect(offenders).toEqual([])
+  })
+
+  test("the domain, HTTP, webhook and WhatsApp layers see the store only through its neutral root, never a house", () => {
+    const offenders = sources
+      .filter(({ path }) => /^(domain|http|webhooks|whatsapp)\//.test(path))
+      .filter(({ path, text }) => reaches(path, text, "sqlite") || reaches(path, text, "postgres"))
+      .map(({ path }) => path)
+    expect(offenders).toEqual([])
+  })
+})
+
+describe("floors (issue 28)", () => {
+  test("no import runs up a floor: of the root modules only main.ts imports the CLI, which sits above the wiring it loads (deps.ts, app.ts, config.ts, doctor-net.ts)", () => {
+    const offenders = sources
+      .filter(({ path }) => layerOf(path) === "root" && path !== "main.ts")
+      .filter(({ path, text }) => imports(text).some((s) => resolveLayer(path, s) === "cli"))
+      .map(({ path }) => path)
+    expect(offenders).toEqual([])
+  })
+})

@@ -2,7 +2,7 @@ import { isIP } from "node:net"
 import type { Clock } from "../lib/clock"
 import { withDeadline } from "../lib/deadline"
 import { boundedOutsideText } from "../lib/outside-text"
-import { probeTls, type HttpDate, type ResolveHost, type TlsProbe } from "../lib/net-probes"
+import { probeTls, type DoctorNet, type DoctorWaVersion, type HttpDate, type TlsProbe } from "../lib/net-probes"
 
 /*
  * The network checks of `wagate doctor` (docs/live-whatsapp.md § "Check this host: wagate
@@ -10,24 +10,6 @@ import { probeTls, type HttpDate, type ResolveHost, type TlsProbe } from "../lib
  * version lookup that connects make. Every target comes in through DoctorNet and the socket URL,
  * so tests point them at 127.0.0.1.
  */
-
-/** A WhatsApp Web version as [major, minor, patch]. */
-export type DoctorWaVersion = readonly [number, number, number]
-
-/** What the doctor reaches the network with. */
-export interface DoctorNet {
-  resolveHost: ResolveHost
-  /** Certificates (PEM) to trust instead of the built-in roots and NODE_EXTRA_CA_CERTS; tests pass their CA. */
-  ca?: string
-  /** The lookup connects make with WAGATE_WA_VERSION=auto, or null when they make none (the socket is not WhatsApp's). */
-  versionLookup: ((signal: AbortSignal) => Promise<DoctorWaVersion>) | null
-  /** How long connects wait for that lookup before they fall back. */
-  versionLookupTimeoutMs: number
-  /** Where the lookup asks, for the operator's sentence. */
-  versionLookupUrl: string
-  /** The version built into Baileys, which connects announce when the lookup fails. */
-  builtInVersion(): Promise<DoctorWaVersion>
-}
 
 /** One check's outcome: `ok`, `fail` (with one sentence that says what to do) or `skip` (could not be judged). */
 export interface CheckResult {

@@ -6,6 +6,7 @@ import { importIntoPostgres } from "../store/postgres/import"
 import { latestPostgresSchemaVersion } from "../store/postgres/migrations"
 import { UNBOUNDED_SESSION } from "../store/postgres/session-bounds"
 import { connectPostgres } from "../store/postgres/start-checks"
+import { latestSchemaVersion } from "../store/sqlite/db"
 import { TransferError } from "../store/transfer"
 import { parseArgs, UsageError } from "./args"
 import { commandUsage } from "./commands"
@@ -29,7 +30,7 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
   const where = redactDatabaseUrl(config.databaseUrl)
   const sql = await connectPostgres(config.databaseUrl, { maxConnections: 1, session: UNBOUNDED_SESSION })
   try {
-    const summary = await importIntoPostgres(sql, path, where)
+    const summary = await importIntoPostgres(sql, path, where, latestSchemaVersion())
     io.stdout(
       `Imported ${summary.imported} rows from ${path} into the PostgreSQL database at ${where} (schema version ${latestPostgresSchemaVersion()}).\n` +
         leftOutText(summary.rows, "Left out") +

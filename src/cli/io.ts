@@ -8,7 +8,7 @@ import { escapeControls } from "../lib/outside-text"
 import { toIso } from "../lib/time"
 import { DATABASE_FILE } from "../store/sqlite/db"
 import { refuseSqliteBesidePostgres } from "./database-guard"
-import type { DoctorNet } from "./doctor-checks"
+import type { DoctorNet } from "../lib/net-probes"
 
 /** What a command may touch of the outside world; tests pass buffers. */
 export interface CliIo {

@@ -1,5 +1,5 @@
 import { errors } from "../lib/errors"
-import { type AccountRow, type SubscriptionStatus } from "../store/sqlite/accounts"
+import { type AccountRow, type SubscriptionStatus } from "../store/accounts"
 import type { Environment } from "../lib/vocabulary"
 import type { DomainContext } from "./context"
 

@@ -1,7 +1,7 @@
 import { errors } from "../lib/errors"
 import { randomBase62, sha256Hex } from "../lib/secrets"
-import { type AccountRow } from "../store/sqlite/accounts"
-import { type ApiKeyRow, type Environment } from "../store/sqlite/api-keys"
+import { type AccountRow } from "../store/accounts"
+import { type ApiKeyRow, type Environment } from "../store/api-keys"
 import type { DomainContext } from "./context"
 import { ALL_SCOPES, isScope, type Scope } from "./scopes"
 

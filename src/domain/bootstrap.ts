@@ -1,4 +1,4 @@
-import { type AccountRow } from "../store/sqlite/accounts"
+import { type AccountRow } from "../store/accounts"
 import { sha256Hex } from "../lib/secrets"
 import { hasAdminToken, newAdminToken } from "./admin"
 import { newAccount } from "./accounts"

@@ -1,6 +1,6 @@
 import type { Logger } from "../lib/logger"
 import { toIso } from "../lib/time"
-import type { PhoneRow } from "../store/sqlite/phones"
+import type { PhoneRow } from "../store/phones"
 import { CONNECTION_FAILURE_CODES, ConnectionFailureCode, type ConnectionFailure } from "../whatsapp/failures"
 
 export { CONNECTION_FAILURE_CODES, ConnectionFailureCode, type ConnectionFailure }

@@ -1,5 +1,5 @@
 import { constantTimeEqual, randomBase62, sha256Hex } from "../lib/secrets"
-import { type DashboardSessionRow } from "../store/sqlite/dashboard-sessions"
+import { type DashboardSessionRow } from "../store/dashboard-sessions"
 import { adminTokenFingerprint } from "./admin"
 import type { DomainContext } from "./context"
 

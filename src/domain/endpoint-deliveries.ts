@@ -1,5 +1,5 @@
 import type { Environment } from "../lib/vocabulary"
-import { type DeliveryRow, type EndpointRow } from "../store/sqlite/webhooks"
+import { type DeliveryRow, type EndpointRow } from "../store/webhooks"
 import type { DomainContext } from "./context"
 import { getEndpoint, listAccountEndpoints, withAttempts, type DeliveryWithAttempts } from "./webhook-endpoints"
 

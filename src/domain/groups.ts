@@ -1,5 +1,5 @@
 import { AppError, errors } from "../lib/errors"
-import type { PhoneRow } from "../store/sqlite/phones"
+import type { PhoneRow } from "../store/phones"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import { resolvePhone } from "./phones"

@@ -1,5 +1,5 @@
 import { errors } from "../lib/errors"
-import { type InboundRow } from "../store/sqlite/inbound"
+import { type InboundRow } from "../store/inbound"
 import type { InboundMessage, InboundSender } from "../whatsapp/gateway"
 import { pushNameFromOutside, usernameFromOutside } from "../lib/wa-username"
 import type { Principal } from "./api-keys"

@@ -1,11 +1,11 @@
 import { errors } from "../lib/errors"
-import type { Environment } from "../store/sqlite/api-keys"
-import { type InboundRow } from "../store/sqlite/inbound"
-import { type PartRow } from "../store/sqlite/message-parts"
+import type { Environment } from "../store/api-keys"
+import { type InboundRow } from "../store/inbound"
+import { type PartRow } from "../store/message-parts"
 import type { MessageStatus } from "../lib/vocabulary"
-import { type MessageRow } from "../store/sqlite/messages"
-import { type ReplyRow } from "../store/sqlite/replies"
-import { type AttemptRow, type DeliveryRow, type EventRow } from "../store/sqlite/webhooks"
+import { type MessageRow } from "../store/messages"
+import { type ReplyRow } from "../store/replies"
+import { type AttemptRow, type DeliveryRow, type EventRow } from "../store/webhooks"
 import type { DomainContext } from "./context"
 
 /*

@@ -1,6 +1,6 @@
 import type { StoreQueries } from "../store/store"
-import { type PartRow } from "../store/sqlite/message-parts"
-import { type MessageRow } from "../store/sqlite/messages"
+import { type PartRow } from "../store/message-parts"
+import { type MessageRow } from "../store/messages"
 import type { OutboundPart, QuotedPart } from "../whatsapp/gateway"
 import type { MediaDownload } from "./outbound-parts"
 import { buildVCard } from "./vcard"

@@ -1,8 +1,8 @@
 import { utcDayStartMs } from "../lib/time"
-import type { Environment } from "../store/sqlite/api-keys"
+import type { Environment } from "../store/api-keys"
 import type { MessageStatus } from "../lib/vocabulary"
-import { type MessageRow } from "../store/sqlite/messages"
-import type { DeliveryRow, EndpointRow } from "../store/sqlite/webhooks"
+import { type MessageRow } from "../store/messages"
+import type { DeliveryRow, EndpointRow } from "../store/webhooks"
 import type { DomainContext } from "./context"
 import { endpointsWithLatestDelivery } from "./endpoint-deliveries"
 

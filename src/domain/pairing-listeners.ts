@@ -1,4 +1,4 @@
-import type { PhoneRow } from "../store/sqlite/phones"
+import type { PhoneRow } from "../store/phones"
 import type { PairingState } from "./pairing-state"
 
 /**

@@ -1,5 +1,5 @@
 import type { ConnectionStatus } from "../lib/vocabulary"
-import type { PhoneRow } from "../store/sqlite/phones"
+import type { PhoneRow } from "../store/phones"
 import { lastErrorOf, type LastError } from "./connection-errors"
 
 /** What the admin API shows of a phone's pairing (docs/admin.md § "Pair a phone"). */

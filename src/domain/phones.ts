@@ -1,6 +1,6 @@
 import { errors } from "../lib/errors"
 import { isE164 } from "../lib/formats"
-import { type PhoneRow } from "../store/sqlite/phones"
+import { type PhoneRow } from "../store/phones"
 import type { DomainContext } from "./context"
 
 /** An account's phone by id or E.164, or 404 (also for another account's phone). */

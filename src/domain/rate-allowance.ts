@@ -1,5 +1,5 @@
 import type { TakeResult } from "../lib/token-bucket"
-import type { RateDrawResult } from "../store/sqlite/rate-buckets"
+import type { RateDrawResult } from "../store/rate-buckets"
 
 /*
  * A node's local allowance of one key's shared bucket (src/domain/shared-rate-limits.ts draws

@@ -1,6 +1,6 @@
 import { isLidJid } from "../lib/formats"
 import type { MessageErrorCode } from "../lib/vocabulary"
-import type { MessageRow } from "../store/sqlite/messages"
+import type { MessageRow } from "../store/messages"
 import type { WhatsAppSession } from "../whatsapp/gateway"
 import { canPost, type LiveLookups } from "./live-lookups"
 

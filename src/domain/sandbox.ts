@@ -1,5 +1,5 @@
 import type { Scheduler } from "../lib/scheduler"
-import { type MessageRow } from "../store/sqlite/messages"
+import { type MessageRow } from "../store/messages"
 import type { StoreQueries } from "../store/store"
 import type { WriteTx } from "../store/store"
 import type { DomainContext } from "./context"

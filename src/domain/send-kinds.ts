@@ -1,7 +1,7 @@
 import { errors } from "../lib/errors"
 import { isE164 } from "../lib/formats"
 import type { Environment, MessageType } from "../lib/vocabulary"
-import { type ContactExtra, type LocationExtra, type MessageExtras, type MessageRow } from "../store/sqlite/messages"
+import { type ContactExtra, type LocationExtra, type MessageExtras, type MessageRow } from "../store/messages"
 import type { DomainContext } from "./context"
 
 /*

@@ -1,5 +1,5 @@
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
-import type { PhoneRow } from "../store/sqlite/phones"
+import type { PhoneRow } from "../store/phones"
 import type { ConnectionFailure } from "../whatsapp/failures"
 import type { DisconnectReason, SessionEvents, WhatsAppGateway, WhatsAppSession } from "../whatsapp/gateway"
 import type { Runtime } from "./connection-lifecycle"

@@ -1,7 +1,7 @@
 import { leaseHolder, noSessionError } from "./wa-targets"
 import { errors } from "../lib/errors"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
-import { type PhoneRow } from "../store/sqlite/phones"
+import { type PhoneRow } from "../store/phones"
 import type { WhatsAppSession } from "../whatsapp/gateway"
 import { createConnectionLifecycle, type LifecycleDeps } from "./connection-lifecycle"
 import type { Group } from "./groups"

@@ -1,8 +1,8 @@
 import type { TimerHandle } from "../lib/clock"
 import { DAY_MS, utcDayStartMs, utcMonthStartMs, utcWeekStartMs } from "../lib/time"
-import type { Environment } from "../store/sqlite/api-keys"
+import type { Environment } from "../store/api-keys"
 import type { MessageStatus } from "../lib/vocabulary"
-import { type ApiRequestCounts } from "../store/sqlite/usage"
+import { type ApiRequestCounts } from "../store/usage"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 

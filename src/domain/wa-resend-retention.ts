@@ -1,5 +1,6 @@
 import type { Clock } from "../lib/clock"
 import type { Logger } from "../lib/logger"
+import { createRetentionPasses } from "../lib/retention-passes"
 import type { Scheduler } from "../lib/scheduler"
 import { DAY_MS } from "../lib/time"
 import type { Store, StoreQueries } from "../store/store"
@@ -48,17 +49,19 @@ export function createWaResendRetention(deps: {
   retentionDays: number
 }): WaResendRetention {
   const { store, clock, logger, scheduler, retentionDays } = deps
-  let stopped = false
-  let running: Promise<number> | null = null
+  const timing = { kind: WA_RESEND_RETENTION_KIND, firstDelayMs: WA_RESEND_FIRST_DELAY_MS, intervalMs: WA_RESEND_INTERVAL_MS }
+  const passes = createRetentionPasses({ clock, logger, scheduler, ...timing, pass, failure: "deleting WhatsApp messages kept for retry receipts failed" })
 
-  async function inBatches(deleteBatch: (q: StoreQueries) => Promise<number>): Promise<number> {
-    let total = 0
-    for (;;) {
-      if (stopped) return total
-      const deleted = await store.write(deleteBatch)
-      total += deleted
-      if (deleted < WA_RESEND_BATCH) return total
-    }
+  /** Messages first, then secrets; each logs what it deleted. */
+  async function pass(): Promise<void> {
+    const messages = await prune()
+    const secrets = await pruneSecrets()
+    if (secrets > 0) logger.info("message secrets older than the retention deleted", { secrets, retentionDays: MESSAGE_SECRET_RETENTION_DAYS })
+    if (messages > 0) logger.info("WhatsApp messages kept for retry receipts deleted", { messages, retentionDays })
+  }
+
+  function inBatches(deleteBatch: (q: StoreQueries) => Promise<number>): Promise<number> {
+    return passes.inBatches(WA_RESEND_BATCH, () => store.write(deleteBatch))
   }
 
   function prune(): Promise<number> {
@@ -71,37 +74,5 @@ export function createWaResendRetention(deps: {
     return inBatches((q) => q.pruneMessageSecrets(cutoffMs, WA_RESEND_BATCH))
   }
 
-  async function pass(): Promise<number> {
-    const messages = await prune()
-    const secrets = await pruneSecrets()
-    if (secrets > 0) logger.info("message secrets older than the retention deleted", { secrets, retentionDays: MESSAGE_SECRET_RETENTION_DAYS })
-    return messages
-  }
-
-  function runPass(): void {
-    running = pass()
-    running
-      .then((n) => {
-        if (n > 0) logger.info("WhatsApp messages kept for retry receipts deleted", { messages: n, retentionDays })
-      })
-      .catch((err) => logger.error("deleting WhatsApp messages kept for retry receipts failed", { err }))
-      .finally(() => {
-        running = null
-        if (!stopped) scheduler.schedule(WA_RESEND_RETENTION_KIND, "pass", clock.nowMs() + WA_RESEND_INTERVAL_MS)
-      })
-  }
-
-  scheduler.on(WA_RESEND_RETENTION_KIND, () => runPass())
-
-  return {
-    start() {
-      scheduler.schedule(WA_RESEND_RETENTION_KIND, "pass", clock.nowMs() + WA_RESEND_FIRST_DELAY_MS)
-    },
-    prune,
-    pruneSecrets,
-    async stop() {
-      stopped = true
-      await running?.catch(() => 0)
-    },
-  }
+  return { start: () => passes.start(), prune, pruneSecrets, stop: () => passes.stop() }
 }

@@ -1,6 +1,6 @@
 import { errors } from "../lib/errors"
 import type { Environment, Page } from "../lib/vocabulary"
-import { type AttemptRow, type DeliveryRow, type DeliveryStatus, type EndpointRow } from "../store/sqlite/webhooks"
+import { type AttemptRow, type DeliveryRow, type DeliveryStatus, type EndpointRow } from "../store/webhooks"
 import { newSigningSecret } from "../webhooks/signer"
 import type { DomainContext } from "./context"
 import { EVENT_NAMES } from "./event-catalogue"

@@ -20,6 +20,28 @@ export const systemResolveHost: ResolveHost = async (host) => {
   return (await lookup(host, { all: true })).map((a) => a.address)
 }
 
+/** A WhatsApp Web version as [major, minor, patch]. */
+export type DoctorWaVersion = readonly [number, number, number]
+
+/**
+ * What `wagate doctor` reaches the network with. It is declared here, below both the CLI that
+ * runs the checks and src/doctor-net.ts that builds the production one from the Baileys
+ * adapter, so that neither imports the other's floor.
+ */
+export interface DoctorNet {
+  resolveHost: ResolveHost
+  /** Certificates (PEM) to trust instead of the built-in roots and NODE_EXTRA_CA_CERTS; tests pass their CA. */
+  ca?: string
+  /** The lookup connects make with WAGATE_WA_VERSION=auto, or null when they make none (the socket is not WhatsApp's). */
+  versionLookup: ((signal: AbortSignal) => Promise<DoctorWaVersion>) | null
+  /** How long connects wait for that lookup before they fall back. */
+  versionLookupTimeoutMs: number
+  /** Where the lookup asks, for the operator's sentence. */
+  versionLookupUrl: string
+  /** The version built into Baileys, which connects announce when the lookup fails. */
+  builtInVersion(): Promise<DoctorWaVersion>
+}
+
 /** What the TLS probe learned. */
 export type TlsProbe =
   | { ok: true; protocol: string; http: HttpDate }

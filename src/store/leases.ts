@@ -8,7 +8,7 @@
  *
  * A lease is held while its row names the node, carries the token and `expires_at_ms` lies
  * ahead. Once expired it is over, even if no other node took it yet: the owner does not renew
- * it but claims it again, with a new token. The SQLite statements are in leases-sqlite.ts, the
+ * it but claims it again, with a new token. The SQLite statements are in sqlite/leases.ts, the
  * PostgreSQL ones in postgres/leases.ts.
  */
 

@@ -1,6 +1,5 @@
-import type { Database } from "bun:sqlite"
 import { createChangeTracker } from "./sqlite/change-tracker"
-import { migrate, openDatabase } from "./sqlite/db"
+import { migrate, openDatabase, type Database } from "./sqlite/db"
 import type { SessionBounds } from "./postgres/session-bounds"
 import { openPostgresStore } from "./postgres/store"
 import { createSqliteStore } from "./sqlite/store"

@@ -1,38 +1,39 @@
 import type { Environment, MessageStatus } from "../lib/vocabulary"
-import type { CachedTable } from "./sqlite/change-tracker"
+import type { CachedTable } from "./cached-tables"
 /*
  * The store's seam (docs/architecture.md § "The store"): everything the rest of wagate asks of
  * the database, as async methods in wagate's vocabulary. There is one implementation per
- * database: SQLite (src/store/sqlite-store.ts, the embedded default, with its group commit) and
+ * database: SQLite (src/store/sqlite/store.ts, the embedded default, with its group commit) and
  * PostgreSQL (src/store/postgres/, for several nodes). One contract suite
  * (test/store/contract/) runs against both. No caller branches on the database: a difference in
  * behaviour belongs in an implementation, named here.
  *
- * The query groups below mirror the modules that hold the SQLite statements; their row types
- * live there too.
+ * The query groups below mirror the modules that hold the SQLite statements (src/store/sqlite/)
+ * and the PostgreSQL ones (src/store/postgres/); the rows they hand out are typed once, in the
+ * same-named modules beside this one (src/store/messages.ts…), which both import.
  */
-import type { SubscriptionStatus, AccountRow } from "./sqlite/accounts"
-import type { ApiKeyRow } from "./sqlite/api-keys"
-import type { DashboardSessionRow } from "./sqlite/dashboard-sessions"
-import type { ClaimedDelivery } from "./sqlite/delivery-claims"
-import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, InboundListQuery } from "./sqlite/inbound"
+import type { SubscriptionStatus, AccountRow } from "./accounts"
+import type { ApiKeyRow } from "./api-keys"
+import type { DashboardSessionRow } from "./dashboard-sessions"
+import type { ClaimedDelivery } from "./delivery-claims"
+import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, InboundListQuery } from "./inbound"
 import type { LeaseQueries } from "./leases"
-import type { UnreadInbound } from "./sqlite/message-actions"
-import type { WaContactRow } from "./sqlite/wa-contacts"
-import type { PartRow } from "./sqlite/message-parts"
-import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./sqlite/messages"
-import type { PhoneRow, StoredPhoneError } from "./sqlite/phones"
-import type { RateDraw, RateDrawResult } from "./sqlite/rate-buckets"
-import type { ReplyRow } from "./sqlite/replies"
-import type { SendJobRow } from "./sqlite/send-jobs"
-import type { SettingKey } from "./sqlite/settings"
-import type { ApiRequestCounts } from "./sqlite/usage"
-import type { WaKeyChange } from "./sqlite/wa-auth"
-import type { SentWaMessage } from "./sqlite/wa-resend"
-import type { MessageSecret } from "./sqlite/message-secrets"
-import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./sqlite/webhooks"
+import type { UnreadInbound } from "./message-actions"
+import type { WaContactRow } from "./wa-contacts"
+import type { PartRow } from "./message-parts"
+import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./messages"
+import type { PhoneRow, StoredPhoneError } from "./phones"
+import type { RateDraw, RateDrawResult } from "./rate-buckets"
+import type { ReplyRow } from "./replies"
+import type { SendJobRow } from "./send-jobs"
+import type { SettingKey } from "./settings"
+import type { ApiRequestCounts } from "./usage"
+import type { WaKeyChange } from "./wa-auth"
+import type { SentWaMessage } from "./wa-resend"
+import type { MessageSecret } from "./message-secrets"
+import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
 
-/** src/store/accounts.ts */
+/** src/store/sqlite/accounts.ts */
 export interface AccountsQueries {
   /** Inserts an account. */
   insertAccount(row: AccountRow): Promise<void>
@@ -48,7 +49,7 @@ export interface AccountsQueries {
   countPhones(accountId: string): Promise<number>
 }
 
-/** src/store/api-keys.ts */
+/** src/store/sqlite/api-keys.ts */
 export interface ApiKeysQueries {
   /** Inserts a key record. */
   insertApiKey(row: ApiKeyRow): Promise<void>
@@ -64,7 +65,7 @@ export interface ApiKeysQueries {
   touchApiKey(id: string, usedAtMs: number): Promise<void>
 }
 
-/** src/store/dashboard-sessions.ts */
+/** src/store/sqlite/dashboard-sessions.ts */
 export interface DashboardSessionsQueries {
   /** Inserts a session. */
   insertDashboardSession(row: DashboardSessionRow): Promise<void>
@@ -80,7 +81,7 @@ export interface DashboardSessionsQueries {
   deleteIdleDashboardSessions(cutoffMs: number): Promise<void>
 }
 
-/** src/store/delivery-claims.ts (several nodes share the webhook deliveries) */
+/** src/store/sqlite/delivery-claims.ts (several nodes share the webhook deliveries) */
 export interface DeliveryClaimQueries {
   /**
    * Claims for `nodeId`, until `nowMs + leaseMs`, up to `limit` deliveries that are pending, due
@@ -97,7 +98,7 @@ export interface DeliveryClaimQueries {
   releaseClaims(nodeId: string, ids: readonly string[]): Promise<number>
 }
 
-/** src/store/inbound.ts */
+/** src/store/sqlite/inbound.ts */
 export interface InboundQueries {
   /** An inbound message by id within one account and environment. */
   findScopedInbound(accountId: string, env: Environment, id: string): Promise<InboundRow | null>
@@ -128,7 +129,7 @@ export interface InboundQueries {
   listReactions(targetId: string): Promise<{ fromAddress: string; emoji: string; atMs: number }[]>
 }
 
-/** src/store/message-actions.ts */
+/** src/store/sqlite/message-actions.ts */
 export interface MessageActionsQueries {
   /** Replaces a message's text (or caption) and records when. */
   markMessageEdited(messageId: string, content: string, editedAtMs: number): Promise<void>
@@ -145,7 +146,7 @@ export interface MessageActionsQueries {
   inboundReadAtMs(inboundId: string): Promise<number | null>
 }
 
-/** src/store/message-parts.ts */
+/** src/store/sqlite/message-parts.ts */
 export interface MessagePartsQueries {
   /** Inserts a part (pending). */
   insertPart(row: Pick<PartRow, "messageId" | "partIndex" | "waMessageId" | "mediaUrl" | "status">): Promise<void>
@@ -159,7 +160,7 @@ export interface MessagePartsQueries {
   updatePart(row: PartRow): Promise<void>
 }
 
-/** src/store/messages.ts */
+/** src/store/sqlite/messages.ts */
 export interface MessagesQueries {
   /**
    * Inserts a message with the next sequence number of its account and environment and counts
@@ -211,7 +212,7 @@ export interface MessagesQueries {
   dailyMessageCounts(accountId: string, env: Environment, fromDayMs: number): Promise<{ dayMs: number; status: MessageStatus; n: number }[]>
 }
 
-/** src/store/phones.ts */
+/** src/store/sqlite/phones.ts */
 export interface PhonesQueries {
   /** Inserts a phone. */
   insertPhone(row: PhoneRow): Promise<void>
@@ -241,7 +242,7 @@ export interface PhonesQueries {
   listAllPhones(): Promise<PhoneRow[]>
 }
 
-/** src/store/rate-buckets.ts (several nodes share each key's rate limit) */
+/** src/store/sqlite/rate-buckets.ts (several nodes share each key's rate limit) */
 export interface RateBucketsQueries {
   /**
    * Refills the key's shared bucket to `nowMs`, puts back `returned`, caps it at the limit and
@@ -251,7 +252,7 @@ export interface RateBucketsQueries {
   drawRateTokens(draw: RateDraw): Promise<RateDrawResult>
 }
 
-/** src/store/wa-contacts.ts (the senders a phone hears from) */
+/** src/store/sqlite/wa-contacts.ts (the senders a phone hears from) */
 export interface WaContactsQueries {
   /** Records what a message told about its sender; fields left null keep their stored values. */
   upsertWaContact(row: WaContactRow): Promise<void>
@@ -261,13 +262,13 @@ export interface WaContactsQueries {
   listWaContacts(phoneId: string, limit: number): Promise<WaContactRow[]>
 }
 
-/** src/store/replies.ts */
+/** src/store/sqlite/replies.ts */
 export interface RepliesQueries {
   /** The messages that quote `targetId`, oldest first, at most `limit` (both partial indexes serve it). */
   listRepliesTo(targetId: string, limit: number): Promise<ReplyRow[]>
 }
 
-/** src/store/send-jobs.ts */
+/** src/store/sqlite/send-jobs.ts */
 export interface SendJobsQueries {
   /** Queues a job (same transaction as its message). */
   insertSendJob(row: SendJobRow): Promise<void>
@@ -279,7 +280,7 @@ export interface SendJobsQueries {
   listPhonesWithJobs(): Promise<string[]>
 }
 
-/** src/store/settings.ts */
+/** src/store/sqlite/settings.ts */
 export interface SettingsQueries {
   /** One setting, or null when unset. */
   getSetting(key: SettingKey): Promise<string | null>
@@ -287,7 +288,7 @@ export interface SettingsQueries {
   setSetting(key: SettingKey, value: string): Promise<void>
 }
 
-/** src/store/stats.ts */
+/** src/store/sqlite/stats.ts */
 export interface StatsQueries {
   /** Outbound messages by environment and status, from the counters. */
   messagesByEnvAndStatus(): Promise<{ env: string; status: string; n: number }[]>
@@ -297,7 +298,7 @@ export interface StatsQueries {
   pendingDeliveries(): Promise<number>
 }
 
-/** src/store/usage.ts */
+/** src/store/sqlite/usage.ts */
 export interface UsageQueries {
   /** Adds request counts to their day. */
   addApiRequestCounts(counts: ApiRequestCounts): Promise<void>
@@ -305,7 +306,7 @@ export interface UsageQueries {
   sumApiRequestsSince(accountId: string, env: Environment, fromDayMs: number): Promise<{ successful: number; failed: number }>
 }
 
-/** src/store/wa-auth.ts */
+/** src/store/sqlite/wa-auth.ts */
 export interface WaAuthQueries {
   /** The phone's credentials JSON, or null when it has none. */
   readCreds(phoneId: string): Promise<string | null>
@@ -329,7 +330,7 @@ export interface WaAuthQueries {
   countKeys(phoneId: string): Promise<number>
 }
 
-/** src/store/wa-resend.ts */
+/** src/store/sqlite/wa-resend.ts */
 export interface WaResendQueries {
   /** Stores (or, for a part sent again after a reconnect, replaces) a sent message. */
   saveSentWaMessage(row: SentWaMessage): Promise<void>
@@ -339,7 +340,7 @@ export interface WaResendQueries {
   pruneSentWaMessages(cutoffMs: number, limit: number): Promise<number>
 }
 
-/** src/store/message-secrets.ts */
+/** src/store/sqlite/message-secrets.ts */
 export interface MessageSecretsQueries {
   /** Stores the secrets of several messages; one already stored for the same chat, id and sender is kept. */
   saveMessageSecrets(rows: readonly MessageSecret[]): Promise<void>
@@ -349,7 +350,7 @@ export interface MessageSecretsQueries {
   pruneMessageSecrets(cutoffMs: number, limit: number): Promise<number>
 }
 
-/** src/store/webhooks.ts */
+/** src/store/sqlite/webhooks.ts */
 export interface WebhooksQueries {
   /** Inserts an endpoint. */
   insertEndpoint(row: EndpointRow): Promise<void>

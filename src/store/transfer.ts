@@ -24,7 +24,7 @@ export const EXPORT_FORMAT_VERSION = 1
 export interface ExportHeader {
   format: typeof EXPORT_FORMAT
   formatVersion: number
-  /** The SQLite schema version of the rows (src/store/migrations.ts); an import needs its own. */
+  /** The SQLite schema version of the rows (src/store/sqlite/migrations.ts); an import needs its own. */
   sqliteSchemaVersion: number
   wagateVersion: string
   exportedAtMs: number

@@ -3,7 +3,7 @@ import type { Clock, TimerHandle } from "../lib/clock"
 import type { Logger } from "../lib/logger"
 import { boundedOutsideTextOrNull } from "../lib/outside-text"
 import type { Store, StoreQueries } from "../store/store"
-import { type AttemptRow, type DeliveryProgress, type DeliveryRow } from "../store/sqlite/webhooks"
+import { type AttemptRow, type DeliveryProgress, type DeliveryRow } from "../store/webhooks"
 import { nextAttemptAtMs } from "./retry-policy"
 import type { AttemptOutcome } from "./sender"
 

@@ -1,5 +1,5 @@
 import type { StoreQueries } from "../store/store"
-import { type EndpointRow } from "../store/sqlite/webhooks"
+import { type EndpointRow } from "../store/webhooks"
 
 /**
  * Endpoints (URL, secrets, enabled flag, events) held in memory for the dispatcher, so an

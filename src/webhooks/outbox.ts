@@ -4,7 +4,7 @@ import type { IdGenerator } from "../lib/ids"
 import { toIso } from "../lib/time"
 import type { Environment } from "../lib/vocabulary"
 import type { WriteTx } from "../store/store"
-import { type DeliveryRow, type EndpointRow, type EventRow } from "../store/sqlite/webhooks"
+import { type DeliveryRow, type EndpointRow, type EventRow } from "../store/webhooks"
 import type { EventType } from "../lib/vocabulary"
 
 /** An event to record, with its spec data. */

@@ -1,5 +1,6 @@
 import type { Clock } from "../lib/clock"
 import type { Logger } from "../lib/logger"
+import { createRetentionPasses } from "../lib/retention-passes"
 import type { Scheduler } from "../lib/scheduler"
 import { DAY_MS } from "../lib/time"
 import type { Store } from "../store/store"
@@ -37,44 +38,25 @@ export function createWebhookRetention(deps: {
   retentionDays: number
 }): WebhookRetention {
   const { store, clock, logger, scheduler, retentionDays } = deps
-  let stopped = false
-  let running: Promise<number> | null = null
+  const timing = { kind: RETENTION_KIND, firstDelayMs: RETENTION_FIRST_DELAY_MS, intervalMs: RETENTION_INTERVAL_MS }
+  const passes = createRetentionPasses({ clock, logger, scheduler, ...timing, pass, failure: "deleting old webhook events failed" })
 
-  async function prune(): Promise<number> {
+  async function pass(): Promise<void> {
+    const n = await prune()
+    if (n > 0) logger.info("old webhook events deleted", { events: n, retentionDays })
+  }
+
+  function prune(): Promise<number> {
     const cutoffMs = clock.nowMs() - retentionDays * DAY_MS
-    let total = 0
-    for (;;) {
-      if (stopped) return total
-      const deleted = await store.write(async (q) => q.pruneEvents(cutoffMs, RETENTION_BATCH))
-      total += deleted
-      if (deleted < RETENTION_BATCH) return total
-    }
+    return passes.inBatches(RETENTION_BATCH, () => store.write(async (q) => q.pruneEvents(cutoffMs, RETENTION_BATCH)))
   }
-
-  function runPass(): void {
-    running = prune()
-    running
-      .then((n) => {
-        if (n > 0) logger.info("old webhook events deleted", { events: n, retentionDays })
-      })
-      .catch((err) => logger.error("deleting old webhook events failed", { err }))
-      .finally(() => {
-        running = null
-        if (!stopped) scheduler.schedule(RETENTION_KIND, "pass", clock.nowMs() + RETENTION_INTERVAL_MS)
-      })
-  }
-
-  scheduler.on(RETENTION_KIND, () => runPass())
 
   return {
     start() {
       if (retentionDays === 0) return
-      scheduler.schedule(RETENTION_KIND, "pass", clock.nowMs() + RETENTION_FIRST_DELAY_MS)
+      passes.start()
     },
     prune,
-    async stop() {
-      stopped = true
-      await running?.catch(() => 0)
-    },
+    stop: () => passes.stop(),
   }
 }

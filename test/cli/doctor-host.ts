@@ -1,4 +1,4 @@
-import type { DoctorNet, DoctorWaVersion } from "../../src/cli/doctor-checks"
+import type { DoctorNet, DoctorWaVersion } from "../../src/lib/net-probes"
 import type { TlsCertificate } from "../wa-sim/media-cert"
 
 /** The name the doctor checks by default; tests resolve it to 127.0.0.1. */

@@ -7,7 +7,7 @@ import { TestClock } from "../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { waitUntil } from "../helpers/webhook-receiver"
 import { freshMigratedDatabase } from "../store/contract/stores"
-import type { PhoneRow } from "../../src/store/sqlite/phones"
+import type { PhoneRow } from "../../src/store/phones"
 
 /*
  * The dashboard's live pages on a node that does not hold the phone (docs/dashboard.md § "Several

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
-import type { AccountRow } from "../../src/store/sqlite/accounts"
+import type { AccountRow } from "../../src/store/accounts"
 import { createHarness, type Harness } from "../helpers/harness"
 import { ORIGIN, signIn, type DashboardClient } from "../helpers/dashboard"
 import { waMessageIdFor } from "../../src/domain/wa-ids"

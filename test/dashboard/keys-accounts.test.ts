@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { authenticateApiKey } from "../../src/domain/api-keys"
 import { createApiKey } from "../../src/domain/api-keys"
 import { CANONICAL_SCOPES } from "../../src/domain/scopes"
-import type { AccountRow } from "../../src/store/sqlite/accounts"
+import type { AccountRow } from "../../src/store/accounts"
 import { createHarness, type Harness } from "../helpers/harness"
 import { expectEscaped, HOSTILE, signIn, type DashboardClient } from "../helpers/dashboard"
 

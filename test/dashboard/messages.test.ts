@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { recordInbound } from "../../src/domain/inbound"
 import { createEndpoint } from "../../src/domain/webhook-endpoints"
-import type { AccountRow } from "../../src/store/sqlite/accounts"
-import type { PhoneRow } from "../../src/store/sqlite/phones"
+import type { AccountRow } from "../../src/store/accounts"
+import type { PhoneRow } from "../../src/store/phones"
 import { createHarness, type Harness } from "../helpers/harness"
 import { expectEscaped, HOSTILE, signIn, type DashboardClient } from "../helpers/dashboard"
 

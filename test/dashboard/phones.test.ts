@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { createHarness, type Harness } from "../helpers/harness"
 import { expectEscaped, HOSTILE, ORIGIN, signIn, type DashboardClient } from "../helpers/dashboard"
 import { addPhone } from "../../src/domain/phones"
-import type { AccountRow } from "../../src/store/sqlite/accounts"
+import type { AccountRow } from "../../src/store/accounts"
 
 let h: Harness
 let client: DashboardClient

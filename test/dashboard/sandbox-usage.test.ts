@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { createApiKey } from "../../src/domain/api-keys"
 import { DAY_MS } from "../../src/lib/time"
-import type { AccountRow } from "../../src/store/sqlite/accounts"
-import type { PhoneRow } from "../../src/store/sqlite/phones"
+import type { AccountRow } from "../../src/store/accounts"
+import type { PhoneRow } from "../../src/store/phones"
 import { createHarness, type Harness } from "../helpers/harness"
 import { signIn, type DashboardClient } from "../helpers/dashboard"
 

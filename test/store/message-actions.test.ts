@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { insertInbound, type InboundRow } from "../../src/store/sqlite/inbound"
+import { insertInbound } from "../../src/store/sqlite/inbound"
+import { type InboundRow } from "../../src/store/inbound"
 import { inboundReadAtMs, listUnreadInChat, markChatReadThrough } from "../../src/store/sqlite/message-actions"
 import { migrate, openDatabase } from "../../src/store/sqlite/db"
 

@@ -4,18 +4,8 @@ import { ulidGenerator, type IdGenerator } from "../../src/lib/ids"
 import { utcDayStartMs } from "../../src/lib/time"
 import type { Environment, MessageStatus } from "../../src/lib/vocabulary"
 import { migrate, openDatabase, type Database } from "../../src/store/sqlite/db"
-import {
-  countMessages,
-  countMessagesSince,
-  findMessage,
-  findMessageByIdempotencyKey,
-  findScopedMessage,
-  IdempotencyKeyTaken,
-  insertMessage,
-  listMessages,
-  updateMessageStatuses,
-  type MessageRow,
-} from "../../src/store/sqlite/messages"
+import { countMessages, countMessagesSince, findMessage, findMessageByIdempotencyKey, findScopedMessage, insertMessage, listMessages, updateMessageStatuses } from "../../src/store/sqlite/messages"
+import { IdempotencyKeyTaken, type MessageRow } from "../../src/store/messages"
 import { TestClock } from "../helpers/test-clock"
 
 let db: Database

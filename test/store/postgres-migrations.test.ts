@@ -1,6 +1,7 @@
 import { SQL } from "bun"
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { migrate, openDatabase, SchemaTooNewError } from "../../src/store/sqlite/db"
+import { migrate, openDatabase } from "../../src/store/sqlite/db"
+import { SchemaTooNewError } from "../../src/store/schema-version"
 import { latestPostgresSchemaVersion, migratePostgres, PG_MIGRATIONS, postgresSchemaVersion, sqlMigration } from "../../src/store/postgres/migrations"
 import { freshDatabase } from "../helpers/postgres"
 import { TEST_EPOCH_MS } from "../helpers/test-clock"

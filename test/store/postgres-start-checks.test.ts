@@ -1,6 +1,6 @@
 import { SQL, type Socket } from "bun"
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { SchemaTooNewError } from "../../src/store/sqlite/db"
+import { SchemaTooNewError } from "../../src/store/schema-version"
 import { latestPostgresSchemaVersion, migratePostgres, PG_MIGRATIONS, sqlMigration } from "../../src/store/postgres/migrations"
 import { checkPostgresSchema, DatabaseStartError } from "../../src/store/postgres/start-checks"
 import { openPostgresStore } from "../../src/store/postgres/store"

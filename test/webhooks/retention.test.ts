@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test"
-import { insertAttempt, insertDelivery, insertEndpoint, insertEvent, type DeliveryStatus } from "../../src/store/sqlite/webhooks"
+import { insertAttempt, insertDelivery, insertEndpoint, insertEvent } from "../../src/store/sqlite/webhooks"
+import { type DeliveryStatus } from "../../src/store/webhooks"
 import { RETENTION_BATCH, RETENTION_FIRST_DELAY_MS, RETENTION_INTERVAL_MS } from "../../src/webhooks/retention"
 import { createHarness, type Harness } from "../helpers/harness"
 

@@ -1,7 +1,7 @@
 import { SQL } from "bun"
 import { afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { LEASE_DEFAULTS } from "../../src/domain/lease-timings"
-import type { DeliveryRow, EventRow } from "../../src/store/sqlite/webhooks"
+import type { DeliveryRow, EventRow } from "../../src/store/webhooks"
 import { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT } from "../../src/deps"
 import { CLAIM_POLL_MS, claimLeaseFor, silentNodeAfterMs } from "../../src/webhooks/dispatcher"
 import type { OutboxEvent } from "../../src/webhooks/outbox"

@@ -1,7 +1,7 @@
 import { listAccounts } from "../../domain/accounts"
 import type { DomainContext } from "../../domain/context"
-import type { AccountRow } from "../../store/sqlite/accounts"
-import type { Environment } from "../../store/sqlite/api-keys"
+import type { AccountRow } from "../../store/accounts"
+import type { Environment } from "../../store/api-keys"
 
 /**
  * What every page is scoped to, from the query string so a link can be shared: the account

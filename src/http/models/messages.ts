@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox"
 import { E164_PATTERN, GROUP_JID_PATTERN, RECIPIENT_PATTERN } from "../../lib/formats"
 import { toIso, toIsoOrNull } from "../../lib/time"
-import type { MessageRow } from "../../store/sqlite/messages"
+import type { MessageRow } from "../../store/messages"
 import { CONTENT_MAX_CODE_POINTS, MEDIA_URLS_MAX } from "../../domain/messages"
 import type { MessageErrorCode } from "../../lib/vocabulary"
 import { ErrorCodeSchema, MessageStatusSchema, MessageTypeSchema } from "../../domain/schemas"

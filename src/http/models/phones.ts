@@ -3,7 +3,7 @@ import { phoneView } from "../../domain/api-views"
 import { ConnectionStatusSchema } from "../../domain/schemas"
 import { E164_PATTERN } from "../../lib/formats"
 import { named } from "../../lib/schema"
-import type { PhoneRow } from "../../store/sqlite/phones"
+import type { PhoneRow } from "../../store/phones"
 import { NullableTimestamp, Timestamp } from "./common"
 
 export const ConnectionStatus = ConnectionStatusSchema

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { AccountRow } from "../sqlite/accounts"
+import type { AccountRow } from "../accounts"
 import type { AccountsQueries } from "../store"
 import { mapRows, toNumber, toNumberOrNull } from "./rows"
 
@@ -37,7 +37,7 @@ const COUNT_ACTIVE_KEYS = `SELECT COUNT(*)::int4 AS n FROM api_keys WHERE accoun
   AND (expires_at_ms IS NULL OR expires_at_ms > $2)`
 const COUNT_PHONES = "SELECT COUNT(*)::int4 AS n FROM phones WHERE account_id = $1"
 
-/** src/store/accounts.ts on PostgreSQL. */
+/** src/store/sqlite/accounts.ts on PostgreSQL. */
 export function pgAccountsQueries(sql: SQL): AccountsQueries {
   return {
     async insertAccount(row) {

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { ApiKeyRow } from "../sqlite/api-keys"
+import type { ApiKeyRow } from "../api-keys"
 import type { ApiKeysQueries } from "../store"
 import { mapRows, toNumber, toNumberOrNull } from "./rows"
 
@@ -47,7 +47,7 @@ const REVOKE_KEY = "UPDATE api_keys SET revoked_at_ms = $2 WHERE id = $1 AND rev
 // condition also skips the write, and its row lock, when another node recorded a later use.
 const TOUCH_KEY = `UPDATE api_keys SET last_used_at_ms = $2 WHERE id = $1 AND (last_used_at_ms IS NULL OR last_used_at_ms < $2)`
 
-/** src/store/api-keys.ts on PostgreSQL. */
+/** src/store/sqlite/api-keys.ts on PostgreSQL. */
 export function pgApiKeysQueries(sql: SQL): ApiKeysQueries {
   return {
     async insertApiKey(row) {

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { DashboardSessionRow } from "../sqlite/dashboard-sessions"
+import type { DashboardSessionRow } from "../dashboard-sessions"
 import type { DashboardSessionsQueries } from "../store"
 import { toNumber } from "./rows"
 
@@ -15,7 +15,7 @@ const INSERT = "INSERT INTO dashboard_sessions (id_hash, csrf_token, admin_finge
 const SELECT = "SELECT id_hash, csrf_token, admin_fingerprint, created_at_ms, last_seen_at_ms FROM dashboard_sessions WHERE id_hash = $1"
 const TOUCH = "UPDATE dashboard_sessions SET last_seen_at_ms = $2 WHERE id_hash = $1"
 
-/** src/store/dashboard-sessions.ts on PostgreSQL. */
+/** src/store/sqlite/dashboard-sessions.ts on PostgreSQL. */
 export function pgDashboardSessionsQueries(sql: SQL): DashboardSessionsQueries {
   return {
     async insertDashboardSession(row: DashboardSessionRow) {

@@ -1,11 +1,11 @@
 import type { SQL } from "bun"
-import { byDueThenId, type ClaimedDelivery } from "../sqlite/delivery-claims"
+import { byDueThenId, type ClaimedDelivery } from "../delivery-claims"
 import type { DeliveryClaimQueries } from "../store"
 import { pendingFromRaw } from "./webhooks"
 
 /*
  * Delivery claims on PostgreSQL, where several nodes claim from the same rows at once
- * (src/store/delivery-claims.ts says what a claim is). The due rows are locked with
+ * (src/store/sqlite/delivery-claims.ts says what a claim is). The due rows are locked with
  * `FOR UPDATE SKIP LOCKED`: a node passes over the rows another node is claiming instead of
  * waiting for it, and a row claimed (and committed) by another node since this statement's
  * snapshot is checked again once locked, so its fresh claim excludes it. Two nodes therefore

@@ -2,7 +2,6 @@ import type { SQL } from "bun"
 import { createReadStream } from "node:fs"
 import { createInterface } from "node:readline"
 import { boundedOutsideText } from "../../lib/outside-text"
-import { latestSchemaVersion } from "../sqlite/db"
 import {
   EXPORT_FORMAT,
   EXPORT_FORMAT_VERSION,
@@ -74,7 +73,7 @@ function parseLine(file: string, line: Line): unknown {
 }
 
 /** Refuses a file that is not an export this wagate can load. */
-function checkHeader(file: string, first: Line | null): void {
+function checkHeader(file: string, first: Line | null, latest: number): void {
   const header = (first ? parseLineOrNull(first.text) : null) as Partial<ExportHeader> | null
   // The file comes from outside: what it says is bounded and escaped before a message quotes it.
   const said = (value: unknown) => boundedOutsideText(String(value))
@@ -82,7 +81,6 @@ function checkHeader(file: string, first: Line | null): void {
   if (header.formatVersion !== EXPORT_FORMAT_VERSION) {
     throw new TransferError(`${file} is written in export format ${said(header.formatVersion)}, but this wagate reads format ${EXPORT_FORMAT_VERSION}: import it with the wagate version that exported it.`)
   }
-  const latest = latestSchemaVersion()
   if (header.sqliteSchemaVersion !== latest) {
     throw new TransferError(
       header.sqliteSchemaVersion < latest
@@ -233,12 +231,14 @@ function checkEnd(file: string, end: { rows?: Record<string, number> } | null, c
 /**
  * Imports the export at `path` into the database `sql` reaches (`where` names it, password
  * hidden, for messages). Refuses, changing nothing, a file that is not a complete export of this
- * version and a database that is not empty or not at this version's schema.
+ * version and a database that is not empty or not at this version's schema. `sqliteSchemaVersion`
+ * is the SQLite schema this wagate exports: the caller reads it from src/store/sqlite/db.ts, so
+ * that the PostgreSQL store needs nothing of the SQLite one.
  */
-export async function importIntoPostgres(sql: SQL, path: string, where: string): Promise<ImportSummary> {
+export async function importIntoPostgres(sql: SQL, path: string, where: string, sqliteSchemaVersion: number): Promise<ImportSummary> {
   const lines = readLines(path)
   try {
-    checkHeader(path, await lines.next())
+    checkHeader(path, await lines.next(), sqliteSchemaVersion)
     return await sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${IMPORT_LOCK_KEY}::int8)`
       await checkTarget(tx, where)

@@ -1,12 +1,12 @@
 import type { SQL } from "bun"
 import type { Environment, InboundType } from "../../lib/vocabulary"
-import type { InboundListQuery, InboundRow, StoredContact, StoredInboundMedia, StoredLocation } from "../sqlite/inbound"
+import type { InboundListQuery, InboundRow, StoredContact, StoredInboundMedia, StoredLocation } from "../inbound"
 import type { InboundQueries } from "../store"
 import { toNumber, toNumberOrNull } from "./rows"
 import { COUNTER_SHARD } from "./message-counts"
 
 /*
- * Inbound messages and reactions on PostgreSQL: the statements of src/store/inbound.ts, returning
+ * Inbound messages and reactions on PostgreSQL: the statements of src/store/sqlite/inbound.ts, returning
  * the same rows in the same order. seq comes from the table's identity sequence (not dense, and
  * a redelivery that inserts nothing may still use up a number), so the list pages with OFFSET and
  * the window seeks by seq exactly as on SQLite. A redelivery is refused by the unique index

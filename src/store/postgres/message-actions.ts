@@ -1,10 +1,10 @@
 import type { SQL } from "bun"
-import type { UnreadInbound } from "../sqlite/message-actions"
+import type { UnreadInbound } from "../message-actions"
 import type { MessageActionsQueries } from "../store"
 import { toNumberOrNull } from "./rows"
 
 /*
- * What acting on a message writes, on PostgreSQL: the statements of src/store/message-actions.ts.
+ * What acting on a message writes, on PostgreSQL: the statements of src/store/sqlite/message-actions.ts.
  * The chat look-up and the read marks name the expression and WHERE term of the partial index
  * inbound_unread_chat, as on SQLite, so both seek it.
  */

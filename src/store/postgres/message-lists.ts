@@ -1,6 +1,6 @@
 import type { SQL } from "bun"
 import type { MessageStatus } from "../../lib/vocabulary"
-import type { MessageListQuery, MessageRow, MessageWindowQuery } from "../sqlite/messages"
+import type { MessageListQuery, MessageRow, MessageWindowQuery } from "../messages"
 import type { MessagesQueries } from "../store"
 import { toNumber } from "./rows"
 import { MESSAGE_COLUMNS, messageFromPg, type PgMessage } from "./message-rows"

@@ -1,9 +1,9 @@
 import type { SQL } from "bun"
-import type { PartRow } from "../sqlite/message-parts"
+import type { PartRow } from "../message-parts"
 import type { MessagePartsQueries } from "../store"
 import { toNumberOrNull } from "./rows"
 
-/* The parts of live messages on PostgreSQL: the statements of src/store/message-parts.ts. */
+/* The parts of live messages on PostgreSQL: the statements of src/store/sqlite/message-parts.ts. */
 
 type PgPart = Omit<PartRow, "sentAtMs" | "deliveredAtMs" | "readAtMs" | "failedAtMs"> & {
   sentAtMs: string | null

@@ -1,5 +1,5 @@
 import type { Environment, MessageStatus } from "../../lib/vocabulary"
-import type { MessageExtras, MessageRow } from "../sqlite/messages"
+import type { MessageExtras, MessageRow } from "../messages"
 import { toNumber, toNumberOrNull } from "./rows"
 
 /** A message as Bun returns it: int8 columns as strings, JSON columns as text. */
@@ -42,7 +42,7 @@ export const MESSAGE_COLUMNS = `id, account_id AS "accountId", env, seq, phone_i
   sandbox_delivered_due_ms AS "sandboxDeliveredDueMs", sandbox_read_due_ms AS "sandboxReadDueMs", reply_to AS "replyTo", extras,
   edited_at_ms AS "editedAtMs", revoked_at_ms AS "revokedAtMs"`
 
-/** A result row as wagate's MessageRow, parsed the way src/store/messages.ts parses it. */
+/** A result row as wagate's MessageRow, parsed the way src/store/sqlite/messages.ts parses it. */
 export function messageFromPg(r: PgMessage): MessageRow {
   return {
     id: r.id,

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import { secretOf } from "../sqlite/message-secrets"
+import { secretOf } from "../message-secrets"
 import type { MessageSecretsQueries } from "../store"
 import { toBytes } from "./rows"
 
@@ -14,7 +14,7 @@ const SELECT = `SELECT chat_jid, sender_jid, sender_alt_jid, secret, created_at_
 const PRUNE = `DELETE FROM wa_message_secrets WHERE (phone_id, wa_message_id, chat_jid, sender_jid) IN (
   SELECT phone_id, wa_message_id, chat_jid, sender_jid FROM wa_message_secrets WHERE created_at_ms < $1 ORDER BY created_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED)`
 
-/** src/store/message-secrets.ts on PostgreSQL. */
+/** src/store/sqlite/message-secrets.ts on PostgreSQL. */
 export function pgMessageSecretsQueries(sql: SQL): MessageSecretsQueries {
   return {
     async saveMessageSecrets(rows) {

@@ -1,7 +1,7 @@
 import type { SQL } from "bun"
 import { utcDayStartMs } from "../../lib/time"
 import type { MessageStatus } from "../../lib/vocabulary"
-import { IdempotencyKeyTaken, type MessageRow, type MessageStatusPatch, type NewMessageRow } from "../sqlite/messages"
+import { IdempotencyKeyTaken, type MessageRow, type MessageStatusPatch, type NewMessageRow } from "../messages"
 import type { MessagesQueries } from "../store"
 import { toNumber, toNumberOrNull } from "./rows"
 import { MESSAGE_COLUMNS, messageFromPg, type PgMessage } from "./message-rows"
@@ -9,7 +9,7 @@ import { addCountsCtes, countParams, insertCountsCtes, type MessageCountDelta } 
 import { pgMessageListQueries } from "./message-lists"
 
 /*
- * The outbound messages on PostgreSQL: the statements of src/store/messages.ts, returning the same
+ * The outbound messages on PostgreSQL: the statements of src/store/sqlite/messages.ts, returning the same
  * rows in the same order. Where they differ, it is for several nodes sharing the database:
  * - seq comes from a sequence, so it grows but is not dense per account: the unfiltered list
  *   pages with OFFSET like the filtered one, and the recipient window finds its lower bound by

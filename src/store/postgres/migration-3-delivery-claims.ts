@@ -1,5 +1,5 @@
 /*
- * PostgreSQL migration 3: claims on webhook deliveries (src/store/delivery-claims.ts), so that
+ * PostgreSQL migration 3: claims on webhook deliveries (src/store/sqlite/delivery-claims.ts), so that
  * several nodes share the deliveries and a dead node's claims expire. No index of its own: a
  * claim reads the due pending rows through the partial index on pending deliveries, and the
  * claim columns are checked on those rows only.

@@ -1,6 +1,6 @@
 /*
  * PostgreSQL migration 5: the shared token buckets of the keys' rate limits
- * (src/store/rate-buckets.ts, src/store/postgres/rate-buckets.ts), as SQLite migration 17. One
+ * (src/store/sqlite/rate-buckets.ts, src/store/postgres/rate-buckets.ts), as SQLite migration 17. One
  * narrow row per key, updated in place by every draw; a draw takes a batch of tokens, so a busy
  * key's row is written about once a second per node, not once a request.
  */

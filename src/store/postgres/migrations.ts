@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import { SchemaTooNewError } from "../sqlite/db"
+import { SchemaTooNewError } from "../schema-version"
 import { DELIVERY_CLAIMS_SQL } from "./migration-3-delivery-claims"
 import { LEASES_SQL } from "./migration-4-leases"
 import { RATE_BUCKETS_SQL } from "./migration-5-rate-buckets"
@@ -11,7 +11,7 @@ import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { SCHEMA_1 } from "./schema-1"
 
 /*
- * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/migrations.ts;
+ * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/sqlite/migrations.ts;
  * the two lists are numbered independently). Each migration's SQL lives in a module of its own
  * (schema-1.ts, …); this list has one line per migration. Append only; never edit one that has
  * shipped.

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { PhoneRow } from "../sqlite/phones"
+import type { PhoneRow } from "../phones"
 import type { PhonesQueries } from "../store"
 import { mapRows, toNumber, toNumberOrNull } from "./rows"
 
@@ -59,7 +59,7 @@ const UPDATE_WA_VERSION = `UPDATE phones SET client_expires_at_ms = CASE WHEN wa
 const UPDATE_CLIENT_EXPIRY = "UPDATE phones SET client_expires_at_ms = $3 WHERE id = $1 AND wa_version IS NOT DISTINCT FROM $2"
 const UPDATE_LAST_ERROR = "UPDATE phones SET last_error_code = $2, last_error_message = $3, last_error_at_ms = $4 WHERE id = $1"
 
-/** src/store/phones.ts on PostgreSQL. */
+/** src/store/sqlite/phones.ts on PostgreSQL. */
 export function pgPhonesQueries(sql: SQL): PhonesQueries {
   const one = async (text: string, params: unknown[]) => {
     const [row] = await sql.unsafe<RawPhone[]>(text, params)

@@ -23,7 +23,7 @@ import { pgWebhooksQueries } from "./webhooks"
 
 /*
  * The PostgreSQL query groups, merged into one flat set of methods like the SQLite store's
- * (src/store/sqlite-store.ts). Each group is a module src/store/postgres/<group>.ts exporting a
+ * (src/store/sqlite/store.ts). Each group is a module src/store/postgres/<group>.ts exporting a
  * function of the SQL handle (the pool, or the current transaction) that returns the group's
  * interface from src/store/store.ts. A group joins the store by one line in PG_QUERY_GROUPS; the
  * store's type follows the list, so a group that is absent is absent from the type too.

@@ -3,7 +3,7 @@ import type { RateBucketsQueries } from "../store"
 import { toNumber } from "./rows"
 
 /*
- * The shared token buckets on PostgreSQL (src/store/rate-buckets.ts says what a draw does). A
+ * The shared token buckets on PostgreSQL (src/store/sqlite/rate-buckets.ts says what a draw does). A
  * draw is one INSERT … ON CONFLICT DO UPDATE: the first draw of a key inserts its bucket, and a
  * concurrent one waits on that row and then updates it; an update locks the row and computes
  * from its newest committed version. Draws of one key from any number of nodes therefore run
@@ -20,7 +20,7 @@ const DRAW = `INSERT INTO rate_buckets AS b (key_id, tokens, granted, updated_at
     updated_at_ms = GREATEST(b.updated_at_ms, EXCLUDED.updated_at_ms)
   RETURNING granted, tokens`
 
-/** src/store/rate-buckets.ts on PostgreSQL. */
+/** src/store/sqlite/rate-buckets.ts on PostgreSQL. */
 export function pgRateBucketsQueries(sql: SQL): RateBucketsQueries {
   return {
     async drawRateTokens(d) {

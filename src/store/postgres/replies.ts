@@ -1,9 +1,9 @@
 import type { SQL } from "bun"
-import type { ReplyRow } from "../sqlite/replies"
+import type { ReplyRow } from "../replies"
 import type { RepliesQueries } from "../store"
 import { toNumber } from "./rows"
 
-/* The messages that quote a message, on PostgreSQL: the statement of src/store/replies.ts (both partial indexes serve it). */
+/* The messages that quote a message, on PostgreSQL: the statement of src/store/sqlite/replies.ts (both partial indexes serve it). */
 
 export const REPLIES = `SELECT id, 'outbound' AS direction, from_number AS "fromAddress", content, created_at_ms AS "atMs"
   FROM messages WHERE reply_to = $1

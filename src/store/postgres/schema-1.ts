@@ -1,5 +1,5 @@
 /*
- * PostgreSQL migration 1: the whole schema as of SQLite migration 14 (src/store/migrations.ts),
+ * PostgreSQL migration 1: the whole schema as of SQLite migration 14 (src/store/sqlite/migrations.ts),
  * designed for PostgreSQL and for many nodes writing at once (docs/architecture.md § "The store").
  *
  * - Tables and columns keep SQLite's names where the meaning is the same, so the two

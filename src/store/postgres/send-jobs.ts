@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { SendJobRow } from "../sqlite/send-jobs"
+import type { SendJobRow } from "../send-jobs"
 import type { SendJobsQueries } from "../store"
 import { mapRows, toNumber } from "./rows"
 
@@ -7,7 +7,7 @@ const INSERT = "INSERT INTO send_jobs (message_id, phone_id, created_at_ms) VALU
 const SELECT_BY_PHONE = "SELECT message_id, phone_id, created_at_ms FROM send_jobs WHERE phone_id = $1 ORDER BY created_at_ms, message_id"
 const SELECT_PHONES = "SELECT DISTINCT phone_id FROM send_jobs ORDER BY phone_id"
 
-/** src/store/send-jobs.ts on PostgreSQL. */
+/** src/store/sqlite/send-jobs.ts on PostgreSQL. */
 export function pgSendJobsQueries(sql: SQL): SendJobsQueries {
   return {
     async insertSendJob(row) {

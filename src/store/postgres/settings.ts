@@ -4,7 +4,7 @@ import type { SettingsQueries } from "../store"
 const SELECT_SETTING = "SELECT value FROM settings WHERE key = $1"
 const UPSERT_SETTING = "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 
-/** src/store/settings.ts on PostgreSQL. */
+/** src/store/sqlite/settings.ts on PostgreSQL. */
 export function pgSettingsQueries(sql: SQL): SettingsQueries {
   return {
     async getSetting(key) {

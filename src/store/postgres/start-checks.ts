@@ -1,7 +1,7 @@
 import { SQL } from "bun"
 import { redactDatabaseUrl } from "../../lib/database-url"
 import { boundedOutsideText } from "../../lib/outside-text"
-import { SchemaTooNewError } from "../sqlite/db"
+import { SchemaTooNewError } from "../schema-version"
 import { latestPostgresSchemaVersion, postgresSchemaVersion } from "./migrations"
 import { sessionParameters, type SessionBounds } from "./session-bounds"
 

@@ -7,7 +7,7 @@ const MESSAGES_BY_STATUS = "SELECT env, status, SUM(n) AS n FROM message_counts 
 const PHONES_BY_STATUS = "SELECT connection_status AS status, COUNT(*) AS n FROM phones GROUP BY connection_status ORDER BY connection_status"
 const DELIVERIES_PENDING = "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'"
 
-/** src/store/stats.ts on PostgreSQL. */
+/** src/store/sqlite/stats.ts on PostgreSQL. */
 export function pgStatsQueries(sql: SQL): StatsQueries {
   return {
     async messagesByEnvAndStatus() {

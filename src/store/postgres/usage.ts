@@ -10,7 +10,7 @@ const ADD = "INSERT INTO api_request_counts (account_id, env, day_ms, successful
 const SUM_SINCE = `SELECT COALESCE(SUM(successful), 0) AS successful, COALESCE(SUM(failed), 0) AS failed
   FROM api_request_counts WHERE account_id = $1 AND env = $2 AND day_ms >= $3`
 
-/** src/store/usage.ts on PostgreSQL. */
+/** src/store/sqlite/usage.ts on PostgreSQL. */
 export function pgUsageQueries(sql: SQL): UsageQueries {
   return {
     async addApiRequestCounts(c) {

@@ -1,5 +1,5 @@
 import type { SQL } from "bun"
-import type { WaKeyChange } from "../sqlite/wa-auth"
+import type { WaKeyChange } from "../wa-auth"
 import type { WaAuthQueries } from "../store"
 import { atomically, toNumber } from "./rows"
 
@@ -37,7 +37,7 @@ function netChanges(changes: readonly WaKeyChange[]): { upserts: WaKeyChange[]; 
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-/** src/store/wa-auth.ts on PostgreSQL. */
+/** src/store/sqlite/wa-auth.ts on PostgreSQL. */
 export function pgWaAuthQueries(sql: SQL): WaAuthQueries {
   return {
     async readCreds(phoneId) {

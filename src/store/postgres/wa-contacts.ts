@@ -1,9 +1,9 @@
 import type { SQL } from "bun"
 import type { WaContactsQueries } from "../store"
-import type { WaContactRow } from "../sqlite/wa-contacts"
+import type { WaContactRow } from "../wa-contacts"
 import { toNumber } from "./rows"
 
-/* src/store/wa-contacts.ts on PostgreSQL: the same statements, the same rows in the same order. */
+/* src/store/sqlite/wa-contacts.ts on PostgreSQL: the same statements, the same rows in the same order. */
 
 interface PgWaContact extends Omit<WaContactRow, "updatedAtMs"> {
   updatedAtMs: string

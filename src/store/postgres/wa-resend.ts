@@ -10,7 +10,7 @@ const SELECT = "SELECT message FROM wa_resend_messages WHERE phone_id = $1 AND w
 const PRUNE = `DELETE FROM wa_resend_messages WHERE (phone_id, wa_message_id) IN (
   SELECT phone_id, wa_message_id FROM wa_resend_messages WHERE sent_at_ms < $1 ORDER BY sent_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED)`
 
-/** src/store/wa-resend.ts on PostgreSQL. */
+/** src/store/sqlite/wa-resend.ts on PostgreSQL. */
 export function pgWaResendQueries(sql: SQL): WaResendQueries {
   return {
     async saveSentWaMessage(row) {

@@ -1,10 +1,10 @@
 import type { SQL } from "bun"
 import type { WebhooksQueries } from "../store"
-import type { AttemptRow, DeliveryProgress, DeliveryRow, EndpointRow, EventRow, PendingDelivery } from "../sqlite/webhooks"
+import type { AttemptRow, DeliveryProgress, DeliveryRow, EndpointRow, EventRow, PendingDelivery } from "../webhooks"
 
 /*
  * The PostgreSQL statements of the webhook outbox, delivery log and attempts: the same rows, in
- * the same order, as src/store/webhooks.ts gives on SQLite. Bun returns int8 columns as strings,
+ * the same order, as src/store/sqlite/webhooks.ts gives on SQLite. Bun returns int8 columns as strings,
  * so every row passes a mapper that makes its numbers numbers. Sets of rows travel as one array
  * parameter per column (`unnest`), so a wave of any size is one statement per table rather than
  * SQLite's chunks of 64, and a backlog's tens of thousands of ids are one `= ANY($1)`.

@@ -1,17 +1,5 @@
 import type { Database } from "bun:sqlite"
-
-export type SubscriptionStatus = "active" | "inactive"
-
-/** An account row. */
-export interface AccountRow {
-  id: string
-  name: string
-  email: string
-  subscriptionStatus: SubscriptionStatus
-  rateLimitPerMinute: number | null
-  createdAtMs: number
-  updatedAtMs: number
-}
+import type { AccountRow } from "../accounts"
 
 const COLUMNS = `id, name, email, subscription_status AS subscriptionStatus, rate_limit_per_minute AS rateLimitPerMinute,
   created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`

@@ -1,9 +1,5 @@
 import type { Database } from "bun:sqlite"
 
-/** The tables whose rows this process caches (API keys with their accounts, webhook subscriptions). */
-export const CACHED_TABLES = ["accounts", "api_keys", "webhook_endpoints"] as const
-export type CachedTable = (typeof CACHED_TABLES)[number]
-
 /**
  * Tells whether anything cached from the database may be stale: SQLite's `data_version` moves
  * when another connection (a CLI command beside the server) commits, and `bump()` records a

@@ -1,14 +1,5 @@
 import type { Database } from "bun:sqlite"
-
-/** A signed-in dashboard session; the id itself is never stored, only its SHA-256. */
-export interface DashboardSessionRow {
-  idHash: string
-  csrfToken: string
-  /** Which admin token the session was opened with (see adminTokenFingerprint). */
-  adminFingerprint: string
-  createdAtMs: number
-  lastSeenAtMs: number
-}
+import type { DashboardSessionRow } from "../dashboard-sessions"
 
 const COLUMNS = `id_hash AS idHash, csrf_token AS csrfToken, admin_fingerprint AS adminFingerprint, created_at_ms AS createdAtMs,
   last_seen_at_ms AS lastSeenAtMs`

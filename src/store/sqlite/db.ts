@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs"
 import { dirname } from "node:path"
 import { DATA_DIR_MODE, DATA_FILE_MODE } from "../../lib/data-dir"
 import { MIGRATIONS, type Migration } from "./migrations"
+import { SchemaTooNewError } from "../schema-version"
 
 export type { Database }
 
@@ -30,20 +31,6 @@ export function openDatabase(path: string): Database {
   db.run("PRAGMA temp_store = MEMORY")
   db.run("PRAGMA journal_size_limit = 67108864")
   return db
-}
-
-/** Raised when the database was written by a newer wagate than this one. */
-export class SchemaTooNewError extends Error {
-  constructor(
-    readonly databaseVersion: number,
-    readonly supportedVersion: number,
-  ) {
-    super(
-      `The database schema is version ${databaseVersion}, but this wagate supports up to version ${supportedVersion}. ` +
-        "Upgrade wagate, or restore a backup taken with this version.",
-    )
-    this.name = "SchemaTooNewError"
-  }
 }
 
 const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (

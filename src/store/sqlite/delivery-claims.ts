@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite"
-import type { DeliveryRow, PendingDelivery } from "./webhooks"
+import type { DeliveryRow } from "../webhooks"
+import { type ClaimedDelivery, byDueThenId } from "../delivery-claims"
 
 /*
  * Claims on webhook deliveries, so that several nodes on one database share the work of
@@ -13,19 +14,7 @@ import type { DeliveryRow, PendingDelivery } from "./webhooks"
  * ones are in src/store/postgres/delivery-claims.ts.
  */
 
-/** A delivery claimed by a node, with what its attempt posts and until when the claim holds. */
-export interface ClaimedDelivery extends PendingDelivery {
-  /** The claim holds up to and including this instant; after it, any node may claim the delivery. */
-  claimExpiresAtMs: number
-}
-
 type RawClaimed = DeliveryRow & { eventType: string; body: string; claimExpiresAtMs: number }
-
-/** Earliest due first, then by id: the order both stores return claims in. */
-export function byDueThenId(a: ClaimedDelivery, b: ClaimedDelivery): number {
-  const due = (a.delivery.nextAttemptAtMs ?? 0) - (b.delivery.nextAttemptAtMs ?? 0)
-  return due !== 0 ? due : a.delivery.id < b.delivery.id ? -1 : a.delivery.id > b.delivery.id ? 1 : 0
-}
 
 /**
  * The pending deliveries claimable at `now`: due, and not claimed, or claimed by a claim that

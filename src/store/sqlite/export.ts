@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite"
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
 import { DATA_FILE_MODE } from "../../lib/data-dir"
-import { latestSchemaVersion, SchemaTooNewError, schemaVersion } from "./db"
+import { latestSchemaVersion, schemaVersion } from "./db"
+import { SchemaTooNewError } from "../schema-version"
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, planOf, TRANSFER_PLAN, TransferError, type ExportColumn, type ExportEnd, type ExportHeader, type TableStart } from "../transfer"
 
 /*

@@ -1,62 +1,8 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
-import type { Environment, InboundType } from "../../lib/vocabulary"
+import type { Environment } from "../../lib/vocabulary"
 import { nextSequence } from "./messages"
-
-
-/** An inbound attachment as stored: what the API shows, and the adapter's descriptor to fetch it. */
-export interface StoredInboundMedia {
-  mimetype: string
-  sizeBytes: number
-  fileName: string | null
-  capKind: "image" | "video" | "audio" | "document"
-  descriptor: string
-}
-
-/** A location as stored (the shape sends use). */
-export interface StoredLocation {
-  latitude: number
-  longitude: number
-  name?: string
-  address?: string
-}
-
-/** A contact card as stored (the shape sends use). */
-export interface StoredContact {
-  name: string
-  phoneNumbers: string[]
-  organization?: string
-  email?: string
-}
-
-/** An inbound message row. */
-export interface InboundRow {
-  id: string
-  accountId: string
-  env: Environment
-  seq: number
-  phoneId: string
-  waMessageId: string
-  fromAddress: string
-  /** The sender's WhatsApp username when the stanza carried one (bounded, validated), else null. */
-  fromUsername: string | null
-  toNumber: string
-  content: string
-  type: InboundType
-  isGroup: boolean
-  groupId: string | null
-  receivedAtMs: number
-  createdAtMs: number
-  /** The msg_ or inmsg_ id it quotes, when wagate knows that message. */
-  replyToId: string | null
-  media: StoredInboundMedia | null
-  /** Set once WhatsApp no longer has the media (after one re-upload request). */
-  mediaGoneAtMs: number | null
-  location: StoredLocation | null
-  contact: StoredContact | null
-  editedAtMs: number | null
-  revokedAtMs: number | null
-}
+import type { StoredInboundMedia, InboundRow, InboundListQuery } from "../inbound"
 
 type JsonColumns = "media" | "location" | "contact"
 type RawRow = Omit<InboundRow, "isGroup" | JsonColumns> & { isGroup: number; media: string | null; location: string | null; contact: string | null }
@@ -80,15 +26,6 @@ const SELECT_SCOPED = `SELECT ${COLUMNS} FROM inbound_messages WHERE id = $id AN
 export function findScopedInbound(db: Database, accountId: string, env: Environment, id: string): InboundRow | null {
   const raw = db.query<RawRow, SqlParams>(SELECT_SCOPED).get({ id, accountId, env })
   return raw ? fromRaw(raw) : null
-}
-
-/** Filters of the inbound list. */
-export interface InboundListQuery {
-  accountId: string
-  env: Environment
-  phoneId?: string
-  limit: number
-  offset: number
 }
 
 const TOTAL = `SELECT COALESCE(SUM(n), 0) AS n FROM inbound_counts WHERE account_id = $accountId AND env = $env

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite"
+import type { UnreadInbound } from "../message-actions"
 
 /*
  * What acting on a message writes: the edit or revoke of one of our messages, and the read marks
@@ -18,14 +19,6 @@ const SET_REVOKED = "UPDATE messages SET revoked_at_ms = ?2, updated_at_ms = ?2 
 /** Records that a message was revoked for everyone; a second call keeps the first time. */
 export function markMessageRevoked(db: Database, messageId: string, revokedAtMs: number): void {
   db.query(SET_REVOKED).run(messageId, revokedAtMs)
-}
-
-/** An inbound message a read receipt still has to cover: its WhatsApp id and who sent it where. */
-export interface UnreadInbound {
-  id: string
-  waMessageId: string
-  fromAddress: string
-  groupId: string | null
 }
 
 // Names the partial index's expression and WHERE term verbatim, so SQLite seeks inbound_unread_chat.

@@ -1,16 +1,5 @@
 import type { Database } from "bun:sqlite"
-import type { MessageStatusPatch } from "./messages"
-
-/** One WhatsApp message of a live message; it follows the same status machine as messages. */
-export interface PartRow extends MessageStatusPatch {
-  messageId: string
-  partIndex: number
-  waMessageId: string
-  /** The media URL this part sends, or null for the text part. */
-  mediaUrl: string | null
-  /** The kind of the downloaded media, recorded when the part is first handed to WhatsApp. */
-  mediaKind: "image" | "video" | "audio" | "document" | null
-}
+import type { PartRow } from "../message-parts"
 
 const COLUMNS = `message_id AS messageId, part_index AS partIndex, wa_message_id AS waMessageId, media_url AS mediaUrl,
   media_kind AS mediaKind, status, sent_at_ms AS sentAtMs, delivered_at_ms AS deliveredAtMs, read_at_ms AS readAtMs, failed_at_ms AS failedAtMs,

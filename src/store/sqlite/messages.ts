@@ -2,82 +2,7 @@ import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
 import { utcDayStartMs } from "../../lib/time"
 import type { Environment, MessageStatus } from "../../lib/vocabulary"
-
-
-/** A location as a message carries it. */
-export interface LocationExtra {
-  latitude: number
-  longitude: number
-  name?: string
-  address?: string
-}
-
-/** A contact card as a message carries it (the vCard is built from it when sent). */
-export interface ContactExtra {
-  name: string
-  phoneNumbers: string[]
-  organization?: string
-  email?: string
-}
-
-/**
- * What a message carries besides its text and media (stored as JSON, null when none): whom it
- * mentions, a location or a contact card instead of text, and whether its one audio is a voice note.
- */
-export interface MessageExtras {
-  mentions?: string[]
-  location?: LocationExtra
-  contact?: ContactExtra
-  voiceNote?: true
-}
-
-/** An outbound message row. */
-export interface MessageRow {
-  id: string
-  accountId: string
-  env: Environment
-  seq: number
-  phoneId: string
-  apiKeyId: string
-  fromNumber: string
-  toAddress: string
-  isGroup: boolean
-  content: string
-  mediaUrls: string[]
-  status: MessageStatus
-  idempotencyKey: string | null
-  requestFingerprint: string
-  createdAtMs: number
-  sentAtMs: number | null
-  deliveredAtMs: number | null
-  readAtMs: number | null
-  failedAtMs: number | null
-  errorCode: string | null
-  errorMessage: string | null
-  updatedAtMs: number
-  /** When the sandbox marks it delivered; null once applied, or if it never will (docs/sandbox.md). */
-  sandboxDeliveredDueMs: number | null
-  /** When the sandbox marks it read; null once applied, or if it never will. */
-  sandboxReadDueMs: number | null
-  /** The msg_ or inmsg_ id this message quotes, or null. */
-  replyTo: string | null
-  extras: MessageExtras | null
-  /** When its text or caption was last edited (store/message-actions.ts); null if never. */
-  editedAtMs: number | null
-  /** When it was revoked for everyone; null if it was not. The row stays. */
-  revokedAtMs: number | null
-}
-
-/** What a new message row needs: everything but its sequence; the sandbox due times default to none. */
-export type NewMessageRow = Omit<MessageRow, "seq" | "sandboxDeliveredDueMs" | "sandboxReadDueMs" | "replyTo" | "extras" | "editedAtMs" | "revokedAtMs"> &
-  Partial<Pick<MessageRow, "sandboxDeliveredDueMs" | "sandboxReadDueMs" | "replyTo" | "extras">>
-
-/** The fields a status change may set (the sandbox's due times are cleared as their changes apply). */
-export type MessageStatusPatch = Pick<
-  MessageRow,
-  | "status" | "sentAtMs" | "deliveredAtMs" | "readAtMs" | "failedAtMs" | "errorCode" | "errorMessage"
-  | "sandboxDeliveredDueMs" | "sandboxReadDueMs"
->
+import { type MessageExtras, type MessageRow, type NewMessageRow, type MessageStatusPatch, IdempotencyKeyTaken, type MessageListQuery, type MessageWindowQuery } from "../messages"
 
 type RawRow = Omit<MessageRow, "isGroup" | "mediaUrls" | "extras"> & { isGroup: number; mediaUrls: string; extras: string | null }
 
@@ -112,24 +37,6 @@ const INSERT_MESSAGE = `INSERT INTO messages (id, account_id, env, seq, phone_id
   content, media_urls, status, idempotency_key, request_fingerprint, created_at_ms, sent_at_ms, delivered_at_ms, read_at_ms,
   failed_at_ms, error_code, error_message, updated_at_ms, sandbox_delivered_due_ms, sandbox_read_due_ms, reply_to, extras)
   VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)`
-
-/**
- * Thrown by `insertMessage` when another message of the account and environment already holds
- * the row's idempotency key. With one SQLite writer that cannot happen after the caller's
- * `findMessageByIdempotencyKey` in the same write; on PostgreSQL two nodes can both find nothing
- * and insert, and the unique index makes the later one lose. Either way nothing of the insert is
- * left behind and the write may go on: reading the key again finds the winner.
- */
-export class IdempotencyKeyTaken extends Error {
-  constructor(
-    readonly accountId: string,
-    readonly env: Environment,
-    readonly idempotencyKey: string,
-  ) {
-    super("another message of the account and environment already holds this idempotency key")
-    this.name = "IdempotencyKeyTaken"
-  }
-}
 
 const IDEMPOTENCY_INDEX_FAILURE = /UNIQUE constraint failed: messages\.account_id, messages\.env, messages\.idempotency_key/
 
@@ -287,16 +194,6 @@ export function findMessageByIdempotencyKey(
   return raw ? fromRaw(raw) : null
 }
 
-/** Filters of the message list. */
-export interface MessageListQuery {
-  accountId: string
-  env: Environment
-  phoneId?: string
-  status?: MessageStatus
-  limit: number
-  offset: number
-}
-
 const TOTAL_ALL = "SELECT last_seq AS n FROM message_sequences WHERE account_id = $accountId AND env = $env"
 const TOTAL_FILTERED = `SELECT COALESCE(SUM(n), 0) AS n FROM message_counts WHERE account_id = $accountId AND env = $env
   AND ($phoneId IS NULL OR phone_id = $phoneId) AND ($status IS NULL OR status = $status)`
@@ -347,20 +244,6 @@ export function countMessagesSince(
     out[r.status] = r.n
   }
   return out
-}
-
-/** A keyset page of messages for the operator's list: newest first, below `beforeSeq`. */
-export interface MessageWindowQuery {
-  accountId: string
-  env: Environment
-  status?: MessageStatus
-  phoneId?: string
-  /** Exact recipient; searched only among the `recipientScanLimit` newest messages. */
-  toAddress?: string
-  recipientScanLimit: number
-  /** Only messages with a smaller seq (the previous page's last); null for the newest. */
-  beforeSeq: number | null
-  limit: number
 }
 
 const LAST_SEQ = "SELECT last_seq AS n FROM message_sequences WHERE account_id = ? AND env = ?"

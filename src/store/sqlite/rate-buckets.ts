@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite"
+import type { RateDraw, RateDrawResult } from "../rate-buckets"
 
 /*
  * Shared token buckets of the API keys' rate limits, so that several nodes on one database hold
@@ -18,26 +19,6 @@ import type { Database } from "bun:sqlite"
  * serve the contract tests, so both stores keep one meaning); the PostgreSQL ones are in
  * src/store/postgres/rate-buckets.ts.
  */
-
-/** One draw from a key's shared bucket. */
-export interface RateDraw {
-  keyId: string
-  /** The key's limit: the bucket's capacity, refilled over a minute. */
-  limitPerMinute: number
-  /** Whole tokens wanted; 0 only hands tokens back. */
-  wanted: number
-  /** Tokens an earlier draw granted that were not used, put back before the cap applies. */
-  returned: number
-  nowMs: number
-}
-
-/** What a draw did. */
-export interface RateDrawResult {
-  /** Whole tokens granted, from 0 to `wanted`. */
-  granted: number
-  /** Tokens left in the bucket at `nowMs` (a fraction: it refills continuously). */
-  tokens: number
-}
 
 const available = (tokens: string, updatedAtMs: string) =>
   `MIN($cap, ${tokens} + MAX(0, $nowMs - ${updatedAtMs}) * ($cap / 60000.0) + $returned)`

@@ -1,14 +1,5 @@
 import type { Database } from "bun:sqlite"
-
-/** A message that quotes another: one of ours (`msg_`) or a received one (`inmsg_`). */
-export interface ReplyRow {
-  id: string
-  direction: "outbound" | "inbound"
-  /** Who wrote it: our phone's number, or the sender's address. */
-  fromAddress: string
-  content: string
-  atMs: number
-}
+import type { ReplyRow } from "../replies"
 
 const REPLIES = `SELECT id, 'outbound' AS direction, from_number AS fromAddress, content, created_at_ms AS atMs
   FROM messages WHERE reply_to = ?1

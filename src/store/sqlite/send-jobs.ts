@@ -1,11 +1,5 @@
 import type { Database } from "bun:sqlite"
-
-/** A live message waiting to be handed to WhatsApp (or for its acks). */
-export interface SendJobRow {
-  messageId: string
-  phoneId: string
-  createdAtMs: number
-}
+import type { SendJobRow } from "../send-jobs"
 
 const INSERT = "INSERT INTO send_jobs (message_id, phone_id, created_at_ms) VALUES ($messageId, $phoneId, $createdAtMs)"
 

@@ -1,10 +1,8 @@
 import type { Database } from "bun:sqlite"
+import type { SettingKey } from "../settings"
 
 const SELECT_SETTING = "SELECT value FROM settings WHERE key = ?"
 const UPSERT_SETTING = "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
-
-/** Names of instance-wide settings. */
-export type SettingKey = "admin_token_hash"
 
 /** One setting, or null when unset. */
 export function getSetting(db: Database, key: SettingKey): string | null {

@@ -6,7 +6,7 @@ import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, Deliver
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
  * synchronously on the one connection, and every write goes through the group-commit writer
- * (src/store/writer.ts). The methods are async only to match the seam; they finish before they
+ * (src/store/sqlite/writer.ts). The methods are async only to match the seam; they finish before they
  * return, so a write's body never waits on I/O and its batch's transaction stays short.
  */
 

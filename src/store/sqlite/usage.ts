@@ -1,15 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { SqlParams } from "./db"
 import type { Environment } from "../../lib/vocabulary"
-
-/** Request counts of one account, environment and UTC day. */
-export interface ApiRequestCounts {
-  accountId: string
-  env: Environment
-  dayMs: number
-  successful: number
-  failed: number
-}
+import type { ApiRequestCounts } from "../usage"
 
 const ADD = `INSERT INTO api_request_daily_counts (account_id, env, day_ms, successful, failed)
   VALUES ($accountId, $env, $dayMs, $successful, $failed)

@@ -1,17 +1,11 @@
 import type { Database } from "bun:sqlite"
+import type { WaKeyChange } from "../wa-auth"
 
 /*
  * WhatsApp credentials and Signal keys of one phone (tables of migration 3). The store keeps
  * them as opaque JSON text: turning Buffers into JSON and back is the adapter's business, so
  * this module stays free of Baileys.
  */
-
-/** One key to write (`data` is its JSON) or to delete (`data` null), as Baileys' `keys.set` asks. */
-export interface WaKeyChange {
-  type: string
-  id: string
-  data: string | null
-}
 
 const SELECT_CREDS = "SELECT data FROM wa_creds WHERE phone_id = ?"
 

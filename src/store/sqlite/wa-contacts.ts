@@ -1,26 +1,11 @@
 import type { Database } from "bun:sqlite"
+import type { WaContactRow } from "../wa-contacts"
 
 /*
  * The senders a phone hears from, as WhatsApp named them (docs/live-whatsapp.md § "Usernames and
  * LID-only senders"): one row per phone and sender address, the `from` wagate records (E.164, or
  * the `…@lid` when WhatsApp hid the number). A contacts API can grow from this table.
  */
-
-/** One sender of one phone, with the identities and names last seen. */
-export interface WaContactRow {
-  phoneId: string
-  /** The sender as wagate records it: E.164, or the `…@lid` JID when WhatsApp hid the number. */
-  address: string
-  /** Its LID (`…@lid`) when WhatsApp named it. */
-  lid: string | null
-  /** Its number (E.164) when known. */
-  phoneNumber: string | null
-  /** Its WhatsApp username (bounded, validated) when a stanza carried one. */
-  username: string | null
-  /** The name it gave itself (`notify`), made safe. */
-  pushName: string | null
-  updatedAtMs: number
-}
 
 const COLUMNS = `phone_id AS phoneId, address, lid, phone_number AS phoneNumber, username, push_name AS pushName,
   updated_at_ms AS updatedAtMs`

@@ -1,17 +1,5 @@
 import type { Database } from "bun:sqlite"
-
-/**
- * The WhatsApp message of each outbound part as it was sent (Baileys' protobuf bytes), kept so a
- * retry receipt can be answered with the same content long after Baileys' own five-minute cache
- * forgot it. Rows are per phone: a phone only ever resends its own messages.
- */
-export interface SentWaMessage {
-  phoneId: string
-  waMessageId: string
-  /** `proto.Message` encoded. */
-  message: Uint8Array
-  sentAtMs: number
-}
+import type { SentWaMessage } from "../wa-resend"
 
 const UPSERT = `INSERT INTO wa_resend_messages (phone_id, wa_message_id, message, sent_at_ms)
   VALUES ($phoneId, $waMessageId, $message, $sentAtMs)

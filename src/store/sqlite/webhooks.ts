@@ -1,22 +1,7 @@
 import type { Database } from "bun:sqlite"
-import type { Environment } from "./api-keys"
+import type { Environment } from "../api-keys"
 import type { SqlParams } from "./db"
-
-/** A webhook endpoint row (the secret stays in the store and the signer). */
-export interface EndpointRow {
-  id: string
-  accountId: string
-  env: Environment
-  url: string
-  /** Event names, or ["*"] for every event. */
-  events: string[]
-  enabled: boolean
-  secret: string
-  previousSecret: string | null
-  previousSecretExpiresAtMs: number | null
-  createdAtMs: number
-  updatedAtMs: number
-}
+import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "../webhooks"
 
 type RawEndpoint = Omit<EndpointRow, "events" | "enabled"> & { events: string; enabled: number }
 
@@ -84,16 +69,6 @@ export function listEnabledEndpoints(db: Database, accountId: string, env: Envir
   return db.query<RawEndpoint, SqlParams>(SELECT_SUBSCRIBED).all({ accountId, env }).map(endpointFromRaw)
 }
 
-/** An event of the outbox. */
-export interface EventRow {
-  id: string
-  accountId: string
-  env: Environment
-  type: string
-  body: string
-  occurredAtMs: number
-}
-
 // The statements on the delivery path bind positional parameters: bun:sqlite binds them
 // measurably faster than named ones from an object (test/bench/floor.ts).
 const INSERT_EVENT = "INSERT INTO events (id, account_id, env, type, body, occurred_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
@@ -108,24 +83,6 @@ const SELECT_EVENT = `SELECT id, account_id AS accountId, env, type, body, occur
 /** One event by id. */
 export function findEvent(db: Database, id: string): EventRow | null {
   return db.query<EventRow, [string]>(SELECT_EVENT).get(id)
-}
-
-export type DeliveryStatus = "pending" | "succeeded" | "failed"
-
-/** The delivery of one event to one endpoint, across its attempts. */
-export interface DeliveryRow {
-  id: string
-  eventId: string
-  endpointId: string
-  status: DeliveryStatus
-  attemptCount: number
-  firstAttemptAtMs: number | null
-  nextAttemptAtMs: number | null
-  lastStatusCode: number | null
-  lastError: string | null
-  resentFrom: string | null
-  createdAtMs: number
-  updatedAtMs: number
 }
 
 const DELIVERY_COLUMNS = `id, event_id AS eventId, endpoint_id AS endpointId, status, attempt_count AS attemptCount,
@@ -169,13 +126,6 @@ export function findPendingDeliveryEndpoint(db: Database, id: string): string | 
   return db.query<{ endpointId: string }, [string]>(SELECT_PENDING_ENDPOINT).get(id)?.endpointId ?? null
 }
 
-/** A pending delivery with what an attempt of it posts: its event's type and stored body. */
-export interface PendingDelivery {
-  delivery: DeliveryRow
-  eventType: string
-  body: string
-}
-
 const SELECT_PENDING = `SELECT id, next_attempt_at_ms AS nextAttemptAtMs FROM webhook_deliveries
   WHERE status = 'pending' ORDER BY next_attempt_at_ms`
 
@@ -216,16 +166,6 @@ export function findEventsAt(db: Database, accountId: string, env: Environment, 
   return db.query<EventRow, [number, string, string, string]>(EVENTS_AT).all(occurredAtMs, accountId, env, type)
 }
 
-/** What `scanEventsMentioning` looks for (store.ts). */
-export interface EventScan {
-  accountId: string
-  env: Environment
-  types: readonly string[]
-  text: string
-  fromMs: number
-  scanLimit: number
-}
-
 const SCAN_WINDOW = "SELECT * FROM events WHERE occurred_at_ms >= ? ORDER BY occurred_at_ms LIMIT ?"
 const SCAN_EVENTS = `SELECT id, account_id AS accountId, env, type, body, occurred_at_ms AS occurredAtMs FROM (${SCAN_WINDOW})
   WHERE account_id = ? AND env = ? AND type IN (SELECT value FROM json_each(?)) AND instr(body, ?) > 0 ORDER BY occurred_at_ms, id`
@@ -263,17 +203,6 @@ export function listDeliveriesWindow(
     .all(q.endpointId, q.before.createdAtMs, q.before.id, q.limit)
 }
 
-/** One recorded attempt. */
-export interface AttemptRow {
-  deliveryId: string
-  attemptNumber: number
-  attemptedAtMs: number
-  statusCode: number | null
-  error: string | null
-  latencyMs: number
-  responseBody: string | null
-}
-
 const INSERT_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt_number, attempted_at_ms, status_code, error, latency_ms, response_body)
   VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`
 
@@ -281,12 +210,6 @@ const INSERT_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt_numbe
 export function insertAttempt(db: Database, row: AttemptRow): void {
   db.query(INSERT_ATTEMPT).run(row.deliveryId, row.attemptNumber, row.attemptedAtMs, row.statusCode, row.error, row.latencyMs, row.responseBody)
 }
-
-/** A delivery's progress after an attempt: the fields an attempt changes. */
-export type DeliveryProgress = Pick<
-  DeliveryRow,
-  "id" | "status" | "attemptCount" | "firstAttemptAtMs" | "nextAttemptAtMs" | "lastStatusCode" | "lastError" | "updatedAtMs"
->
 
 /** `(?, ?, …), (…)` for `rows` rows of `columns` positional parameters. */
 function valuesList(rows: number, columns: number): string {

@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite"
-import type { CachedTable } from "./change-tracker"
+import type { CachedTable } from "../cached-tables"
 import type { WriteTx as StoreWriteTx } from "../store"
 
-/** What a write body of the writer can ask of its transaction (the seam adds `notify` on top: src/store/sqlite-store.ts). */
+/** What a write body of the writer can ask of its transaction (the seam adds `notify` on top: src/store/sqlite/store.ts). */
 export type WriteTx = Pick<StoreWriteTx, "afterCommit">
 
 /**
@@ -34,7 +34,6 @@ export interface Writer {
 
 /** Work that joins every batch just before its commit; returns what to do if that commit fails. */
 export type BeforeCommit = (db: Database, tx: WriteTx) => (() => void) | void | Promise<(() => void) | void>
-
 
 interface Pending {
   resolve: () => void

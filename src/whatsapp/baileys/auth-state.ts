@@ -2,7 +2,7 @@ import type { AuthenticationCreds, AuthenticationState, SignalDataSet, SignalDat
 import type { Clock } from "../../lib/clock"
 import { decodeAuthValue, encodeAuthValue } from "./auth-codec"
 import { LeaseLostError, type LeaseFence } from "../../store/leases"
-import { type WaKeyChange } from "../../store/sqlite/wa-auth"
+import { type WaKeyChange } from "../../store/wa-auth"
 import type { Store, StoreQueries } from "../../store/store"
 
 /**

@@ -1,7 +1,7 @@
 import { createDecipheriv, hkdfSync } from "node:crypto"
 import type { Counter } from "../../lib/metrics"
 import { boundedOutsideText } from "../../lib/outside-text"
-import type { MessageSecret } from "../../store/sqlite/message-secrets"
+import type { MessageSecret } from "../../store/message-secrets"
 import { isGroupJid, isIgnoredJid, normalizeUserJid, STUB_CIPHERTEXT, type KeyLike, type MessageContentLike, type UpsertLike, type WaMessageLike } from "./mapping"
 import type { SessionContext } from "./session"
 

@@ -1,6 +1,6 @@
-import type { AccountRow } from "../../../src/store/sqlite/accounts"
-import type { ApiKeyRow } from "../../../src/store/sqlite/api-keys"
-import type { PhoneRow } from "../../../src/store/sqlite/phones"
+import type { AccountRow } from "../../../src/store/accounts"
+import type { ApiKeyRow } from "../../../src/store/api-keys"
+import type { PhoneRow } from "../../../src/store/phones"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import type { SeedRow } from "./stores"
 

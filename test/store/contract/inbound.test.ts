@@ -1,5 +1,5 @@
 import { expect, setDefaultTimeout, test } from "bun:test"
-import type { InboundRow } from "../../../src/store/sqlite/inbound"
+import type { InboundRow } from "../../../src/store/inbound"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
 import { newInbound } from "./message-fixtures"

@@ -1,6 +1,6 @@
 import { expect, setDefaultTimeout, test } from "bun:test"
-import type { InboundRow } from "../../../src/store/sqlite/inbound"
-import type { PartRow } from "../../../src/store/sqlite/message-parts"
+import type { InboundRow } from "../../../src/store/inbound"
+import type { PartRow } from "../../../src/store/message-parts"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
 import { newInbound, seedMessage } from "./message-fixtures"

@@ -1,7 +1,7 @@
 import { applySignal, bornSent, type StatusSignal, type Transition } from "../../../src/domain/message-status"
 import type { Environment } from "../../../src/lib/vocabulary"
-import type { InboundRow } from "../../../src/store/sqlite/inbound"
-import type { MessageRow, NewMessageRow } from "../../../src/store/sqlite/messages"
+import type { InboundRow } from "../../../src/store/inbound"
+import type { MessageRow, NewMessageRow } from "../../../src/store/messages"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import type { ContractStore } from "./stores"
 

@@ -1,5 +1,5 @@
 import { expect, setDefaultTimeout, test } from "bun:test"
-import type { MessageSecret } from "../../../src/store/sqlite/message-secrets"
+import type { MessageSecret } from "../../../src/store/message-secrets"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
 import { describeStores } from "./stores"

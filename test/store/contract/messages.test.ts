@@ -1,6 +1,6 @@
 import { expect, setDefaultTimeout, test } from "bun:test"
 import { bornFailed, bornPending, bornSent } from "../../../src/domain/message-status"
-import { IdempotencyKeyTaken, type MessageRow } from "../../../src/store/sqlite/messages"
+import { IdempotencyKeyTaken, type MessageRow } from "../../../src/store/messages"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
 import { newMessage, seedMessage, signal } from "./message-fixtures"

@@ -1,5 +1,5 @@
 import { afterEach, expect, setDefaultTimeout, test } from "bun:test"
-import type { RateDraw } from "../../../src/store/sqlite/rate-buckets"
+import type { RateDraw } from "../../../src/store/rate-buckets"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
 import { account, apiKey } from "./fixtures"

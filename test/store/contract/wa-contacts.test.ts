@@ -1,5 +1,5 @@
 import { expect, setDefaultTimeout, test } from "bun:test"
-import type { WaContactRow } from "../../../src/store/sqlite/wa-contacts"
+import type { WaContactRow } from "../../../src/store/wa-contacts"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
 import { account, phone } from "./fixtures"

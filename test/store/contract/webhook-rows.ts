@@ -1,4 +1,4 @@
-import type { DeliveryRow, EndpointRow, EventRow } from "../../../src/store/sqlite/webhooks"
+import type { DeliveryRow, EndpointRow, EventRow } from "../../../src/store/webhooks"
 import type { ContractStore } from "./stores"
 
 /*

@@ -1,5 +1,5 @@
 import { expect, setDefaultTimeout, test } from "bun:test"
-import type { AttemptRow, DeliveryProgress, DeliveryRow } from "../../../src/store/sqlite/webhooks"
+import type { AttemptRow, DeliveryProgress, DeliveryRow } from "../../../src/store/webhooks"
 import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
 import { describeStores } from "./stores"
 import { delivery, endpoint, event, nth, seedAccount, T0 } from "./webhook-rows"

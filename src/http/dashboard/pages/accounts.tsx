@@ -1,5 +1,5 @@
 import { createAccount, getAccount, updateAccount } from "../../../domain/accounts"
-import type { AccountRow } from "../../../store/sqlite/accounts"
+import type { AccountRow } from "../../../store/accounts"
 import { CreateAccountBody, UpdateAccountBody } from "../../models/admin"
 import type { DashboardApp } from "../base"
 import { action, formFailure, page, validated, type Dashboard, type FormWords, type PageContext } from "../context"

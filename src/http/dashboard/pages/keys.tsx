@@ -1,7 +1,7 @@
 import { createApiKey, isActiveKey, listApiKeys, revokeApiKey } from "../../../domain/api-keys"
 import { CANONICAL_SCOPES } from "../../../domain/scopes"
 import { toIso } from "../../../lib/time"
-import type { ApiKeyRow, Environment } from "../../../store/sqlite/api-keys"
+import type { ApiKeyRow, Environment } from "../../../store/api-keys"
 import { CreateKeyBody } from "../../models/admin"
 import type { DashboardApp } from "../base"
 import { action, formFailure, page, validated, type Dashboard, type FormWords, type PageContext } from "../context"

@@ -1,6 +1,6 @@
 import { endpointDeliveryLog, type DeliveryCursor } from "../../../domain/endpoint-deliveries"
 import { changeEndpoint, getEndpoint, removeEndpoint, resendDelivery, rotateSecret } from "../../../domain/webhook-endpoints"
-import type { EndpointRow } from "../../../store/sqlite/webhooks"
+import type { EndpointRow } from "../../../store/webhooks"
 import type { DashboardApp } from "../base"
 import { action, formFailure, page, type Dashboard, type PageContext } from "../context"
 import { htmlResponse, redirect } from "../respond"

@@ -1,5 +1,5 @@
 import type { PairingState } from "../../../domain/sessions"
-import type { PhoneRow } from "../../../store/sqlite/phones"
+import type { PhoneRow } from "../../../store/phones"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
 import { Clip, ConfirmAction, StackTable, StatusBadge, STATUS_WORDS, Time, type Column } from "./parts"

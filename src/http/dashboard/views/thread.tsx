@@ -1,5 +1,5 @@
 import type { MessageThread } from "../../../domain/message-log"
-import type { StoredContact, StoredLocation } from "../../../store/sqlite/inbound"
+import type { StoredContact, StoredLocation } from "../../../store/inbound"
 import { href, type Scope } from "../scope"
 import { Clip, excerpt, StackTable, Time, type Column } from "./parts"
 

@@ -1,7 +1,7 @@
 import { EVENT_NAMES } from "../../../domain/event-catalogue"
 import type { DeliveryWithAttempts } from "../../../domain/webhook-endpoints"
 import { boundedOutsideText, boundedOutsideTextOrNull } from "../../../lib/outside-text"
-import type { DeliveryRow, EndpointRow } from "../../../store/sqlite/webhooks"
+import type { DeliveryRow, EndpointRow } from "../../../store/webhooks"
 import type { FormWords } from "../context"
 import { href, type Scope } from "../scope"
 import { CsrfField } from "./layout"
