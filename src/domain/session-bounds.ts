@@ -1,4 +1,4 @@
-import type { SessionBounds } from "../store/postgres/session-bounds"
+import type { SessionBounds } from "../store/session-bounds"
 
 /*
  * The bounds of a node's PostgreSQL sessions, derived from its lease timings (docs/architecture.md

@@ -1,6 +1,6 @@
 import { createChangeTracker } from "./sqlite/change-tracker"
 import { migrate, openDatabase, type Database } from "./sqlite/db"
-import type { SessionBounds } from "./postgres/session-bounds"
+import type { SessionBounds } from "./session-bounds"
 import { openPostgresStore } from "./postgres/store"
 import { createSqliteStore } from "./sqlite/store"
 import type { Store } from "./store"

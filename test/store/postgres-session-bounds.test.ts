@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, expect, test } from "bun:test"
 import { nodeSessionBounds } from "../../src/domain/session-bounds"
 import { LeaseLostError, type NodeIdentity } from "../../src/store/leases"
-import { UNBOUNDED_SESSION, type SessionBounds } from "../../src/store/postgres/session-bounds"
+import { UNBOUNDED_SESSION, type SessionBounds } from "../../src/store/session-bounds"
 import { connectPostgres } from "../../src/store/postgres/start-checks"
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store"
 import { testPostgres } from "../helpers/postgres"

@@ -3,7 +3,8 @@ import { redactDatabaseUrl } from "../../lib/database-url"
 import { boundedOutsideText } from "../../lib/outside-text"
 import { SchemaTooNewError } from "../schema-version"
 import { latestPostgresSchemaVersion, postgresSchemaVersion } from "./migrations"
-import { sessionParameters, type SessionBounds } from "./session-bounds"
+import type { SessionBounds } from "../session-bounds"
+import { sessionParameters } from "./session-bounds"
 
 /*
  * What a node checks before it uses PostgreSQL (docs/operations.md § "Running several nodes"):

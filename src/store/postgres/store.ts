@@ -1,7 +1,7 @@
 import type { SQL, TransactionSQL } from "bun"
 import type { SignalChannel, Store, StoreQueries, WriteOptions, WriteTx } from "../store"
 import { queriesOn, type PgQueries } from "./queries"
-import type { SessionBounds } from "./session-bounds"
+import type { SessionBounds } from "../session-bounds"
 import { checkPostgresSchema, connectPostgres } from "./start-checks"
 
 /*

@@ -1,6 +1,6 @@
 import type { SQL } from "bun"
 import type { Clock } from "../../lib/clock"
-import type { SessionBounds } from "./session-bounds"
+import type { SessionBounds } from "../session-bounds"
 import { connectPostgres, DatabaseStartError, DEFAULT_CONNECT_TIMEOUT_MS } from "./start-checks"
 
 /*
