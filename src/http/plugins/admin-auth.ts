@@ -16,11 +16,11 @@ export function adminBase(deps: HttpDeps) {
   return new Elysia({ prefix: "/admin/v1" })
     .onParse(readRawBody)
     .onBeforeHandle(async ({ headers, request, server }) => {
-      const throttled = throttledAuthentication(deps, server, request)
+      const throttled = throttledAuthentication(deps, "admin_token", server, request)
       if (throttled) throw throttled
       const token = bearerToken(headers.authorization)
       if (token && await verifyAdminToken(ctx, token, deps.localAdminToken)) return
-      throw refuseAuthentication(deps, server, request, errors.missingAdminToken())
+      throw refuseAuthentication(deps, "admin_token", server, request, errors.missingAdminToken())
     })
 }
 

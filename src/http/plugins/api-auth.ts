@@ -31,7 +31,7 @@ export function apiBase(deps: HttpDeps) {
       const principal = token ? await authenticateApiKey(ctx, token) : null
       if (!principal) {
         // Only a failed attempt needs the address (asking the socket for it costs every request).
-        throw refuseAuthentication(deps, server, request, token ? errors.invalidApiKey() : errors.missingApiKey())
+        throw refuseAuthentication(deps, "api_key", server, request, token ? errors.invalidApiKey() : errors.missingApiKey())
       }
       const limit = effectiveRateLimit(ctx, principal.account)
       const taking = limiter.takeForKey(principal.keyId, limit)
