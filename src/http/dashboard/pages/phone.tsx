@@ -91,11 +91,44 @@ async function phonePage(c: PageContext, failure?: ActionFailure): Promise<Respo
 }
 
 /**
- * A button on the phone's page: acts on the phone's session, then shows the page again. A refusal
- * (with several nodes, the phone is held by another node) shows the page with why, above the
- * live panel, which keeps following the phone.
+ * With several nodes, a button pressed on a node that does not hold the phone: the same change
+ * is asked of the holder through the admin API, signed as this node (src/http/forward.ts), once
+ * this node has checked the session and the CSRF token. Null when the holder made it; otherwise
+ * what to show: the holder's refusal, the 503 when it does not answer, or the 409 naming it when
+ * it advertised no URL.
  */
-function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) => Promise<unknown>) {
+async function onHolder(dash: Dashboard, err: AppError, request: Request, asAdmin: AdminCall): Promise<ActionFailure | null> {
+  if (!dash.forwarder.applies(err, request)) return { errors: err.publicMessages, status: statusOf(err.kind) }
+  let answer: Response | null
+  try {
+    answer = await dash.forwarder.toHolder(err, { method: "POST", ...asAdmin })
+  } catch (failure) {
+    if (failure instanceof AppError) return { errors: failure.publicMessages, status: statusOf(failure.kind) }
+    throw failure
+  }
+  if (answer === null) return { errors: err.publicMessages, status: statusOf(err.kind) }
+  if (answer.ok) {
+    await answer.body?.cancel()
+    return null
+  }
+  // The holder's error envelope: its sentences are shown (escaped, like every text on the page).
+  const envelope = (await answer.json().catch(() => null)) as { message?: unknown } | null
+  const messages = Array.isArray(envelope?.message) ? envelope.message.filter((m): m is string => typeof m === "string").slice(0, 5) : []
+  return { errors: messages.length > 0 ? messages : [`Node "${err.holderNodeId}", which holds the phone, refused the change (${answer.status})`], status: answer.status }
+}
+
+/** The admin API's request for a button's change: its path and JSON body. */
+interface AdminCall {
+  pathAndQuery: string
+  body: string
+}
+
+/**
+ * A button on the phone's page: acts on the phone's session, then shows the page again. With
+ * several nodes, a phone held by another node has it done there (`onHolder`). A refusal shows the
+ * page with why, above the live panel, which keeps following the phone.
+ */
+function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) => Promise<unknown>, asAdmin: (phoneId: string, c: PageContext) => AdminCall) {
   return action(
     dash,
     async (c) => {
@@ -104,13 +137,17 @@ function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) =
         await act(phone.id, c)
       } catch (err) {
         if (!(err instanceof AppError)) throw err
-        return phonePage(c, { errors: err.publicMessages, status: statusOf(err.kind) })
+        const failure = await onHolder(dash, err, c.request, asAdmin(phone.id, c))
+        if (failure !== null) return phonePage(c, failure)
       }
       return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
     },
     errorPage,
   )
 }
+
+const adminPathOf = (phoneId: string, verb: string) => `/admin/v1/phones/${encodeURIComponent(phoneId)}/${verb}`
+const methodOf = (c: PageContext) => (c.form.get("method") === "code" ? "code" : "qr")
 
 /** A phone's page: live connection state, pairing by QR or code, disconnect and log out. */
 export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
@@ -141,13 +178,17 @@ export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
     )
     .post(
       "/dashboard/phones/:phoneId/connect",
-      sessionAction(dash, (phoneId, c) => dash.deps.sessions.connect(phoneId, c.form.get("method") === "code" ? "code" : "qr")),
+      sessionAction(
+        dash,
+        (phoneId, c) => dash.deps.sessions.connect(phoneId, methodOf(c)),
+        (phoneId, c) => ({ pathAndQuery: adminPathOf(phoneId, "connect"), body: JSON.stringify({ method: methodOf(c) }) }),
+      ),
     )
     .post(
       "/dashboard/phones/:phoneId/disconnect",
-      sessionAction(dash, (phoneId) => dash.deps.sessions.disconnect(phoneId)),
+      sessionAction(dash, (phoneId) => dash.deps.sessions.disconnect(phoneId), (phoneId) => ({ pathAndQuery: adminPathOf(phoneId, "disconnect"), body: "" })),
     )
     .post(
       "/dashboard/phones/:phoneId/logout",
-      sessionAction(dash, (phoneId) => dash.deps.sessions.logout(phoneId)),
+      sessionAction(dash, (phoneId) => dash.deps.sessions.logout(phoneId), (phoneId) => ({ pathAndQuery: adminPathOf(phoneId, "logout"), body: "" })),
     )
