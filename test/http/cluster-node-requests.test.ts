@@ -123,7 +123,7 @@ describe("node requests: security", () => {
     const { n1, n2 } = await cluster()
     const { phone } = await pairedOnN1(n1)
     const path = `/admin/v1/phones/${phone.id}/disconnect`
-    const refused = async (headers: Record<string, string>, to = path) => expectErrorEnvelope(await n1.request("POST", to, { headers }), 401, "Unauthorized")
+    const refused = async (headers: Record<string, string>, to = path, method = "POST") => expectErrorEnvelope(await n1.request(method, to, { headers }), 401, "Unauthorized")
 
     await refused({ "x-wagate-forwarded-by": "n2" })
     // Signed by a node of another cluster (another database, so another secret), under n2's name.
@@ -137,7 +137,7 @@ describe("node requests: security", () => {
     // A good one is accepted once; played again it is refused.
     const once = await signedBy(n2, "GET", "/admin/v1/accounts")
     expect((await n1.request("GET", "/admin/v1/accounts", { headers: once })).status).toBe(200)
-    await refused(once, "/admin/v1/accounts")
+    await refused(once, "/admin/v1/accounts", "GET")
     // Too old for the holder's clock.
     const stale = await signedBy(n2, "POST", path)
     await n1.advance(NODE_REQUEST_VALIDITY_MS + 1_000)
