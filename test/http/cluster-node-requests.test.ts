@@ -60,6 +60,18 @@ describe("node requests: success", () => {
     expect((await browser.get(base)).status).toBe(200)
   })
 
+  test("removing a phone from the dashboard of the node without it has the holder unlink and remove it", async () => {
+    const { n1, n2, gateway } = await cluster()
+    const { phone } = await pairedOnN1(n1)
+    const browser = await signIn(n2)
+    const removed = await browser.post(`/dashboard/phones/${phone.id}/remove`)
+    expect(removed.status).toBe(303)
+    expect(removed.headers.get("location")).toContain("removed=")
+    expect(await n1.services.ctx.store.findPhone(phone.id)).toBeNull()
+    // Unlinked from WhatsApp by the holder, whose socket it was.
+    expect(gateway.sessions.get(phone.id)!.at(-1)!.loggedOut).toBe(true)
+  })
+
   test("a /v1 request forwarded to the holder costs its key one token, not one on each node", async () => {
     const { n1, n2 } = await cluster()
     const account = await n1.seedAccount({ rateLimitPerMinute: 2 })

@@ -1,6 +1,5 @@
 import { findPhoneAnywhere } from "../../../domain/phones"
 import { AppError } from "../../../lib/errors"
-import { statusOf } from "../../errors"
 import type { PairingState } from "../../../domain/sessions"
 import type { PhoneRow } from "../../../store/phones"
 import { isDashboardSessionLive } from "../../../domain/dashboard-sessions"
@@ -13,6 +12,7 @@ import { Layout } from "../views/layout"
 import { ErrorList, Time } from "../views/parts"
 import { PairingPanel } from "../views/phones"
 import { errorPage } from "./errors"
+import { onHolder, type AdminCall } from "../on-holder"
 
 /**
  * The QR as an SVG drawing, made by the `qrcode` library from WhatsApp's string. The library
@@ -91,44 +91,11 @@ async function phonePage(c: PageContext, failure?: ActionFailure): Promise<Respo
 }
 
 /**
- * With several nodes, a button pressed on a node that does not hold the phone: the same change
- * is asked of the holder through the admin API, signed as this node (src/http/forward.ts), once
- * this node has checked the session and the CSRF token. Null when the holder made it; otherwise
- * what to show: the holder's refusal, the 503 when it does not answer, or the 409 naming it when
- * it advertised no URL.
- */
-async function onHolder(dash: Dashboard, err: AppError, request: Request, asAdmin: AdminCall): Promise<ActionFailure | null> {
-  if (!dash.forwarder.applies(err, request)) return { errors: err.publicMessages, status: statusOf(err.kind) }
-  let answer: Response | null
-  try {
-    answer = await dash.forwarder.toHolder(err, { method: "POST", ...asAdmin })
-  } catch (failure) {
-    if (failure instanceof AppError) return { errors: failure.publicMessages, status: statusOf(failure.kind) }
-    throw failure
-  }
-  if (answer === null) return { errors: err.publicMessages, status: statusOf(err.kind) }
-  if (answer.ok) {
-    await answer.body?.cancel()
-    return null
-  }
-  // The holder's error envelope: its sentences are shown (escaped, like every text on the page).
-  const envelope = (await answer.json().catch(() => null)) as { message?: unknown } | null
-  const messages = Array.isArray(envelope?.message) ? envelope.message.filter((m): m is string => typeof m === "string").slice(0, 5) : []
-  return { errors: messages.length > 0 ? messages : [`Node "${err.holderNodeId}", which holds the phone, refused the change (${answer.status})`], status: answer.status }
-}
-
-/** The admin API's request for a button's change: its path and JSON body. */
-interface AdminCall {
-  pathAndQuery: string
-  body: string
-}
-
-/**
  * A button on the phone's page: acts on the phone's session, then shows the page again. With
  * several nodes, a phone held by another node has it done there (`onHolder`). A refusal shows the
  * page with why, above the live panel, which keeps following the phone.
  */
-function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) => Promise<unknown>, asAdmin: (phoneId: string, c: PageContext) => AdminCall) {
+function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) => Promise<unknown>, asAdmin: (phoneId: string, c: PageContext) => Omit<AdminCall, "method">) {
   return action(
     dash,
     async (c) => {
@@ -137,7 +104,7 @@ function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) =
         await act(phone.id, c)
       } catch (err) {
         if (!(err instanceof AppError)) throw err
-        const failure = await onHolder(dash, err, c.request, asAdmin(phone.id, c))
+        const failure = await onHolder(dash, err, c.request, { method: "POST", ...asAdmin(phone.id, c) })
         if (failure !== null) return phonePage(c, failure)
       }
       return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
