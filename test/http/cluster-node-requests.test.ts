@@ -84,6 +84,8 @@ describe("node requests: success", () => {
     const second = await n2.request("GET", path, { key })
     expect([first.status, second.status]).toEqual([200, 200])
     expect(second.headers.get("x-wagate-node")).toBe("n1")
+    // The rate-limit headers are those of the node that charged the key.
+    expect([first.headers.get("x-ratelimit-remaining"), second.headers.get("x-ratelimit-remaining")]).toEqual(["1", "0"])
     expectErrorEnvelope(await n2.request("GET", path, { key }), 429, "Rate limit exceeded")
   })
 
@@ -155,6 +157,17 @@ describe("node requests: security", () => {
     await n1.advance(NODE_REQUEST_VALIDITY_MS + 1_000)
     await refused(stale)
     expect(await statusOn(n1, phone.id)).toBe("connected")
+  })
+
+  test("a node whose clock is more than 15 s off has its requests refused, and the holder says so once at warn, naming it", async () => {
+    const lines: string[] = []
+    const n1Logger = createLogger({ level: "warn", format: "json", nowIso: () => "t", write: (line) => lines.push(line) })
+    const { n1, n2 } = await cluster({ n1Logger })
+    await n2.advance(NODE_REQUEST_VALIDITY_MS + 5_000)
+    for (let i = 0; i < 2; i++) expect((await n1.request("GET", "/admin/v1/accounts", { headers: await signedBy(n2, "GET", "/admin/v1/accounts") })).status).toBe(401)
+    const warned = lines.map((l) => JSON.parse(l)).filter((l) => l.msg?.includes("clock"))
+    expect(warned).toHaveLength(1)
+    expect(warned[0]).toMatchObject({ level: "warn", node: "n2" })
   })
 
   test(`${FAILED_AUTH_PER_MINUTE} unproven node requests from an address spend its admin-token budget: then even the right admin token gets 429`, async () => {
