@@ -1,4 +1,5 @@
 import type { Config } from "./config"
+import { createNodeTrust } from "./domain/node-trust"
 import type { DomainContext } from "./domain/context"
 import { createRateLimiter, type RateLimiter } from "./domain/rate-limits"
 import { createSharedRateLimiter } from "./domain/shared-rate-limits"
@@ -177,6 +178,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     },
   }
   // One process keeps exact buckets in memory at no I/O; nodes sharing the database must share each key's bucket.
+  const nodeTrust = createNodeTrust(ctx)
   const limiter = !store.sharedByNodes ? createRateLimiter(clock) : createSharedRateLimiter({ store, clock, logger, local: createRateLimiter(clock) })
   const webhookRetention = createWebhookRetention({ store, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
@@ -265,8 +267,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     trustedProxies: config.trustedProxies,
     version: VERSION,
     node: { nodeId: config.nodeId, leaseMs: config.nodeLeaseMs },
+    nodeTrust,
     async start() {
       started = true
+      // Generated at the first start of a cluster, so every node finds it before it forwards.
+      await nodeTrust.secret()
       await sandbox.start()
       webhookRetention.start()
       waResendRetention.start()

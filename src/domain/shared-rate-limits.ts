@@ -101,7 +101,7 @@ export function createSharedRateLimiter(deps: SharedRateLimiterDeps): RateLimite
       if (nowMs < unreachableUntilMs) return local.takeForKey(keyId, limitPerMinute)
       return takeFromAllowance(allowances.get(keyId), limitPerMinute, nowMs) ?? drawThenTake(keyId, limitPerMinute)
     },
-    peekFailedAuth: (ip) => local.peekFailedAuth(ip),
-    recordFailedAuth: (ip) => local.recordFailedAuth(ip),
+    peekFailedAuth: (kind, ip) => local.peekFailedAuth(kind, ip),
+    recordFailedAuth: (kind, ip) => local.recordFailedAuth(kind, ip),
   }
 }

@@ -12,6 +12,7 @@ import type { CidrList } from "../lib/net-policy"
 import type { UsageRecorder } from "../domain/usage"
 import type { LiveActionDeps } from "../domain/wa-targets"
 import type { InboundMediaDeps } from "../domain/inbound-media"
+import type { NodeTrust } from "../domain/node-trust"
 
 /** What the HTTP layer needs, built by the composition root. */
 export interface HttpDeps {
@@ -39,6 +40,8 @@ export interface HttpDeps {
   version: string
   /** This node's WAGATE_NODE_ID and the lease length: the nodes list (admin route, dashboard) needs both. */
   node: { nodeId: string; leaseMs: number }
+  /** Signs the requests this node forwards to another, and checks those forwarded to it (src/http/node-requests.ts). */
+  nodeTrust: NodeTrust
   /** A token valid as the admin token for this run only, written to the lock file for the local CLI. */
   localAdminToken?: string
 }

@@ -1,6 +1,7 @@
 import { holderUrl } from "../domain/wa-targets"
 import { errors, type AppError } from "../lib/errors"
 import type { HttpDeps } from "./deps"
+import { FORWARDED_BY_HEADER, NODE_SIGNATURE_HEADER, nodeRequestHeaders, pathAndQueryOf } from "./node-requests"
 import type { RawBody } from "./validation"
 
 /*
@@ -15,10 +16,13 @@ import type { RawBody } from "./validation"
  * presence, reactions, edits, revokes, read receipts and inbound media) read their body, when
  * they have one, through the raw-body parse hook (plugins/body.ts), which keeps it as text of at
  * most 64 KB; that text is what is replayed, so no request, a send least of all, is cloned.
+ *
+ * Every forwarded request is signed with the cluster's node secret (src/http/node-requests.ts),
+ * so the holder can believe that this node authenticated the client and charged its key's
+ * rate limit. The dashboard's buttons are forwarded too, as the admin API's request for the same
+ * change (`toHolder`): the session and CSRF checks stay on the node the browser talks to.
  */
 
-/** Set on a forwarded request; a request carrying it is never forwarded again (it gets the 409). */
-export const FORWARDED_BY_HEADER = "X-Wagate-Forwarded-By"
 /** Set on a forwarded answer: the node that answered it. */
 export const ANSWERED_BY_HEADER = "X-Wagate-Node"
 /**
@@ -46,6 +50,11 @@ export interface Forwarder {
    * Throws the 503 AppError when the holder does not answer.
    */
   forward(err: AppError, request: Request, body: unknown): Promise<Response | null>
+  /**
+   * Sends a request of this node's own to the holder the error names, signed; the holder's
+   * answer, or null when it advertised no URL. Throws the 503 AppError when it does not answer.
+   */
+  toHolder(err: AppError, request: { method: string; pathAndQuery: string; body: string }): Promise<Response | null>
 }
 
 /**
@@ -53,22 +62,21 @@ export interface Forwarder {
  * behind a proxy, keeps it as a prefix). Null for a stored URL that is not http(s): config.ts
  * refuses those, so only a row written by something else can hold one, and it is not followed.
  */
-function targetOf(baseUrl: string, requestUrl: string): URL | null {
+function targetOf(baseUrl: string, pathAndQuery: string): URL | null {
   if (!URL.canParse(baseUrl)) return null
-  const incoming = new URL(requestUrl)
   const base = new URL(baseUrl)
   if (base.protocol !== "http:" && base.protocol !== "https:") return null
-  const target = new URL(`${base.origin}${base.pathname.replace(/\/+$/, "")}${incoming.pathname}${incoming.search}`)
+  const target = new URL(`${base.origin}${base.pathname.replace(/\/+$/, "")}${pathAndQuery}`)
   // Whatever the request's path holds, the request goes to the registered origin or nowhere.
   return target.origin === base.origin ? target : null
 }
 
-/** The client's headers for the second hop: without the connection-specific ones, with the mark. */
-function forwardedHeaders(request: Request, fromNodeId: string): Headers {
+/** The client's headers for the second hop: without the connection-specific ones, with the node's signature. */
+function forwardedHeaders(request: Request, signed: Record<string, string>): Headers {
   const headers = new Headers(request.headers)
   const named = (request.headers.get("connection") ?? "").split(",").map((h) => h.trim().toLowerCase())
-  for (const name of [...NOT_REQUESTED, ...named]) if (name !== "") headers.delete(name)
-  headers.set(FORWARDED_BY_HEADER, fromNodeId)
+  for (const name of [...NOT_REQUESTED, ...named, NODE_SIGNATURE_HEADER.toLowerCase()]) if (name !== "") headers.delete(name)
+  for (const [name, value] of Object.entries(signed)) headers.set(name, value)
   return headers
 }
 
@@ -87,18 +95,17 @@ export function createForwarder(deps: HttpDeps): Forwarder {
   const { ctx } = deps
   const unanswering = new Set<string>()
 
-  async function send(target: URL, request: Request, body: unknown, holder: string): Promise<Response> {
+  async function send(target: URL, init: { method: string; headers: Headers; body: string; signal?: AbortSignal }, holder: string): Promise<Response> {
     const controller = new AbortController()
     const timer = ctx.clock.setTimer(FORWARD_TIMEOUT_MS, () => controller.abort())
-    const hasBody = request.method !== "GET" && request.method !== "HEAD" && isRawBody(body) && body.text !== ""
     try {
       const upstream = await fetch(target, {
-        method: request.method,
-        headers: forwardedHeaders(request, ctx.config.nodeId),
-        body: hasBody ? (body as RawBody).text : undefined,
+        method: init.method,
+        headers: init.headers,
+        body: init.body === "" ? undefined : init.body,
         // A redirect from the holder goes back to the client as is, never followed to another host.
         redirect: "manual",
-        signal: AbortSignal.any([controller.signal, request.signal]),
+        signal: init.signal ? AbortSignal.any([controller.signal, init.signal]) : controller.signal,
       })
       unanswering.delete(holder)
       return answerOf(upstream, holder)
@@ -117,17 +124,31 @@ export function createForwarder(deps: HttpDeps): Forwarder {
     }
   }
 
+  /** Where the holder the error names takes `pathAndQuery`; null when it advertised no usable URL. */
+  async function targetFor(err: AppError, pathAndQuery: string): Promise<URL | null> {
+    // A database that does not answer leaves the 409 as it was: it names the holder already.
+    const base = await holderUrl(ctx, err.holderNodeId!).catch(() => null)
+    return base === null ? null : targetOf(base, pathAndQuery)
+  }
+
   return {
     applies: (err, request) => err.holderNodeId !== undefined && err.holderNodeId !== ctx.config.nodeId && !request.headers.has(FORWARDED_BY_HEADER),
     async forward(err, request, body) {
-      const holder = err.holderNodeId!
-      // A database that does not answer leaves the 409 as it was: it names the holder already.
-      const base = await holderUrl(ctx, holder).catch(() => null)
-      const target = base === null ? null : targetOf(base, request.url)
+      const pathAndQuery = pathAndQueryOf(request)
+      const target = await targetFor(err, pathAndQuery)
       if (target === null) return null
-      const answer = await send(target, request, body, holder)
+      const text = request.method !== "GET" && request.method !== "HEAD" && isRawBody(body) ? body.text : ""
+      const signed = await nodeRequestHeaders(deps, { method: request.method, pathAndQuery, body: text })
+      const answer = await send(target, { method: request.method, headers: forwardedHeaders(request, signed), body: text, signal: request.signal }, err.holderNodeId!)
       answeredElsewhere.add(request)
       return answer
+    },
+    async toHolder(err, request) {
+      const target = await targetFor(err, request.pathAndQuery)
+      if (target === null) return null
+      const headers = new Headers(await nodeRequestHeaders(deps, request))
+      if (request.body !== "") headers.set("Content-Type", "application/json")
+      return send(target, { method: request.method, headers, body: request.body }, err.holderNodeId!)
     },
   }
 }

@@ -73,6 +73,9 @@ export const errors = {
     new AppError("forbidden", ["Live keys require an active subscription; this account's subscription is inactive"]),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError("rate_limited", ["Rate limit exceeded"], { retryAfterSeconds }),
+  /** A request that names a sending node but whose node signature is missing, stale, reused or wrong (docs/operations.md § "Running several nodes"). */
+  nodeRequestUnproven: () =>
+    new AppError("unauthorized", ["The request names a sending node (X-Wagate-Forwarded-By) without a valid node signature; only nodes of this cluster may send it"]),
   authRateLimited: (retryAfterSeconds: number) =>
     new AppError("rate_limited", ["Too many failed authentication attempts"], { retryAfterSeconds }),
   routeNotFound: (method: string, path: string) => new AppError("not_found", [`Route ${method} ${path} not found`]),

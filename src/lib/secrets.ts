@@ -14,6 +14,11 @@ export function randomBase62(byteCount: number): string {
   return out
 }
 
+/** Lower-case hex HMAC-SHA-256 of a UTF-8 string under a key. */
+export function hmacSha256Hex(key: string, value: string): string {
+  return new Bun.CryptoHasher("sha256", key).update(value).digest("hex")
+}
+
 /** Lower-case hex SHA-256 of a UTF-8 string. */
 export function sha256Hex(value: string): string {
   return new Bun.CryptoHasher("sha256").update(value).digest("hex")

@@ -16,6 +16,14 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
 export const PAIRING_METHODS = ["qr", "code"] as const
 export type PairingMethod = (typeof PAIRING_METHODS)[number]
 
+/**
+ * The credentials whose failed attempts are throttled per client address, each with its own budget
+ * (docs/api.md § "Rate limits"): `/v1` API keys, and the admin token (admin API, `/metrics`, the
+ * dashboard's sign-in, and requests signed by another node).
+ */
+export const CREDENTIAL_KINDS = ["api_key", "admin_token"] as const
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number]
+
 /** A phone's connection to WhatsApp, as the API reports it. */
 export const CONNECTION_STATUSES = ["unpaired", "pairing", "connecting", "connected", "disconnected", "logged_out"] as const
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number]

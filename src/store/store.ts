@@ -286,6 +286,8 @@ export interface SettingsQueries {
   getSetting(key: SettingKey): Promise<string | null>
   /** Sets one setting. */
   setSetting(key: SettingKey, value: string): Promise<void>
+  /** Sets one setting unless it is set already: of writers racing, the first one's value stays. */
+  insertSettingUnlessSet(key: SettingKey, value: string): Promise<void>
 }
 
 /** src/store/sqlite/stats.ts */

@@ -51,7 +51,7 @@ export type FixedValues = Record<string, string | number | boolean | null>
 
 /** Where one SQLite table's rows go. */
 export type TablePlan =
-  | { table: string; into: string; set?: FixedValues }
+  | { table: string; into: string; set?: FixedValues; only?: string }
   | { table: string; skip: string }
 
 /*
@@ -60,7 +60,8 @@ export type TablePlan =
  */
 export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "schema_migrations", skip: "the header names the schema version, and PostgreSQL keeps its own migrations" },
-  { table: "settings", into: "settings" },
+  // The node secret never leaves the database it was made in: the cluster makes its own at its first start.
+  { table: "settings", into: "settings", only: "key <> 'node_secret'" },
   { table: "accounts", into: "accounts" },
   { table: "api_keys", into: "api_keys" },
   { table: "phones", into: "phones" },

@@ -108,10 +108,19 @@ async function sqliteRows(): Promise<Record<string, string[]>> {
     const out: Record<string, string[]> = {}
     for (const plan of TRANSFER_PLAN) {
       if (!("into" in plan)) continue
-      const rows = db.query(`SELECT * FROM "${plan.table}"`).all() as Record<string, unknown>[]
+      const rows = db.query(`SELECT * FROM "${plan.table}"${plan.only ? ` WHERE ${plan.only}` : ""}`).all() as Record<string, unknown>[]
       out[plan.into] = rows.map((r) => normalise(r, plan.set)).sort()
     }
     return out
+  } finally {
+    db.close()
+  }
+}
+
+async function nodeSecretOf(path: string): Promise<string> {
+  const db = openDatabase(path)
+  try {
+    return (db.query("SELECT value FROM settings WHERE key = 'node_secret'").get() as { value: string }).value
   } finally {
     db.close()
   }
@@ -157,6 +166,10 @@ describe("wagate export and wagate import", () => {
     const install = await sqliteInstall()
     const file = await exportTo()
     expect(statSync(file).mode & 0o777).toBe(0o600)
+    // The node secret stays where it was made (docs/operations.md § "Moving from one node (SQLite)").
+    const secret = await nodeSecretOf(join(dir, DATABASE_FILE))
+    expect(secret.length).toBeGreaterThan(40)
+    expect(readFileSync(file, "utf8")).not.toContain(secret)
     const url = await freshMigratedDatabase()
     const res = await cli(other, ["import", "--in", file], { env: { WAGATE_DATABASE_URL: url } })
     expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: "" })

@@ -1,13 +1,10 @@
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import type { Server } from "bun"
-import { FakeGateway } from "../fakes/fake-gateway"
-import { createLogger, silentLogger, type Logger } from "../../src/lib/logger"
-import { createHarness, expectErrorEnvelope, type Harness } from "../helpers/harness"
+import { createLogger } from "../../src/lib/logger"
+import { cluster, forwardingCluster, listener, pairedOnN1 } from "../helpers/forwarding-cluster"
+import { expectErrorEnvelope } from "../helpers/harness"
 import { testPostgres } from "../helpers/postgres"
-import { TestClock } from "../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { waitUntil } from "../helpers/webhook-receiver"
-import { freshMigratedDatabase } from "../store/contract/stores"
 
 /*
  * Forwarding between nodes (docs/operations.md § "Running several nodes"): two nodes on one
@@ -18,59 +15,8 @@ import { freshMigratedDatabase } from "../store/contract/stores"
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
-const nodes: Harness[] = []
-const servers: Server<undefined>[] = []
 beforeAll(async () => void (await testPostgres()), SLOW_HOOK_TIMEOUT_MS)
-afterEach(async () => {
-  for (const h of nodes.splice(0).reverse()) await h.close()
-  for (const s of servers.splice(0)) await s.stop(true)
-}, SLOW_HOOK_TIMEOUT_MS)
-
-/** A listening port on 127.0.0.1 whose requests go to `handle` once it is set (the node starts after it knows its URL). */
-function listener(): { url: string; server: Server<undefined>; handle: (fn: (req: Request) => Response | Promise<Response>) => void } {
-  let handler: ((req: Request) => Response | Promise<Response>) | null = null
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => (handler ? handler(req) : new Response("not started", { status: 500 })) })
-  servers.push(server)
-  return { url: `http://127.0.0.1:${server.port}`, server, handle: (fn) => void (handler = fn) }
-}
-
-interface Cluster {
-  n1: Harness
-  n2: Harness
-  gateway: FakeGateway
-  n1Server: Server<undefined>
-}
-
-/**
- * n1 and n2 on a fresh database, each served on its own port. `n1Url` is what n1 advertises
- * (its own port unless given; null for none); n2 always advertises its own.
- */
-async function cluster(options: { n1Url?: (own: string, n2: string) => string | null; n2Logger?: Logger } = {}): Promise<Cluster> {
-  const url = await freshMigratedDatabase()
-  const gateway = new FakeGateway()
-  const l1 = listener()
-  const l2 = listener()
-  const start = async (nodeId: string, nodeUrl: string | null, logger: Logger = silentLogger) => {
-    const env: Record<string, string> = { WAGATE_DATABASE_URL: url, WAGATE_NODE_ID: nodeId }
-    if (nodeUrl !== null) env.WAGATE_NODE_URL = nodeUrl
-    const h = await createHarness({ gateway, clock: new TestClock(), env, logger })
-    nodes.push(h)
-    return h
-  }
-  const n1 = await start("n1", options.n1Url ? options.n1Url(l1.url, l2.url) : l1.url)
-  l1.handle((req) => n1.app.handle(req))
-  const n2 = await start("n2", l2.url, options.n2Logger)
-  l2.handle((req) => n2.app.handle(req))
-  return { n1, n2, gateway, n1Server: l1.server }
-}
-
-/** A live tenant whose phone n1 paired and holds. */
-async function pairedOnN1(n1: Harness) {
-  const tenant = await n1.seedTenant({ env: "live" })
-  await n1.connectPhone(tenant.phone)
-  await waitUntil(async () => (await n1.services.ctx.store.findPhone(tenant.phone.id))?.connectionStatus === "connected", 10_000, "n1 to connect the phone")
-  return tenant
-}
+afterEach(() => forwardingCluster.close(), SLOW_HOOK_TIMEOUT_MS)
 
 describe("forwarding: success", () => {
   test("the live group list asked of the node without the phone is answered by the holder, as the holder answers it", async () => {
@@ -207,11 +153,12 @@ describe("forwarding: security", () => {
     expect(expectErrorEnvelope(res, 409, "Conflict")[0]).toContain('held by node "n1"')
   })
 
-  test("a client's own forwarding mark is honoured only as a refusal to forward: it gets the 409", async () => {
+  test("a client's own forwarding mark without a node signature is refused with 401, never forwarded", async () => {
     const { n1, n2 } = await cluster()
     const { key, phone } = await pairedOnN1(n1)
     const res = await n2.request("GET", `/v1/groups?fromPhoneId=${phone.id}`, { key, headers: { "x-wagate-forwarded-by": "n9" } })
-    expect(expectErrorEnvelope(res, 409, "Conflict")[0]).toContain('held by node "n1"')
+    expect(expectErrorEnvelope(res, 401, "Unauthorized")[0]).toContain("without a valid node signature")
+    expect(res.headers.get("x-wagate-node")).toBeNull()
   })
 
   test("the replay goes to the registered URL only, with the client's method, path, query, credentials and body, without hop-by-hop headers", async () => {
@@ -247,6 +194,7 @@ describe("forwarding: security", () => {
     expect(got.url).toBe(`${recorder.url}/base/v1/contacts/check?trace=1`)
     expect(got.body).toBe(body)
     expect(got.headers).toMatchObject({ authorization: `Bearer ${key}`, cookie: "wagate_session=abc", "content-type": "application/json", "x-wagate-forwarded-by": "n2" })
+    expect(got.headers["x-wagate-node-signature"]).toMatch(/^t=\d+;n=\w+;s=[0-9a-f]{64}$/)
     expect(got.headers.host).toBe(new URL(recorder.url).host)
     for (const name of ["proxy-authorization", "keep-alive", "x-hop"]) expect(got.headers[name]).toBeUndefined()
   })

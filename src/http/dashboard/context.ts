@@ -4,6 +4,7 @@ import { AppError, errors, type ErrorKind } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
 import { statusOf } from "../errors"
 import { clientInfo, type ClientInfo, type PeerSource } from "../client-info"
+import { createForwarder, type Forwarder } from "../forward"
 import { validationMessages, type RawBody } from "../validation"
 import { redirect, refusal, SECURITY_HEADERS } from "./respond"
 import { resolveScope, type Scope } from "./scope"
@@ -17,10 +18,12 @@ export interface Dashboard {
    * HTTPS (then the cookie gets `Secure`), believing a trusted proxy's forwarding headers.
    */
   client(server: PeerSource | null | undefined, request: Request): ClientInfo
+  /** Sends a button's change to the node holding the phone, as the admin API's request (src/http/forward.ts). */
+  forwarder: Forwarder
 }
 
 export function createDashboard(deps: HttpDeps): Dashboard {
-  return { deps, client: (server, request) => clientInfo(server, request, deps.trustedProxies) }
+  return { deps, client: (server, request) => clientInfo(server, request, deps.trustedProxies), forwarder: createForwarder(deps) }
 }
 
 /** A submitted form (application/x-www-form-urlencoded), read after the request is admitted. */

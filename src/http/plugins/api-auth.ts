@@ -5,6 +5,7 @@ import { hasAnyScope } from "../../domain/scopes"
 import { errors } from "../../lib/errors"
 import type { HttpDeps } from "../deps"
 import { answeredElsewhere } from "../forward"
+import { verifiedNodeRequest } from "../node-requests"
 import { readRawBody } from "./body"
 import { refuseAuthentication } from "./failed-auth"
 import { ENVIRONMENT_FROM_KEY, queryNamesEnvironment } from "../validation"
@@ -20,19 +21,24 @@ export function bearerToken(header: string | undefined): string | null {
  * and sets the rate-limit headers, enforces the live subscription gate, and declares the
  * `scopes` macro routes use. Order: 401 → 429 → 403 → 400, so a request is only validated once
  * we know who sent it and that they may. Failed authentication is throttled per client IP and
- * never touches a key's quota.
+ * never touches a key's quota. A request another node forwarded, signed (src/http/node-requests.ts),
+ * was charged there: it takes no second token here.
  */
 export function apiBase(deps: HttpDeps) {
   const { ctx, limiter, usage } = deps
   return new Elysia({ prefix: "/v1" })
     .onParse(readRawBody)
-    .derive(async ({ headers, request, server, set }): Promise<{ principal: Principal }> => {
+    .derive(async ({ headers, request, server, set, body }): Promise<{ principal: Principal }> => {
+      const fromNode = await verifiedNodeRequest(deps, server, request, body)
       const token = bearerToken(headers.authorization)
       const principal = token ? await authenticateApiKey(ctx, token) : null
       if (!principal) {
+        // The sending node admitted this key a moment ago (it was revoked since): no guess to count.
+        if (fromNode !== null) throw token ? errors.invalidApiKey() : errors.missingApiKey()
         // Only a failed attempt needs the address (asking the socket for it costs every request).
-        throw refuseAuthentication(deps, server, request, token ? errors.invalidApiKey() : errors.missingApiKey())
+        throw refuseAuthentication(deps, "api_key", server, request, token ? errors.invalidApiKey() : errors.missingApiKey())
       }
+      if (fromNode !== null) return { principal }
       const limit = effectiveRateLimit(ctx, principal.account)
       const taking = limiter.takeForKey(principal.keyId, limit)
       // Awaited only when it is a promise (a draw from the shared bucket): the in-memory answer

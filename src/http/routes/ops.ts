@@ -62,10 +62,10 @@ export function opsRoutes(deps: HttpDeps) {
         if (!deps.metricsPublic) {
           // The admin token is guarded as on /admin/v1: wrong tokens count toward the address's
           // failed-authentication budget, and a throttled address waits whatever it sends.
-          const throttled = throttledAuthentication(deps, server, request)
+          const throttled = throttledAuthentication(deps, "admin_token", server, request)
           if (throttled) throw throttled
           const token = bearerToken(headers.authorization)
-          if (!token || !await verifyAdminToken(deps.ctx, token, deps.localAdminToken)) throw refuseAuthentication(deps, server, request, errors.missingAdminToken())
+          if (!token || !await verifyAdminToken(deps.ctx, token, deps.localAdminToken)) throw refuseAuthentication(deps, "admin_token", server, request, errors.missingAdminToken())
         }
         return new Response(await renderMetrics(deps.ctx, deps.metrics), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } })
       },

@@ -3,6 +3,8 @@ import type { SettingsQueries } from "../store"
 
 const SELECT_SETTING = "SELECT value FROM settings WHERE key = $1"
 const UPSERT_SETTING = "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+// A second writer racing the first waits on the key's unique index, then inserts nothing.
+const INSERT_SETTING_UNLESS_SET = "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING"
 
 /** src/store/sqlite/settings.ts on PostgreSQL. */
 export function pgSettingsQueries(sql: SQL): SettingsQueries {
@@ -13,6 +15,9 @@ export function pgSettingsQueries(sql: SQL): SettingsQueries {
     },
     async setSetting(key, value) {
       await sql.unsafe(UPSERT_SETTING, [key, value])
+    },
+    async insertSettingUnlessSet(key, value) {
+      await sql.unsafe(INSERT_SETTING_UNLESS_SET, [key, value])
     },
   }
 }

@@ -98,12 +98,14 @@ function writeSnapshot(db: Database, databasePath: string, out: ReturnType<typeo
     const version = checkSchema(db, databasePath)
     const header: ExportHeader = { format: EXPORT_FORMAT, formatVersion: EXPORT_FORMAT_VERSION, sqliteSchemaVersion: version, wagateVersion: meta.wagateVersion, exportedAtMs: meta.nowMs }
     out.line(header)
-    for (const { table } of TRANSFER_PLAN) {
+    for (const plan of TRANSFER_PLAN) {
+      const table = plan.table
       const columns = columnsOf(db, table)
       const start: TableStart = { table, columns }
       out.line(start)
       let n = 0
-      const select = db.query(`SELECT ${columns.map((c) => `"${c.name}"`).join(", ")} FROM "${table}"`)
+      const only = "only" in plan && plan.only !== undefined ? ` WHERE ${plan.only}` : ""
+      const select = db.query(`SELECT ${columns.map((c) => `"${c.name}"`).join(", ")} FROM "${table}"${only}`)
       for (const row of select.iterate() as IterableIterator<Record<string, unknown>>) {
         out.line(columns.map((c) => encode(row[c.name])))
         n++

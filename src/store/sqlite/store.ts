@@ -200,6 +200,7 @@ function settingsQueries(db: Database): SettingsQueries {
   return {
     getSetting: async (key) => settings.getSetting(db, key),
     setSetting: async (key, value) => settings.setSetting(db, key, value),
+    insertSettingUnlessSet: async (key, value) => settings.insertSettingUnlessSet(db, key, value),
   }
 }
 

@@ -1,6 +1,5 @@
 import { findPhoneAnywhere } from "../../../domain/phones"
 import { AppError } from "../../../lib/errors"
-import { statusOf } from "../../errors"
 import type { PairingState } from "../../../domain/sessions"
 import type { PhoneRow } from "../../../store/phones"
 import { isDashboardSessionLive } from "../../../domain/dashboard-sessions"
@@ -13,6 +12,7 @@ import { Layout } from "../views/layout"
 import { ErrorList, Time } from "../views/parts"
 import { PairingPanel } from "../views/phones"
 import { errorPage } from "./errors"
+import { onHolder, type AdminCall } from "../on-holder"
 
 /**
  * The QR as an SVG drawing, made by the `qrcode` library from WhatsApp's string. The library
@@ -91,11 +91,11 @@ async function phonePage(c: PageContext, failure?: ActionFailure): Promise<Respo
 }
 
 /**
- * A button on the phone's page: acts on the phone's session, then shows the page again. A refusal
- * (with several nodes, the phone is held by another node) shows the page with why, above the
- * live panel, which keeps following the phone.
+ * A button on the phone's page: acts on the phone's session, then shows the page again. With
+ * several nodes, a phone held by another node has it done there (`onHolder`). A refusal shows the
+ * page with why, above the live panel, which keeps following the phone.
  */
-function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) => Promise<unknown>) {
+function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) => Promise<unknown>, asAdmin: (phoneId: string, c: PageContext) => Omit<AdminCall, "method">) {
   return action(
     dash,
     async (c) => {
@@ -104,13 +104,17 @@ function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) =
         await act(phone.id, c)
       } catch (err) {
         if (!(err instanceof AppError)) throw err
-        return phonePage(c, { errors: err.publicMessages, status: statusOf(err.kind) })
+        const failure = await onHolder(dash, err, c.request, { method: "POST", ...asAdmin(phone.id, c) })
+        if (failure !== null) return phonePage(c, failure)
       }
       return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
     },
     errorPage,
   )
 }
+
+const adminPathOf = (phoneId: string, verb: string) => `/admin/v1/phones/${encodeURIComponent(phoneId)}/${verb}`
+const methodOf = (c: PageContext) => (c.form.get("method") === "code" ? "code" : "qr")
 
 /** A phone's page: live connection state, pairing by QR or code, disconnect and log out. */
 export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
@@ -141,13 +145,17 @@ export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
     )
     .post(
       "/dashboard/phones/:phoneId/connect",
-      sessionAction(dash, (phoneId, c) => dash.deps.sessions.connect(phoneId, c.form.get("method") === "code" ? "code" : "qr")),
+      sessionAction(
+        dash,
+        (phoneId, c) => dash.deps.sessions.connect(phoneId, methodOf(c)),
+        (phoneId, c) => ({ pathAndQuery: adminPathOf(phoneId, "connect"), body: JSON.stringify({ method: methodOf(c) }) }),
+      ),
     )
     .post(
       "/dashboard/phones/:phoneId/disconnect",
-      sessionAction(dash, (phoneId) => dash.deps.sessions.disconnect(phoneId)),
+      sessionAction(dash, (phoneId) => dash.deps.sessions.disconnect(phoneId), (phoneId) => ({ pathAndQuery: adminPathOf(phoneId, "disconnect"), body: "" })),
     )
     .post(
       "/dashboard/phones/:phoneId/logout",
-      sessionAction(dash, (phoneId) => dash.deps.sessions.logout(phoneId)),
+      sessionAction(dash, (phoneId) => dash.deps.sessions.logout(phoneId), (phoneId) => ({ pathAndQuery: adminPathOf(phoneId, "logout"), body: "" })),
     )

@@ -10,6 +10,8 @@ import { CsrfField, Layout } from "../views/layout"
 import { ErrorList, Notice } from "../views/parts"
 import { PhonesTable, PhoneStatusList } from "../views/phones"
 import { errorPage } from "./errors"
+import { AppError } from "../../../lib/errors"
+import { onHolder } from "../on-holder"
 
 /** The add-phone form's labels for the API's field names. */
 const PHONE_WORDS: FormWords = {
@@ -130,8 +132,15 @@ export const phonesRoutes = (dash: Dashboard) => (app: DashboardApp) =>
         async (c) => {
           const phone = await findPhoneAnywhere(dash.deps.ctx, c.params.phoneId!)
           // The same steps as the admin API's DELETE: unlink and fail queued sends, then remove.
-          await dash.deps.sessions.forget(phone.id)
-          await removePhone(dash.deps.ctx, phone.id)
+          // A phone another node holds is unlinked and removed there (src/http/dashboard/on-holder.ts).
+          try {
+            await dash.deps.sessions.forget(phone.id)
+            await removePhone(dash.deps.ctx, phone.id)
+          } catch (err) {
+            if (!(err instanceof AppError)) throw err
+            const failure = await onHolder(dash, err, c.request, { method: "DELETE", pathAndQuery: `/admin/v1/phones/${encodeURIComponent(phone.id)}`, body: "" })
+            if (failure !== null) return phonesPage(c, failure)
+          }
           const account = c.scope.accounts.find((a) => a.id === phone.accountId) ?? c.scope.account
           return redirect(href("/dashboard/phones", { account, env: c.scope.env }, { removed: phone.phoneNumber }))
         },

@@ -57,7 +57,7 @@ export const signInRoutes = (dash: Dashboard) => (app: DashboardApp) =>
       const client = dash.client(server, request)
       // Once an address has failed too often, even the right token waits: a guess that happens
       // to be right must not be told apart from a wrong one.
-      const attempt = limiter.peekFailedAuth(client.ip)
+      const attempt = limiter.peekFailedAuth("admin_token", client.ip)
       if (!attempt.allowed) {
         metrics.rateLimitRejections.inc({ limiter: "failed_auth" })
         const retryAfterSeconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000))
@@ -66,8 +66,8 @@ export const signInRoutes = (dash: Dashboard) => (app: DashboardApp) =>
         })
       }
       if (!await verifyAdminToken(ctx, form.get("token").trim(), dash.deps.localAdminToken)) {
-        // Counted against the API's failed-authentication budget, shared with /v1 and /admin/v1.
-        refuseAuthentication(dash.deps, server, request, errors.missingAdminToken())
+        // Counted against the admin token's failed-authentication budget, shared with /admin/v1 and /metrics.
+        refuseAuthentication(dash.deps, "admin_token", server, request, errors.missingAdminToken())
         return htmlResponse(<SignInPage next={next} errors={["That is not the admin token."]} />, 401)
       }
       const session = await startDashboardSession(ctx)
