@@ -35,29 +35,34 @@ const statusOn = async (h: Harness, phoneId: string) => (await h.services.ctx.st
 const signedBy = (from: Harness, method: string, pathAndQuery: string, body = "") => nodeRequestHeaders(from.services, { method, pathAndQuery, body })
 
 describe("node requests: success", () => {
-  test("the dashboard's disconnect, connect (by code) and log out pressed on the node without the phone are done by the holder", async () => {
+  test("the dashboard's disconnect and log out pressed on the node without the phone are done by its holder; a connect of a phone nobody holds is done where it is pressed", async () => {
     const { n1, n2, gateway } = await cluster()
     const { phone } = await pairedOnN1(n1)
-    const browser = await signIn(n2)
+    const onN2 = await signIn(n2)
     const base = `/dashboard/phones/${phone.id}`
 
-    const disconnected = await browser.post(`${base}/disconnect`)
+    const disconnected = await onN2.post(`${base}/disconnect`)
     expect(disconnected.status).toBe(303)
     expect(disconnected.headers.get("location")).toStartWith(base)
     expect(gateway.sessions.get(phone.id)!.at(-1)!.closed).toBe(true)
     await waitUntil(async () => (await statusOn(n1, phone.id)) === "disconnected", 10_000, "n1 to write the disconnect")
+    // A phone the operator disconnected needs no connection: its holder lets go of its lease.
+    await waitUntil(async () => ((await n1.services.ctx.store.listPhoneLeases()).find((l) => l.phoneId === phone.id)?.nodeId ?? null) === null, 10_000, "n1 to let go of the lease")
 
-    expect((await browser.post(`${base}/connect`, { method: "code" })).status).toBe(303)
-    // One new socket, opened by the holder, which keeps the lease.
-    await waitUntil(() => gateway.sessions.get(phone.id)!.length === 2, 10_000, "the holder to open a socket")
-    expect((await n1.services.ctx.store.listPhoneLeases()).find((l) => l.phoneId === phone.id)?.nodeId).toBe("n1")
+    expect((await onN2.post(`${base}/connect`, { method: "code" })).status).toBe(303)
+    // Nobody held it: the node the button was pressed on claims it and opens the one new socket.
+    await waitUntil(() => gateway.sessions.get(phone.id)!.length === 2, 10_000, "a node to open a socket")
+    expect((await n1.services.ctx.store.listPhoneLeases()).find((l) => l.phoneId === phone.id)?.nodeId).toBe("n2")
     gateway.current(phone.id).open(phone.phoneNumber)
-    await waitUntil(async () => (await statusOn(n1, phone.id)) === "connected", 10_000, "n1 to connect the phone again")
+    await waitUntil(async () => (await statusOn(n1, phone.id)) === "connected", 10_000, "n2 to connect the phone again")
 
-    expect((await browser.post(`${base}/logout`)).status).toBe(303)
-    await waitUntil(async () => (await statusOn(n1, phone.id)) === "logged_out", 10_000, "n1 to log the phone out")
-    // The page on n2 keeps following the phone through the pairing relay.
-    expect((await browser.get(base)).status).toBe(200)
+    // Now n2 holds it: log out pressed on n1 is done by n2.
+    const onN1 = await signIn(n1)
+    expect((await onN1.post(`${base}/logout`)).status).toBe(303)
+    await waitUntil(async () => (await statusOn(n1, phone.id)) === "logged_out", 10_000, "n2 to log the phone out")
+    expect(gateway.sessions.get(phone.id)!.at(-1)!.loggedOut).toBe(true)
+    // The page on n1 keeps following the phone through the pairing relay.
+    expect((await onN1.get(base)).status).toBe(200)
   })
 
   test("removing a phone from the dashboard of the node without it has the holder unlink and remove it", async () => {
