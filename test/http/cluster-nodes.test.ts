@@ -1,3 +1,4 @@
+import { LEASE_DEFAULTS } from "../../src/domain/lease-timings"
 import { afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { waMessageIdFor } from "../../src/domain/wa-ids"
 import { createLogger, type Logger } from "../../src/lib/logger"
@@ -102,7 +103,13 @@ test("a node paused past its lease that wakes to its old socket's close writes n
   gateway.credentials.add(phone.id)
   const old = gateway.current(phone.id)
   // n1 is paused: its clock stands still while n2's runs past n1's lease, and n2 takes the phone over.
-  for (let i = 0; i < 6 && (gateway.sessions.get(phone.id)?.length ?? 0) < 2; i++) await n2.advance(5_000)
+  // One renewal interval at a time, each followed by a wait in real time for n2's socket: a
+  // larger step taken while n2 is still opening the socket would run its connect timeout out.
+  const n2Opened = () => (gateway.sessions.get(phone.id)?.length ?? 0) >= 2
+  for (let i = 0; i < 12 && !n2Opened(); i++) {
+    await n2.advance(LEASE_DEFAULTS.renewEveryMs)
+    await waitUntil(n2Opened, 1_000, "n2's socket").catch(() => undefined)
+  }
   await waitUntil(() => (gateway.sessions.get(phone.id)?.length ?? 0) === 2, 10_000, "n2 to open the phone's socket")
   // n2 records `connecting` as it opens the socket; the socket opens after that.
   await waitUntil(async () => (await n2.services.ctx.store.findPhone(phone.id))?.connectionStatus === "connecting", 10_000, "n2 to record its connect")

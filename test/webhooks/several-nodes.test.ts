@@ -74,10 +74,11 @@ const succeededOn = (h: Harness) => h.services.metrics.webhookAttempts.get({ res
 const signedAtS = (hook: { headers: Record<string, string> }) => Number(/t=(\d+)/.exec(hook.headers["x-service-signature"]!)![1])
 
 /**
- * Moves the clock one poll at a time and, after each, waits for the running nodes' heartbeats to
- * commit (a renewal armed once the previous one committed may fall due one step late): the test
- * clock does not wait for PostgreSQL, and a node whose renewals fell behind counts as silent
- * (to the others and to itself), as a node whose clock jumped would.
+ * Moves the clock one poll at a time and, after each, waits until every running node's heartbeat
+ * is recent enough that it will not count as silent (a lease old) at the next step: the test
+ * clock does not wait for PostgreSQL, a renewal is armed only once the previous tick ended (it
+ * may fall due a step or two late on a busy box), and a node whose renewals fell a lease behind
+ * counts as silent (to the others and to itself), as a node whose clock jumped would.
  */
 async function advanceBySeconds(h: Harness, ms: number): Promise<void> {
   const running = nodes.map((n) => n.config.nodeId)
@@ -85,7 +86,7 @@ async function advanceBySeconds(h: Harness, ms: number): Promise<void> {
     await h.advance(Math.min(CLAIM_POLL_MS, ms - done))
     await waitUntil(async () => {
       const listed = await h.services.ctx.store.listNodes(h.clock.nowMs())
-      return running.every((id) => (listed.find((n) => n.nodeId === id)?.heartbeatAtMs ?? 0) >= h.clock.nowMs() - LEASE_DEFAULTS.renewEveryMs - CLAIM_POLL_MS)
+      return running.every((id) => (listed.find((n) => n.nodeId === id)?.heartbeatAtMs ?? 0) > h.clock.nowMs() + CLAIM_POLL_MS - LEASE_DEFAULTS.leaseMs)
     }, 10_000, "the running nodes' heartbeats")
   }
 }
