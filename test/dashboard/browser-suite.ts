@@ -81,7 +81,8 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
   /** Follows a main-menu link (opening the menu first where a narrow screen folds it) and waits for that page's heading. */
   async function goTo(section: string): Promise<void> {
     const link = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: section, exact: true })
-    if (!(await link.isVisible())) await page.locator("details.menu > summary").click()
+    // Opened by setting it, not by a click on its summary: a click would close a menu already open.
+    if (!(await link.isVisible())) await page.locator("details.menu").evaluate((menu) => void ((menu as HTMLDetailsElement).open = true))
     await link.click()
     await page.getByRole("heading", { name: section, level: 1 }).waitFor()
   }
