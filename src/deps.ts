@@ -92,6 +92,12 @@ export interface ServiceOverrides {
  * PostgreSQL hold leases (src/domain/phone-ownership.ts). Only `serve` starts it (services.start()),
  * so a CLI command never registers a node or claims a phone.
  */
+/** The lease timings this node runs on: WAGATE_NODE_LEASE_MS, renewed every third of it, unless a test sets its own. */
+function leaseTimingsOf(config: Config, overrides: ServiceOverrides): { leaseMs: number; renewEveryMs: number; firstClaimDelayMs?: number } {
+  const leaseMs = overrides.leaseTimings?.leaseMs ?? config.nodeLeaseMs
+  return { ...overrides.leaseTimings, leaseMs, renewEveryMs: overrides.leaseTimings?.renewEveryMs ?? renewEveryFor(leaseMs) }
+}
+
 function phoneOwnership(config: Config, overrides: ServiceOverrides, store: Store): PhoneOwnership {
   if (!store.sharedByNodes) return soleOwnership(store)
   const { clock, logger } = overrides
@@ -102,9 +108,7 @@ function phoneOwnership(config: Config, overrides: ServiceOverrides, store: Stor
     node: { nodeId: config.nodeId, instanceId: randomBase62(12) },
     maxPhones: config.nodeMaxPhones,
     url: config.nodeUrl,
-    leaseMs: config.nodeLeaseMs,
-    renewEveryMs: renewEveryFor(config.nodeLeaseMs),
-    ...overrides.leaseTimings,
+    ...leaseTimingsOf(config, overrides),
     onNodeIdTaken:
       overrides.onNodeIdTaken ??
       ((err) => {
@@ -132,10 +136,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     nowMs: clock.nowMs(),
     onCallbackError: (err) => logger.error("post-commit work failed", { err }),
     // From the same timings the lease keeper runs on (phoneOwnership below).
-    sessionBounds: nodeSessionBounds({
-      leaseMs: overrides.leaseTimings?.leaseMs ?? config.nodeLeaseMs,
-      renewEveryMs: overrides.leaseTimings?.renewEveryMs ?? renewEveryFor(overrides.leaseTimings?.leaseMs ?? config.nodeLeaseMs),
-    }),
+    sessionBounds: nodeSessionBounds(leaseTimingsOf(config, overrides)),
   })
   const { store } = opened
   const scheduler = createScheduler(clock)
@@ -153,7 +154,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     liveness: ownership,
     config: {
       nodeId: config.nodeId,
-      nodeLeaseMs: overrides.leaseTimings?.leaseMs ?? config.nodeLeaseMs,
+      nodeLeaseMs: leaseTimingsOf(config, overrides).leaseMs,
       retryOffsetsMs: config.webhookRetryOffsetsMs,
       timeoutMs: config.webhookTimeoutMs,
       maxInFlight: WEBHOOK_MAX_IN_FLIGHT,
@@ -266,7 +267,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     metricsPublic: config.metricsPublic,
     trustedProxies: config.trustedProxies,
     version: VERSION,
-    node: { nodeId: config.nodeId, leaseMs: config.nodeLeaseMs },
+    node: { nodeId: config.nodeId, leaseMs: leaseTimingsOf(config, overrides).leaseMs },
     nodeTrust,
     async start() {
       started = true

@@ -1,3 +1,4 @@
+import { prng } from "../helpers/prng"
 import { expiryClaimAtMs, planClaims, STRANDED_PATIENCE_TICKS } from "../../src/domain/lease-planner"
 import { isLiveNode } from "../../src/domain/node-list"
 
@@ -42,18 +43,6 @@ interface Row {
   heartbeatAt: number
   cap: number
   stopping: boolean
-}
-
-/** A seeded PRNG (mulberry32): the same seed gives the same cluster. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** One random cluster run for `steps` steps; returns the first broken rule, or null. */
