@@ -14,6 +14,16 @@ export const REQUIRED_SCOPES = {
   phoneNumbersRead: ["phone_numbers:read", "phone-numbers:read", "messages:read", "messages:send", "messages:write"],
   accountRead: ["account:read", "messages:read", "messages:send", "messages:write"],
   contactsCheck: ["messages:send", "messages:write", "messages:read"],
+  /** Creating and running groups (API-DECISIONS § 15); a key made before it existed does not get it. */
+  groupsWrite: ["groups:write"],
+  /** A group's detail and invite link: readers of the group list and group writers. */
+  groupDetailRead: ["groups:read", "groups:write", "messages:read", "messages:send", "messages:write"],
+  /** Profiles and the block list; a key that may change contacts may read them. */
+  contactsRead: ["contacts:read", "contacts:write"],
+  /** Blocking and unblocking. */
+  contactsWrite: ["contacts:write"],
+  /** The phone's own profile (name, about, picture). */
+  phoneNumbersWrite: ["phone_numbers:write"],
 } as const satisfies Record<string, readonly Scope[]>
 
 export function isScope(value: string): value is Scope {

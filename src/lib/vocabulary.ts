@@ -94,6 +94,10 @@ export const ALL_SCOPES = [
   "phone_numbers:read",
   "phone-numbers:read",
   "account:read",
+  "groups:write",
+  "contacts:read",
+  "contacts:write",
+  "phone_numbers:write",
 ] as const
 export type Scope = (typeof ALL_SCOPES)[number]
 
@@ -104,6 +108,10 @@ export const CANONICAL_SCOPES: readonly Scope[] = [
   "groups:read",
   "phone_numbers:read",
   "account:read",
+  "groups:write",
+  "contacts:read",
+  "contacts:write",
+  "phone_numbers:write",
 ]
 
 /** A page of rows and the total they are a page of. */
