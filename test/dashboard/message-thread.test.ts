@@ -71,6 +71,24 @@ describe("an outbound message's page", () => {
   })
 })
 
+describe("the outbound list", () => {
+  test("a row says what was sent instead of text: the place, the contact card, a voice-note badge", async () => {
+    const tenant = await h.seedTenant()
+    client = await signIn(h)
+    const from = { fromPhoneId: tenant.phone.phoneNumber, to: "+14155550199" }
+    await send(h, tenant.key, { ...from, location: { latitude: 52.52, longitude: 13.405, name: "Shop <b>" } })
+    await send(h, tenant.key, { ...from, location: { latitude: -33.9, longitude: 18.4 } })
+    await send(h, tenant.key, { ...from, contact: { name: "Acme Support", phoneNumbers: ["+14155550123"] } })
+    await send(h, tenant.key, { ...from, mediaUrls: ["https://files.example.com/note.ogg"], voiceNote: true })
+    const list = await client.get(`/dashboard/messages?account=${tenant.account.id}&env=test`)
+    expect(list.html).toContain("Location: Shop &lt;b>")
+    expect(list.html).not.toContain("Shop <b>")
+    expect(list.html).toContain("Location: -33.9, 18.4")
+    expect(list.html).toContain("Contact card: Acme Support")
+    expect(list.html).toContain(`<span class="badge">voice note</span>`)
+  })
+})
+
 describe("an inbound message's page", () => {
   test("shows an image inline and a document as a download, its contact card, and the replies it got", async () => {
     const media = (mimetype: string, fileName: string | null, descriptor: string) => ({ mimetype, sizeBytes: 8, fileName, capKind: "image" as const, descriptor })

@@ -95,4 +95,32 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (database) => {
     h.gateway.current(phone.id).ack(waId, h.clock.nowMs())
     await waitUntil(async () => (await getMessage(h, key, res.body.data.id)).status === "sent", 10_000, "the message to be sent")
   })
+
+  test("a location, a contact card, mentions and a voice note read back as sent from GET and the list", async () => {
+    h = await createHarness({ database })
+    const { key, phone } = await h.seedTenant()
+    const location = { latitude: 52.52, longitude: 13.4, name: "Our shop" }
+    const contact = { name: "Acme Support", phoneNumbers: ["+14155550123"], email: "help@acme.example" }
+    const bodies = [
+      { location },
+      { contact },
+      { to: "120363000000000001@g.us", content: "@14155550199 look", mentions: ["+14155550199"] },
+      { mediaUrls: ["https://files.example.com/note.ogg"], voiceNote: true },
+    ]
+    const ids: string[] = []
+    for (const body of bodies) {
+      const res = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: TO, ...body } })
+      expect(res.status).toBe(201)
+      ids.push(res.body.data.id)
+    }
+    const read = await Promise.all(ids.map(async (id) => (await h.request("GET", `/v1/messages/${id}`, { key })).body.data))
+    expect(read.map((m) => [m.location, m.contact, m.mentions, m.voiceNote])).toEqual([
+      [location, null, null, null],
+      [null, contact, null, null],
+      [null, null, ["+14155550199"], null],
+      [null, null, null, true],
+    ])
+    const listed = (await h.request("GET", "/v1/messages", { key })).body.data.data
+    expect(ids.map((id) => listed.find((m: { id: string }) => m.id === id))).toEqual(read)
+  })
 })

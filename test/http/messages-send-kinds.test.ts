@@ -138,6 +138,41 @@ describe("POST /v1/messages/send with replies, mentions, locations, contacts and
   })
 })
 
+describe("the Message resource reads back what was sent", () => {
+  const KINDS = [
+    { name: "a location", body: { location: LOCATION }, expected: { type: "location", location: LOCATION, contact: null, mentions: null, voiceNote: null } },
+    { name: "a contact card", body: { contact: CONTACT }, expected: { type: "contact", location: null, contact: CONTACT, mentions: null, voiceNote: null } },
+    {
+      name: "mentions",
+      body: { to: "120363000000000001@g.us", content: "@14155550199 look", mentions: ["+14155550199"] },
+      expected: { type: "text", location: null, contact: null, mentions: ["+14155550199"], voiceNote: null },
+    },
+    {
+      name: "a voice note",
+      body: { mediaUrls: ["https://files.example.com/note.ogg"], voiceNote: true },
+      expected: { type: "media", location: null, contact: null, mentions: null, voiceNote: true },
+    },
+    { name: "a plain text", body: { content: "Hello" }, expected: { type: "text", location: null, contact: null, mentions: null, voiceNote: null } },
+  ]
+  for (const kind of KINDS) {
+    test(`${kind.name}: the send response, GET by id, the list and an idempotent replay all carry it as sent`, async () => {
+      const { key, phone } = await h.seedTenant()
+      const body = { fromPhoneId: phone.phoneNumber, to: TO, idempotencyKey: "read-back-1", ...kind.body }
+      const sent = await send(key, body)
+      expect(sent.status).toBe(201)
+      expectSchema(Envelope(Message), sent.body)
+      expect(sent.body.data).toMatchObject(kind.expected)
+      const id = sent.body.data.id
+      expect((await h.request("GET", `/v1/messages/${id}`, { key })).body.data).toMatchObject(kind.expected)
+      const listed = (await h.request("GET", "/v1/messages", { key })).body.data.data.find((m: { id: string }) => m.id === id)
+      expect(listed).toMatchObject(kind.expected)
+      const replay = await send(key, body)
+      expect(replay.headers.get("idempotent-replayed")).toBe("true")
+      expect(replay.body.data).toMatchObject(kind.expected)
+    })
+  }
+})
+
 describe("POST /v1/messages/send with replies, mentions, locations, contacts and voice notes: validation (400)", () => {
   const cases: { name: string; body: Record<string, unknown>; messages: string[] }[] = [
     { name: "latitude out of range", body: { location: { latitude: 90.5, longitude: 0 } }, messages: ["location.latitude must be between -90 and 90"] },

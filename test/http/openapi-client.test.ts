@@ -26,7 +26,7 @@ const SPEC_MESSAGE_FIELDS = [
   "createdAt", "sentAt", "deliveredAt", "readAt", "failedAt", "errorCode", "errorMessage",
 ]
 /** Optional fields beyond the seed (docs/api.md § "Act on a message"), after the spec's. */
-const BEYOND_SEED_MESSAGE_FIELDS = ["editedAt", "revokedAt"]
+const BEYOND_SEED_MESSAGE_FIELDS = ["editedAt", "revokedAt", "location", "contact", "mentions", "voiceNote"]
 
 /** Optional fields added beside the spec's (docs/api.md § "Replies, mentions, locations, contact cards and voice notes"), after them. */
 const ADDITIVE_MESSAGE_FIELDS = ["type", "replyTo"]
@@ -119,6 +119,16 @@ export async function actOnMessages(messageId: string, inboundId: string): Promi
   const read = await client.POST("/v1/messages/inbound/{messageId}/read", { params: { path: { messageId: inboundId } } })
   const markedRead: number | undefined = read.data?.data.markedRead
   console.log(emoji, editedAt, revokedAt, markedRead)
+}
+
+export async function readBackWhatWasSent(messageId: string): Promise<string> {
+  const got = await client.GET("/v1/messages/{messageId}", { params: { path: { messageId } } })
+  const m = got.data?.data
+  const place: { latitude: number; longitude: number; name?: string } | null | undefined = m?.location
+  const card: { name: string; phoneNumbers: string[] } | null | undefined = m?.contact
+  const mentions: string[] | null | undefined = m?.mentions
+  const voiceNote: boolean | null | undefined = m?.voiceNote
+  return [place?.name, card?.name, mentions?.join(","), voiceNote].join(" ")
 }
 
 export async function inboundRicher(): Promise<Blob | null> {

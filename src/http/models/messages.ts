@@ -67,6 +67,22 @@ export const ContactCardSchema = Type.Object(
   },
 )
 
+/** A location as a message carries it when read back (the request's shape, without its input rules). */
+const SentLocation = Type.Object({
+  latitude: Type.Number({ examples: [52.520008] }),
+  longitude: Type.Number({ examples: [13.404954] }),
+  name: Type.Optional(Type.String({ examples: ["Our shop"] })),
+  address: Type.Optional(Type.String({ examples: ["Alexanderplatz 1, 10178 Berlin"] })),
+})
+
+/** A contact card as a message carries it when read back. */
+const SentContactCard = Type.Object({
+  name: Type.String({ examples: ["Acme Support"] }),
+  phoneNumbers: Type.Array(Type.String({ pattern: E164_PATTERN }), { examples: [["+14155550123"]] }),
+  organization: Type.Optional(Type.String({ examples: ["Acme, Inc."] })),
+  email: Type.Optional(Type.String({ examples: ["help@acme.example"] })),
+})
+
 /** The message statuses, as the list filter accepts them. */
 export const MessageStatus = MessageStatusSchema
 
@@ -232,6 +248,11 @@ export const Message = named(
     // Beyond the seed (docs/api.md § "Act on a message"): optional, so a client of the seed's contract sees no change.
     editedAt: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: "When the text or caption was last edited (PATCH); null if never." })),
     revokedAt: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: "When it was deleted for everyone (DELETE); null if it was not. The message stays." })),
+    // What the send carried besides content and mediaUrls, read back as sent (docs/api.md § "The Message resource"); null when absent.
+    location: Type.Optional(Nullable(SentLocation)),
+    contact: Type.Optional(Nullable(SentContactCard)),
+    mentions: Type.Optional(Nullable(Type.Array(Type.String({ pattern: E164_PATTERN }), { description: "The E.164 numbers the message mentions, as sent; null when it mentions no one." }))),
+    voiceNote: Type.Optional(Nullable(Type.Boolean({ description: "true when the one audio was sent as a voice note; null otherwise." }))),
   }),
 )
 export type Message = typeof Message.static
@@ -260,6 +281,10 @@ export function toMessage(row: MessageRow): Message {
     replyTo: row.replyTo,
     editedAt: toIsoOrNull(row.editedAtMs),
     revokedAt: toIsoOrNull(row.revokedAtMs),
+    location: row.extras?.location ?? null,
+    contact: row.extras?.contact ?? null,
+    mentions: row.extras?.mentions ?? null,
+    voiceNote: row.extras?.voiceNote ?? null,
   }
 }
 

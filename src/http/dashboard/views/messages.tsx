@@ -29,6 +29,19 @@ function ChangeMark(props: { m: { editedAtMs: number | null; revokedAtMs: number
   return null
 }
 
+/**
+ * What a list row says a message carries: its text, else what was sent instead of text (a place,
+ * a contact card, media), so a location does not show as an empty row.
+ */
+export function outboundSummary(m: Pick<MessageRow, "content" | "mediaUrls" | "extras">): string {
+  const text = excerpt(m.content)
+  if (text) return text
+  const { location, contact } = m.extras ?? {}
+  if (location) return `Location: ${location.name ?? `${location.latitude}, ${location.longitude}`}`
+  if (contact) return `Contact card: ${contact.name}`
+  return m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : ""
+}
+
 export function OutboundTable(props: { rows: MessageRow[]; scope: Scope }) {
   if (props.rows.length === 0) return <p class="muted">No messages match.</p>
   const columns: Column<MessageRow>[] = [
@@ -40,7 +53,8 @@ export function OutboundTable(props: { rows: MessageRow[]; scope: Scope }) {
       label: "Content",
       cell: (m) => (
         <>
-          <Clip text={excerpt(m.content) || (m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : "")} />
+          <Clip text={outboundSummary(m)} />
+          {m.extras?.voiceNote ? <> <span class="badge">voice note</span></> : null}
           <ChangeMark m={m} />
         </>
       ),

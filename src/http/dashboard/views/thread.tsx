@@ -29,7 +29,10 @@ export function KindFacts(props: { location?: StoredLocation | null; contact?: S
           <dd>
             {`${location.latitude}, ${location.longitude}`}
             {location.name ? ` · ${location.name}` : ""}
-            {location.address ? ` · ${location.address}` : ""}
+            {location.address ? ` · ${location.address}` : ""}{" "}
+            <a href={`https://www.openstreetmap.org/?mlat=${location.latitude}&mlon=${location.longitude}#map=17/${location.latitude}/${location.longitude}`} rel="noreferrer noopener" target="_blank">
+              map
+            </a>
           </dd>
         </>
       ) : null}
