@@ -31,6 +31,7 @@ import type { ApiRequestCounts } from "./usage"
 import type { WaKeyChange } from "./wa-auth"
 import type { SentWaMessage } from "./wa-resend"
 import type { MessageSecret } from "./message-secrets"
+import type { PollsQueries } from "./polls"
 import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
 
 /** src/store/sqlite/accounts.ts */
@@ -421,13 +422,12 @@ export interface WebhooksQueries {
   pruneEvents(cutoffMs: number, limit: number): Promise<number>
 }
 
-export interface StoreQueries extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries {}
 
 /** Every query, as one flat set of methods: `store.findMessage(id)`, and the same on a transaction. */
 export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
-    WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries {}
+    WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries, PollsQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

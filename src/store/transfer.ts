@@ -92,6 +92,9 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "wa_keys", into: "wa_keys" },
   { table: "wa_resend_messages", into: "wa_resend_messages" },
   { table: "wa_message_secrets", into: "wa_message_secrets" },
+  { table: "polls", into: "polls" },
+  { table: "poll_votes", into: "poll_votes" },
+  { table: "poll_pending_votes", into: "poll_pending_votes" },
   { table: "dashboard_sessions", into: "dashboard_sessions" },
 ]
 

@@ -80,6 +80,9 @@ async function sqliteInstall(): Promise<Install> {
   db.run("INSERT INTO wa_keys (phone_id, type, id, data) VALUES (?, 'pre-key', '1', '{\"k\":\"v\"}')", [live.phone.id])
   db.run("INSERT INTO wa_resend_messages (phone_id, wa_message_id, message, sent_at_ms) VALUES (?, 'WA1', ?, 2)", [live.phone.id, BLOB])
   db.run("INSERT INTO wa_message_secrets (phone_id, chat_jid, wa_message_id, sender_jid, sender_alt_jid, secret, created_at_ms) VALUES (?, '14155550166@s.whatsapp.net', 'IN1', '14155550166@s.whatsapp.net', NULL, ?, 3)", [live.phone.id, BLOB])
+  db.run("INSERT INTO polls (message_id, phone_id, wa_message_id, question, options, multiple_answers, created_at_ms) VALUES ('inmsg_poll', ?, 'POLL1', 'Lunch?', '[\"Pizza\",\"Soup\"]', 1, 4)", [live.phone.id])
+  db.run("INSERT INTO poll_votes (phone_id, poll_wa_message_id, voter, option_hashes, voted_at_ms) VALUES (?, 'POLL1', '+14155550166', '[\"ab\"]', 5)", [live.phone.id])
+  db.run("INSERT INTO poll_pending_votes (phone_id, poll_wa_message_id, vote_wa_message_id, descriptor, received_at_ms) VALUES (?, 'POLL2', 'VOTE1', '{}', 6)", [live.phone.id])
   db.run("UPDATE phones SET stays_offline = 1 WHERE id = ?", [phone.id])
   db.run("UPDATE phones SET wa_version = '2.3000.1031000001', client_expires_at_ms = 1796860800000 WHERE id = ?", [live.phone.id])
   // What the single node held: a lease and a delivery claim, which must not follow it.
@@ -176,7 +179,7 @@ describe("wagate export and wagate import", () => {
     expect(res.stdout).toMatch(/^Imported \d+ rows from /)
 
     const [before, after] = [await sqliteRows(), await postgresRows(url)]
-    for (const table of ["accounts", "api_keys", "phones", "messages", "message_parts", "inbound_messages", "wa_contacts", "events", "webhook_deliveries", "webhook_attempts", "wa_creds", "wa_keys", "wa_resend_messages", "wa_message_secrets"]) {
+    for (const table of ["accounts", "api_keys", "phones", "messages", "message_parts", "inbound_messages", "wa_contacts", "events", "webhook_deliveries", "webhook_attempts", "wa_creds", "wa_keys", "wa_resend_messages", "wa_message_secrets", "polls", "poll_votes", "poll_pending_votes"]) {
       expect([table, before[table]!.length > 0]).toEqual([table, true])
     }
     expect(after).toEqual(before)

@@ -19,6 +19,7 @@ import { pgWaAuthQueries } from "./wa-auth"
 import { pgWaContactsQueries } from "./wa-contacts"
 import { pgWaResendQueries } from "./wa-resend"
 import { pgMessageSecretsQueries } from "./message-secrets"
+import { pgPollsQueries } from "./polls"
 import { pgWebhooksQueries } from "./webhooks"
 
 /*
@@ -51,6 +52,7 @@ const PG_QUERY_GROUPS = [
   pgLeaseQueries,
   pgRateBucketsQueries,
   pgWaContactsQueries,
+  pgPollsQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

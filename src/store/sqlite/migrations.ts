@@ -442,6 +442,39 @@ CREATE TABLE rate_buckets (
 // so the column stays empty outside the contract tests.
 const NODE_URLS = `ALTER TABLE nodes ADD COLUMN url TEXT;`
 
+// Polls (src/store/polls.ts, docs/api.md § "Polls"): a poll by the message that carries it and by
+// its WhatsApp id; votes by the poll's WhatsApp id, since a vote can be read before its poll is
+// recorded, newest per voter; and votes kept encrypted until their poll's secret arrives, so no
+// vote is lost to a restart, a failover or an order WhatsApp did not keep.
+const POLLS = `
+CREATE TABLE polls (
+  message_id TEXT PRIMARY KEY,
+  phone_id TEXT NOT NULL,
+  wa_message_id TEXT NOT NULL,
+  question TEXT NOT NULL,
+  options TEXT NOT NULL,
+  multiple_answers INTEGER NOT NULL CHECK (multiple_answers IN (0, 1)),
+  created_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX polls_wa ON polls (phone_id, wa_message_id);
+CREATE TABLE poll_votes (
+  phone_id TEXT NOT NULL,
+  poll_wa_message_id TEXT NOT NULL,
+  voter TEXT NOT NULL,
+  option_hashes TEXT NOT NULL,
+  voted_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (phone_id, poll_wa_message_id, voter)
+) STRICT, WITHOUT ROWID;
+CREATE TABLE poll_pending_votes (
+  phone_id TEXT NOT NULL,
+  poll_wa_message_id TEXT NOT NULL,
+  vote_wa_message_id TEXT NOT NULL,
+  descriptor TEXT NOT NULL,
+  received_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (phone_id, poll_wa_message_id, vote_wa_message_id)
+) STRICT, WITHOUT ROWID;
+`
+
 const MESSAGE_SECRETS = `
 -- The messageContextInfo.messageSecret of every WhatsApp message a phone sends or receives: an
 -- edit that arrives as secretEncryptedMessage is encrypted with a key derived from the secret of
@@ -605,5 +638,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 22,
     name: "phones' WhatsApp Web version and client expiry",
     up: (db) => db.exec(PHONES_WA_CLIENT),
+  },
+  {
+    version: 23,
+    name: "polls and their votes",
+    up: (db) => db.exec(POLLS),
   },
 ]

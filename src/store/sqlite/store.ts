@@ -31,6 +31,8 @@ import * as usage from "./usage"
 import * as wa_auth from "./wa-auth"
 import * as wa_resend from "./wa-resend"
 import * as message_secrets from "./message-secrets"
+import * as polls from "./polls"
+import type { PollsQueries } from "../polls"
 import * as webhooks from "./webhooks"
 
 function accountsQueries(db: Database): AccountsQueries {
@@ -247,6 +249,20 @@ function messageSecretsQueries(db: Database): MessageSecretsQueries {
   }
 }
 
+function pollsQueries(db: Database): PollsQueries {
+  return {
+    insertPoll: async (row) => polls.insertPoll(db, row),
+    findPoll: async (messageId) => polls.findPoll(db, messageId),
+    findPollByWaId: async (phoneId, waMessageId) => polls.findPollByWaId(db, phoneId, waMessageId),
+    upsertPollVote: async (row) => polls.upsertPollVote(db, row),
+    listPollVotes: async (phoneId, pollWaMessageId) => polls.listPollVotes(db, phoneId, pollWaMessageId),
+    savePendingVote: async (row) => polls.savePendingVote(db, row),
+    listPendingVotes: async (phoneId, pollWaMessageId) => polls.listPendingVotes(db, phoneId, pollWaMessageId),
+    deletePendingVote: async (phoneId, pollWaMessageId, voteWaMessageId) => polls.deletePendingVote(db, phoneId, pollWaMessageId, voteWaMessageId),
+    countPendingVotes: async () => polls.countPendingVotes(db),
+  }
+}
+
 function webhooksQueries(db: Database): WebhooksQueries {
   return {
     insertEndpoint: async (row) => webhooks.insertEndpoint(db, row),
@@ -278,7 +294,7 @@ function webhooksQueries(db: Database): WebhooksQueries {
 
 /** Every query of the seam, run on `db` (the writer's connection, so inside its open transaction when one is). */
 export function sqliteQueries(db: Database): StoreQueries {
-  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...messageSecretsQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db), ...rateBucketsQueries(db), ...waContactsQueries(db) }
+  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...messageSecretsQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db), ...rateBucketsQueries(db), ...waContactsQueries(db), ...pollsQueries(db) }
 }
 
 /** The seam over one SQLite connection, its writer and its change tracker. */
