@@ -7,15 +7,15 @@ import type { MessageRow } from "../store/messages"
 import type { PhoneRow } from "../store/phones"
 import type { EventType, MessageEventName, MessageStatus } from "../lib/vocabulary"
 import type { MessageState } from "./message-status"
+import { PollVoteData } from "./poll-rules"
 import { MessageEditedData, MessageRevokedData } from "./inbound-events"
 import { MessageReactionData } from "./reaction-event"
 import { ConnectionStatusSchema, ErrorCodeSchema, FromUsername, InboundTypeSchema } from "./schemas"
 
-/**
- * The webhook event catalogue: for each event, the schema of its `data` and the one function
- * that builds it. Every emitter calls the builder, the OpenAPI document publishes the schemas
- * under `webhooks`, and the admin API accepts exactly these names (docs/webhooks.md).
- */
+/*
+ * The webhook event catalogue: for each event, the schema of its `data` and the one function that
+ * builds it. Every emitter calls the builder, the OpenAPI document publishes the schemas under
+ * `webhooks`, and the admin API accepts exactly these names (docs/webhooks.md). */
 
 const E164 = Type.String({ pattern: E164_PATTERN, examples: ["+14155550123"] })
 const Recipient = Type.String({
@@ -143,6 +143,7 @@ export const EVENT_CATALOGUE = {
   "phone.disconnected": { data: PhoneDisconnectedData, firesWhen: "A live phone lost its connection or was logged out." },
   "message.edited": { data: MessageEditedData, firesWhen: "The sender edited an inbound message." },
   "message.revoked": { data: MessageRevokedData, firesWhen: "An inbound message was deleted for everyone." },
+  "poll.vote": { data: PollVoteData, firesWhen: "Someone voted on a poll of ours or a contact's, changed their vote or withdrew it (docs/api.md § \"Polls\")." },
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>
 
 /** Every event name, in catalogue order. */

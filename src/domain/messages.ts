@@ -13,6 +13,7 @@ import { resolvePhone } from "./phones"
 import type { LiveSender } from "./live-sender"
 import { recordMessageEvents } from "./message-events"
 import { planSandboxSend, type SandboxPlan, type SandboxScheduler } from "./sandbox"
+import { recordSentPoll } from "./polls"
 import { checkReplyTarget, extrasOf, sandboxVoiceNoteRefusal, sendKindProblems, type SendKindFields } from "./send-kinds"
 
 export const CONTENT_MAX_CODE_POINTS = 4096
@@ -47,7 +48,7 @@ function validateSend(ctx: DomainContext, cmd: SendCommand): { content: string; 
   if (codePointLength(content) > CONTENT_MAX_CODE_POINTS) {
     problems.push(`content must be at most ${CONTENT_MAX_CODE_POINTS} characters`)
   }
-  if (content.trim() === "" && mediaUrls.length === 0 && !cmd.location && !cmd.contact) {
+  if (content.trim() === "" && mediaUrls.length === 0 && !cmd.location && !cmd.contact && !cmd.poll) {
     problems.push("content is required when mediaUrls is empty")
   }
   mediaUrls.forEach((url, i) => {
@@ -116,6 +117,7 @@ export async function sendMessage(
       if (!winner) throw err
       return { message: winner, replayed: true }
     }
+    if (extras?.poll) await recordSentPoll(q, message, extras.poll)
     deps.sandbox.record(plan)
     if (principal.env === "live") await deps.live.accept(q, tx, message)
     await recordMessageEvents(ctx, q, tx, message, plan.birth.state, plan.birth.events)

@@ -6,6 +6,7 @@ import type { DomainContext } from "./context"
 import type { MessageErrorCode, ReceiptKind } from "../lib/vocabulary"
 import { bornFailed, bornSent, type StatusSignal, type Transition } from "./message-status"
 import { applyMessageSignals } from "./message-events"
+import { applySandboxPollVote } from "./polls"
 
 /** A group every sandbox phone can post to. */
 export interface SandboxGroup {
@@ -173,4 +174,7 @@ async function applyDueSandboxTransitions(ctx: DomainContext, q: StoreQueries, t
   }
   signals.sort((a, b) => a.signal.atMs - b.signal.atMs || a.step - b.step)
   await applyMessageSignals(ctx, q, tx, messages, signals)
+  for (const { messageId, signal } of signals) {
+    if (signal.kind === "read") await applySandboxPollVote(ctx, q, tx, messages.get(messageId)!, signal.atMs)
+  }
 }

@@ -1,8 +1,9 @@
 import { errors } from "../lib/errors"
 import { isE164 } from "../lib/formats"
 import type { Environment, MessageType } from "../lib/vocabulary"
-import { type ContactExtra, type LocationExtra, type MessageExtras, type MessageRow } from "../store/messages"
+import { type ContactExtra, type LocationExtra, type MessageExtras, type MessageRow, type PollExtra } from "../store/messages"
 import type { DomainContext } from "./context"
+import { pollProblems } from "./poll-rules"
 
 /*
  * The kinds of message beyond text and media
@@ -28,20 +29,23 @@ export interface SendKindFields {
   location?: LocationExtra
   contact?: ContactExtra
   voiceNote?: boolean
+  /** A poll (docs/api.md § "Polls"); multipleAnswers defaults to false. */
+  poll?: Omit<PollExtra, "multipleAnswers"> & { multipleAnswers?: boolean }
 }
 
 /** One readable message per problem of the fields that make a send more than text and media. */
 export function sendKindProblems(cmd: SendKindFields, content: string, mediaUrls: readonly string[]): string[] {
   const problems: string[] = []
-  const carriers = [content.trim() !== "" || mediaUrls.length > 0, cmd.location !== undefined, cmd.contact !== undefined]
-  if (carriers.filter(Boolean).length > 1) problems.push("send exactly one of content/mediaUrls, location or contact")
+  const carriers = [content.trim() !== "" || mediaUrls.length > 0, cmd.location !== undefined, cmd.contact !== undefined, cmd.poll !== undefined]
+  if (carriers.filter(Boolean).length > 1) problems.push("send exactly one of content/mediaUrls, location, contact or poll")
+  if (cmd.poll) problems.push(...pollProblems(pollOf(cmd.poll)))
   if (cmd.location) problems.push(...locationProblems(cmd.location))
   if (cmd.contact) problems.push(...contactProblems(cmd.contact))
   const mentions = cmd.mentions ?? []
   if (mentions.length > MENTIONS_MAX) problems.push(`mentions must hold at most ${MENTIONS_MAX} numbers`)
   const badMention = mentions.findIndex((n) => !isE164(n))
   if (badMention !== -1) problems.push(`mentions[${badMention}] must be an E.164 number (+ and 8–15 digits)`)
-  if (mentions.length > 0 && (cmd.location || cmd.contact)) problems.push("mentions go with content; a location or a contact cannot mention anyone")
+  if (mentions.length > 0 && (cmd.location || cmd.contact || cmd.poll)) problems.push("mentions go with content; a location, a contact or a poll cannot mention anyone")
   if (cmd.voiceNote === true) {
     if (mediaUrls.length !== 1) problems.push("voiceNote needs exactly one mediaUrls entry: the Ogg/Opus audio")
     if (content.trim() !== "") problems.push("content must be empty when voiceNote is true: a voice note has no caption")
@@ -84,11 +88,18 @@ export function extrasOf(cmd: SendKindFields): MessageExtras | null {
   if (cmd.location) extras.location = cmd.location
   if (cmd.contact) extras.contact = cmd.contact
   if (cmd.voiceNote === true) extras.voiceNote = true
+  if (cmd.poll) extras.poll = pollOf(cmd.poll)
   return Object.keys(extras).length > 0 ? extras : null
+}
+
+/** A poll as stored: multipleAnswers made explicit. */
+function pollOf(poll: NonNullable<SendKindFields["poll"]>): PollExtra {
+  return { question: poll.question, options: poll.options, multipleAnswers: poll.multipleAnswers ?? false }
 }
 
 /** What a message carries, as the API's `type` names it. */
 export function messageTypeOf(row: Pick<MessageRow, "mediaUrls" | "extras">): MessageType {
+  if (row.extras?.poll) return "poll"
   if (row.extras?.location) return "location"
   if (row.extras?.contact) return "contact"
   return row.mediaUrls.length > 0 ? "media" : "text"

@@ -29,14 +29,14 @@ export const CONNECTION_STATUSES = ["unpaired", "pairing", "connecting", "connec
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number]
 
 /** What an inbound message is. */
-export const INBOUND_TYPES = ["text", "image", "video", "audio", "document", "sticker", "location", "contact", "other"] as const
+export const INBOUND_TYPES = ["text", "image", "video", "audio", "document", "sticker", "location", "contact", "poll", "other"] as const
 export type InboundType = (typeof INBOUND_TYPES)[number]
 
 /**
  * What an outbound message carries, additive to the seed's Message
  * (docs/api.md § "Replies, mentions, locations, contact cards and voice notes").
  */
-export const MESSAGE_TYPES = ["text", "media", "location", "contact"] as const
+export const MESSAGE_TYPES = ["text", "media", "location", "contact", "poll"] as const
 export type MessageType = (typeof MESSAGE_TYPES)[number]
 
 /** Why a message failed: the closed set of `errorCode` values (docs/api.md lists each). */
@@ -68,6 +68,7 @@ export const EVENT_TYPES = [
   "phone.disconnected",
   "message.edited",
   "message.revoked",
+  "poll.vote",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 

@@ -16,6 +16,13 @@ export interface ContactExtra {
   email?: string
 }
 
+/** A poll as a message carries it (docs/api.md § "Polls"). */
+export interface PollExtra {
+  question: string
+  options: string[]
+  multipleAnswers: boolean
+}
+
 /**
  * What a message carries besides its text and media (stored as JSON, null when none): whom it
  * mentions, a location or a contact card instead of text, and whether its one audio is a voice note.
@@ -25,6 +32,7 @@ export interface MessageExtras {
   location?: LocationExtra
   contact?: ContactExtra
   voiceNote?: true
+  poll?: PollExtra
 }
 
 /** An outbound message row. */

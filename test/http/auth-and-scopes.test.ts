@@ -20,6 +20,8 @@ function endpoints(phoneNumber: string, messageId: string) {
     // An unknown inbound id is the only "successful" probe for this route with a test key: it gets past auth to 404.
     { name: "GET /v1/messages/inbound/{id}", method: "GET", path: "/v1/messages/inbound/inmsg_x", ok: 404, scopes: ["messages:read"] },
     { name: "GET /v1/messages/inbound/{id}/media", method: "GET", path: "/v1/messages/inbound/inmsg_x/media", ok: 404, scopes: ["messages:read"] },
+    { name: "GET /v1/messages/{id}/poll", method: "GET", path: "/v1/messages/msg_x/poll", ok: 404, scopes: ["messages:read"] },
+    { name: "GET /v1/messages/inbound/{id}/poll", method: "GET", path: "/v1/messages/inbound/inmsg_x/poll", ok: 404, scopes: ["messages:read"] },
     {
       name: "GET /v1/groups",
       method: "GET",

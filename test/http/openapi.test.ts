@@ -63,6 +63,8 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["delete", "/v1/messages/{messageId}", 200, "revokeMessage", REQUIRED_SCOPES.send],
   ["post", "/v1/messages/inbound/{messageId}/read", 200, "markInboundRead", REQUIRED_SCOPES.send],
   ["get", "/v1/messages/inbound/{messageId}/media", 200, "getInboundMessageMedia", REQUIRED_SCOPES.messagesRead],
+  ["get", "/v1/messages/{messageId}/poll", 200, "getPollResults", REQUIRED_SCOPES.messagesRead],
+  ["get", "/v1/messages/inbound/{messageId}/poll", 200, "getInboundPollResults", REQUIRED_SCOPES.messagesRead],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -222,17 +224,19 @@ describe("OpenAPI document: /v1", () => {
     const op = doc.paths["/v1/messages/send"].post
     expect(op.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/SendMessageRequest" })
     const body = doc.components.schemas.SendMessageRequest
-    expect(Object.keys(body.properties)).toEqual(["fromPhoneId", "to", "content", "mediaUrls", "idempotencyKey", "replyTo", "mentions", "location", "contact", "voiceNote"])
+    expect(Object.keys(body.properties)).toEqual(["fromPhoneId", "to", "content", "mediaUrls", "idempotencyKey", "replyTo", "mentions", "location", "contact", "poll", "voiceNote"])
     expect(body.required).toEqual(["fromPhoneId", "to"])
     expect(body.additionalProperties).toBe(false)
     expect(body.properties.content.maxLength).toBe(4096)
     expect(body.properties.mediaUrls).toMatchObject({ maxItems: 10, items: { type: "string", maxLength: 2048 } })
-    expect(body.allOf[0].anyOf.map((b: any) => b.required)).toEqual([["content"], ["mediaUrls"], ["location"], ["contact"]])
+    expect(body.allOf[0].anyOf.map((b: any) => b.required)).toEqual([["content"], ["mediaUrls"], ["location"], ["contact"], ["poll"]])
+    expect(body.properties.poll.properties.options).toMatchObject({ minItems: 2, maxItems: 12, uniqueItems: true, items: { type: "string", maxLength: 100 } })
+    expect(body.properties.poll.properties.question).toMatchObject({ maxLength: 255 })
     expect(body.properties.mentions).toMatchObject({ maxItems: 50, items: { type: "string", pattern: E164_PATTERN } })
     expect(body.properties.location.properties.latitude).toMatchObject({ type: "number", minimum: -90, maximum: 90 })
     expect(body.properties.contact.properties.phoneNumbers).toMatchObject({ minItems: 1, maxItems: 5 })
     const examples = op.requestBody.content["application/json"].examples
-    expect(Object.keys(examples)).toEqual(["text", "media", "reply", "mentions", "location", "contact", "voiceNote"])
+    expect(Object.keys(examples)).toEqual(["text", "media", "reply", "mentions", "location", "contact", "poll", "voiceNote"])
     const check = new Ajv2020({ strict: false }).compile(body)
     for (const [name, example] of Object.entries<any>(examples)) expect({ name, valid: check(example.value) }).toEqual({ name, valid: true })
     expect(Object.keys(op.responses["201"].headers)).toContain("Idempotent-Replayed")

@@ -17,6 +17,7 @@ import {
   messageTypeOf,
 } from "../../domain/send-kinds"
 import { MEDIA_URL_MAX_LENGTH } from "../../lib/net-policy"
+import { POLL_OPTION_MAX, POLL_OPTIONS_MAX, POLL_OPTIONS_MIN, POLL_QUESTION_MAX } from "../../domain/poll-rules"
 import { named, Nullable, withDomainRules } from "../../lib/schema"
 import { Environment } from "./admin"
 import { NullableTimestamp, PageQueryFields, Timestamp } from "./common"
@@ -81,6 +82,35 @@ const SentContactCard = Type.Object({
   phoneNumbers: Type.Array(Type.String({ pattern: E164_PATTERN }), { examples: [["+14155550123"]] }),
   organization: Type.Optional(Type.String({ examples: ["Acme, Inc."] })),
   email: Type.Optional(Type.String({ examples: ["help@acme.example"] })),
+})
+
+/** A poll to send (docs/api.md § "Polls"); lengths, counts and distinct options are the domain's rules. */
+export const PollSchema = Type.Object(
+  {
+    question: withDomainRules(Type.String({ description: "The question, 1 to 255 characters.", examples: ["Where shall we meet?"] }), {
+      pattern: "\\S",
+      maxLength: POLL_QUESTION_MAX,
+    }),
+    options: withDomainRules(Type.Array(Type.String(), { description: "2 to 12 distinct options, 1 to 100 characters each.", examples: [["Office", "Café"]] }), {
+      minItems: POLL_OPTIONS_MIN,
+      maxItems: POLL_OPTIONS_MAX,
+      uniqueItems: true,
+      items: { type: "string", pattern: "\\S", maxLength: POLL_OPTION_MAX },
+    }),
+    multipleAnswers: Type.Optional(Type.Boolean({ description: "true: a voter may choose several options. Default false." })),
+  },
+  {
+    additionalProperties: false,
+    description: "A poll, sent instead of content/mediaUrls.",
+    errorMessage: "poll must be an object with a string question, an array options of strings and an optional boolean multipleAnswers",
+  },
+)
+
+/** A poll as a message carries it when read back. */
+const SentPoll = Type.Object({
+  question: Type.String({ examples: ["Where shall we meet?"] }),
+  options: Type.Array(Type.String(), { examples: [["Office", "Café"]] }),
+  multipleAnswers: Type.Boolean(),
 })
 
 /** The message statuses, as the list filter accepts them. */
@@ -149,6 +179,7 @@ const SendMessageFields = {
   ),
   location: Type.Optional(LocationSchema),
   contact: Type.Optional(ContactCardSchema),
+  poll: Type.Optional(PollSchema),
   voiceNote: Type.Optional(
     Type.Boolean({
       description: "true: the one audio of mediaUrls is sent as a voice note (push-to-talk). It must be Ogg/Opus; other audio fails with media_unsupported_type when downloaded.",
@@ -175,6 +206,7 @@ const CONTENT_OR_MEDIA = {
         ...TEXT_OR_MEDIA,
         { required: ["location"], properties: { location: {} } },
         { required: ["contact"], properties: { contact: {} } },
+        { required: ["poll"], properties: { poll: {} } },
       ],
     },
   ],
@@ -210,6 +242,7 @@ export const SEND_EXAMPLES = {
     summary: "A contact card",
     value: { ...FROM_TO, contact: { name: "Acme Support", phoneNumbers: ["+14155550123"], organization: "Acme, Inc.", email: "help@acme.example" } },
   },
+  poll: { summary: "A poll", value: { ...FROM_TO, poll: { question: "Where shall we meet?", options: ["Office", "Café"], multipleAnswers: false } } },
   voiceNote: { summary: "A voice note (Ogg/Opus)", value: { ...FROM_TO, mediaUrls: ["https://files.example.com/note.ogg"], voiceNote: true } },
 } as const
 
@@ -253,6 +286,7 @@ export const Message = named(
     contact: Type.Optional(Nullable(SentContactCard)),
     mentions: Type.Optional(Nullable(Type.Array(Type.String({ pattern: E164_PATTERN }), { description: "The E.164 numbers the message mentions, as sent; null when it mentions no one." }))),
     voiceNote: Type.Optional(Nullable(Type.Boolean({ description: "true when the one audio was sent as a voice note; null otherwise." }))),
+    poll: Type.Optional(Nullable(SentPoll)),
   }),
 )
 export type Message = typeof Message.static
@@ -285,6 +319,7 @@ export function toMessage(row: MessageRow): Message {
     contact: row.extras?.contact ?? null,
     mentions: row.extras?.mentions ?? null,
     voiceNote: row.extras?.voiceNote ?? null,
+    poll: row.extras?.poll ?? null,
   }
 }
 

@@ -13,6 +13,7 @@ import { inboundGet } from "./inbound-get"
 import { inboundMedia } from "./inbound-media"
 import { inboundList } from "./inbound-list"
 import { messagesGet } from "./messages-get"
+import { pollsGet } from "./polls-get"
 import { messagesList } from "./messages-list"
 import { messagesSend } from "./messages-send"
 import { phoneNumbersGet } from "./phone-numbers-get"
@@ -44,4 +45,5 @@ export function v1Routes(deps: HttpDeps) {
     .use(messagesReact(deps))
     .use(messagesEdit(deps))
     .use(messagesRevoke(deps))
+    .use(pollsGet(deps))
 }
