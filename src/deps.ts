@@ -198,6 +198,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       offlineMarkerWaitMs: config.waOfflineMarkerWaitMs,
       waResendRetentionDays: config.waResendRetentionDays,
       encryptedEdits: metrics.encryptedEdits,
+      pollVotes: metrics.pollVotes,
       fenceOf: (phoneId) => ownership.fenceOf(phoneId),
       onFenceRefused: (phoneId) => ownership.refused(phoneId),
     })

@@ -1,4 +1,5 @@
 import { errors } from "../lib/errors"
+import { recordInboundPoll } from "./polls"
 import { type InboundRow } from "../store/inbound"
 import type { InboundMessage, InboundSender } from "../whatsapp/gateway"
 import { pushNameFromOutside, usernameFromOutside } from "../lib/wa-username"
@@ -83,6 +84,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
       revokedAtMs: null,
     })
     if (!row) return null
+    if (details.poll) await recordInboundPoll(ctx, q, tx, { messageId: row.id, phoneId, waMessageId: message.waMessageId, ...details.poll, createdAtMs: row.createdAtMs })
     if (sender) await q.upsertWaContact({ phoneId, address: message.from, ...sender, updatedAtMs: row.createdAtMs })
     await ctx.events.record(q, tx, {
       accountId: row.accountId,

@@ -15,6 +15,8 @@ export async function renderMetrics(ctx: DomainContext, metrics: AppMetrics): Pr
     metrics.webhookAttempts.render(),
     metrics.webhookDeliveryLag.render(),
     metrics.encryptedEdits.render(),
+    metrics.pollVotes.render(),
+    renderGauge("wagate_poll_votes_kept", "Poll votes stored undecrypted, waiting for their poll's secret.", [{ labels: {}, value: await ctx.store.countPendingVotes() }], node),
     renderGauge(
       "wagate_messages",
       "Outbound messages by environment and current status.",

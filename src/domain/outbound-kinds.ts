@@ -11,9 +11,10 @@ import { buildVCard } from "./vcard"
  * the quoted context of a reply, mentions and the voice-note flag.
  */
 
-/** The body of a part without media: a location, a contact card, or the text. */
-export function bodyOf(message: MessageRow): Pick<OutboundPart, "text" | "location" | "contact"> {
-  const { location, contact } = message.extras ?? {}
+/** The body of a part without media: a poll, a location, a contact card, or the text. */
+export function bodyOf(message: MessageRow): Pick<OutboundPart, "text" | "location" | "contact" | "poll"> {
+  const { location, contact, poll } = message.extras ?? {}
+  if (poll) return { poll }
   if (location) return { location }
   if (contact) return { contact: { displayName: contact.name, vcard: buildVCard(contact) } }
   return { text: message.content }

@@ -43,15 +43,10 @@ export function optionHash(option: string): string {
   return sha256Hex(option)
 }
 
-/** A poll's options by their hash, for mapping votes back to names. */
-export function optionsByHash(options: readonly string[]): Map<string, string> {
-  return new Map(options.map((o) => [optionHash(o), o]))
-}
-
 /** The names a vote chose, in the poll's order; hashes no option has are left out. */
-export function chosenOptions(options: readonly string[], hashes: readonly string[]): string[] {
+export function chosenOptions(poll: Pick<PollRow, "options" | "optionHashes">, hashes: readonly string[]): string[] {
   const chosen = new Set(hashes)
-  return options.filter((o) => chosen.has(optionHash(o)))
+  return poll.options.filter((_, i) => chosen.has(poll.optionHashes[i]!))
 }
 
 export const PollVoteData = named(
@@ -80,17 +75,17 @@ export interface PollResults {
 }
 
 /** Tallies a poll from each voter's newest vote; a withdrawn vote lists the voter with no options. */
-export function tallyPoll(poll: Pick<PollRow, "question" | "options" | "multipleAnswers">, votes: readonly PollVoteRow[]): PollResults {
-  const byHash = optionsByHash(poll.options)
-  const counts = new Map(poll.options.map((o) => [o, 0]))
+export function tallyPoll(poll: Pick<PollRow, "question" | "options" | "optionHashes" | "multipleAnswers">, votes: readonly PollVoteRow[]): PollResults {
+  const indexOf = new Map(poll.optionHashes.map((hash, i) => [hash, i]))
+  const counts = poll.options.map(() => 0)
   const voters = votes.map((v) => {
-    const chosen = new Set<string>()
+    const chosen = new Set<number>()
     for (const hash of v.optionHashes) {
-      const name = byHash.get(hash)
-      if (name !== undefined) chosen.add(name)
+      const i = indexOf.get(hash)
+      if (i !== undefined) chosen.add(i)
     }
-    for (const name of chosen) counts.set(name, counts.get(name)! + 1)
-    return { voter: v.voter, options: poll.options.filter((o) => chosen.has(o)), at: toIso(v.votedAtMs) }
+    for (const i of chosen) counts[i]!++
+    return { voter: v.voter, options: poll.options.filter((_, i) => chosen.has(i)), at: toIso(v.votedAtMs) }
   })
-  return { question: poll.question, multipleAnswers: poll.multipleAnswers, options: poll.options.map((name) => ({ name, votes: counts.get(name)! })), voters }
+  return { question: poll.question, multipleAnswers: poll.multipleAnswers, options: poll.options.map((name, i) => ({ name, votes: counts[i]! })), voters }
 }

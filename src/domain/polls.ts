@@ -1,11 +1,12 @@
 import { AppError, errors } from "../lib/errors"
 import type { MessageRow, PollExtra } from "../store/messages"
-import type { PollVoteRow } from "../store/polls"
+import type { PollRow, PollVoteRow } from "../store/polls"
 import type { StoreQueries, WriteTx } from "../store/store"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import { buildPollVoteData, chosenOptions, optionHash, tallyPoll, type PollResults } from "./poll-rules"
 import { waMessageIdFor } from "./wa-ids"
+import type { PollVoteSeen } from "../whatsapp/gateway"
 
 /*
  * Polls and their votes (docs/api.md § "Polls"). Every poll, ours and contacts', is recorded with
@@ -18,16 +19,18 @@ import { waMessageIdFor } from "./wa-ids"
 
 /** Records the poll an accepted send carries; a poll is sent as the message's only part. */
 export async function recordSentPoll(q: StoreQueries, message: MessageRow, poll: PollExtra): Promise<void> {
-  await q.insertPoll({ messageId: message.id, phoneId: message.phoneId, waMessageId: waMessageIdFor(message.id, 0), ...poll, createdAtMs: message.createdAtMs })
+  await q.insertPoll({
+    messageId: message.id,
+    phoneId: message.phoneId,
+    waMessageId: waMessageIdFor(message.id, 0),
+    ...poll,
+    optionHashes: poll.options.map(optionHash),
+    createdAtMs: message.createdAtMs,
+  })
 }
 
-/** A vote as the adapter read it: the poll's WhatsApp id, the voter and the hashes of the options chosen. */
-export interface PollVote {
-  pollWaMessageId: string
-  voter: string
-  optionHashes: string[]
-  atMs: number
-}
+/** A vote as the adapter read it (the port's PollVoteSeen). */
+export type PollVote = PollVoteSeen
 
 /**
  * Keeps a vote and, when its poll is known and it is the voter's newest, emits `poll.vote`, in
@@ -40,6 +43,7 @@ export async function recordPollVote(ctx: DomainContext, phoneId: string, vote: 
 /** recordPollVote inside a transaction the caller holds. */
 export async function applyPollVote(ctx: DomainContext, q: StoreQueries, tx: WriteTx, phoneId: string, vote: PollVote): Promise<boolean> {
   const row: PollVoteRow = { phoneId, pollWaMessageId: vote.pollWaMessageId, voter: vote.voter, optionHashes: vote.optionHashes, votedAtMs: vote.atMs }
+  if (vote.keptAs !== undefined) await q.deletePendingVote(phoneId, vote.pollWaMessageId, vote.keptAs)
   if (!(await q.upsertPollVote(row))) return false
   const poll = await q.findPollByWaId(phoneId, vote.pollWaMessageId)
   const phone = await q.findPhone(phoneId)
@@ -51,9 +55,28 @@ export async function applyPollVote(ctx: DomainContext, q: StoreQueries, tx: Wri
     env,
     type: "poll.vote",
     occurredAtMs: ctx.clock.nowMs(),
-    data: buildPollVoteData({ messageId: poll.messageId, voter: vote.voter, options: chosenOptions(poll.options, vote.optionHashes), atMs: vote.atMs }),
+    data: buildPollVoteData({ messageId: poll.messageId, voter: vote.voter, options: chosenOptions(poll, vote.optionHashes), atMs: vote.atMs }),
   })
   return true
+}
+
+/**
+ * Records a contact's poll and emits `poll.vote` for votes already kept for it: a vote whose
+ * poll's secret came with the poll is decrypted at once, and may be recorded before the poll is.
+ */
+export async function recordInboundPoll(ctx: DomainContext, q: StoreQueries, tx: WriteTx, poll: PollRow): Promise<void> {
+  await q.insertPoll(poll)
+  const phone = await q.findPhone(poll.phoneId)
+  if (!phone) return
+  for (const vote of await q.listPollVotes(poll.phoneId, poll.waMessageId)) {
+    await ctx.events.record(q, tx, {
+      accountId: phone.accountId,
+      env: "live",
+      type: "poll.vote",
+      occurredAtMs: ctx.clock.nowMs(),
+      data: buildPollVoteData({ messageId: poll.messageId, voter: vote.voter, options: chosenOptions(poll, vote.optionHashes), atMs: vote.votedAtMs }),
+    })
+  }
 }
 
 /** The sandbox's voter that never votes (docs/api.md § "Sandbox (test keys)"). */

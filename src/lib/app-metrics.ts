@@ -10,6 +10,7 @@ export interface AppMetrics {
   webhookDeliveryLag: Histogram
   /** Inbound edits that arrived encrypted (secretEncryptedMessage), by result: decrypted, no_secret or undecryptable. */
   encryptedEdits: Counter
+  pollVotes: Counter
 }
 
 /** Fresh, empty series (one set per process), each labelled with the node that keeps them. */
@@ -33,6 +34,11 @@ export function createAppMetrics(options: { nodeId: string }): AppMetrics {
     encryptedEdits: new Counter(
       "wagate_encrypted_edits_total",
       "Inbound edits that arrived encrypted, by result: decrypted, no_secret (the edited message's secret is not stored) or undecryptable.",
+      constantLabels,
+    ),
+    pollVotes: new Counter(
+      "wagate_poll_votes_total",
+      "Poll votes received, by result: decrypted, kept (stored undecrypted until its poll's secret arrives) or undecryptable (a stored secret did not open it; kept too).",
       constantLabels,
     ),
   }

@@ -17,6 +17,12 @@ export interface PollRow {
   waMessageId: string
   question: string
   options: string[]
+  /**
+   * The SHA-256 (hex) of each option's text as WhatsApp hashed it, in the options' order: what a
+   * vote names. Kept beside the names because a contact's option text is stored made safe
+   * (bounded, controls escaped), and its hash must be of the text as sent.
+   */
+  optionHashes: string[]
   multipleAnswers: boolean
   createdAtMs: number
 }
@@ -50,6 +56,7 @@ export interface PollColumns {
   wa_message_id: string
   question: string
   options: string
+  option_hashes: string
   multiple_answers: number | boolean
   created_at_ms: number
 }
@@ -61,6 +68,7 @@ export function pollOf(r: PollColumns): PollRow {
     waMessageId: r.wa_message_id,
     question: r.question,
     options: JSON.parse(r.options) as string[],
+    optionHashes: JSON.parse(r.option_hashes) as string[],
     multipleAnswers: r.multiple_answers === true || r.multiple_answers === 1,
     createdAtMs: Number(r.created_at_ms),
   }

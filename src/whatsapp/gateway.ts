@@ -100,6 +100,8 @@ export interface OutboundPart {
   location?: { latitude: number; longitude: number; name?: string; address?: string }
   /** A contact card: the name shown and the vCard wagate built. */
   contact?: { displayName: string; vcard: string }
+  /** A poll; a voter picks one option unless `multipleAnswers`. */
+  poll?: { question: string; options: string[]; multipleAnswers: boolean }
   /** The message this part replies to. */
   quote?: QuotedPart
   /** E.164 numbers mentioned in the text or caption. */
@@ -189,6 +191,15 @@ export interface InboundMedia {
   descriptor: string
 }
 
+/** A contact's poll: the question and options made safe, with the hash of each option as sent (what votes name). */
+export interface InboundPoll {
+  question: string
+  options: string[]
+  /** SHA-256 (hex) of each option's text as the poll carried it, in the options' order. */
+  optionHashes: string[]
+  multipleAnswers: boolean
+}
+
 /** What an inbound message carries beyond its type and text. */
 export interface InboundDetails {
   /** The WhatsApp id of the message it quotes, when it quotes one. */
@@ -196,6 +207,20 @@ export interface InboundDetails {
   media?: InboundMedia | null
   location?: InboundLocation | null
   contact?: InboundContact | null
+  poll?: InboundPoll | null
+}
+
+/** A poll vote, decrypted: the poll's WhatsApp id, the voter and the SHA-256 (hex) of each option chosen. */
+export interface PollVoteSeen {
+  pollWaMessageId: string
+  /** E.164 when WhatsApp told the number, else the `…@lid` JID. */
+  voter: string
+  /** None: the voter withdrew their vote. */
+  optionHashes: string[]
+  /** The vote's own time, which decides which of a voter's votes is the newest. */
+  atMs: number
+  /** Set when the vote had been kept undecrypted: its vote message's id, forgotten when the vote is recorded. */
+  keptAs?: string
 }
 
 /** A reaction, an edit or a deletion for everyone, sent by a contact about an earlier message. */
@@ -251,6 +276,8 @@ export interface SessionEvents {
   inbound(message: InboundMessage): void
   /** A contact reacted to, edited or deleted an earlier message (optional: a listener that records no inbound ignores it). */
   inboundAction?(action: InboundAction): void
+  /** A poll vote was decrypted (optional: a listener that records no inbound ignores it). */
+  pollVote?(vote: PollVoteSeen): void
   /**
    * WhatsApp's end-of-offline-queue marker had not come in time after login, so the adapter
    * released the inbound events it was holding (docs/live-whatsapp.md § "Receiving stalls");

@@ -80,7 +80,7 @@ async function sqliteInstall(): Promise<Install> {
   db.run("INSERT INTO wa_keys (phone_id, type, id, data) VALUES (?, 'pre-key', '1', '{\"k\":\"v\"}')", [live.phone.id])
   db.run("INSERT INTO wa_resend_messages (phone_id, wa_message_id, message, sent_at_ms) VALUES (?, 'WA1', ?, 2)", [live.phone.id, BLOB])
   db.run("INSERT INTO wa_message_secrets (phone_id, chat_jid, wa_message_id, sender_jid, sender_alt_jid, secret, created_at_ms) VALUES (?, '14155550166@s.whatsapp.net', 'IN1', '14155550166@s.whatsapp.net', NULL, ?, 3)", [live.phone.id, BLOB])
-  db.run("INSERT INTO polls (message_id, phone_id, wa_message_id, question, options, multiple_answers, created_at_ms) VALUES ('inmsg_poll', ?, 'POLL1', 'Lunch?', '[\"Pizza\",\"Soup\"]', 1, 4)", [live.phone.id])
+  db.run("INSERT INTO polls (message_id, phone_id, wa_message_id, question, options, option_hashes, multiple_answers, created_at_ms) VALUES ('inmsg_poll', ?, 'POLL1', 'Lunch?', '[\"Pizza\",\"Soup\"]', '[\"aa\",\"bb\"]', 1, 4)", [live.phone.id])
   db.run("INSERT INTO poll_votes (phone_id, poll_wa_message_id, voter, option_hashes, voted_at_ms) VALUES (?, 'POLL1', '+14155550166', '[\"ab\"]', 5)", [live.phone.id])
   db.run("INSERT INTO poll_pending_votes (phone_id, poll_wa_message_id, vote_wa_message_id, descriptor, received_at_ms) VALUES (?, 'POLL2', 'VOTE1', '{}', 6)", [live.phone.id])
   db.run("UPDATE phones SET stays_offline = 1 WHERE id = ?", [phone.id])

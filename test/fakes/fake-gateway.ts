@@ -8,6 +8,7 @@ import type {
   InboundMessage,
   OutboundPart,
   PartRejection,
+  PollVoteSeen,
   SessionEvents,
   WaMessageRef,
   WhatsAppGateway,
@@ -289,6 +290,11 @@ export class FakeSession implements WhatsAppSession {
   /** A contact reacted to, edited or deleted an earlier message. */
   act(action: InboundAction): void {
     this.events.inboundAction?.(action)
+  }
+
+  /** A poll vote the adapter decrypted. */
+  vote(vote: PollVoteSeen): void {
+    this.events.pollVote?.(vote)
   }
 
   /** WhatsApp's end-of-offline-queue marker did not come in time: the adapter released what it held. */

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { optionHash } from "../../src/domain/poll-rules"
 import { Value } from "@sinclair/typebox/value"
 import { EVENT_CATALOGUE, EVENT_NAMES } from "../../src/domain/event-catalogue"
 import { waMessageIdFor } from "../../src/domain/wa-ids"
@@ -92,6 +93,20 @@ describe("the event catalogue", () => {
     session.act({ kind: "reaction", targetWaMessageId: delivered!, targetFromMe: true, from: "+14155550166", emoji: "👍", atMs: nowMs })
     session.act({ kind: "edit", targetWaMessageId: "IN1", from: "+14155550166", content: "Hi!", atMs: nowMs })
     session.act({ kind: "revoke", targetWaMessageId: "IN2", from: "+14155550166", atMs: nowMs })
+    // A contact's poll and a vote on it (docs/api.md § "Polls").
+    const options = ["Yes", "No"]
+    session.receive({
+      waMessageId: "POLL1",
+      from: "+14155550166",
+      isGroup: false,
+      groupId: null,
+      type: "poll",
+      content: "Lunch?",
+      receivedAtMs: nowMs,
+      details: { poll: { question: "Lunch?", options, optionHashes: options.map(optionHash), multipleAnswers: false } },
+    })
+    await h.settle()
+    session.vote({ pollWaMessageId: "POLL1", voter: "+14155550166", optionHashes: [optionHash("No")], atMs: nowMs })
     await h.settle()
     session.drop("connection_lost")
     await h.settle()

@@ -10,6 +10,7 @@ CREATE TABLE polls (
   wa_message_id text COLLATE "C" NOT NULL,
   question text COLLATE "C" NOT NULL,
   options text COLLATE "C" NOT NULL,
+  option_hashes text COLLATE "C" NOT NULL,
   multiple_answers boolean NOT NULL,
   created_at_ms int8 NOT NULL
 );

@@ -2,7 +2,7 @@ import type { SQL } from "bun"
 import { pendingVoteOf, pollOf, voteOf, type PendingVoteColumns, type PollColumns, type VoteColumns } from "../polls"
 import type { PollsQueries } from "../polls"
 
-const POLL_COLUMNS = "message_id, phone_id, wa_message_id, question, options, multiple_answers, created_at_ms"
+const POLL_COLUMNS = "message_id, phone_id, wa_message_id, question, options, option_hashes, multiple_answers, created_at_ms"
 // As src/store/sqlite/polls.ts: a vote replaces the kept one only when it is newer by its own time.
 const UPSERT_VOTE = `INSERT INTO poll_votes (phone_id, poll_wa_message_id, voter, option_hashes, voted_at_ms) VALUES ($1, $2, $3, $4, $5)
   ON CONFLICT (phone_id, poll_wa_message_id, voter) DO UPDATE SET option_hashes = excluded.option_hashes, voted_at_ms = excluded.voted_at_ms
@@ -12,12 +12,13 @@ const UPSERT_VOTE = `INSERT INTO poll_votes (phone_id, poll_wa_message_id, voter
 export function pgPollsQueries(sql: SQL): PollsQueries {
   return {
     async insertPoll(r) {
-      await sql.unsafe(`INSERT INTO polls (${POLL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (message_id) DO NOTHING`, [
+      await sql.unsafe(`INSERT INTO polls (${POLL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (message_id) DO NOTHING`, [
         r.messageId,
         r.phoneId,
         r.waMessageId,
         r.question,
         JSON.stringify(r.options),
+        JSON.stringify(r.optionHashes),
         r.multipleAnswers,
         r.createdAtMs,
       ])

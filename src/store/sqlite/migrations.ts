@@ -453,6 +453,7 @@ CREATE TABLE polls (
   wa_message_id TEXT NOT NULL,
   question TEXT NOT NULL,
   options TEXT NOT NULL,
+  option_hashes TEXT NOT NULL,
   multiple_answers INTEGER NOT NULL CHECK (multiple_answers IN (0, 1)),
   created_at_ms INTEGER NOT NULL
 ) STRICT;

@@ -1,15 +1,16 @@
 import type { Database } from "bun:sqlite"
 import { pendingVoteOf, pollOf, voteOf, type PendingVoteColumns, type PendingVoteRow, type PollColumns, type PollRow, type PollVoteRow, type VoteColumns } from "../polls"
 
-const POLL_COLUMNS = "message_id, phone_id, wa_message_id, question, options, multiple_answers, created_at_ms"
+const POLL_COLUMNS = "message_id, phone_id, wa_message_id, question, options, option_hashes, multiple_answers, created_at_ms"
 
 export function insertPoll(db: Database, r: PollRow): void {
-  db.query(`INSERT INTO polls (${POLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (message_id) DO NOTHING`).run(
+  db.query(`INSERT INTO polls (${POLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (message_id) DO NOTHING`).run(
     r.messageId,
     r.phoneId,
     r.waMessageId,
     r.question,
     JSON.stringify(r.options),
+    JSON.stringify(r.optionHashes),
     r.multipleAnswers ? 1 : 0,
     r.createdAtMs,
   )

@@ -73,6 +73,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
     offlineMarkerWaitMs: options.offlineMarkerWaitMs,
     waResendRetentionDays: options.waResendRetentionDays,
     encryptedEdits: options.encryptedEdits,
+    pollVotes: options.pollVotes,
     fenceOf: options.fenceOf,
     onFenceRefused: options.onFenceRefused,
     baileys: loadOnce,

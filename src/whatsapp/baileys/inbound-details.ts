@@ -1,4 +1,5 @@
 import { boundedOutsideText } from "../../lib/outside-text"
+import { mapPoll, type PollContentLike } from "./inbound-poll"
 import type { InboundContact, InboundDetails, InboundLocation, InboundMedia, MediaKind } from "../gateway"
 
 /*
@@ -45,7 +46,7 @@ const MEDIA_FIELDS = {
 export type MediaHkdfKind = "image" | "video" | "audio" | "document" | "sticker"
 
 /** The content fields the details read (after unwrapping). */
-export interface DetailsContentLike {
+export interface DetailsContentLike extends PollContentLike {
   extendedTextMessage?: { contextInfo?: ContextInfoLike | null } | null
   imageMessage?: MediaContentLike | null
   videoMessage?: MediaContentLike | null
@@ -250,5 +251,6 @@ export function mapDetails(content: DetailsContentLike, key: DescriptorKey): Inb
     media: mapMedia(content, key),
     location: mapLocation(content.locationMessage ?? content.liveLocationMessage),
     contact: mapContact(content),
+    poll: mapPoll(content),
   }
 }

@@ -360,6 +360,9 @@ export interface MessageContentLike {
   liveLocationMessage?: { caption?: string | null } | null
   contactMessage?: { displayName?: string | null } | null
   contactsArrayMessage?: { displayName?: string | null } | null
+  pollCreationMessage?: { name?: string | null } | null
+  pollCreationMessageV2?: { name?: string | null } | null
+  pollCreationMessageV3?: { name?: string | null } | null
   protocolMessage?: object | null
   secretEncryptedMessage?: object | null
   reactionMessage?: object | null
@@ -437,6 +440,8 @@ export function mapContent(raw: MessageContentLike | null | undefined): { type: 
   if (c.liveLocationMessage) return { type: "location", content: c.liveLocationMessage.caption ?? "" }
   if (c.contactMessage) return { type: "contact", content: c.contactMessage.displayName ?? "" }
   if (c.contactsArrayMessage) return { type: "contact", content: c.contactsArrayMessage.displayName ?? "" }
+  const poll = c.pollCreationMessage ?? c.pollCreationMessageV2 ?? c.pollCreationMessageV3
+  if (poll) return { type: "poll", content: poll.name ?? "" }
   // A group's first message carries the sender key beside its content; alone it is no message.
   const present = Object.entries(c).filter(([, v]) => v !== null && v !== undefined).map(([k]) => k)
   if (present.every((k) => CARRIER_ONLY.has(k))) return null

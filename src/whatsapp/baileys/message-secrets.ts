@@ -34,13 +34,13 @@ const GCM_TAG_BYTES = 16
 const SECRET_BYTES = 32
 
 /** The 32-byte key of one use of a message's secret. JIDs are compared without device. */
-function messageSecretKey(input: { secret: Uint8Array; origMessageId: string; origSenderJid: string; editorJid: string; useCase: string }): Uint8Array {
+export function messageSecretKey(input: { secret: Uint8Array; origMessageId: string; origSenderJid: string; editorJid: string; useCase: string }): Uint8Array {
   const info = Buffer.concat([input.origMessageId, normalizeUserJid(input.origSenderJid), normalizeUserJid(input.editorJid), input.useCase].map((s) => Buffer.from(s, "utf8")))
   return new Uint8Array(hkdfSync("sha256", input.secret, new Uint8Array(0), info, 32))
 }
 
 /** AES-256-GCM open (the tag is the payload's last 16 bytes); null when the key, IV or payload do not authenticate. */
-function openSealed(key: Uint8Array, iv: Uint8Array, payload: Uint8Array, aad?: Uint8Array): Uint8Array | null {
+export function openSealed(key: Uint8Array, iv: Uint8Array, payload: Uint8Array, aad?: Uint8Array): Uint8Array | null {
   if (iv.length !== GCM_IV_BYTES || payload.length < GCM_TAG_BYTES) return null
   try {
     const decipher = createDecipheriv("aes-256-gcm", key, iv)

@@ -14,13 +14,17 @@ export function userJidOf(address: string): string {
   return address.startsWith("+") ? `${address.slice(1)}@s.whatsapp.net` : address
 }
 
-/** The Baileys content of a part that is a location or a contact card, or null for text and media. */
+/** The Baileys content of a part that is a location, a contact card or a poll, or null for text and media. */
 export function kindContent(part: OutboundPart): AnyMessageContent | null {
   if (part.location) {
     const { latitude, longitude, name, address } = part.location
     return { location: { degreesLatitude: latitude, degreesLongitude: longitude, ...(name ? { name } : {}), ...(address ? { address } : {}) } }
   }
   if (part.contact) return { contacts: { displayName: part.contact.displayName, contacts: [{ displayName: part.contact.displayName, vcard: part.contact.vcard }] } }
+  // A selectable count of 1 is a single-answer poll (Baileys sends pollCreationMessageV3, as the
+  // apps do); 0 lets a voter choose any number. Baileys adds the poll's messageSecret, which is
+  // stored with every sent message's (docs/live-whatsapp.md § "Poll votes").
+  if (part.poll) return { poll: { name: part.poll.question, values: part.poll.options, selectableCount: part.poll.multipleAnswers ? 0 : 1 } }
   return null
 }
 

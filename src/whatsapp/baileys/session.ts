@@ -11,6 +11,7 @@ import {
   type DisconnectReason,
   type GroupInfo,
   type OutboundPart,
+  type PollVoteSeen,
   type SessionEvents,
   type WaMessageRef,
   type WhatsAppSession,
@@ -39,6 +40,7 @@ import { kindContent, sendOptions, withMentions } from "./part-kinds"
 import { editContent, reactionContent, revokeContent, waKeyOf } from "./message-actions"
 import { createResendStore, type ResendStore } from "./resend-store"
 import { createMessageSecrets, type MessageSecrets } from "./message-secrets"
+import { createPollVotes, pollIdsOf, type PollVotes } from "./poll-votes"
 import type { Counter } from "../../lib/metrics"
 import { formatWaVersion, type WaVersion, type WaVersionChooser } from "./wa-version"
 import { clientExpirationOf, type ExpirationNotices, type IbNode } from "./client-expiration"
@@ -87,6 +89,8 @@ export interface SessionSettings {
   waResendRetentionDays?: number
   /** Counts encrypted edits by result (message-secrets.ts): `wagate_encrypted_edits_total`. */
   encryptedEdits?: Counter
+  /** Counts poll votes by result (poll-votes.ts): `wagate_poll_votes_total`. */
+  pollVotes?: Counter
   /**
    * The lease a phone's credential and key writes must prove, read when its socket opens
    * (auth-state.ts); absent or null when one process owns every phone.
@@ -185,6 +189,7 @@ export class BaileysSession implements WhatsAppSession {
   private readonly log: Logger
   private resend: ResendStore | null = null
   private secrets: MessageSecrets | null = null
+  private pollVotes: PollVotes | null = null
   private watchdog: OfflineWatchdog | null = null
   /** Whether each recent 1:1 part carried the contact's privacy token, so a 463 says which case it is. */
   private readonly privacyTokens = new PrivacyTokenLedger()
@@ -358,6 +363,7 @@ export class BaileysSession implements WhatsAppSession {
     const resend = createResendStore(ctx, phoneId, baileys)
     this.resend = resend
     this.secrets = createMessageSecrets(ctx, phoneId, (bytes) => baileys.proto.Message.decode(bytes))
+    this.pollVotes = createPollVotes(ctx, phoneId, (bytes) => baileys.proto.Message.PollVoteMessage.decode(bytes).selectedOptions)
     const sock = baileys.makeWASocket({
       auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger, ctx.signalKeyCache.forPhone(phoneId)) },
       waWebSocketUrl: ctx.wsUrl,
@@ -460,13 +466,16 @@ export class BaileysSession implements WhatsAppSession {
       for (const signal of mapOwnUpserts(upsert, nowMs)) this.report(signal)
       const pnForLid = (lid: string) => sock.signalRepository.lidMapping.getPNForLID(lid)
       const secrets = this.secrets
-      // Secrets are stored before anything is mapped: an edit in the same batch may need one.
+      const pollVotes = this.pollVotes
+      // Secrets are stored before anything is mapped: an edit or a vote in the same batch may need one.
       let opened: typeof upsert = upsert
+      let votes: PollVoteSeen[] = []
       this.inboundChain = this.inboundChain
         .then(async () => {
-          if (!secrets) return
+          if (!secrets || !pollVotes) return
           await secrets.rememberUpsert(upsert, sock.user ?? {})
           opened = (await secrets.openEdits(upsert)) as typeof upsert
+          votes = [...(await pollVotes.release(pollIdsOf(upsert))), ...(await pollVotes.take(upsert, pnForLid))]
         })
         .then(() => mapInboundUpsert(opened, { pnForLid, nowMs }))
         .then((messages) => {
@@ -475,6 +484,7 @@ export class BaileysSession implements WhatsAppSession {
         })
         .then((actions) => {
           for (const a of actions) this.call(() => this.events.inboundAction?.(a))
+          for (const v of votes) this.call(() => this.events.pollVote?.(v))
         })
         .catch((err) => this.log.error("mapping inbound messages failed", { err }))
     }

@@ -12,6 +12,7 @@ const poll = (over: Partial<PollRow> = {}): PollRow => ({
   waMessageId: "3EB0POLL",
   question: "Lunch?",
   options: ["Pizza", "Soup", "Größe ü"],
+  optionHashes: ["a1", "b2", "c3"],
   multipleAnswers: true,
   createdAtMs: TEST_EPOCH_MS,
   ...over,

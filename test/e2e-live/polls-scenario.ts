@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import type { SimContact, WaSim } from "../wa-sim"
+import { pollMessage, pollOf, voteMessage } from "../wa-sim/polls"
+import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
+import { ApiClient, Hooks, poll, WagateProcess } from "./live-world"
+import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
+
+/*
+ * Polls over the TLS front (docs/api.md § "Polls", docs/live-whatsapp.md § "Poll votes"): our
+ * poll goes out with a secret, contacts vote with votes sealed as WhatsApp's apps seal them, and
+ * no vote is lost: not after a restart between poll and vote, not from a LID-addressed voter, not
+ * when the vote comes before the poll (and wagate restarts meanwhile), not when a voter changes
+ * their vote twice or their votes arrive out of order. Each case reads the poll's secret, or the
+ * vote kept for later, from the store: with secrets in memory only each fails.
+ */
+
+const ME = "+15550081111"
+
+export function describePolls(label: string, options: { prepare: () => Promise<string[] | undefined>; prepareTimeoutMs: number }): void {
+  let world: TlsWorld
+  let sim: WaSim
+  let wagate: WagateProcess
+  let api: ApiClient
+  let hooks: Hooks
+  let phoneId: string
+  let alice: SimContact
+  let bob: SimContact
+  let carol: SimContact
+  const myPn = `${ME.slice(1)}@s.whatsapp.net`
+
+  beforeAll(async () => {
+    world = await startTlsWorld({ command: await options.prepare(), keyName: "polls", scopes: ["messages:send", "messages:read"] })
+    ;({ sim, wagate, api } = world)
+    alice = sim.contact({ phoneNumber: "+15550082222", name: "Alice" })
+    bob = sim.contact({ phoneNumber: "+15550083333", name: "Bob", addressing: "lid" })
+    carol = sim.contact({ phoneNumber: "+15550084444", name: "Carol" })
+    hooks = new Hooks()
+    const endpoint = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/webhooks`, { url: hooks.url, environment: "live", events: ["*"] })
+    hooks.secret = endpoint.secret
+    phoneId = await pairedPhone(world, ME)
+  }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
+
+  afterAll(async () => {
+    await hooks?.stop()
+    await world?.stop()
+  }, SLOW_HOOK_TIMEOUT_MS)
+
+  /** Sends a poll to `to` through the API; resolves with its message id, WhatsApp id, secret and options as the contact received them. */
+  async function sendPoll(to: SimContact, question: string, options: string[], multipleAnswers = false) {
+    const res = await api.call("POST", "/messages/send", { fromPhoneId: ME, to: `+${to.phoneNumber}`, poll: { question, options, multipleAnswers } })
+    expect(res.status).toBe(201)
+    const out = await sim.nextMessage(to, { timeoutMs: 15_000 })
+    sim.ack(out.id)
+    return { messageId: res.body.data.id as string, waId: out.id, ...pollOf(out.message) }
+  }
+
+  /** `voter` votes on the poll `pollKey`, its app deriving with `creatorJid` and `voterJid`. */
+  async function vote(voter: SimContact, p: { waId: string; secret: Uint8Array }, chosen: string[], atMs: number, jids: { creator: string; voter: string }, fromMe = false) {
+    const pollKey = { remoteJid: fromMe ? voter.jid() : myPn, id: p.waId, fromMe }
+    await sim.sendInbound(voter, { message: voteMessage({ pollKey, secret: p.secret, creatorJid: jids.creator, voterJid: jids.voter, chosen, senderTimestampMs: atMs }) })
+  }
+
+  const results = async (path: string) => (await api.call("GET", path)).body.data
+
+  describe(`polls over TLS, ${label}`, () => {
+    test("our poll: a contact's vote is decrypted, emitted as poll.vote and tallied; the Message reads back the poll as sent", async () => {
+      const p = await sendPoll(alice, "Where shall we meet?", ["Office", "Café", "Park"])
+      expect(p.options).toEqual(["Office", "Café", "Park"])
+      const atMs = Date.now() - 5_000
+      await vote(alice, p, ["Café"], atMs, { creator: myPn, voter: alice.pnJid })
+      const data = await hooks.next("poll.vote", (d) => d.messageId === p.messageId, 15_000)
+      expect(data).toEqual({ messageId: p.messageId, voter: `+${alice.phoneNumber}`, options: ["Café"], at: new Date(atMs).toISOString() })
+      const r = await results(`/messages/${p.messageId}/poll`)
+      expect(r.options).toEqual([{ name: "Office", votes: 0 }, { name: "Café", votes: 1 }, { name: "Park", votes: 0 }])
+      expect((await api.call("GET", `/messages/${p.messageId}`)).body.data).toMatchObject({ type: "poll", poll: { question: "Where shall we meet?", options: ["Office", "Café", "Park"], multipleAnswers: false } })
+    })
+
+    test("a voter who changes their vote twice counts once, with the newest by its own time, even when an older vote arrives last; withdrawing leaves no option", async () => {
+      const p = await sendPoll(alice, "Pizza or soup?", ["Pizza", "Soup"])
+      const t0 = Date.now() - 60_000
+      await vote(alice, p, ["Pizza"], t0, { creator: myPn, voter: alice.pnJid })
+      await vote(alice, p, ["Soup"], t0 + 20_000, { creator: myPn, voter: alice.pnJid })
+      await vote(alice, p, ["Pizza"], t0 + 10_000, { creator: myPn, voter: alice.pnJid })
+      await poll(async () => ((await results(`/messages/${p.messageId}/poll`)).voters[0]?.options[0] === "Soup" ? true : undefined), "the newest vote")
+      // The late, older vote changed nothing and emitted nothing.
+      await Bun.sleep(500)
+      const r = await results(`/messages/${p.messageId}/poll`)
+      expect(r.options).toEqual([{ name: "Pizza", votes: 0 }, { name: "Soup", votes: 1 }])
+      expect(hooks.matching("poll.vote", (d) => d.messageId === p.messageId).map((e: any) => e.data.options)).toEqual([["Pizza"], ["Soup"]])
+      await vote(alice, p, [], t0 + 30_000, { creator: myPn, voter: alice.pnJid })
+      await poll(async () => ((await results(`/messages/${p.messageId}/poll`)).voters[0]?.options.length === 0 ? true : undefined), "the withdrawn vote")
+    })
+
+    test("a LID-addressed voter sealing with LIDs is decrypted", async () => {
+      const p = await sendPoll(bob, "Friday?", ["Yes", "No"])
+      const myLid = `${sim.primary(ME).account.lid}@lid`
+      await vote(bob, p, ["No"], Date.now() - 1_000, { creator: myLid, voter: bob.lidJid })
+      const data = await hooks.next("poll.vote", (d) => d.messageId === p.messageId, 15_000)
+      expect(data.options).toEqual(["No"])
+      expect([`+${bob.phoneNumber}`, bob.lidJid]).toContain(data.voter)
+    })
+
+    test("a vote that arrives after wagate restarted between the poll and the vote is decrypted with the secret from the store", async () => {
+      const p = await sendPoll(alice, "Restart-proof?", ["A", "B"])
+      await wagate.restart()
+      await api.phoneWithStatus(phoneId, "connected", 15_000)
+      await vote(alice, p, ["B"], Date.now() - 1_000, { creator: myPn, voter: alice.pnJid })
+      const data = await hooks.next("poll.vote", (d) => d.messageId === p.messageId, 15_000)
+      expect(data.options).toEqual(["B"])
+    })
+
+    test("a vote that comes before its poll is kept through a restart and counted when the poll arrives", async () => {
+      const secret = crypto.getRandomValues(new Uint8Array(32))
+      const pollId = `3EB0${crypto.randomUUID().replaceAll("-", "").slice(0, 18).toUpperCase()}`
+      await vote(carol, { waId: pollId, secret }, ["Tea"], Date.now() - 2_000, { creator: carol.pnJid, voter: carol.pnJid }, true)
+      await poll(async () => {
+        const metrics = String((await wagate.request(wagate.adminToken, "GET", "/metrics")).body)
+        return /wagate_poll_votes_kept\{[^}]*\} 1/.test(metrics) ? true : undefined
+      }, "the vote to be kept")
+      await wagate.restart()
+      await api.phoneWithStatus(phoneId, "connected", 15_000)
+      await sim.sendInbound(carol, { message: pollMessage({ question: "Tea or coffee?", options: ["Tea", "Coffee"] }, secret) }, { id: pollId })
+      const data = await hooks.next("poll.vote", (d) => d.voter === `+${carol.phoneNumber}`, 15_000)
+      const inbound = await results(`/messages/inbound/${data.messageId}/poll`)
+      expect(inbound).toMatchObject({ question: "Tea or coffee?", multipleAnswers: false, options: [{ name: "Tea", votes: 1 }, { name: "Coffee", votes: 0 }] })
+      expect(data.options).toEqual(["Tea"])
+      const metrics = String((await wagate.request(wagate.adminToken, "GET", "/metrics")).body)
+      expect(metrics).toMatch(/wagate_poll_votes_kept\{[^}]*\} 0/)
+    })
+  })
+}
