@@ -147,7 +147,7 @@ async function outboundTextOrFirst(ctx: DomainContext, deps: LiveActionDeps, ses
   return ref
 }
 
-async function tellWhatsApp(what: string, act: () => Promise<void>): Promise<void> {
+export async function tellWhatsApp(what: string, act: () => Promise<void>): Promise<void> {
   try {
     await act()
   } catch (err) {

@@ -229,6 +229,14 @@ export type InboundAction =
   | { kind: "edit"; targetWaMessageId: string; from: string; content: string; atMs: number }
   | { kind: "revoke"; targetWaMessageId: string; from: string; atMs: number }
 
+/** wagate holds no secret for a poll (it arrived before the phone was linked, or its secret was pruned), so it cannot vote on it. */
+export class PollSecretMissingError extends Error {
+  constructor() {
+    super("no secret is stored for this poll")
+    this.name = "PollSecretMissingError"
+  }
+}
+
 /** WhatsApp no longer has the file (its media host answered 404 or 410, or the phone refused to upload it again). */
 export class MediaGoneError extends Error {
   constructor(readonly httpStatus: number | null) {
@@ -313,6 +321,12 @@ export interface WhatsAppSession {
   editText(target: WaMessageRef, text: string): Promise<void>
   /** Deletes a message this phone sent for everyone in the chat. Rejects when not connected. */
   revoke(target: WaMessageRef): Promise<void>
+  /**
+   * Votes on a contact's poll with the options whose SHA-256 (hex) is given (none withdraws the
+   * vote), sealed with the poll's stored secret. Rejects when not connected or when no secret of
+   * the poll is stored (PollSecretMissingError).
+   */
+  votePoll(target: WaMessageRef, optionHashes: string[]): Promise<void>
   /** Sends read receipts for received messages (any chats). Rejects when not connected. */
   markRead(targets: WaMessageRef[]): Promise<void>
   /**

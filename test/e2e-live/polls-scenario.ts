@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { SimContact, WaSim } from "../wa-sim"
-import { pollMessage, pollOf, voteMessage } from "../wa-sim/polls"
+import { openVoteMessage, optionHashOf, pollMessage, pollOf, voteMessage } from "../wa-sim/polls"
 import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 import { ApiClient, Hooks, poll, WagateProcess } from "./live-world"
 import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
@@ -107,6 +107,18 @@ export function describePolls(label: string, options: { prepare: () => Promise<s
       await vote(alice, p, ["B"], Date.now() - 1_000, { creator: myPn, voter: alice.pnJid })
       const data = await hooks.next("poll.vote", (d) => d.messageId === p.messageId, 15_000)
       expect(data.options).toEqual(["B"])
+    })
+
+    test("we vote on a contact's poll: the contact's app opens our sealed vote and finds the option chosen", async () => {
+      const secret = crypto.getRandomValues(new Uint8Array(32))
+      await sim.sendInbound(carol, { message: pollMessage({ question: "Which day?", options: ["Mon", "Tue"] }, secret) })
+      const inbound = await poll(async () => ((await api.call("GET", "/messages/inbound?limit=100")).body.data.data as any[]).find((m) => m.content === "Which day?"), "the poll")
+      const res = await api.call("POST", `/messages/inbound/${inbound.id}/vote`, { options: ["Tue"] })
+      expect(res.status).toBe(200)
+      expect(res.body.data.options).toEqual([{ name: "Mon", votes: 0 }, { name: "Tue", votes: 1 }])
+      const out = await sim.nextMessage(carol, { timeoutMs: 15_000 })
+      sim.ack(out.id)
+      expect(openVoteMessage(out.message, secret, carol.pnJid, myPn)).toEqual([optionHashOf("Tue")])
     })
 
     test("a vote that comes before its poll is kept through a restart and counted when the poll arrives", async () => {

@@ -36,6 +36,7 @@ export type FakeAction =
   | { phoneId: string; kind: "edit"; target: WaMessageRef; text: string }
   | { phoneId: string; kind: "revoke"; target: WaMessageRef }
   | { phoneId: string; kind: "read"; targets: WaMessageRef[] }
+  | { phoneId: string; kind: "vote"; target: WaMessageRef; optionHashes: string[] }
 
 /**
  * A WhatsApp stand-in at the gateway boundary (the PocketBase TestMailer pattern): it records
@@ -192,6 +193,10 @@ export class FakeSession implements WhatsAppSession {
 
   async markRead(targets: WaMessageRef[]): Promise<void> {
     this.recordAction({ phoneId: this.phoneId, kind: "read", targets })
+  }
+
+  async votePoll(target: WaMessageRef, optionHashes: string[]): Promise<void> {
+    this.recordAction({ phoneId: this.phoneId, kind: "vote", target, optionHashes })
   }
 
   private recordAction(action: FakeAction): void {

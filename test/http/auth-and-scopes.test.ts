@@ -22,6 +22,7 @@ function endpoints(phoneNumber: string, messageId: string) {
     { name: "GET /v1/messages/inbound/{id}/media", method: "GET", path: "/v1/messages/inbound/inmsg_x/media", ok: 404, scopes: ["messages:read"] },
     { name: "GET /v1/messages/{id}/poll", method: "GET", path: "/v1/messages/msg_x/poll", ok: 404, scopes: ["messages:read"] },
     { name: "GET /v1/messages/inbound/{id}/poll", method: "GET", path: "/v1/messages/inbound/inmsg_x/poll", ok: 404, scopes: ["messages:read"] },
+    { name: "POST /v1/messages/inbound/{id}/vote", method: "POST", path: "/v1/messages/inbound/inmsg_x/vote", body: { options: [] }, ok: 404, scopes: ["messages:send", "messages:write"] },
     {
       name: "GET /v1/groups",
       method: "GET",

@@ -1,4 +1,4 @@
-import { createCipheriv, createHash, hkdfSync, randomBytes } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto"
 import { proto } from "@whiskeysockets/baileys"
 import { newMessageSecret } from "./message-secret"
 
@@ -60,4 +60,28 @@ export function voteMessage(input: VoteInput): proto.IMessage {
       senderTimestampMs: input.senderTimestampMs,
     },
   }
+}
+
+/** The options (by hash, hex) a vote message chose, opened as the poll's author's app opens it; null when it does not open. */
+export function openVoteMessage(message: proto.IMessage | undefined, secret: Uint8Array, creatorJid: string, voterJid: string): string[] | null {
+  const update = message?.pollUpdateMessage
+  const pollId = update?.pollCreationMessageKey?.id ?? ""
+  if (!update?.vote?.encPayload || !update.vote.encIv) return null
+  const info = Buffer.from(`${pollId}${creatorJid}${voterJid}Poll Vote`, "utf8")
+  const key = Buffer.from(hkdfSync("sha256", secret, Buffer.alloc(0), info, 32))
+  const payload = Buffer.from(update.vote.encPayload)
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(update.vote.encIv))
+    decipher.setAAD(Buffer.from(`${pollId}\u0000${voterJid}`, "utf8"))
+    decipher.setAuthTag(payload.subarray(payload.length - 16))
+    const plain = Buffer.concat([decipher.update(payload.subarray(0, payload.length - 16)), decipher.final()])
+    return (proto.Message.PollVoteMessage.decode(plain).selectedOptions ?? []).map((h) => Buffer.from(h).toString("hex"))
+  } catch {
+    return null
+  }
+}
+
+/** The SHA-256 (hex) of an option's text, as a vote names it. */
+export function optionHashOf(option: string): string {
+  return createHash("sha256").update(option).digest("hex")
 }

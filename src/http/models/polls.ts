@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox"
 import { named, Timestamp } from "../../lib/schema"
+import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
 /** A poll's results (docs/api.md § "Polls"), the same for one of ours and a contact's. */
 export const PollResults = named(
@@ -19,4 +20,23 @@ export const PollResults = named(
       { description: "Each voter once, with their newest vote, oldest vote first." },
     ),
   }),
+)
+
+/** The request of `POST /v1/messages/inbound/{messageId}/vote`. */
+export const VoteBody = explainUnknownFields(
+  named(
+    "PollVoteRequest",
+    Type.Object(
+      {
+        options: Type.Array(Type.String(), {
+          maxItems: 12,
+          description: "The options to choose, by name, as the poll lists them; one at most for a single-answer poll; `[]` withdraws the vote.",
+          examples: [["Office"]],
+          errorMessage: "options must be an array of option names",
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  ENVIRONMENT_FROM_KEY,
 )

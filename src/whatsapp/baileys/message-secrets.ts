@@ -1,4 +1,4 @@
-import { createDecipheriv, hkdfSync } from "node:crypto"
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto"
 import type { Counter } from "../../lib/metrics"
 import { boundedOutsideText } from "../../lib/outside-text"
 import type { MessageSecret } from "../../store/message-secrets"
@@ -50,6 +50,14 @@ export function openSealed(key: Uint8Array, iv: Uint8Array, payload: Uint8Array,
   } catch {
     return null
   }
+}
+
+/** AES-256-GCM seal with a random 12-byte IV, the tag after the ciphertext (openSealed's inverse). */
+export function sealWithKey(key: Uint8Array, plain: Uint8Array, aad?: Uint8Array): { encPayload: Uint8Array; encIv: Uint8Array } {
+  const encIv = new Uint8Array(randomBytes(GCM_IV_BYTES))
+  const cipher = createCipheriv("aes-256-gcm", key, encIv)
+  if (aad) cipher.setAAD(aad)
+  return { encPayload: new Uint8Array(Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()])), encIv }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Counter } from "../../lib/metrics"
 import { boundedOutsideText } from "../../lib/outside-text"
 import type { MessageSecret } from "../../store/message-secrets"
-import type { PollVoteSeen } from "../gateway"
+import type { PollVoteSeen, WaMessageRef } from "../gateway"
 import {
   isGroupJid,
   normalizeUserJid,
@@ -15,7 +15,7 @@ import {
   type WaMessageLike,
   type WaSeconds,
 } from "./mapping"
-import { messageSecretKey, openSealed } from "./message-secrets"
+import { messageSecretKey, openSealed, sealWithKey, type SelfIdentity } from "./message-secrets"
 import type { SessionContext } from "./session"
 
 /*
@@ -63,6 +63,33 @@ export interface PollVotes {
   take(upsert: UpsertLike, pnForLid: PnForLid): Promise<PollVoteSeen[]>
   /** The kept votes of polls whose secrets were just stored, decrypted and forgotten. */
   release(pollWaMessageIds: readonly string[]): Promise<PollVoteSeen[]>
+}
+
+/**
+ * Our vote on a contact's poll, sealed as WhatsApp's apps seal one: the creator and voter named
+ * alike (both numbers, or both LIDs when the poll's author was named by LID), the options by the
+ * SHA-256 of their text. Null when no secret of the poll is stored for its chat.
+ */
+export function sealOurVote(
+  input: { target: WaMessageRef; optionHashes: readonly string[]; atMs: number; self: SelfIdentity },
+  rows: readonly MessageSecret[],
+  encode: (selectedOptions: Uint8Array[]) => Uint8Array,
+): { pollUpdateMessage: object } | null {
+  const chat = normalizeUserJid(input.target.chatJid)
+  const row = rows.find((r) => (isGroupJid(chat) ? r.chatJid === chat : !isGroupJid(r.chatJid)))
+  const byLid = row?.senderJid.endsWith("@lid")
+  const voter = byLid ? input.self.lid : input.self.id
+  if (!row || !voter) return null
+  const voterJid = normalizeUserJid(voter)
+  const key = messageSecretKey({ secret: row.secret, origMessageId: input.target.waMessageId, origSenderJid: row.senderJid, editorJid: voterJid, useCase: "Poll Vote" })
+  const sealed = sealWithKey(key, encode(input.optionHashes.map((h) => new Uint8Array(Buffer.from(h, "hex")))), Buffer.from(`${input.target.waMessageId}\u0000${voterJid}`, "utf8"))
+  return {
+    pollUpdateMessage: {
+      pollCreationMessageKey: { remoteJid: input.target.chatJid, fromMe: false, id: input.target.waMessageId, ...(input.target.authorJid ? { participant: input.target.authorJid } : {}) },
+      vote: sealed,
+      senderTimestampMs: input.atMs,
+    },
+  }
 }
 
 /** The WhatsApp ids of the polls an upsert carries: their secrets may open votes kept for them. */

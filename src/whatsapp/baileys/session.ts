@@ -11,6 +11,7 @@ import {
   type DisconnectReason,
   type GroupInfo,
   type OutboundPart,
+  PollSecretMissingError,
   type PollVoteSeen,
   type SessionEvents,
   type WaMessageRef,
@@ -40,7 +41,7 @@ import { kindContent, sendOptions, withMentions } from "./part-kinds"
 import { editContent, reactionContent, revokeContent, waKeyOf } from "./message-actions"
 import { createResendStore, type ResendStore } from "./resend-store"
 import { createMessageSecrets, type MessageSecrets } from "./message-secrets"
-import { createPollVotes, pollIdsOf, type PollVotes } from "./poll-votes"
+import { createPollVotes, pollIdsOf, sealOurVote, type PollVotes } from "./poll-votes"
 import type { Counter } from "../../lib/metrics"
 import { formatWaVersion, type WaVersion, type WaVersionChooser } from "./wa-version"
 import { clientExpirationOf, type ExpirationNotices, type IbNode } from "./client-expiration"
@@ -309,6 +310,18 @@ export class BaileysSession implements WhatsAppSession {
 
   async revoke(target: WaMessageRef): Promise<void> {
     await this.sendAction(target.chatJid, revokeContent(target))
+  }
+
+  async votePoll(target: WaMessageRef, optionHashes: string[]): Promise<void> {
+    const sock = this.requireOpen()
+    const baileys = await this.ctx.baileys()
+    const rows = await this.ctx.store.findMessageSecrets(this.phoneId, target.waMessageId)
+    const encode = (selectedOptions: Uint8Array[]) => baileys.proto.Message.PollVoteMessage.encode({ selectedOptions }).finish()
+    const vote = sealOurVote({ target, optionHashes, atMs: this.ctx.clock.nowMs(), self: sock.user ?? {} }, rows, encode)
+    if (!vote) throw new PollSecretMissingError()
+    const full = baileys.generateWAMessageFromContent(target.chatJid, vote as never, { userJid: sock.user?.id ?? "" })
+    await sock.relayMessage(target.chatJid, full.message!, { messageId: full.key.id! })
+    await this.resend?.remember(full)
   }
 
   async markRead(targets: WaMessageRef[]): Promise<void> {

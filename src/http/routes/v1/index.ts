@@ -14,6 +14,7 @@ import { inboundMedia } from "./inbound-media"
 import { inboundList } from "./inbound-list"
 import { messagesGet } from "./messages-get"
 import { pollsGet } from "./polls-get"
+import { pollsVote } from "./polls-vote"
 import { messagesList } from "./messages-list"
 import { messagesSend } from "./messages-send"
 import { phoneNumbersGet } from "./phone-numbers-get"
@@ -46,4 +47,5 @@ export function v1Routes(deps: HttpDeps) {
     .use(messagesEdit(deps))
     .use(messagesRevoke(deps))
     .use(pollsGet(deps))
+    .use(pollsVote(deps))
 }
