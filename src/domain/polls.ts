@@ -60,6 +60,12 @@ export async function applyPollVote(ctx: DomainContext, q: StoreQueries, tx: Wri
   return true
 }
 
+/** A message's poll results for the dashboard (any account), or null when it carries no poll. */
+export async function pollOfMessage(ctx: DomainContext, messageId: string): Promise<PollResults | null> {
+  const poll = await ctx.store.findPoll(messageId)
+  return poll ? tallyPoll(poll, await ctx.store.listPollVotes(poll.phoneId, poll.waMessageId)) : null
+}
+
 /**
  * Records a contact's poll and emits `poll.vote` for votes already kept for it: a vote whose
  * poll's secret came with the poll is decrypted at once, and may be recorded before the poll is.

@@ -89,6 +89,23 @@ describe("the outbound list", () => {
   })
 })
 
+describe("a poll's page", () => {
+  test("shows the question, each option's votes as a meter and who voted, escaped; the list row names the poll", async () => {
+    const tenant = await h.seedTenant()
+    client = await signIn(h)
+    const sent = await send(h, tenant.key, { fromPhoneId: tenant.phone.phoneNumber, to: "+14155550199", poll: { question: "Lunch <i>?", options: ["Pizza <b>", "Soup"] } })
+    await h.advance(h.config.sandboxReadMs)
+    const page = await client.get(`/dashboard/messages/${sent.body.data.id}?account=${tenant.account.id}&env=test`)
+    expect(page.html).toContain('<h2 id="poll-title">Poll</h2>')
+    expect(page.html).toContain("<strong>Lunch &lt;i>?</strong>")
+    expect(page.html).toMatch(/Pizza &lt;b>[\s\S]*<meter min="0" max="1" value="1"/)
+    expect(page.html).toContain("+14155550199</span>: Pizza &lt;b>")
+    expect(page.html).not.toContain("<b>")
+    const list = await client.get(`/dashboard/messages?account=${tenant.account.id}&env=test`)
+    expect(list.html).toContain("Poll: Lunch &lt;i>?")
+  })
+})
+
 describe("an inbound message's page", () => {
   test("shows an image inline and a document as a download, its contact card, and the replies it got", async () => {
     const media = (mimetype: string, fileName: string | null, descriptor: string) => ({ mimetype, sizeBytes: 8, fileName, capKind: "image" as const, descriptor })

@@ -1,4 +1,6 @@
 import { isActiveKey, listApiKeys, principalOfKey } from "../../../domain/api-keys"
+import { pollOfMessage } from "../../../domain/polls"
+import { PollSection } from "../views/poll"
 import { inboundRowMediaFile } from "../../../domain/inbound-media"
 import { inboundDeliveries, inboundMessage, messageThread } from "../../../domain/message-log"
 import { sendMessage } from "../../../domain/messages"
@@ -145,6 +147,7 @@ export async function inboundPage(c: PageContext, options: { errors?: string[]; 
         <h2>Content</h2>
         <p class="content">{m.content}</p>
       </section>
+      <PollSection results={await pollOfMessage(c.dash.deps.ctx, m.id)} />
       <Attachment m={m} scope={scope} />
       <Thread thread={await messageThread(c.dash.deps.ctx, m.id)} ourNumber={m.toNumber} scope={scope} />
       <EventDeliveries {...await inboundDeliveries(c.dash.deps.ctx, m)} scope={scope} />

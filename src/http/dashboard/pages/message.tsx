@@ -1,4 +1,6 @@
 import { messageThread, messageTrail } from "../../../domain/message-log"
+import { pollOfMessage } from "../../../domain/polls"
+import { PollSection } from "../views/poll"
 import { messageTypeOf } from "../../../domain/send-kinds"
 import type { DashboardApp } from "../base"
 import { page, type Dashboard, type PageContext } from "../context"
@@ -63,6 +65,7 @@ async function outboundPage(c: PageContext): Promise<Response> {
           </ul>
         ) : null}
       </section>
+      <PollSection results={await pollOfMessage(c.dash.deps.ctx, m.id)} />
       <MessageTimeline trail={trail} thread={await messageThread(c.dash.deps.ctx, m.id)} scope={scope} selfHref={href(`${base}/timeline`, scope)} />
     </Layout>,
   )

@@ -36,7 +36,8 @@ function ChangeMark(props: { m: { editedAtMs: number | null; revokedAtMs: number
 export function outboundSummary(m: Pick<MessageRow, "content" | "mediaUrls" | "extras">): string {
   const text = excerpt(m.content)
   if (text) return text
-  const { location, contact } = m.extras ?? {}
+  const { location, contact, poll } = m.extras ?? {}
+  if (poll) return `Poll: ${poll.question}`
   if (location) return `Location: ${location.name ?? `${location.latitude}, ${location.longitude}`}`
   if (contact) return `Contact card: ${contact.name}`
   return m.mediaUrls.length > 0 ? `${m.mediaUrls.length} media` : ""
