@@ -143,7 +143,7 @@ export const EVENT_CATALOGUE = {
   "phone.disconnected": { data: PhoneDisconnectedData, firesWhen: "A live phone lost its connection or was logged out." },
   "message.edited": { data: MessageEditedData, firesWhen: "The sender edited an inbound message." },
   "message.revoked": { data: MessageRevokedData, firesWhen: "An inbound message was deleted for everyone." },
-  "poll.vote": { data: PollVoteData, firesWhen: "Someone voted on a poll of ours or a contact's, changed their vote or withdrew it (docs/api.md § \"Polls\")." },
+  "poll.vote": { data: PollVoteData, firesWhen: "Someone voted on a poll of ours or a contact's, changed their vote or withdrew it." },
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>
 
 /** Every event name, in catalogue order. */

@@ -138,7 +138,7 @@ describe("docs/api.md's sandbox section agrees with its table", () => {
     const { account, key, phone } = await h.seedTenant()
     receiver = new WebhookReceiver()
     await addEndpoint(h, account.id, receiver.url())
-    expect(rows).toHaveLength(5)
+    expect(rows).toHaveLength(6)
     for (const row of rows) {
       const res = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: row.to, content: "hi" } })
       expect(res.status).toBe(201)

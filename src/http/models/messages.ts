@@ -281,7 +281,7 @@ export const Message = named(
     // Beyond the seed (docs/api.md § "Act on a message"): optional, so a client of the seed's contract sees no change.
     editedAt: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: "When the text or caption was last edited (PATCH); null if never." })),
     revokedAt: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: "When it was deleted for everyone (DELETE); null if it was not. The message stays." })),
-    // What the send carried besides content and mediaUrls, read back as sent (docs/api.md § "The Message resource"); null when absent.
+    // What the send carried besides content and mediaUrls, read back as sent (docs/api.md § "Reading back what was sent"); null when absent.
     location: Type.Optional(Nullable(SentLocation)),
     contact: Type.Optional(Nullable(SentContactCard)),
     mentions: Type.Optional(Nullable(Type.Array(Type.String({ pattern: E164_PATTERN }), { description: "The E.164 numbers the message mentions, as sent; null when it mentions no one." }))),
