@@ -8,6 +8,7 @@ import type { PhoneRow } from "../store/phones"
 import type { EventType, MessageEventName, MessageStatus } from "../lib/vocabulary"
 import type { MessageState } from "./message-status"
 import { MessageEditedData, MessageRevokedData } from "./inbound-events"
+import { CallEndedData, CallReceivedData } from "./call-events"
 import { MessageReactionData } from "./reaction-event"
 import { ConnectionStatusSchema, ErrorCodeSchema, FromUsername, InboundTypeSchema } from "./schemas"
 
@@ -143,6 +144,8 @@ export const EVENT_CATALOGUE = {
   "phone.disconnected": { data: PhoneDisconnectedData, firesWhen: "A live phone lost its connection or was logged out." },
   "message.edited": { data: MessageEditedData, firesWhen: "The sender edited an inbound message." },
   "message.revoked": { data: MessageRevokedData, firesWhen: "An inbound message was deleted for everyone." },
+  "call.received": { data: CallReceivedData, firesWhen: "Someone called a live phone (once per call)." },
+  "call.ended": { data: CallEndedData, firesWhen: "An incoming call ended: missed, rejected or answered on another device (once per call)." },
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>
 
 /** Every event name, in catalogue order. */

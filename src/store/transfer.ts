@@ -93,6 +93,9 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "wa_resend_messages", into: "wa_resend_messages" },
   { table: "wa_message_secrets", into: "wa_message_secrets" },
   { table: "dashboard_sessions", into: "dashboard_sessions" },
+  { table: "calls", into: "calls" },
+  { table: "call_policies", into: "call_policies" },
+  { table: "call_replies", into: "call_replies" },
 ]
 
 /** The plan of a SQLite table, if it has one. */

@@ -55,6 +55,8 @@ export class FakeGateway implements WhatsAppGateway {
   groupFetchError: Error | null = null
   /** Every presence shown, across sessions, in order. */
   readonly presences: { phoneId: string; toJid: string; state: PresenceState }[] = []
+  /** Calls the sessions rejected, in order. */
+  readonly callRejects: { phoneId: string; callId: string; callerJid: string }[] = []
   /** Every part handed to WhatsApp, across sessions, in order. */
   readonly sent: { phoneId: string; part: SentPart }[] = []
   /** Every reaction, edit, revoke and read receipt sent, across sessions, in order; `actionError` makes the next ones fail. */
@@ -175,6 +177,12 @@ export class FakeSession implements WhatsAppSession {
   async sendPresence(toJid: string, state: PresenceState): Promise<void> {
     if (!this.connected) throw new Error("not connected")
     this.gateway.presences.push({ phoneId: this.phoneId, toJid, state })
+  }
+
+  async rejectCall(callId: string, callerJid: string): Promise<void> {
+    if (!this.connected) throw new Error("not connected")
+    if (this.gateway.actionError) throw this.gateway.actionError
+    this.gateway.callRejects.push({ phoneId: this.phoneId, callId, callerJid })
   }
 
   async react(target: WaMessageRef, emoji: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite"
+import { CALLS_SQL } from "./migration-26-calls"
 
 /** One forward-only schema change, shipped inside the binary. */
 export interface Migration {
@@ -605,5 +606,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 22,
     name: "phones' WhatsApp Web version and client expiry",
     up: (db) => db.exec(PHONES_WA_CLIENT),
+  },
+  {
+    version: 26,
+    name: "calls and call policies",
+    up: (db) => db.exec(CALLS_SQL),
   },
 ]
