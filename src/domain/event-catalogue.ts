@@ -106,12 +106,7 @@ const PhoneEventFields = {
 export const PhoneConnectedData = named(
   "PhoneConnectedEventData",
   Type.Object(
-    {
-      ...PhoneEventFields,
-      connectionStatus: Type.Literal("connected"),
-      reason: Type.Null(),
-      willReconnect: Type.Literal(false),
-    },
+    { ...PhoneEventFields, connectionStatus: Type.Literal("connected"), reason: Type.Null(), willReconnect: Type.Literal(false) },
     { description: "A live phone connected to WhatsApp." },
   ),
 )

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import type { PresenceState } from "../../src/lib/vocabulary"
 import type { ConnectionFailure, ConnectionFailureCode } from "../../src/whatsapp/failures"
 import type {
+  CallSignal,
   DisconnectReason,
   GroupInfo,
   InboundAction,
@@ -297,6 +298,11 @@ export class FakeSession implements WhatsAppSession {
   /** A contact reacted to, edited or deleted an earlier message. */
   act(action: InboundAction): void {
     this.events.inboundAction?.(action)
+  }
+
+  /** A step of an incoming call, as the adapter maps WhatsApp's `<call>` stanzas. */
+  callStep(signal: CallSignal): void {
+    this.events.call?.(signal)
   }
 
   /** WhatsApp's end-of-offline-queue marker did not come in time: the adapter released what it held. */

@@ -63,6 +63,8 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["delete", "/v1/messages/{messageId}", 200, "revokeMessage", REQUIRED_SCOPES.send],
   ["post", "/v1/messages/inbound/{messageId}/read", 200, "markInboundRead", REQUIRED_SCOPES.send],
   ["get", "/v1/messages/inbound/{messageId}/media", 200, "getInboundMessageMedia", REQUIRED_SCOPES.messagesRead],
+  // Beyond the seed (docs/api.md § "Calls").
+  ["post", "/v1/calls/{callId}/reject", 204, "rejectCall", REQUIRED_SCOPES.send],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]

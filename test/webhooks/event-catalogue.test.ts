@@ -55,7 +55,7 @@ describe("the event catalogue", () => {
     expect(failed.sort()).toEqual(["group_not_allowed", "recipient_not_on_whatsapp"])
   })
 
-  test("live traffic: connect, sends with acks, receipts and an error ack, inbound messages, a reaction and a dropped connection match their schemas", async () => {
+  test("live traffic: connect, sends with acks, receipts and an error ack, inbound messages, a reaction, a missed call and a dropped connection match their schemas", async () => {
     const { account, key, phone } = await liveTenant(h, { connect: false })
     await recordEvents(h, account.id)
     await h.connectPhone(phone)
@@ -92,6 +92,10 @@ describe("the event catalogue", () => {
     session.act({ kind: "reaction", targetWaMessageId: delivered!, targetFromMe: true, from: "+14155550166", emoji: "👍", atMs: nowMs })
     session.act({ kind: "edit", targetWaMessageId: "IN1", from: "+14155550166", content: "Hi!", atMs: nowMs })
     session.act({ kind: "revoke", targetWaMessageId: "IN2", from: "+14155550166", atMs: nowMs })
+    await h.settle()
+    // An incoming call that rings and is missed (docs/api.md § "Calls").
+    session.callStep({ callId: "CALL1", stage: "offered", from: "+14155550166", callerJid: "14155550166@s.whatsapp.net", isVideo: true, isGroup: false, atMs: nowMs })
+    session.callStep({ callId: "CALL1", stage: "timed_out", from: "+14155550166", callerJid: "14155550166@s.whatsapp.net", isVideo: true, isGroup: false, atMs: nowMs + 30_000 })
     await h.settle()
     session.drop("connection_lost")
     await h.settle()

@@ -38,14 +38,11 @@ export const CallPolicyBody = explainUnknownFields(
       {
         rejectCalls: Type.Boolean({ description: "Reject every incoming call as it rings.", errorMessage: "rejectCalls must be true or false" }),
         replyText: Type.Optional(
-          Nullable(
-            Type.String({
-              maxLength: CALL_REPLY_MAX_CHARS,
-              description: `With rejectCalls, sent to the caller at most once per caller per hour (at most ${CALL_REPLY_MAX_CHARS} characters). Absent keeps the current text; null or "" sends none.`,
-              examples: ["We cannot take calls here; please write to us."],
-              errorMessage: `replyText must be text of at most ${CALL_REPLY_MAX_CHARS} characters`,
-            }),
-          ),
+          Type.Union([Type.String({ maxLength: CALL_REPLY_MAX_CHARS }), Type.Null()], {
+            description: `With rejectCalls, sent to the caller at most once per caller per hour (at most ${CALL_REPLY_MAX_CHARS} characters). Absent keeps the current text; null or "" sends none.`,
+            examples: ["We cannot take calls here; please write to us."],
+            errorMessage: `replyText must be text of at most ${CALL_REPLY_MAX_CHARS} characters, or null`,
+          }),
         ),
       },
       { additionalProperties: false },
