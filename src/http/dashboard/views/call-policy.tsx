@@ -22,7 +22,7 @@ export function CallPolicySection(props: { phoneId: string; policy: CallPolicy; 
       <h2 id="call-policy">Calls</h2>
       <p class="muted">
         {props.policy.rejectCalls ? "Incoming calls are rejected" : "Incoming calls ring on the phone"}
-        {props.policy.rejectCalls && props.policy.replyText !== null ? ", and each caller gets the reply at most once an hour" : ""}. Changed <Time ms={props.policy.updatedAtMs} empty="never" />.
+        {props.policy.rejectCalls && props.policy.replyText !== null ? ", and each caller gets the reply at most once an hour" : ""}.{props.policy.rejectCalls || props.policy.replyText !== null ? <> Changed <Time ms={props.policy.updatedAtMs} />.</> : null}
       </p>
       <ErrorList errors={props.errors} />
       <form method="post" action={action} class="fields">
