@@ -15,7 +15,7 @@ CREATE INDEX calls_offered ON calls (phone_id, offered_at_ms);
 CREATE TABLE call_policies (
   phone_id text COLLATE "C" PRIMARY KEY REFERENCES phones(id) ON DELETE CASCADE,
   reject_calls boolean NOT NULL,
-  reply_text text,
+  reply_text text COLLATE "C",
   updated_at_ms int8 NOT NULL
 );
 CREATE TABLE call_replies (
