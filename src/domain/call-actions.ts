@@ -16,7 +16,7 @@ import { connectedSession } from "./wa-targets"
 /** What a WhatsApp call id looks like (32 hex characters today), bounded. */
 export const CALL_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
 
-/** The longest reply text a policy may send (API-DECISIONS § 15). */
+/** The longest reply text a policy may send (docs/admin.md § "Call policy"). */
 export const CALL_REPLY_MAX_CHARS = 1024
 
 /**

@@ -10,7 +10,7 @@ import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { WIDTHS } from "./browser-suite"
 
 /*
- * The call policy on a phone's page in Chromium (docs/dashboard.md § "Phones"): the operator
+ * The call policy on a phone's page in Chromium (docs/dashboard.md § "Pages"): the operator
  * ticks "Reject incoming calls", types a reply with markup in it, saves; the page says calls are
  * rejected and shows the text as text; a text over the limit is refused with why. At 1280 and
  * 390 px nothing scrolls sideways; screenshots go to $TMPDIR/wagate-dashboard-calls (printed).

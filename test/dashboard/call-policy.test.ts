@@ -4,7 +4,7 @@ import type { PhoneRow } from "../../src/store/phones"
 import { expectEscaped, HOSTILE, signIn, type DashboardClient } from "../helpers/dashboard"
 import { createHarness, type Harness } from "../helpers/harness"
 
-/* The call policy on a phone's page (docs/dashboard.md § "Phones"): shown, saved, refused with why, escaped, CSRF-checked. */
+/* The call policy on a phone's page (docs/dashboard.md § "Pages"): shown, saved, refused with why, escaped, CSRF-checked. */
 
 let h: Harness
 let client: DashboardClient

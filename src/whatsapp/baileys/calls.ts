@@ -2,14 +2,10 @@ import type { CallSignal, CallStage } from "../gateway"
 import { e164FromPnJid, isLidJid, isPnJid, normalizeUserJid, type PnForLid } from "./mapping"
 
 /*
- * Baileys 7.0.0-rc14 turns each `<call>` stanza into a `call` event (handleCall in
- * lib/Socket/messages-recv.js, its status from getCallStatusFromNode in lib/Utils/generics.js):
- * `offer` for `<offer>` and `<offer_notice>`, `accept` and `reject` when a device of the account
- * took or declined the call, `timeout` for `<terminate reason="timeout">`, `terminate` for any
- * other end (the caller hung up, or the call ended after it was taken). The stages that only
- * carry the media set-up (`preaccept`, `transport`, `relaylatency`, `ringing`) say nothing about
- * the call's fate and are dropped. Only an offer carries `isVideo` and `isGroup` for sure;
- * Baileys copies them onto the later steps from its offer cache while it still has the offer.
+ * Baileys turns each `<call>` stanza into a `call` event with a status; the statuses that decide a
+ * call's fate become wagate's stages, the media set-up ones (`preaccept`, `transport`,
+ * `relaylatency`, `ringing`) are dropped (docs/live-whatsapp.md § "Calls"). Only an offer carries
+ * `isVideo` and `isGroup` for sure; Baileys copies them onto later steps while it remembers the offer.
  */
 
 /** A Baileys `call` event, as far as wagate reads it. */

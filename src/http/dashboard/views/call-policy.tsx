@@ -11,7 +11,7 @@ export interface CallPolicyValues {
 }
 
 /**
- * The call policy on a phone's page (docs/dashboard.md § "Phones"): reject incoming calls, and the
+ * The call policy on a phone's page (docs/dashboard.md § "Pages"): reject incoming calls, and the
  * text a rejected caller gets at most once an hour. The text is the operator's own, shown escaped.
  */
 export function CallPolicySection(props: { phoneId: string; policy: CallPolicy; values?: CallPolicyValues; errors?: readonly string[]; scope: Scope; csrfToken: string }) {
