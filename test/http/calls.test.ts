@@ -110,6 +110,16 @@ describe("calls: success", () => {
     expect(replies()).toEqual(["14155550166@s.whatsapp.net", "14155550177@s.whatsapp.net", "14155550166@s.whatsapp.net"])
   })
 
+  test("a group call is rejected under the policy, with no reply to the group's caller", async () => {
+    h = await createHarness()
+    const { phone } = await liveTenant(h)
+    await h.request("PUT", `/admin/v1/phones/${phone.id}/call-policy`, { key: await h.adminToken(), body: { rejectCalls: true, replyText: "Write to us" } })
+    h.gateway.current(phone.id).callStep({ ...step("G1", "offered", h.clock.nowMs()), isGroup: true, isVideo: true })
+    await settleCalls()
+    expect(h.gateway.callRejects.map((r) => r.callId)).toEqual(["G1"])
+    expect(h.gateway.sent).toEqual([])
+  })
+
   test("the once-an-hour reply holds across a restart: it is kept in the database", async () => {
     const dir = mkdtempSync(join(tmpdir(), "wagate-calls-"))
     try {
