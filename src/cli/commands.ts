@@ -132,6 +132,16 @@ const PHONES: readonly SubcommandSpec[] = [
     summary: "Close the phone's connection, or stop its pairing; a paired phone stays paired.",
     options: [],
   },
+  {
+    name: "call-policy",
+    usage: 'wagate phones call-policy PHONE_ID|+E164 [--reject on|off] [--reply "TEXT"] [--json]',
+    summary: "Show or set what the phone does with incoming calls: reject them, and answer each caller with a text at most once an hour.",
+    options: [
+      { flag: "--reject on|off", text: "reject every incoming call as it rings, or let calls ring" },
+      { flag: '--reply "TEXT"', text: 'the text a rejected caller gets, at most 1024 characters; "" sends none' },
+      JSON_OPTION,
+    ],
+  },
 ]
 
 const WEBHOOKS: readonly SubcommandSpec[] = [

@@ -10,6 +10,7 @@ import { commandUsage, requireSubcommand } from "./commands"
 import { printJson, table, withServices, type CliIo } from "./io"
 import { suggester } from "./suggest"
 import { selectAccount } from "./select-account"
+import { callPolicyCommand } from "./call-policy"
 
 /**
  * `wagate phones …`: add, list, pair, log out and remove phones. Commands that touch a live
@@ -79,6 +80,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
       )
       return 0
     }
+    if (sub === "call-policy") return callPolicyCommand(ctx, args, io)
     if (sub === "disconnect") {
       const ref = rest[0]
       if (!ref) throw new UsageError("phones disconnect needs a PHONE_ID or +E164 number")

@@ -9,6 +9,7 @@ import type { EventType, MessageEventName, MessageStatus } from "../lib/vocabula
 import type { MessageState } from "./message-status"
 import { PollVoteData } from "./poll-rules"
 import { MessageEditedData, MessageRevokedData } from "./inbound-events"
+import { CallEndedData, CallReceivedData } from "./call-events"
 import { MessageReactionData } from "./reaction-event"
 import { ConnectionStatusSchema, ErrorCodeSchema, FromUsername, InboundTypeSchema } from "./schemas"
 
@@ -105,12 +106,7 @@ const PhoneEventFields = {
 export const PhoneConnectedData = named(
   "PhoneConnectedEventData",
   Type.Object(
-    {
-      ...PhoneEventFields,
-      connectionStatus: Type.Literal("connected"),
-      reason: Type.Null(),
-      willReconnect: Type.Literal(false),
-    },
+    { ...PhoneEventFields, connectionStatus: Type.Literal("connected"), reason: Type.Null(), willReconnect: Type.Literal(false) },
     { description: "A live phone connected to WhatsApp." },
   ),
 )
@@ -144,6 +140,8 @@ export const EVENT_CATALOGUE = {
   "message.edited": { data: MessageEditedData, firesWhen: "The sender edited an inbound message." },
   "message.revoked": { data: MessageRevokedData, firesWhen: "An inbound message was deleted for everyone." },
   "poll.vote": { data: PollVoteData, firesWhen: "Someone voted on a poll of ours or a contact's, changed their vote or withdrew it." },
+  "call.received": { data: CallReceivedData, firesWhen: "Someone called a live phone (once per call)." },
+  "call.ended": { data: CallEndedData, firesWhen: "An incoming call ended: missed, rejected or answered on another device (once per call)." },
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>
 
 /** Every event name, in catalogue order. */

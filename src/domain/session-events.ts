@@ -11,6 +11,7 @@ import { clientVersionEvents } from "./client-version-events"
 import { recordInbound } from "./inbound"
 import { recordInboundAction } from "./inbound-actions"
 import { recordPollVote } from "./polls"
+import { callEventsFor } from "./calls"
 import { PAIRING_MAX_CODES, PAIRING_MAX_QR_CODES } from "./pairing-attempts"
 import { recordFailure, type StatusChange } from "./phone-status"
 
@@ -88,6 +89,7 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
     inboundAction: (action) =>
       void recordInboundAction(ctx, phoneId, action).catch((err) => ctx.logger.error("recording a reaction, edit or deletion failed", { phoneId, err })),
     pollVote: (vote) => void recordPollVote(ctx, phoneId, vote).catch((err) => ctx.logger.error("recording a poll vote failed", { phoneId, err })),
+    call: callEventsFor(ctx, phoneId, session),
     offlineMarkerMissed: (info) => {
       if (!current() || h.stopped()) return
       void recordOfflineMarkerMissed(h, phoneId, info).catch((err) => ctx.logger.error("recording the offline-marker watchdog failed", { phoneId, err }))

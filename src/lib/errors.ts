@@ -86,6 +86,9 @@ export const errors = {
   messageNotFound: (id: string) => new AppError("not_found", [`Message ${id} not found`]),
   /** A reaction, edit or revoke the message's state does not allow (docs/api.md § "Act on a message"). */
   messageActionRefused: (message: string) => new AppError("conflict", [message]),
+  callNotFound: (id: string) => new AppError("not_found", [`Call ${id} not found`]),
+  /** A reject of a call that stopped ringing (docs/api.md § "Calls"). */
+  callEnded: (id: string, outcome: string) => new AppError("conflict", [`Call ${id} has ended (${outcome}); only a ringing call can be rejected`]),
   inboundNotFound: (id: string) => new AppError("not_found", [`Inbound message ${id} not found`]),
   phoneNotFound: (ref: string) => new AppError("not_found", [`Phone number ${ref} not found`]),
   phoneNotConnected: (e164: string, status: string) =>

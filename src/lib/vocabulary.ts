@@ -69,8 +69,14 @@ export const EVENT_TYPES = [
   "message.edited",
   "message.revoked",
   "poll.vote",
+  "call.received",
+  "call.ended",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
+
+/** How an incoming call ended (`call.ended`): nobody answered, it was rejected (here, by the policy or on the phone), or another device took it. */
+export const CALL_OUTCOMES = ["missed", "rejected", "answered_elsewhere"] as const
+export type CallOutcome = (typeof CALL_OUTCOMES)[number]
 
 /** What a recipient's receipt says of a message (a read implies the delivery). */
 export type ReceiptKind = Extract<MessageStatus, "delivered" | "read">

@@ -32,6 +32,8 @@ import type { WaKeyChange } from "./wa-auth"
 import type { SentWaMessage } from "./wa-resend"
 import type { MessageSecret } from "./message-secrets"
 import type { PollsQueries } from "./polls"
+import type { CallPolicy, CallRow } from "./calls"
+import type { CallOutcome } from "../lib/vocabulary"
 import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
 
 /** src/store/sqlite/accounts.ts */
@@ -263,6 +265,23 @@ export interface WaContactsQueries {
   listWaContacts(phoneId: string, limit: number): Promise<WaContactRow[]>
 }
 
+/** src/store/sqlite/calls.ts (incoming calls and the call policy) */
+export interface CallsQueries {
+  /** Records a call offered to a phone; false when it was recorded before. */
+  insertCall(call: Omit<CallRow, "endedAtMs" | "outcome">): Promise<boolean>
+  /** One call of a phone, or null. */
+  findCall(phoneId: string, callId: string): Promise<CallRow | null>
+  /** Ends a ringing call; false when it is unknown or had already ended. */
+  endCall(phoneId: string, callId: string, outcome: CallOutcome, endedAtMs: number): Promise<boolean>
+  /** Deletes a phone's calls offered before `beforeMs`; returns how many. */
+  pruneCalls(phoneId: string, beforeMs: number): Promise<number>
+  /** A phone's call policy, or null when it has none. */
+  findCallPolicy(phoneId: string): Promise<CallPolicy | null>
+  saveCallPolicy(policy: CallPolicy): Promise<void>
+  /** Claims the policy's reply to a caller at `nowMs`; false when the caller got one less than `windowMs` ago. */
+  claimCallReply(phoneId: string, caller: string, nowMs: number, windowMs: number): Promise<boolean>
+}
+
 /** src/store/sqlite/replies.ts */
 export interface RepliesQueries {
   /** The messages that quote `targetId`, oldest first, at most `limit` (both partial indexes serve it). */
@@ -427,7 +446,8 @@ export interface WebhooksQueries {
 export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
-    WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries, PollsQueries {}
+    WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries,
+    PollsQueries, CallsQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

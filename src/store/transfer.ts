@@ -96,6 +96,9 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "poll_votes", into: "poll_votes" },
   { table: "poll_pending_votes", into: "poll_pending_votes" },
   { table: "dashboard_sessions", into: "dashboard_sessions" },
+  { table: "calls", into: "calls" },
+  { table: "call_policies", into: "call_policies" },
+  { table: "call_replies", into: "call_replies" },
 ]
 
 /** The plan of a SQLite table, if it has one. */

@@ -237,6 +237,26 @@ export class PollSecretMissingError extends Error {
   }
 }
 
+/**
+ * What happened to an incoming call, in wagate's words (src/whatsapp/baileys/calls.ts reads
+ * WhatsApp's `<call>` stanzas): offered (it rings), accepted or rejected on another device of
+ * the account, timed out unanswered, or terminated (the caller hung up, or the call ended).
+ */
+export type CallStage = "offered" | "accepted_elsewhere" | "rejected" | "timed_out" | "terminated"
+
+/** One step of an incoming call. */
+export interface CallSignal {
+  callId: string
+  stage: CallStage
+  /** The caller: E.164 when WhatsApp told the number, else the `…@lid` JID. */
+  from: string
+  /** Where a reject goes: the call's creator as WhatsApp named it. */
+  callerJid: string
+  isVideo: boolean
+  isGroup: boolean
+  atMs: number
+}
+
 /** WhatsApp no longer has the file (its media host answered 404 or 410, or the phone refused to upload it again). */
 export class MediaGoneError extends Error {
   constructor(readonly httpStatus: number | null) {
@@ -286,6 +306,8 @@ export interface SessionEvents {
   inboundAction?(action: InboundAction): void
   /** A poll vote was decrypted (optional: a listener that records no inbound ignores it). */
   pollVote?(vote: PollVoteSeen): void
+  /** A step of an incoming call (optional: a listener that keeps no calls ignores it). */
+  call?(signal: CallSignal): void
   /**
    * WhatsApp's end-of-offline-queue marker had not come in time after login, so the adapter
    * released the inbound events it was holding (docs/live-whatsapp.md § "Receiving stalls");
@@ -335,6 +357,8 @@ export interface WhatsAppSession {
    * `maxBytes`; on any failure nothing is left at `path`. Returns the plaintext's size.
    */
   downloadMedia(descriptor: string, path: string, maxBytes: number): Promise<number>
+  /** Rejects a ringing incoming call, as the app's decline button does. Rejects when not connected. */
+  rejectCall(callId: string, callerJid: string): Promise<void>
   /** Asks the sender's phone to upload the file again; resolves to the new descriptor, or throws MediaGoneError. */
   reuploadMedia(descriptor: string): Promise<string>
 }

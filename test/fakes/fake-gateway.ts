@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import type { PresenceState } from "../../src/lib/vocabulary"
 import type { ConnectionFailure, ConnectionFailureCode } from "../../src/whatsapp/failures"
 import type {
+  CallSignal,
   DisconnectReason,
   GroupInfo,
   InboundAction,
@@ -57,6 +58,8 @@ export class FakeGateway implements WhatsAppGateway {
   groupFetchError: Error | null = null
   /** Every presence shown, across sessions, in order. */
   readonly presences: { phoneId: string; toJid: string; state: PresenceState }[] = []
+  /** Calls the sessions rejected, in order. */
+  readonly callRejects: { phoneId: string; callId: string; callerJid: string }[] = []
   /** Every part handed to WhatsApp, across sessions, in order. */
   readonly sent: { phoneId: string; part: SentPart }[] = []
   /** Every reaction, edit, revoke and read receipt sent, across sessions, in order; `actionError` makes the next ones fail. */
@@ -177,6 +180,12 @@ export class FakeSession implements WhatsAppSession {
   async sendPresence(toJid: string, state: PresenceState): Promise<void> {
     if (!this.connected) throw new Error("not connected")
     this.gateway.presences.push({ phoneId: this.phoneId, toJid, state })
+  }
+
+  async rejectCall(callId: string, callerJid: string): Promise<void> {
+    if (!this.connected) throw new Error("not connected")
+    if (this.gateway.actionError) throw this.gateway.actionError
+    this.gateway.callRejects.push({ phoneId: this.phoneId, callId, callerJid })
   }
 
   async react(target: WaMessageRef, emoji: string): Promise<void> {
@@ -300,6 +309,11 @@ export class FakeSession implements WhatsAppSession {
   /** A poll vote the adapter decrypted. */
   vote(vote: PollVoteSeen): void {
     this.events.pollVote?.(vote)
+  }
+
+  /** A step of an incoming call, as the adapter maps WhatsApp's `<call>` stanzas. */
+  callStep(signal: CallSignal): void {
+    this.events.call?.(signal)
   }
 
   /** WhatsApp's end-of-offline-queue marker did not come in time: the adapter released what it held. */

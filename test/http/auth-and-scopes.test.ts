@@ -81,6 +81,8 @@ function endpoints(phoneNumber: string, messageId: string) {
     { name: "DELETE /v1/messages/{id}", method: "DELETE", path: `/v1/messages/${messageId}`, ok: 200, scopes: ["messages:send", "messages:write"] },
     // Test keys have no inbound messages: an unknown id gets past auth to 404.
     { name: "POST /v1/messages/inbound/{id}/read", method: "POST", path: "/v1/messages/inbound/inmsg_x/read", ok: 404, scopes: ["messages:send", "messages:write"] },
+    // Test keys have no callers: a well-formed call id gets past auth to 404 (docs/api.md § "Calls").
+    { name: "POST /v1/calls/{id}/reject", method: "POST", path: "/v1/calls/9A1F3C6E2B7D4E80/reject", body: { fromPhoneId: phoneNumber }, ok: 404, scopes: ["messages:send", "messages:write"] },
     {
       name: "GET /v1/account/usage",
       method: "GET",

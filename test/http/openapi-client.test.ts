@@ -163,7 +163,30 @@ export async function nodesWithTheirPhones(): Promise<string[]> {
   return data.data.nodes.map((n) => n.nodeId)
 }
 
+export async function calls(callId: string): Promise<boolean> {
+  const rejected = await client.POST("/v1/calls/{callId}/reject", { params: { path: { callId } }, body: { fromPhoneId: "+14155550123" } })
+  if (rejected.error) {
+    const problems: string[] = rejected.error.message
+    console.log(problems)
+  }
+  const admin = createClient<paths>({ baseUrl: "http://127.0.0.1:3000", headers: { Authorization: "Bearer adm_x" } })
+  const set = await admin.PUT("/admin/v1/phones/{phoneId}/call-policy", { params: { path: { phoneId: "+14155550123" } }, body: { rejectCalls: true, replyText: "Please write to us" } })
+  const replyText: string | null | undefined = set.data?.data.replyText
+  const got = await admin.GET("/admin/v1/phones/{phoneId}/call-policy", { params: { path: { phoneId: "+14155550123" } } })
+  const rejectCalls: boolean | undefined = got.data?.data.rejectCalls
+  console.log(replyText)
+  return rejectCalls === true && rejected.response.status === 204
+}
+
+export function onCallEvents(received: components["schemas"]["CallReceivedEventData"], ended: components["schemas"]["CallEndedEventData"]): string {
+  const video: boolean = received.isVideo
+  const outcome: "missed" | "rejected" | "answered_elsewhere" = ended.outcome
+  return \`\${received.callId} \${video} \${outcome}\`
+}
+
 export async function refusedByTheTypes(): Promise<void> {
+  // @ts-expect-error rejectCalls is true or false
+  await client.PUT("/admin/v1/phones/{phoneId}/call-policy", { params: { path: { phoneId: "ph_1" } }, body: { rejectCalls: "on" } })
   // @ts-expect-error emoji is a string
   await client.POST("/v1/messages/{messageId}/reaction", { params: { path: { messageId: "msg_1" } }, body: { emoji: 1 } })
   // @ts-expect-error an edit carries content

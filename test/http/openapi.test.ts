@@ -66,6 +66,8 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["get", "/v1/messages/{messageId}/poll", 200, "getPollResults", REQUIRED_SCOPES.messagesRead],
   ["get", "/v1/messages/inbound/{messageId}/poll", 200, "getInboundPollResults", REQUIRED_SCOPES.messagesRead],
   ["post", "/v1/messages/inbound/{messageId}/vote", 200, "voteOnPoll", REQUIRED_SCOPES.send],
+  // Beyond the seed (docs/api.md § "Calls").
+  ["post", "/v1/calls/{callId}/reject", 204, "rejectCall", REQUIRED_SCOPES.send],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { Type } from "@sinclair/typebox"
+import { EVENT_NAMES } from "../../src/domain/event-catalogue"
 import { Envelope, PageEnvelope } from "../../src/http/models/common"
 import { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from "../../src/http/models/webhooks"
 import { createHarness, expectErrorEnvelope, expectSchema, type Harness } from "../helpers/harness"
@@ -24,7 +25,8 @@ afterEach(async () => {
   await receiver.stop()
 })
 
-const EVENTS_MESSAGE = `events must be ["*"] or a non-empty list of: message.sent, message.delivered, message.read, message.failed, message.received, message.reaction, phone.connected, phone.disconnected, message.edited, message.revoked`
+// The catalogue's names in its order: the spec's eight, then the events added after (reactions, edits, deletions, calls, …).
+const EVENTS_MESSAGE = `events must be ["*"] or a non-empty list of: ${EVENT_NAMES.join(", ")}`
 const DAY_MS = 24 * 60 * 60 * 1000
 /** A recipient the sandbox leaves at `sent`: exactly one event per send. */
 const OFFLINE_RECIPIENT = "+12025550104"

@@ -56,7 +56,7 @@ describe("the event catalogue", () => {
     expect(failed.sort()).toEqual(["group_not_allowed", "recipient_not_on_whatsapp"])
   })
 
-  test("live traffic: connect, sends with acks, receipts and an error ack, inbound messages, a reaction and a dropped connection match their schemas", async () => {
+  test("live traffic: connect, sends with acks, receipts and an error ack, inbound messages, a reaction, a missed call and a dropped connection match their schemas", async () => {
     const { account, key, phone } = await liveTenant(h, { connect: false })
     await recordEvents(h, account.id)
     await h.connectPhone(phone)
@@ -107,6 +107,10 @@ describe("the event catalogue", () => {
     })
     await h.settle()
     session.vote({ pollWaMessageId: "POLL1", voter: "+14155550166", optionHashes: [optionHash("No")], atMs: nowMs })
+    await h.settle()
+    // An incoming call that rings and is missed (docs/api.md § "Calls").
+    session.callStep({ callId: "CALL1", stage: "offered", from: "+14155550166", callerJid: "14155550166@s.whatsapp.net", isVideo: true, isGroup: false, atMs: nowMs })
+    session.callStep({ callId: "CALL1", stage: "timed_out", from: "+14155550166", callerJid: "14155550166@s.whatsapp.net", isVideo: true, isGroup: false, atMs: nowMs + 30_000 })
     await h.settle()
     session.drop("connection_lost")
     await h.settle()

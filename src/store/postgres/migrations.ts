@@ -10,6 +10,7 @@ import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
 import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { POLLS_SQL } from "./migration-11-polls"
 import { SCHEMA_1 } from "./schema-1"
+import { CALLS_SQL } from "./migration-12-calls"
 
 /*
  * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/sqlite/migrations.ts;
@@ -41,6 +42,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(9, "offline-marker watchdog on phones", OFFLINE_WATCHDOG_SQL),
   sqlMigration(10, "phones' WhatsApp Web version and client expiry", PHONES_WA_CLIENT_SQL),
   sqlMigration(11, "polls and their votes", POLLS_SQL),
+  sqlMigration(12, "calls and call policies", CALLS_SQL),
 ]
 
 /**

@@ -17,6 +17,7 @@ import { pgStatsQueries } from "./stats"
 import { pgUsageQueries } from "./usage"
 import { pgWaAuthQueries } from "./wa-auth"
 import { pgWaContactsQueries } from "./wa-contacts"
+import { pgCallsQueries } from "./calls"
 import { pgWaResendQueries } from "./wa-resend"
 import { pgMessageSecretsQueries } from "./message-secrets"
 import { pgPollsQueries } from "./polls"
@@ -53,6 +54,7 @@ const PG_QUERY_GROUPS = [
   pgRateBucketsQueries,
   pgWaContactsQueries,
   pgPollsQueries,
+  pgCallsQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

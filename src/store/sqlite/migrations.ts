@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite"
+import { CALLS_SQL } from "./migration-24-calls"
 
 /** One forward-only schema change, shipped inside the binary. */
 export interface Migration {
@@ -644,5 +645,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 23,
     name: "polls and their votes",
     up: (db) => db.exec(POLLS),
+  },
+  {
+    version: 24,
+    name: "calls and call policies",
+    up: (db) => db.exec(CALLS_SQL),
   },
 ]

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { ChangeTracker } from "./change-tracker"
 import type { Writer, WriteTx as WriterTx } from "./writer"
-import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "../store"
+import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, Store, SignalChannel, WriteTx, CallsQueries } from "../store"
 
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
@@ -23,6 +23,7 @@ import * as messages from "./messages"
 import * as phones from "./phones"
 import * as rate_buckets from "./rate-buckets"
 import * as wa_contacts from "./wa-contacts"
+import * as calls from "./calls"
 import * as replies from "./replies"
 import * as send_jobs from "./send-jobs"
 import * as settings from "./settings"
@@ -177,6 +178,18 @@ function waContactsQueries(db: Database): WaContactsQueries {
   }
 }
 
+function callsQueries(db: Database): CallsQueries {
+  return {
+    insertCall: async (call) => calls.insertCall(db, call),
+    findCall: async (phoneId, callId) => calls.findCall(db, phoneId, callId),
+    endCall: async (phoneId, callId, outcome, endedAtMs) => calls.endCall(db, phoneId, callId, outcome, endedAtMs),
+    pruneCalls: async (phoneId, beforeMs) => calls.pruneCalls(db, phoneId, beforeMs),
+    findCallPolicy: async (phoneId) => calls.findCallPolicy(db, phoneId),
+    saveCallPolicy: async (policy) => calls.saveCallPolicy(db, policy),
+    claimCallReply: async (phoneId, caller, nowMs, windowMs) => calls.claimCallReply(db, phoneId, caller, nowMs, windowMs),
+  }
+}
+
 function rateBucketsQueries(db: Database): RateBucketsQueries {
   return {
     drawRateTokens: async (draw) => rate_buckets.drawRateTokens(db, draw),
@@ -294,7 +307,32 @@ function webhooksQueries(db: Database): WebhooksQueries {
 
 /** Every query of the seam, run on `db` (the writer's connection, so inside its open transaction when one is). */
 export function sqliteQueries(db: Database): StoreQueries {
-  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...messageSecretsQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db), ...rateBucketsQueries(db), ...waContactsQueries(db), ...pollsQueries(db) }
+  // One group per line, so that a new group is a one-line change.
+  return {
+    ...accountsQueries(db),
+    ...apiKeysQueries(db),
+    ...dashboardSessionsQueries(db),
+    ...inboundQueries(db),
+    ...messageActionsQueries(db),
+    ...messagePartsQueries(db),
+    ...messagesQueries(db),
+    ...phonesQueries(db),
+    ...repliesQueries(db),
+    ...sendJobsQueries(db),
+    ...settingsQueries(db),
+    ...statsQueries(db),
+    ...usageQueries(db),
+    ...waAuthQueries(db),
+    ...waResendQueries(db),
+    ...messageSecretsQueries(db),
+    ...webhooksQueries(db),
+    ...deliveryClaimQueries(db),
+    ...leaseQueries(db),
+    ...rateBucketsQueries(db),
+    ...waContactsQueries(db),
+    ...pollsQueries(db),
+    ...callsQueries(db),
+  }
 }
 
 /** The seam over one SQLite connection, its writer and its change tracker. */

@@ -51,6 +51,7 @@ import { isOneToOne, privacyTokenAttached, PrivacyTokenLedger } from "./privacy-
 import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
 import { LidRefresher, socketLidDirectory } from "./lid-refresh"
 import { mapInboundActions } from "./inbound-actions"
+import { mapCalls } from "./calls"
 import { parseDescriptor } from "./inbound-details"
 import { downloadMedia, reuploadMedia } from "./media-download"
 import { sendMediaPart } from "./media-message"
@@ -324,6 +325,11 @@ export class BaileysSession implements WhatsAppSession {
     await this.resend?.remember(full)
   }
 
+  async rejectCall(callId: string, callerJid: string): Promise<void> {
+    const sock = this.requireOpen()
+    await sock.rejectCall(callId, callerJid)
+  }
+
   async markRead(targets: WaMessageRef[]): Promise<void> {
     const sock = this.requireOpen()
     await sock.readMessages(targets.map(waKeyOf))
@@ -474,6 +480,7 @@ export class BaileysSession implements WhatsAppSession {
     if (messageUpdates) for (const signal of mapMessageUpdates(messageUpdates, nowMs)) this.report(signal)
     const receipts = events["message-receipt.update"]
     if (receipts) for (const signal of mapReceiptUpdates(receipts, nowMs)) this.report(signal)
+    if (events.call) this.onCalls(sock, events.call)
     const upsert = events["messages.upsert"]
     if (upsert) {
       for (const signal of mapOwnUpserts(upsert, nowMs)) this.report(signal)
@@ -501,6 +508,18 @@ export class BaileysSession implements WhatsAppSession {
         })
         .catch((err) => this.log.error("mapping inbound messages failed", { err }))
     }
+  }
+
+  /** Incoming calls, in order with the inbound messages (calls.ts). */
+  private onCalls(sock: WASocket, calls: NonNullable<Partial<BaileysEventMap>["call"]>): void {
+    const pnForLid = (lid: string) => sock.signalRepository.lidMapping.getPNForLID(lid)
+    const nowMs = this.ctx.clock.nowMs()
+    this.inboundChain = this.inboundChain
+      .then(() => mapCalls(calls, { pnForLid, nowMs }))
+      .then((signals) => {
+        for (const signal of signals) this.call(() => this.events.call?.(signal))
+      })
+      .catch((err) => this.log.error("mapping incoming calls failed", { err }))
   }
 
   private onConnectionUpdate(sock: WASocket, update: BaileysEventMap["connection.update"]): void {

@@ -13,6 +13,8 @@ import { ErrorList, Time } from "../views/parts"
 import { PairingPanel } from "../views/phones"
 import { errorPage } from "./errors"
 import { onHolder, type AdminCall } from "../on-holder"
+import { getCallPolicy } from "../../../domain/call-actions"
+import { CallPolicySection, type CallPolicyValues } from "../views/call-policy"
 
 /**
  * The QR as an SVG drawing, made by the `qrcode` library from WhatsApp's string. The library
@@ -44,7 +46,8 @@ interface ActionFailure {
   status: number
 }
 
-async function phonePage(c: PageContext, failure?: ActionFailure): Promise<Response> {
+/** The phone's page; `policy` is a refused call policy form, shown again with why. */
+export async function phonePage(c: PageContext, failure?: ActionFailure, policy?: { values: CallPolicyValues; errors: readonly string[] }): Promise<Response> {
   const { phone, scope } = await phoneInScope(c)
   const state = await c.dash.deps.sessions.pairingState(phone.id)
   const base = `/dashboard/phones/${encodeURIComponent(phone.id)}`
@@ -85,8 +88,9 @@ async function phonePage(c: PageContext, failure?: ActionFailure): Promise<Respo
           />
         </div>
       </section>
+      <CallPolicySection phoneId={phone.id} policy={await getCallPolicy(c.dash.deps.ctx, phone.id)} values={policy?.values} errors={policy?.errors} scope={scope} csrfToken={c.session.csrfToken} />
     </Layout>,
-    failure?.status,
+    policy ? 400 : failure?.status,
   )
 }
 

@@ -4,6 +4,7 @@ import { accountGet } from "./account-get"
 import { accountUsage } from "./account-usage"
 import { contactsCheck } from "./contacts-check"
 import { presenceSend } from "./presence-send"
+import { callsReject } from "./calls-reject"
 import { inboundRead } from "./inbound-read"
 import { messagesEdit } from "./messages-edit"
 import { messagesReact } from "./messages-react"
@@ -48,4 +49,5 @@ export function v1Routes(deps: HttpDeps) {
     .use(messagesRevoke(deps))
     .use(pollsGet(deps))
     .use(pollsVote(deps))
+    .use(callsReject(deps))
 }

@@ -1,0 +1,54 @@
+import { Type } from "@sinclair/typebox"
+import { named, OneOf, Timestamp } from "../lib/schema"
+import { toIso } from "../lib/time"
+import { CALL_OUTCOMES, type CallOutcome } from "../lib/vocabulary"
+import type { CallRow } from "../store/calls"
+
+/*
+ * The data of the events an incoming call emits (docs/webhooks.md § "Calls"). The event catalogue
+ * publishes these schemas; the builders below are the only way the domain makes their data. Each
+ * call emits `call.received` once and `call.ended` once (src/domain/calls.ts).
+ */
+
+const CallId = Type.String({ description: "WhatsApp's id of the call; `POST /v1/calls/{callId}/reject` takes it.", examples: ["9A1F3C6E2B7D4E80A5C3B1D2E4F60718"] })
+const PhoneId = Type.String({ description: "The phone that was called.", examples: ["ph_01jd0m3k7v5q9z8y6x4w2t0r1p"] })
+const From = Type.String({ description: "The caller (E.164 when WhatsApp tells the number, else the `…@lid` JID).", examples: ["+14155550199"] })
+
+export const CallReceivedData = named(
+  "CallReceivedEventData",
+  Type.Object(
+    {
+      callId: CallId,
+      phoneId: PhoneId,
+      from: From,
+      isVideo: Type.Boolean({ description: "A video call (else voice)." }),
+      isGroup: Type.Boolean({ description: "A group call." }),
+      at: Timestamp,
+    },
+    { description: "Someone is calling a live phone; it rings on the phone and its other devices until it ends." },
+  ),
+)
+
+export const CallEndedData = named(
+  "CallEndedEventData",
+  Type.Object(
+    {
+      callId: CallId,
+      phoneId: PhoneId,
+      from: From,
+      outcome: named("CallOutcome", OneOf(CALL_OUTCOMES, {
+        description: "`missed`: nobody answered (the caller hung up, or it timed out); `rejected`: rejected by API, by the call policy or on the phone; `answered_elsewhere`: the phone or another linked device took it.",
+      })),
+      at: Timestamp,
+    },
+    { description: "An incoming call ended." },
+  ),
+)
+
+export function buildCallReceivedData(call: CallRow): typeof CallReceivedData.static {
+  return { callId: call.callId, phoneId: call.phoneId, from: call.caller, isVideo: call.isVideo, isGroup: call.isGroup, at: toIso(call.offeredAtMs) }
+}
+
+export function buildCallEndedData(call: CallRow, outcome: CallOutcome, atMs: number): typeof CallEndedData.static {
+  return { callId: call.callId, phoneId: call.phoneId, from: call.caller, outcome, at: toIso(atMs) }
+}
