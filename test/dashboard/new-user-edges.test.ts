@@ -46,6 +46,7 @@ describe("dashboard: the webhook event checkboxes", () => {
     expect(groups).toEqual([
       { heading: "Message events", events: inOrder("message.") },
       { heading: "Phone events", events: inOrder("phone.") },
+      { heading: "Poll events", events: inOrder("poll.") },
       { heading: "Call events", events: inOrder("call.") },
     ])
     expect(groups.flatMap((g) => g.events).sort()).toEqual([...EVENT_NAMES].sort())

@@ -213,13 +213,13 @@ describe("POST /v1/messages/send with replies, mentions, locations, contacts and
       body: { contact: { name: "Bo" } },
       messages: ["contact must be an object with a string name, an array phoneNumbers of E.164 numbers, and optional strings organization and email"],
     },
-    { name: "content and a location", body: { content: "hi", location: { latitude: 0, longitude: 0 } }, messages: ["send exactly one of content/mediaUrls, location or contact"] },
+    { name: "content and a location", body: { content: "hi", location: { latitude: 0, longitude: 0 } }, messages: ["send exactly one of content/mediaUrls, location, contact or poll"] },
     {
       name: "a location and a contact",
       body: { location: { latitude: 0, longitude: 0 }, contact: { name: "Bo", phoneNumbers: ["+14155550001"] } },
-      messages: ["send exactly one of content/mediaUrls, location or contact"],
+      messages: ["send exactly one of content/mediaUrls, location, contact or poll"],
     },
-    { name: "media and a contact", body: { mediaUrls: ["https://files.example.com/a.pdf"], contact: { name: "Bo", phoneNumbers: ["+14155550001"] } }, messages: ["send exactly one of content/mediaUrls, location or contact"] },
+    { name: "media and a contact", body: { mediaUrls: ["https://files.example.com/a.pdf"], contact: { name: "Bo", phoneNumbers: ["+14155550001"] } }, messages: ["send exactly one of content/mediaUrls, location, contact or poll"] },
     {
       name: "51 mentions",
       body: { content: "hi all", mentions: Array.from({ length: 51 }, (_, i) => `+1415555${String(1000 + i)}`) },
@@ -230,7 +230,7 @@ describe("POST /v1/messages/send with replies, mentions, locations, contacts and
     {
       name: "mentions with a location",
       body: { location: { latitude: 0, longitude: 0 }, mentions: ["+14155550001"] },
-      messages: ["mentions go with content; a location or a contact cannot mention anyone"],
+      messages: ["mentions go with content; a location, a contact or a poll cannot mention anyone"],
     },
     { name: "a voice note without media", body: { content: "hi", voiceNote: true }, messages: ["voiceNote needs exactly one mediaUrls entry: the Ogg/Opus audio", "content must be empty when voiceNote is true: a voice note has no caption"] },
     {

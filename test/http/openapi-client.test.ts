@@ -26,7 +26,7 @@ const SPEC_MESSAGE_FIELDS = [
   "createdAt", "sentAt", "deliveredAt", "readAt", "failedAt", "errorCode", "errorMessage",
 ]
 /** Optional fields beyond the seed (docs/api.md § "Act on a message"), after the spec's. */
-const BEYOND_SEED_MESSAGE_FIELDS = ["editedAt", "revokedAt", "location", "contact", "mentions", "voiceNote"]
+const BEYOND_SEED_MESSAGE_FIELDS = ["editedAt", "revokedAt", "location", "contact", "mentions", "voiceNote", "poll"]
 
 /** Optional fields added beside the spec's (docs/api.md § "Replies, mentions, locations, contact cards and voice notes"), after them. */
 const ADDITIVE_MESSAGE_FIELDS = ["type", "replyTo"]
@@ -83,7 +83,7 @@ export async function replyWithALocation(quoted: Message): Promise<Message | nul
     body: { fromPhoneId: "+14155550123", to: "+14155550199", replyTo: quoted.id, location: { latitude: 52.52, longitude: 13.4, name: "Our shop" } },
   })
   if (!data) return null
-  const type: "text" | "media" | "location" | "contact" | undefined = data.data.type
+  const type: "text" | "media" | "location" | "contact" | "poll" | undefined = data.data.type
   const replyTo: string | null | undefined = data.data.replyTo
   console.log(type, replyTo)
   return data.data
@@ -119,6 +119,21 @@ export async function actOnMessages(messageId: string, inboundId: string): Promi
   const read = await client.POST("/v1/messages/inbound/{messageId}/read", { params: { path: { messageId: inboundId } } })
   const markedRead: number | undefined = read.data?.data.markedRead
   console.log(emoji, editedAt, revokedAt, markedRead)
+}
+
+export async function pollsAndVotes(messageId: string, inboundId: string): Promise<string[]> {
+  const sent = await client.POST("/v1/messages/send", {
+    body: { fromPhoneId: "+14155550123", to: "+14155550199", poll: { question: "Lunch?", options: ["Pizza", "Soup"], multipleAnswers: true } },
+  })
+  const asSent: { question: string; options: string[]; multipleAnswers: boolean } | null | undefined = sent.data?.data.poll
+  const ours = await client.GET("/v1/messages/{messageId}/poll", { params: { path: { messageId } } })
+  const tally: { name: string; votes: number }[] = ours.data?.data.options ?? []
+  const theirs = await client.GET("/v1/messages/inbound/{messageId}/poll", { params: { path: { messageId: inboundId } } })
+  const voters: { voter: string; options: string[]; at: string }[] = theirs.data?.data.voters ?? []
+  const voted = await client.POST("/v1/messages/inbound/{messageId}/vote", { params: { path: { messageId: inboundId } }, body: { options: ["Soup"] } })
+  const multiple: boolean | undefined = voted.data?.data.multipleAnswers
+  console.log(asSent, voters, multiple)
+  return tally.map((o) => o.name + ": " + String(o.votes))
 }
 
 export async function readBackWhatWasSent(messageId: string): Promise<string> {

@@ -241,6 +241,8 @@ describe("/metrics", () => {
     const { types, samples } = await scrape(h, await h.adminToken())
     expect(Object.fromEntries(types)).toEqual({
       wagate_http_requests_total: "counter",
+      wagate_poll_votes_kept: "gauge",
+      wagate_poll_votes_total: "counter",
       wagate_rate_limit_rejections_total: "counter",
       wagate_webhook_attempts_total: "counter",
       wagate_webhook_delivery_lag_seconds: "histogram",
@@ -261,8 +263,8 @@ describe("/metrics", () => {
     expect((await h.request("GET", "/v1/account", { key })).status).toBe(429)
     const { samples, types } = await scrape(h, await h.adminToken())
     const families = new Set(samples.map((s) => s.name.replace(/_(bucket|sum|count)$/, "")))
-    // Every family but the webhook ones (no endpoint here) and encrypted edits (no live phone) has samples.
-    expect([...types.keys()].filter((f) => !families.has(f)).sort()).toEqual(["wagate_encrypted_edits_total", "wagate_webhook_attempts_total", "wagate_webhook_delivery_lag_seconds"])
+    // Every family but the webhook ones (no endpoint here), encrypted edits and poll votes (no live phone) has samples.
+    expect([...types.keys()].filter((f) => !families.has(f)).sort()).toEqual(["wagate_encrypted_edits_total", "wagate_poll_votes_total", "wagate_webhook_attempts_total", "wagate_webhook_delivery_lag_seconds"])
     expect(samples.filter((s) => s.labels.node !== "eu-west.node_7")).toEqual([])
   })
 
