@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process"
+import { benchPolls, pollLines } from "./polls"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -641,6 +642,8 @@ async function main() {
   if (cluster) console.log(clusterRows(cluster, row).join("\n"))
   const failover = await step("clusterFailover", () => benchFailover({ progress }))
   if (failover) console.log(failoverLine(failover))
+  const polls = await step("polls", benchPolls)
+  if (polls) console.log(pollLines(polls).join("\n"))
   if (webhookCpu) {
     console.log(
       `webhook CPU per sandbox message: ${webhookCpu.noEndpointUsPerMessage.toFixed(0)} µs with no endpoint, ` +
