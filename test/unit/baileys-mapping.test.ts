@@ -240,7 +240,8 @@ describe("inbound messages.upsert", () => {
     ["upsert-inbound-sticker", [{ ...base, waMessageId: "3EB0384DCB018C9D9C08", from: alice, type: "sticker", content: "", receivedAtMs: 1795325089_000 }]],
     ["upsert-inbound-location", [{ ...base, waMessageId: "3EB068D3A2126F1E4275", from: alice, type: "location", content: "Eiffel Tower", receivedAtMs: 1795325089_000 }]],
     ["upsert-inbound-contact", [{ ...base, waMessageId: "3EB09B3C8A92DF59F40F", from: alice, type: "contact", content: "Dave", receivedAtMs: 1795325089_000 }]],
-    ["upsert-inbound-other-poll", [{ ...base, waMessageId: "3EB0ABD28193418C941D", from: alice, type: "other", content: "", receivedAtMs: 1795325090_000 }]],
+    // A poll (the fixture's name predates polls, when it mapped to type other).
+    ["upsert-inbound-other-poll", [{ ...base, waMessageId: "3EB0ABD28193418C941D", from: alice, type: "poll", content: "Lunch?", receivedAtMs: 1795325090_000 }]],
     ["upsert-inbound-ephemeral-image", [{ ...base, waMessageId: "3EB0055B7905E8A2A565", from: alice, type: "image", content: "disappearing", receivedAtMs: 1795325090_000 }]],
     ["upsert-inbound-view-once-image", [{ ...base, waMessageId: "3EB03684B71D6C65DC49", from: alice, type: "image", content: "see once", receivedAtMs: 1795325090_000 }]],
     ["upsert-inbound-offline-append", [{ ...base, waMessageId: "3EB045284F4247E09E6E", from: alice, type: "text", content: "sent while you were away", receivedAtMs: 1795325092_000 }]],
