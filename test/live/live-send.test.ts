@@ -57,6 +57,11 @@ describe("live send lifecycle", () => {
         // Beyond the seed (docs/api.md § "Act on a message").
         editedAt: null,
         revokedAt: null,
+        location: null,
+        contact: null,
+        mentions: null,
+        voiceNote: null,
+        poll: null,
       })
       await h.settle()
 
