@@ -127,6 +127,12 @@ export interface MessageSecrets {
   /** Stores the secret of a message we sent. */
   rememberSent(sent: WaMessageLike | undefined, self: SelfIdentity): Promise<void>
   /**
+   * The secret a part must be sent with: the one stored for its WhatsApp id if any, else a new one,
+   * stored before the part goes out. A part sent again (a crash before its ack, a failover) then
+   * carries the secret its first copy did, which votes on a poll are sealed with.
+   */
+  secretForSend(waMessageId: string, chatJid: string, self: SelfIdentity): Promise<Uint8Array>
+  /**
    * The upsert with each contact's encrypted edit replaced by the edit it decrypts to, so it maps
    * like a plain one; an edit that cannot be decrypted is logged at warn, counted and left out.
    */
@@ -235,6 +241,18 @@ export function createMessageSecrets(ctx: SecretsContext, phoneId: string, decod
   return {
     async rememberUpsert(upsert, self) {
       await save(upsert.messages.flatMap((m) => rowOf(m, self) ?? []))
+    },
+    async secretForSend(waMessageId, chatJid, self) {
+      const chat = normalizeUserJid(chatJid)
+      const mine = (rows: readonly MessageSecret[]) => rows.find((r) => r.chatJid === chat && self.id && r.senderJid === normalizeUserJid(self.id))
+      const stored = mine(await ctx.store.findMessageSecrets(phoneId, waMessageId))
+      if (stored) return stored.secret
+      const message = { messageContextInfo: { messageSecret: new Uint8Array(randomBytes(SECRET_BYTES)) } } as WithSecret
+      const fresh = secretRowOf({ key: { id: waMessageId, remoteJid: chatJid, fromMe: true }, message }, self, phoneId, ctx.clock.nowMs())
+      if (!fresh) throw new Error("the phone's own identity is not known yet")
+      // First stored wins: a concurrent sender of the same part gets the same secret back.
+      await ctx.store.write((q) => q.saveMessageSecrets([fresh]))
+      return mine(await ctx.store.findMessageSecrets(phoneId, waMessageId))?.secret ?? fresh.secret
     },
     async rememberSent(sent, self) {
       const row = sent ? rowOf({ ...sent, key: { ...sent.key, fromMe: true } }, self) : null

@@ -15,16 +15,18 @@ export function userJidOf(address: string): string {
 }
 
 /** The Baileys content of a part that is a location, a contact card or a poll, or null for text and media. */
-export function kindContent(part: OutboundPart): AnyMessageContent | null {
+export function kindContent(part: OutboundPart, pollSecret?: Uint8Array): AnyMessageContent | null {
   if (part.location) {
     const { latitude, longitude, name, address } = part.location
     return { location: { degreesLatitude: latitude, degreesLongitude: longitude, ...(name ? { name } : {}), ...(address ? { address } : {}) } }
   }
   if (part.contact) return { contacts: { displayName: part.contact.displayName, contacts: [{ displayName: part.contact.displayName, vcard: part.contact.vcard }] } }
   // A selectable count of 1 is a single-answer poll (Baileys sends pollCreationMessageV3, as the
-  // apps do); 0 lets a voter choose any number. Baileys adds the poll's messageSecret, which is
-  // stored with every sent message's (docs/live-whatsapp.md § "Poll votes").
-  if (part.poll) return { poll: { name: part.poll.question, values: part.poll.options, selectableCount: part.poll.multipleAnswers ? 0 : 1 } }
+  // apps do); 0 lets a voter choose any number. The poll's messageSecret is the one stored for
+  // its WhatsApp id before it went out (docs/live-whatsapp.md § "Poll votes").
+  if (part.poll) {
+    return { poll: { name: part.poll.question, values: part.poll.options, selectableCount: part.poll.multipleAnswers ? 0 : 1, ...(pollSecret ? { messageSecret: pollSecret } : {}) } }
+  }
   return null
 }
 

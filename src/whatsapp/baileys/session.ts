@@ -151,8 +151,8 @@ export function bridgeLogger(logger: Logger, bindings: Record<string, unknown>):
  * through here: wagate encrypts and uploads the downloaded file itself (media-message.ts), so
  * Baileys is never handed a file or a URL to read.
  */
-export function partContent(part: OutboundPart): Parameters<WASocket["sendMessage"]>[1] {
-  const kind = kindContent(part)
+export function partContent(part: OutboundPart, pollSecret?: Uint8Array): Parameters<WASocket["sendMessage"]>[1] {
+  const kind = kindContent(part, pollSecret)
   if (kind) return withMentions(kind, part)
   if (part.text !== undefined && part.media === undefined) return withMentions({ text: part.text }, part)
   throw new TypeError(`part ${part.waMessageId} has no text, location or contact card`)
@@ -265,7 +265,7 @@ export class BaileysSession implements WhatsAppSession {
     const options = await sendOptions(part, async (id) => (this.resend ? this.resend.getMessage({ id }) : undefined))
     const sent = part.media
       ? await sendMediaPart(await this.ctx.baileys(), sock, { ...part, media: part.media }, options, { nowMs: () => this.ctx.clock.nowMs(), log: this.log })
-      : await sock.sendMessage(part.toJid, partContent(part), options)
+      : await sock.sendMessage(part.toJid, partContent(part, part.poll ? await this.secrets?.secretForSend(part.waMessageId, part.toJid, sock.user ?? {}) : undefined), options)
     await this.resend?.remember(sent)
     await this.secrets?.rememberSent(sent, sock.user ?? {})
   }
