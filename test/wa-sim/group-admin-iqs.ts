@@ -69,8 +69,9 @@ function addSeats(call: { request: IqRequest; account: SimAccount; book: GroupBo
     if (!who || ("onWhatsApp" in who && !who.onWhatsApp)) return { tag: "participant", attrs: { jid, error: "404" } }
     if (call.group.seatOf(who)) return { tag: "participant", attrs: { jid, error: "409" } }
     if ("onWhatsApp" in who && call.book.refusesAdds(who)) {
-      const expiration = String(nowS(call.request) + ADD_REQUEST_TTL_S)
-      return { tag: "participant", attrs: { jid, error: "403" }, content: [{ tag: "add_request", attrs: { code: inviteCode(), expiration } }] }
+      const invite = { code: inviteCode(), expiration: String(nowS(call.request) + ADD_REQUEST_TTL_S) }
+      call.group.addRequests.set(who, invite)
+      return { tag: "participant", attrs: { jid, error: "403" }, content: [{ tag: "add_request", attrs: invite }] }
     }
     call.group.seats.push({ who, rank: "member" })
     return { tag: "participant", attrs: call.group.participantAttrs(who) }

@@ -44,6 +44,8 @@ export class AdminGroup {
   readonly pending: SimContact[] = []
   /** The paired account asked to join and waits for an admin. */
   mePending = false
+  /** The invite each privacy-refused add handed back, newest per contact (its group invite message should carry it). */
+  readonly addRequests = new Map<SimContact, { code: string; expiration: string }>()
 
   constructor(
     readonly id: string,
