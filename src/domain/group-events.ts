@@ -2,7 +2,7 @@ import { Type, type Static } from "@sinclair/typebox"
 import { GROUP_JID_PATTERN } from "../lib/formats"
 import { named, Nullable, OneOf, Timestamp } from "../lib/schema"
 import { toIso } from "../lib/time"
-import { GROUP_MEMBER_ADD_MODES, GROUP_PARTICIPANT_ACTIONS, type Environment } from "../lib/vocabulary"
+import { GROUP_MEMBER_ADD_MODES, GROUP_CHANGE_ACTIONS, type Environment } from "../lib/vocabulary"
 import type { StoreQueries, WriteTx } from "../store/store"
 import type { GroupChange, GroupNotice, GroupSettingsChanges } from "../whatsapp/gateway"
 import type { OutboxEvent } from "../webhooks/outbox"
@@ -40,7 +40,7 @@ export const GroupParticipantsData = named(
     {
       phoneId: PhoneId,
       groupId: GroupId,
-      action: OneOf(GROUP_PARTICIPANT_ACTIONS, {
+      action: OneOf(GROUP_CHANGE_ACTIONS, {
         description: "What happened to `participants`: `left` when they removed themselves, `requested` when they asked to join a group whose admins approve members.",
       }),
       participants: Type.Array(Member, { minItems: 1 }),

@@ -76,12 +76,8 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number]
 
 /** What a `group.participants` event says happened to its participants (docs/webhooks.md § "Group events"). */
-export const GROUP_PARTICIPANT_ACTIONS = ["added", "removed", "left", "promoted", "demoted", "requested"] as const
-export type GroupParticipantAction = (typeof GROUP_PARTICIPANT_ACTIONS)[number]
-
-/** Who may add members to a group: its admins only, or every member. */
-export const GROUP_MEMBER_ADD_MODES = ["admins", "all"] as const
-export type GroupMemberAddMode = (typeof GROUP_MEMBER_ADD_MODES)[number]
+export const GROUP_CHANGE_ACTIONS = ["added", "removed", "left", "promoted", "demoted", "requested"] as const
+export type GroupChangeAction = (typeof GROUP_CHANGE_ACTIONS)[number]
 
 /** What a recipient's receipt says of a message (a read implies the delivery). */
 export type ReceiptKind = Extract<MessageStatus, "delivered" | "read">

@@ -4,7 +4,7 @@
  * outside src/whatsapp/baileys/ knows Baileys exists, and tests plug in a fake.
  */
 
-import type { GroupMemberAddMode, GroupParticipantAction, InboundType, MessageErrorCode, PresenceState, ReceiptKind } from "../lib/vocabulary"
+import type { GroupMemberAddMode, GroupChangeAction, InboundType, MessageErrorCode, PresenceState, ReceiptKind } from "../lib/vocabulary"
 import type { ConnectionFailure } from "./failures"
 
 /**
@@ -221,7 +221,7 @@ export interface GroupSettingsChanges {
 /** One change to a group; participants are E.164 when WhatsApp tells the number, else `…@lid`. */
 export type GroupChange =
   | { kind: "joined"; subject: string }
-  | { kind: "participants"; action: GroupParticipantAction; participants: string[] }
+  | { kind: "participants"; action: GroupChangeAction; participants: string[] }
   | { kind: "updated"; changes: GroupSettingsChanges }
 
 /** What one group notification of WhatsApp's said: who changed what in which group, and when. */
