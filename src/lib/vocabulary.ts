@@ -68,8 +68,16 @@ export const EVENT_TYPES = [
   "phone.disconnected",
   "message.edited",
   "message.revoked",
+  // Groups (docs/webhooks.md § "Group events").
+  "group.joined",
+  "group.participants",
+  "group.updated",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
+
+/** What a `group.participants` event says happened to its participants (docs/webhooks.md § "Group events"). */
+export const GROUP_CHANGE_ACTIONS = ["added", "removed", "left", "promoted", "demoted", "requested"] as const
+export type GroupChangeAction = (typeof GROUP_CHANGE_ACTIONS)[number]
 
 /** What a recipient's receipt says of a message (a read implies the delivery). */
 export type ReceiptKind = Extract<MessageStatus, "delivered" | "read">

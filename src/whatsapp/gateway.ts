@@ -4,7 +4,7 @@
  * outside src/whatsapp/baileys/ knows Baileys exists, and tests plug in a fake.
  */
 
-import type { GroupMemberAddMode, GroupParticipantAction, InboundType, MessageErrorCode, PresenceState, ReceiptKind } from "../lib/vocabulary"
+import type { GroupChangeAction, GroupMemberAddMode, GroupParticipantAction, InboundType, MessageErrorCode, PresenceState, ReceiptKind } from "../lib/vocabulary"
 import type { ConnectionFailure } from "./failures"
 
 /**
@@ -204,6 +204,35 @@ export type InboundAction =
   | { kind: "edit"; targetWaMessageId: string; from: string; content: string; atMs: number }
   | { kind: "revoke"; targetWaMessageId: string; from: string; atMs: number }
 
+/** A group's settings that changed, by the names of `PATCH /v1/groups/{groupId}` (plus the picture). */
+export interface GroupSettingsChanges {
+  subject?: string
+  /** `""` when the description was removed. */
+  description?: string
+  announce?: boolean
+  locked?: boolean
+  memberAddMode?: GroupMemberAddMode
+  approvalMode?: boolean
+  /** 0 when disappearing messages were turned off. */
+  ephemeralSeconds?: number
+  picture?: "set" | "removed"
+}
+
+/** One change to a group; participants are E.164 when WhatsApp tells the number, else `…@lid`. */
+export type GroupChange =
+  | { kind: "joined"; subject: string }
+  | { kind: "participants"; action: GroupChangeAction; participants: string[] }
+  | { kind: "updated"; changes: GroupSettingsChanges }
+
+/** What one group notification of WhatsApp's said: who changed what in which group, and when. */
+export interface GroupNotice {
+  groupId: string
+  /** Who made the changes: E.164, `…@lid`, or null when WhatsApp does not say. */
+  by: string | null
+  atMs: number
+  changes: GroupChange[]
+}
+
 /** WhatsApp no longer has the file (its media host answered 404 or 410, or the phone refused to upload it again). */
 export class MediaGoneError extends Error {
   constructor(readonly httpStatus: number | null) {
@@ -344,6 +373,8 @@ export interface SessionEvents {
   inbound(message: InboundMessage): void
   /** A contact reacted to, edited or deleted an earlier message (optional: a listener that records no inbound ignores it). */
   inboundAction?(action: InboundAction): void
+  /** A group of this phone changed, or this phone joined one (optional: a listener that records no events ignores it). */
+  groupChanged?(notice: GroupNotice): void
   /**
    * WhatsApp's end-of-offline-queue marker had not come in time after login, so the adapter
    * released the inbound events it was holding (docs/live-whatsapp.md § "Receiving stalls");

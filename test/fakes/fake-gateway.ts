@@ -4,6 +4,7 @@ import type { ConnectionFailure, ConnectionFailureCode } from "../../src/whatsap
 import type {
   DisconnectReason,
   GroupInfo,
+  GroupNotice,
   InboundAction,
   InboundMessage,
   OutboundPart,
@@ -289,6 +290,11 @@ export class FakeSession implements WhatsAppSession {
   /** A contact reacted to, edited or deleted an earlier message. */
   act(action: InboundAction): void {
     this.events.inboundAction?.(action)
+  }
+
+  /** WhatsApp told of a change to one of the phone's groups. */
+  groupChanged(notice: GroupNotice): void {
+    this.events.groupChanged?.(notice)
   }
 
   /** WhatsApp's end-of-offline-queue marker did not come in time: the adapter released what it held. */
