@@ -3,6 +3,7 @@ import { isE164, isLidJid } from "../lib/formats"
 import type { StoreQueries } from "../store/store"
 import type { GroupDetail, GroupSettings } from "./group-model"
 import type { DomainContext } from "./context"
+import type { PhoneRow } from "../store/phones"
 import { SANDBOX_GROUPS } from "./sandbox"
 
 /*
@@ -140,3 +141,27 @@ export function sandboxDetail(state: SandboxGroupState): GroupDetail {
     pictureUrl: null,
   }
 }
+
+/** The account's sandbox group whose current invite is `code` (stored ones, then the seed's untouched ones), or null. */
+export async function groupWithInvite(q: StoreQueries, phone: PhoneRow, code: string): Promise<SandboxGroupState | null> {
+  const stored = (await q.listSandboxGroups(phone.accountId)).map((row) => JSON.parse(row.state) as SandboxGroupState)
+  const found = stored.find((s) => s.inviteCode === code)
+  if (found !== undefined) return found
+  const phones = (await q.listPhones(phone.accountId)).map((p) => p.phoneNumber)
+  const seeds = SANDBOX_GROUPS.filter((g) => !stored.some((s) => s.id === g.id)).map((g) => seedGroupState(g.id, phones)!)
+  return seeds.find((s) => s.inviteCode === code) ?? null
+}
+
+/** The sandbox groups a phone is in, for `GET /v1/groups`: the seed's (unless it left them) and those created. */
+export async function sandboxGroupsOf(ctx: DomainContext, phone: PhoneRow): Promise<{ id: string; name: string; isCommunityAnnounce: boolean }[]> {
+  const stored = (await ctx.store.listSandboxGroups(phone.accountId)).map((row) => JSON.parse(row.state) as SandboxGroupState)
+  const seeds = SANDBOX_GROUPS.filter((g) => !stored.some((s) => s.id === g.id)).map((g) => ({ ...g }))
+  const mine = stored.filter((s) => memberOf(s, phone.phoneNumber) !== undefined)
+  const seedIds = new Set(SANDBOX_GROUPS.map((g) => g.id))
+  return [
+    ...SANDBOX_GROUPS.flatMap((g) => (seeds.some((s) => s.id === g.id) ? [{ ...g }] : mine.filter((s) => s.id === g.id).map(toListed))),
+    ...mine.filter((s) => !seedIds.has(s.id)).map(toListed),
+  ]
+}
+
+const toListed = (s: SandboxGroupState) => ({ id: s.id, name: s.subject, isCommunityAnnounce: s.isCommunityAnnounce })

@@ -10,6 +10,7 @@ import {
   GROUP_CREATE_PARTICIPANTS_MAX,
   GROUP_DESCRIPTION_MAX,
   inviteCodeOf,
+  requireGroupId,
   type GroupChangesCommand,
   type GroupDetail,
   type ParticipantResult,
@@ -82,7 +83,8 @@ export interface GroupServiceDeps {
 export function createGroupService(deps: GroupServiceDeps): GroupService {
   const sandbox = sandboxGroupOps(deps.ctx)
   const live = liveGroupOps(deps)
-  const on = async (principal: Principal, fromPhoneId: string) => {
+  const on = async (principal: Principal, fromPhoneId: string, groupId?: string) => {
+    if (groupId !== undefined) requireGroupId(groupId)
     const phone = await resolvePhone(deps.ctx, principal.accountId, fromPhoneId)
     return { phone, ops: principal.env === "test" ? sandbox : live }
   }
@@ -97,25 +99,25 @@ export function createGroupService(deps: GroupServiceDeps): GroupService {
       return ops.create(phone, { ...cmd, participants })
     },
     async detail(principal, fromPhoneId, groupId) {
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.detail(phone, groupId)
     },
     async update(principal, fromPhoneId, groupId, changes) {
       checkChanges(changes)
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.update(phone, groupId, changes)
     },
     async participants(principal, fromPhoneId, groupId, action, participants) {
       const distinct = distinctParticipants(participants, GROUP_ACTION_PARTICIPANTS_MAX)
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.participants(phone, groupId, action, distinct)
     },
     async invite(principal, fromPhoneId, groupId) {
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.invite(phone, groupId)
     },
     async revokeInvite(principal, fromPhoneId, groupId) {
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.revokeInvite(phone, groupId)
     },
     async join(principal, fromPhoneId, invite) {
@@ -124,7 +126,7 @@ export function createGroupService(deps: GroupServiceDeps): GroupService {
       return ops.join(phone, code)
     },
     async leave(principal, fromPhoneId, groupId) {
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.leave(phone, groupId)
     },
   }
