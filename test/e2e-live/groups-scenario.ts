@@ -102,7 +102,7 @@ export function describeGroups(label: string, options: { prepare: () => Promise<
       const theirs = sim.group({ subject: "Theirs", members: [boss, alice], admins: [boss] })
       const res = await api.call("POST", `/groups/${theirs.jid}/participants`, { fromPhoneId: ME, action: "remove", participants: [`+${alice.phoneNumber}`] })
       expect(res.status).toBe(403)
-      expect(JSON.stringify(res.body)).toContain("admin")
+      expect(res.body.message).toEqual([`Phone ${ME} is not an admin of group ${theirs.jid}: this action needs admin rights`])
       const settings = await api.call("PATCH", `/groups/${theirs.jid}`, { fromPhoneId: ME, locked: true })
       expect(settings.status).toBe(403)
       const invite = await api.call("GET", `/groups/${theirs.jid}/invite?fromPhoneId=${encodeURIComponent(ME)}`)
@@ -133,7 +133,7 @@ export function describeGroups(label: string, options: { prepare: () => Promise<
       open.revokedCodes.add(revoked)
       open.code = "R".repeat(22)
       const refused = await api.call("POST", "/groups/join", { fromPhoneId: ME, invite: revoked })
-      expect([400, 404, 409, 410]).toContain(refused.status)
+      expect(refused.status).toBe(404)
     }, STEP_TIMEOUT_MS)
 
     test("leave: 204, WhatsApp no longer counts the phone in, and the group's detail is then 404", async () => {
