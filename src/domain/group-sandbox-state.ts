@@ -36,7 +36,7 @@ export interface SandboxGroupState {
 /** The magic participants of sandbox groups. */
 export const SANDBOX_NOT_ON_WHATSAPP = "+12025550101"
 export const SANDBOX_INVITED = "+12025550106"
-/** The owner of the seed's announcement group (the account's phones are plain members there). */
+/** The owner of the seed's announcement group (the account's phones are its admins, docs/api.md § "Sandbox (test keys)"). */
 const SEED_OWNER = "+12025550100"
 /** The seed groups' creation time: fixed, so their detail is the same on every run. */
 const SEED_CREATED_AT_MS = Date.UTC(2024, 0, 1)
@@ -58,7 +58,7 @@ export function seedGroupState(groupId: string, phones: string[]): SandboxGroupS
     settings: { ...DEFAULT_SETTINGS, announce },
     members: [
       ...(announce ? [{ id: SEED_OWNER, isAdmin: true, isSuperAdmin: true }] : []),
-      ...phones.map((id, i) => ({ id, isAdmin: !announce, isSuperAdmin: !announce && i === 0 })),
+      ...phones.map((id, i) => ({ id, isAdmin: true, isSuperAdmin: !announce && i === 0 })),
       { id: "+12025550102", isAdmin: false, isSuperAdmin: false },
     ],
     pending: [],

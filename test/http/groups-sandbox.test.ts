@@ -141,12 +141,16 @@ describe("sandbox groups: errors", () => {
   })
 
   test("an admin action in a group where the phone is a plain member is 403 with that sentence; a group it is not in is 404", async () => {
-    const { from, call } = await tenant()
-    const res = await call("PATCH", at(ANNOUNCEMENTS), { fromPhoneId: from, announce: false })
-    expect(expectErrorEnvelope(res, 403, "Forbidden")).toEqual([`Phone ${from} is not an admin of group ${ANNOUNCEMENTS}: this action needs admin rights`])
-    const remove = await call("POST", `${at(ANNOUNCEMENTS)}/participants`, { fromPhoneId: from, action: "remove", participants: ["+12025550102"] })
+    const { from, call, account } = await tenant()
+    const member = (await h.seedPhone(account.id, "+14155550188")).phoneNumber
+    const group = (await call("POST", "/v1/groups", { fromPhoneId: from, subject: "Run by one", participants: [member] })).body.data.group
+    const res = await call("PATCH", at(group.id), { fromPhoneId: member, announce: true })
+    expect(expectErrorEnvelope(res, 403, "Forbidden")).toEqual([`Phone ${member} is not an admin of group ${group.id}: this action needs admin rights`])
+    const remove = await call("POST", `${at(group.id)}/participants`, { fromPhoneId: member, action: "remove", participants: [from] })
     expect(remove.status).toBe(403)
-    expect((await call("GET", `${at(ANNOUNCEMENTS)}/invite?fromPhoneId=${encodeURIComponent(from)}`)).status).toBe(403)
+    expect((await call("GET", `${at(group.id)}/invite?fromPhoneId=${encodeURIComponent(member)}`)).status).toBe(403)
+    // A plain member may still change the subject of a group that is not locked, as in WhatsApp.
+    expect((await call("PATCH", at(group.id), { fromPhoneId: member, subject: "Renamed" })).status).toBe(200)
     const unknown = await call("GET", `${at("120363000000000009@g.us")}?fromPhoneId=${encodeURIComponent(from)}`)
     expect(expectErrorEnvelope(unknown, 404, "Not Found")).toEqual([`Phone ${from} is not in group 120363000000000009@g.us`])
   })
