@@ -68,7 +68,7 @@ export function seedGroupState(groupId: string, phones: string[]): SandboxGroupS
 
 /** The seed groups' invite codes until revoked: fixed, so docs and scripts can use them. */
 export function seedInviteCode(groupId: string): string {
-  return `Sandbox${groupId.slice(-4)}Invite0000`
+  return `Sandbox${groupId.split("@")[0]!.slice(-4)}Invite0000`
 }
 
 /** A new sandbox group id (`120363…@g.us`) and invite code, drawn from a fresh wagate id. */

@@ -111,6 +111,16 @@ describe("sandbox groups: success", () => {
     expect((await call("GET", `${at(group.id)}?fromPhoneId=${encodeURIComponent(other.phoneNumber)}`)).status).toBe(200)
   })
 
+  test("the seed groups' documented invite codes work until revoked", async () => {
+    const { from, call } = await tenant()
+    const invite = (await call("GET", `${at(TEAM)}/invite?fromPhoneId=${encodeURIComponent(from)}`)).body.data
+    expect(invite).toEqual({ code: "Sandbox0001Invite0000", url: "https://chat.whatsapp.com/Sandbox0001Invite0000" })
+    await call("POST", `${at(TEAM)}/leave`, { fromPhoneId: from })
+    const back = await call("POST", "/v1/groups/join", { fromPhoneId: from, invite: invite.url })
+    expect(back.status).toBe(200)
+    expect(back.body.data.id).toBe(TEAM)
+  })
+
   test("a text sent to a group the sandbox created is sent, not refused as a group the phone cannot post to", async () => {
     const { from, call } = await tenant()
     const group = (await call("POST", "/v1/groups", { fromPhoneId: from, subject: "Posts", participants: ["+14155550199"] })).body.data.group
