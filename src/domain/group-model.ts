@@ -7,7 +7,7 @@ import { GROUP_EPHEMERAL_SECONDS } from "../lib/vocabulary"
 import type { GroupDetailInfo, GroupMemberOutcome, GroupPerson } from "../whatsapp/gateway"
 
 /*
- * The groups API's shapes and rules (API-DECISIONS § 15; docs/api.md § "Groups"), shared by the
+ * The groups API's shapes and rules (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"), shared by the
  * sandbox (group-sandbox.ts) and live phones (group-live.ts).
  */
 

@@ -7,7 +7,7 @@ import type { PhoneRow } from "../store/phones"
 import { SANDBOX_GROUPS } from "./sandbox"
 
 /*
- * A sandbox group's state (docs/api.md § "Groups", sandbox): what a test key's groups hold, kept
+ * A sandbox group's state (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave", the sandbox): what a test key's groups hold, kept
  * in the store as one JSON document per account and group (src/store/sandbox-groups.ts). The
  * seed's two groups exist for every phone of the account until something changes them; the
  * first change writes them, with every phone of the account as a member.

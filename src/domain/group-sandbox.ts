@@ -22,7 +22,7 @@ import {
 import type { CreateGroupCommand, GroupCreated, GroupJoined, GroupOps } from "./group-service"
 
 /*
- * The groups API for test keys (docs/api.md § "Groups", sandbox): every action applies to the
+ * The groups API for test keys (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave", the sandbox): every action applies to the
  * account's sandbox groups in the store, with WhatsApp's rules (members only, admins for admin
  * actions) and the magic participants: +12025550101 is not on WhatsApp, +12025550106 refuses adds
  * by privacy and is sent an invite instead.

@@ -23,7 +23,7 @@ import { resolvePhone } from "./phones"
 import { errors } from "../lib/errors"
 
 /*
- * The groups API (API-DECISIONS § 15; docs/api.md § "Groups"): checks the input once, resolves
+ * The groups API (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"): checks the input once, resolves
  * the phone, and hands the request to the sandbox (test keys) or the phone's WhatsApp session
  * (live keys), which share one set of operations.
  */

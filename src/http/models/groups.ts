@@ -34,7 +34,7 @@ export const ListGroupsQuery = explainUnknownFields(
   ENVIRONMENT_FROM_KEY,
 )
 
-// ---- Groups this phone runs (API-DECISIONS § 15) ----
+// ---- Groups this phone runs (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave") ----
 
 const FromPhoneId = Type.String({
   minLength: 1,
