@@ -83,7 +83,7 @@ const CHANGE_OF: Record<Exclude<GroupParticipantAction, "reject">, GroupChangeAc
 const doneOf = (results: ParticipantResult[]) => results.filter((r) => r.result !== "invited" && r.result !== "not_on_whatsapp" && r.result !== "not_in_group" && r.result !== "failed").map((r) => r.participant)
 
 /** The sandbox's group operations. */
-export function sandboxGroupOps(ctx: DomainContext): GroupOps {
+export function createSandboxGroupOps(ctx: DomainContext): GroupOps {
   /** Runs `fn` in a write; the group changes it reports are recorded as events in the same transaction, made by the phone. */
   const write = <T>(phone: PhoneRow, fn: (q: StoreQueries, changed: (groupId: string, ...changes: GroupChange[]) => void) => Promise<T>) =>
     ctx.store.write(async (q, tx: WriteTx) => {

@@ -15,8 +15,8 @@ import {
   type GroupDetail,
   type ParticipantResult,
 } from "./group-model"
-import { liveGroupOps } from "./group-live"
-import { sandboxGroupOps } from "./group-sandbox"
+import { createLiveGroupOps } from "./group-live"
+import { createSandboxGroupOps } from "./group-sandbox"
 import type { LiveLookups } from "./live-lookups"
 import type { PhoneLinks } from "./phone-links"
 import { resolvePhone } from "./phones"
@@ -81,8 +81,8 @@ export interface GroupServiceDeps {
 }
 
 export function createGroupService(deps: GroupServiceDeps): GroupService {
-  const sandbox = sandboxGroupOps(deps.ctx)
-  const live = liveGroupOps(deps)
+  const sandbox = createSandboxGroupOps(deps.ctx)
+  const live = createLiveGroupOps(deps)
   const on = async (principal: Principal, fromPhoneId: string, groupId?: string) => {
     if (groupId !== undefined) requireGroupId(groupId)
     const phone = await resolvePhone(deps.ctx, principal.accountId, fromPhoneId)
