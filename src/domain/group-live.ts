@@ -119,6 +119,7 @@ export function createLiveGroupOps(deps: GroupServiceDeps): GroupOps {
         await ask(phone, session, detail.id, () => session.groups.update(detail.id, { description: cmd.description }))
         detail.description = cmd.description
       }
+      lookups.forgetGroups(phone.id)
       const results = await resultsOf(session, "add", jids, outcomes, async () => ({ id: detail.id, subject: detail.subject }))
       if (cmd.idempotencyKey !== undefined) {
         const row = { accountId: phone.accountId, idempotencyKey: cmd.idempotencyKey, requestFingerprint: fingerprint, phoneId: phone.id, groupId: detail.id }
@@ -134,6 +135,8 @@ export function createLiveGroupOps(deps: GroupServiceDeps): GroupOps {
     async update(phone, groupId, changes) {
       const session = await sessionOf(phone)
       await ask(phone, session, groupId, () => session.groups.update(groupId, changes))
+      // Who may post may have changed: the next send asks WhatsApp for the list again.
+      if (changes.announce !== undefined) lookups.forgetGroups(phone.id)
       return toGroupDetail(await ask(phone, session, groupId, () => session.groups.detail(groupId)), phone.phoneNumber)
     },
     async participants(phone, groupId, action, participants) {
@@ -158,12 +161,14 @@ export function createLiveGroupOps(deps: GroupServiceDeps): GroupOps {
       const session = await sessionOf(phone)
       const joined = await ask(phone, session, null, () => session.groups.join(code))
       if (!joined.joined) return { requested: true }
+      lookups.forgetGroups(phone.id)
       const detail = await ask(phone, session, joined.groupJid, () => session.groups.detail(joined.groupJid))
       return { requested: false, group: toGroupDetail(detail, phone.phoneNumber) }
     },
     async leave(phone, groupId) {
       const session = await sessionOf(phone)
       await ask(phone, session, groupId, () => session.groups.leave(groupId))
+      lookups.forgetGroups(phone.id)
     },
   }
 }
