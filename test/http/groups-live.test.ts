@@ -57,7 +57,7 @@ describe("live groups: success", () => {
     expect((await call("POST", "/v1/groups", { ...body, subject: "Other" })).status).toBe(400)
   })
 
-  test("a group just created is listed and postable at once: the phone's cached group list is dropped, not served for 5 minutes", async () => {
+  test("a group just created is listed at once (and so postable): the phone's cached group list is dropped, not served for 5 minutes", async () => {
     const { from, call, phone } = await livePhone()
     h.gateway.groups.set(phone.id, [])
     expect((await call("GET", `/v1/groups?fromPhoneId=${encodeURIComponent(from)}`)).body.data).toEqual([])
