@@ -11,6 +11,7 @@ import { PollVoteData } from "./poll-rules"
 import { MessageEditedData, MessageRevokedData } from "./inbound-events"
 import { CallEndedData, CallReceivedData } from "./call-events"
 import { MessageReactionData } from "./reaction-event"
+import { GROUP_EVENT_ENTRIES } from "./group-events"
 import { ConnectionStatusSchema, ErrorCodeSchema, FromUsername, InboundTypeSchema } from "./schemas"
 
 /*
@@ -142,6 +143,7 @@ export const EVENT_CATALOGUE = {
   "poll.vote": { data: PollVoteData, firesWhen: "Someone voted on a poll of ours or a contact's, changed their vote or withdrew it." },
   "call.received": { data: CallReceivedData, firesWhen: "Someone called a live phone (once per call)." },
   "call.ended": { data: CallEndedData, firesWhen: "An incoming call ended: missed, rejected or answered on another device (once per call)." },
+  ...GROUP_EVENT_ENTRIES,
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>
 
 /** Every event name, in catalogue order. */
@@ -202,10 +204,8 @@ export function buildMessageReceivedData(row: InboundRow): EventData<"message.re
  * The data of `phone.connected` or `phone.disconnected` for a phone in its new state. A connected
  * phone has no reason and nothing to reconnect.
  */
-export function buildPhoneEventData(
-  phone: PhoneRow,
-  change: { reason?: string; willReconnect?: boolean },
-): EventData<"phone.connected"> | EventData<"phone.disconnected"> {
+type PhoneEventData = EventData<"phone.connected"> | EventData<"phone.disconnected">
+export function buildPhoneEventData(phone: PhoneRow, change: { reason?: string; willReconnect?: boolean }): PhoneEventData {
   const common = {
     phoneId: phone.id,
     phoneNumber: phone.phoneNumber,

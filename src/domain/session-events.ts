@@ -12,6 +12,7 @@ import { recordInbound } from "./inbound"
 import { recordInboundAction } from "./inbound-actions"
 import { recordPollVote } from "./polls"
 import { callEventsFor } from "./calls"
+import { recordGroupNotice } from "./group-events"
 import { PAIRING_MAX_CODES, PAIRING_MAX_QR_CODES } from "./pairing-attempts"
 import { recordFailure, type StatusChange } from "./phone-status"
 
@@ -90,6 +91,8 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
       void recordInboundAction(ctx, phoneId, action).catch((err) => ctx.logger.error("recording a reaction, edit or deletion failed", { phoneId, err })),
     pollVote: (vote) => void recordPollVote(ctx, phoneId, vote).catch((err) => ctx.logger.error("recording a poll vote failed", { phoneId, err })),
     call: callEventsFor(ctx, phoneId, session),
+    groupChanged: (notice) =>
+      void recordGroupNotice(ctx, phoneId, notice).catch((err) => ctx.logger.error("recording a group change failed", { phoneId, err })),
     offlineMarkerMissed: (info) => {
       if (!current() || h.stopped()) return
       void recordOfflineMarkerMissed(h, phoneId, info).catch((err) => ctx.logger.error("recording the offline-marker watchdog failed", { phoneId, err }))

@@ -68,6 +68,15 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["post", "/v1/messages/inbound/{messageId}/vote", 200, "voteOnPoll", REQUIRED_SCOPES.send],
   // Beyond the seed (docs/api.md § "Calls").
   ["post", "/v1/calls/{callId}/reject", 204, "rejectCall", REQUIRED_SCOPES.send],
+  // Beyond the seed (docs/api.md § "Groups"): reads with any group or message scope, changes with groups:write.
+  ["post", "/v1/groups", 201, "createGroup", REQUIRED_SCOPES.groupsWrite],
+  ["get", "/v1/groups/{groupId}", 200, "getGroup", REQUIRED_SCOPES.groupDetailRead],
+  ["patch", "/v1/groups/{groupId}", 200, "updateGroup", REQUIRED_SCOPES.groupsWrite],
+  ["post", "/v1/groups/{groupId}/participants", 200, "updateGroupParticipants", REQUIRED_SCOPES.groupsWrite],
+  ["get", "/v1/groups/{groupId}/invite", 200, "getGroupInvite", REQUIRED_SCOPES.groupsWrite],
+  ["delete", "/v1/groups/{groupId}/invite", 200, "revokeGroupInvite", REQUIRED_SCOPES.groupsWrite],
+  ["post", "/v1/groups/join", 200, "joinGroup", REQUIRED_SCOPES.groupsWrite],
+  ["post", "/v1/groups/{groupId}/leave", 204, "leaveGroup", REQUIRED_SCOPES.groupsWrite],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]

@@ -111,6 +111,16 @@ describe("the event catalogue", () => {
     // An incoming call that rings and is missed (docs/api.md § "Calls").
     session.callStep({ callId: "CALL1", stage: "offered", from: "+14155550166", callerJid: "14155550166@s.whatsapp.net", isVideo: true, isGroup: false, atMs: nowMs })
     session.callStep({ callId: "CALL1", stage: "timed_out", from: "+14155550166", callerJid: "14155550166@s.whatsapp.net", isVideo: true, isGroup: false, atMs: nowMs + 30_000 })
+    session.groupChanged({
+      groupId: "120363111111111111@g.us",
+      by: "+14155550166",
+      atMs: nowMs,
+      changes: [
+        { kind: "joined", subject: "Weekend football" },
+        { kind: "participants", action: "promoted", participants: [phone.phoneNumber] },
+        { kind: "updated", changes: { subject: "Sunday football", description: "", approvalMode: true, picture: "set" } },
+      ],
+    })
     await h.settle()
     session.drop("connection_lost")
     await h.settle()

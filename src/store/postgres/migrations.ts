@@ -9,6 +9,7 @@ import { WA_CONTACTS_SQL } from "./migration-8-wa-contacts"
 import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
 import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { POLLS_SQL } from "./migration-11-polls"
+import { SANDBOX_GROUPS_SQL } from "./migration-13-sandbox-groups"
 import { SCHEMA_1 } from "./schema-1"
 import { CALLS_SQL } from "./migration-12-calls"
 
@@ -43,6 +44,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(10, "phones' WhatsApp Web version and client expiry", PHONES_WA_CLIENT_SQL),
   sqlMigration(11, "polls and their votes", POLLS_SQL),
   sqlMigration(12, "calls and call policies", CALLS_SQL),
+  sqlMigration(13, "sandbox groups", SANDBOX_GROUPS_SQL),
 ]
 
 /**

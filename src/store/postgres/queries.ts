@@ -18,6 +18,7 @@ import { pgUsageQueries } from "./usage"
 import { pgWaAuthQueries } from "./wa-auth"
 import { pgWaContactsQueries } from "./wa-contacts"
 import { pgCallsQueries } from "./calls"
+import { pgSandboxGroupsQueries } from "./sandbox-groups"
 import { pgWaResendQueries } from "./wa-resend"
 import { pgMessageSecretsQueries } from "./message-secrets"
 import { pgPollsQueries } from "./polls"
@@ -55,6 +56,7 @@ const PG_QUERY_GROUPS = [
   pgWaContactsQueries,
   pgPollsQueries,
   pgCallsQueries,
+  pgSandboxGroupsQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { ChangeTracker } from "./change-tracker"
 import type { Writer, WriteTx as WriterTx } from "./writer"
-import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, Store, SignalChannel, WriteTx, CallsQueries } from "../store"
+import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, SandboxGroupsQueries, Store, SignalChannel, WriteTx, CallsQueries } from "../store"
 
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
@@ -24,6 +24,7 @@ import * as phones from "./phones"
 import * as rate_buckets from "./rate-buckets"
 import * as wa_contacts from "./wa-contacts"
 import * as calls from "./calls"
+import * as sandbox_groups from "./sandbox-groups"
 import * as replies from "./replies"
 import * as send_jobs from "./send-jobs"
 import * as settings from "./settings"
@@ -190,6 +191,17 @@ function callsQueries(db: Database): CallsQueries {
   }
 }
 
+function sandboxGroupsQueries(db: Database): SandboxGroupsQueries {
+  return {
+    putSandboxGroup: async (row) => sandbox_groups.putSandboxGroup(db, row),
+    findSandboxGroup: async (accountId, groupId) => sandbox_groups.findSandboxGroup(db, accountId, groupId),
+    findSandboxGroupByIdempotencyKey: async (accountId, key) => sandbox_groups.findSandboxGroupByIdempotencyKey(db, accountId, key),
+    listSandboxGroups: async (accountId) => sandbox_groups.listSandboxGroups(db, accountId),
+    insertGroupCreation: async (row) => sandbox_groups.insertGroupCreation(db, row),
+    findGroupCreation: async (accountId, key) => sandbox_groups.findGroupCreation(db, accountId, key),
+  }
+}
+
 function rateBucketsQueries(db: Database): RateBucketsQueries {
   return {
     drawRateTokens: async (draw) => rate_buckets.drawRateTokens(db, draw),
@@ -332,6 +344,7 @@ export function sqliteQueries(db: Database): StoreQueries {
     ...waContactsQueries(db),
     ...pollsQueries(db),
     ...callsQueries(db),
+    ...sandboxGroupsQueries(db),
   }
 }
 

@@ -10,6 +10,7 @@ import {
   DEFAULT_OFFLINE_MARKER_WAIT_MS,
   type DisconnectReason,
   type GroupInfo,
+  type GroupNotice,
   type OutboundPart,
   PollSecretMissingError,
   type PollVoteSeen,
@@ -20,6 +21,7 @@ import {
 import type { LeaseFence } from "../../store/leases"
 import { loadAuthState, storedCredsArePaired, type BaileysModule, type SqliteAuthState } from "./auth-state"
 import type { SignalKeyCache } from "./key-cache"
+import { baileysGroups } from "./groups"
 import { failureCause, failureOf, upgradeRefusedError } from "./close-errors"
 import {
   closeMessage,
@@ -56,6 +58,7 @@ import { parseDescriptor } from "./inbound-details"
 import { downloadMedia, reuploadMedia } from "./media-download"
 import { sendMediaPart } from "./media-message"
 import { createOfflineWatchdog, type OfflineWatchdog } from "./offline-watchdog"
+import { createNoticeOnce, mapGroupNotification, mapPictureNotification, withJoinedSubject } from "./group-notices"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
@@ -165,6 +168,11 @@ export function partContent(part: OutboundPart, pollSecret?: Uint8Array): Parame
  */
 export class BaileysSession implements WhatsAppSession {
   private sock: WASocket | null = null
+  /** Group requests on the open socket (groups.ts). */
+  readonly groups = baileysGroups(
+    () => this.requireOpen(),
+    async (sent) => await this.resend?.remember(sent),
+  )
   private auth: SqliteAuthState | null = null
   private starting: Promise<void> | null = null
   private open = false
@@ -193,6 +201,9 @@ export class BaileysSession implements WhatsAppSession {
   private secrets: MessageSecrets | null = null
   private pollVotes: PollVotes | null = null
   private watchdog: OfflineWatchdog | null = null
+  /** Group notices in arrival order, each notification once across reconnects (group-notices.ts). */
+  private groupChain: Promise<void> = Promise.resolve()
+  private readonly groupNoticeOnce = createNoticeOnce()
   /** Whether each recent 1:1 part carried the contact's privacy token, so a 463 says which case it is. */
   private readonly privacyTokens = new PrivacyTokenLedger()
 
@@ -419,6 +430,7 @@ export class BaileysSession implements WhatsAppSession {
       if (refreshed.qr !== null) this.call(() => this.events.qr(refreshed.qr!))
     })
     this.listenForPasskeyGateAndExpiry(sock)
+    this.listenForGroupNotices(sock)
     const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)
     sock.ws.on("CB:ack,class:message", (node: AckNode) => {
       const signal = mapServerAck(node, ctx.clock.nowMs())
@@ -453,6 +465,35 @@ export class BaileysSession implements WhatsAppSession {
       onReleased: ({ atMs, held }) => {
         if (this.sock === sock) this.call(() => this.events.offlineMarkerMissed?.({ atMs, waitMs, held }))
       },
+    })
+  }
+
+  /** WhatsApp's group notifications, read off the socket once each (group-notices.ts), told in arrival order. */
+  private listenForGroupNotices(sock: WASocket): void {
+    const contextOf = () => ({
+      self: sock.user ?? { id: "" },
+      pnForLid: (lid: string) => sock.signalRepository.lidMapping.getPNForLID(lid),
+      nowMs: this.ctx.clock.nowMs(),
+    })
+    const subjectOf = async (groupId: string) => (await sock.groupMetadata(groupId)).subject ?? ""
+    const tell = (read: () => Promise<GroupNotice | null>) => {
+      this.groupChain = this.groupChain
+        .then(read)
+        .then((notice) => {
+          if (notice !== null && this.sock === sock) this.call(() => this.events.groupChanged?.(notice))
+        })
+        .catch((err) => this.log.error("mapping a group notification failed", { err }))
+    }
+    sock.ws.on("CB:notification,type:w:gp2", (node: NotificationNode) => {
+      if (this.sock !== sock || !this.groupNoticeOnce(node)) return
+      tell(async () => {
+        const mapped = await mapGroupNotification(node, contextOf())
+        return mapped === null ? null : await withJoinedSubject(mapped, subjectOf)
+      })
+    })
+    sock.ws.on("CB:notification,type:picture", (node: NotificationNode) => {
+      if (this.sock !== sock || !this.groupNoticeOnce(node)) return
+      tell(() => mapPictureNotification(node, contextOf()))
     })
   }
 
