@@ -4,7 +4,7 @@
  * outside src/whatsapp/baileys/ knows Baileys exists, and tests plug in a fake.
  */
 
-import type { GroupMemberAddMode, GroupChangeAction, InboundType, MessageErrorCode, PresenceState, ReceiptKind } from "../lib/vocabulary"
+import type { GroupChangeAction, GroupMemberAddMode, GroupParticipantAction, InboundType, MessageErrorCode, PresenceState, ReceiptKind } from "../lib/vocabulary"
 import type { ConnectionFailure } from "./failures"
 
 /**
@@ -249,6 +249,99 @@ export class MediaTooLargeError extends Error {
   }
 }
 
+// ---- Groups this phone runs (API-DECISIONS § 15): the port's group block. ----
+
+/** Someone WhatsApp names in a group: the JID it lists, and the number and LID when it told them. */
+export interface GroupPerson {
+  jid: string
+  /** E.164, when WhatsApp told the number. */
+  phoneNumber: string | null
+  /** The `…@lid` JID, when WhatsApp told it. */
+  lid: string | null
+}
+
+export interface GroupMemberInfo extends GroupPerson {
+  isAdmin: boolean
+  /** The group's creator (WhatsApp's `superadmin`). */
+  isSuperAdmin: boolean
+}
+
+/** A group's settings, as `PATCH /v1/groups/{groupId}` names them. */
+export interface GroupSettingsInfo {
+  /** Only admins may post. */
+  announce: boolean
+  /** Only admins may change the subject, description and picture. */
+  locked: boolean
+  memberAddMode: GroupMemberAddMode
+  /** Admins approve who joins by link. */
+  approvalMode: boolean
+  /** The disappearing-messages timer, 0 when off. */
+  ephemeralSeconds: number
+}
+
+/** A group as WhatsApp's metadata describes it, seen from the connected phone. */
+export interface GroupDetailInfo extends GroupSettingsInfo {
+  id: string
+  subject: string
+  description: string | null
+  owner: GroupPerson | null
+  createdAtMs: number | null
+  isCommunityAnnounce: boolean
+  participants: GroupMemberInfo[]
+  /** People waiting for an admin to approve their join (empty when the phone may not see them). */
+  pendingRequests: GroupPerson[]
+  /** Whether WhatsApp has a picture for the group. */
+  hasPicture: boolean
+}
+
+/** Changes to a group; absent fields stay. */
+export type GroupChanges = Partial<GroupSettingsInfo & { subject: string; description: string }>
+
+/** What WhatsApp answered for one participant of a create or an action, in wagate's words. */
+export type GroupMemberOutcome =
+  | { jid: string; outcome: "done" }
+  /** Their privacy settings refused the add; WhatsApp handed back an invite the phone may send them. */
+  | { jid: string; outcome: "privacy_refused"; invite: { code: string; expiresAtMs: number } }
+  | { jid: string; outcome: "not_in_group" }
+  | { jid: string; outcome: "not_on_whatsapp" }
+  /** Anything else; `detail` is WhatsApp's word for it ("409"), quoted to clients as the result's errorCode. */
+  | { jid: string; outcome: "failed"; detail: string }
+
+/** Why WhatsApp refused a group request as a whole. */
+export type GroupRefusal = "not_found" | "not_admin" | "invite_invalid" | "refused"
+
+/** WhatsApp refused a group request; `reason` is the adapter's reading of WhatsApp's answer. */
+export class GroupRefusedError extends Error {
+  constructor(
+    readonly reason: GroupRefusal,
+    readonly detail: string,
+  ) {
+    super(`WhatsApp refused the group request (${reason}, ${detail})`)
+    this.name = "GroupRefusedError"
+  }
+}
+
+/** What joining by an invite code did: joined (the group's id), or asked the admins to approve. */
+export type GroupJoinOutcome = { joined: true; groupJid: string } | { joined: false }
+
+/** A phone's group requests. Every method rejects when not connected, and with GroupRefusedError when WhatsApp refuses. */
+export interface WhatsAppGroups {
+  create(subject: string, participantJids: string[]): Promise<{ detail: GroupDetailInfo; outcomes: GroupMemberOutcome[] }>
+  detail(groupJid: string): Promise<GroupDetailInfo>
+  /** Applies the changes one WhatsApp request each, in a fixed order; stops at the first refusal. */
+  update(groupJid: string, changes: GroupChanges): Promise<void>
+  participants(groupJid: string, action: GroupParticipantAction, jids: string[]): Promise<GroupMemberOutcome[]>
+  inviteCode(groupJid: string): Promise<string>
+  /** Revokes the invite code; resolves to the new one. */
+  revokeInvite(groupJid: string): Promise<string>
+  join(code: string): Promise<GroupJoinOutcome>
+  leave(groupJid: string): Promise<void>
+  /** Sends WhatsApp's group invite message (as the app does when privacy refuses an add). */
+  sendInvite(toJid: string, invite: { groupJid: string; subject: string; code: string; expiresAtMs: number }): Promise<void>
+}
+
+// ---- end of the groups block ----
+
 /** What a session reports. Every callback is synchronous from the adapter's point of view. */
 export interface SessionEvents {
   /** The socket is being opened, announcing this WhatsApp Web version (x.y.z). */
@@ -327,6 +420,8 @@ export interface WhatsAppSession {
   downloadMedia(descriptor: string, path: string, maxBytes: number): Promise<number>
   /** Asks the sender's phone to upload the file again; resolves to the new descriptor, or throws MediaGoneError. */
   reuploadMedia(descriptor: string): Promise<string>
+  /** Creating and running groups. */
+  readonly groups: WhatsAppGroups
 }
 
 /** Makes sessions; one per phone id. */
