@@ -9,6 +9,7 @@ import { messagesRoutes } from "./pages/messages"
 import { nodesRoutes } from "./pages/nodes"
 import { overviewRoutes } from "./pages/overview"
 import { phoneRoutes } from "./pages/phone"
+import { groupRoutes } from "./pages/group"
 import { phonesRoutes } from "./pages/phones"
 import { sandboxRoutes } from "./pages/sandbox"
 import { signInRoutes } from "./pages/sign-in"
@@ -28,6 +29,7 @@ export function dashboardRoutes(deps: HttpDeps) {
       .use(overviewRoutes(dash))
       .use(phonesRoutes(dash))
       .use(phoneRoutes(dash))
+      .use(groupRoutes(dash))
       .use(keysRoutes(dash))
       .use(webhooksRoutes(dash))
       .use(webhookRoutes(dash))

@@ -71,6 +71,9 @@ async function phonePage(c: PageContext, failure?: ActionFailure): Promise<Respo
             <Time ms={phone.lastDisconnectedAtMs} />
           </dd>
         </dl>
+        <p>
+          <a href={href(`${base}/groups`, scope)}>{scope.env === "test" ? "Sandbox groups" : "Groups"}</a>
+        </p>
       </section>
       <section aria-labelledby="connection">
         <h2 id="connection">Connection</h2>

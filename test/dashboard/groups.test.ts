@@ -1,0 +1,115 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { createHarness, type Harness } from "../helpers/harness"
+import { expectEscaped, HOSTILE, signIn, type DashboardClient } from "../helpers/dashboard"
+import { createGroupService } from "../../src/domain/group-service"
+import type { Principal } from "../../src/domain/api-keys"
+import type { AccountRow } from "../../src/store/accounts"
+import type { PhoneRow } from "../../src/store/phones"
+
+/*
+ * A group's page in the dashboard (docs/dashboard.md § "Groups"), in the test environment: the
+ * account's sandbox groups, reached from the phone's page; members with their roles, the invite
+ * link shown and revoked, the settings saved (only what changed), leaving; every change behind the
+ * session's CSRF token.
+ */
+
+let h: Harness
+let client: DashboardClient
+let account: AccountRow
+let phone: PhoneRow
+let groupId: string
+
+const members = Array.from({ length: 22 }, (_, i) => `+1650555${String(2000 + i).padStart(4, "0")}`)
+
+beforeEach(async () => {
+  h = await createHarness()
+  ;({ account, phone } = await h.seedTenant())
+  client = await signIn(h)
+  const service = createGroupService({ ctx: h.services.ctx, ...h.services.presence })
+  const principal: Principal = { keyId: "k", accountId: account.id, env: "test", scopes: [], account }
+  const created = await service.create(principal, phone.id, { subject: HOSTILE.script, participants: members, description: HOSTILE.attribute })
+  groupId = created.group.id
+})
+afterEach(() => h.close())
+
+const scope = () => `account=${account.id}&env=test`
+const groupUrl = (suffix = "") => `/dashboard/phones/${phone.id}/groups/${encodeURIComponent(groupId)}${suffix}?${scope()}`
+
+describe("dashboard: a group's page (sandbox)", () => {
+  test("the phone's page links to its groups, which list the sandbox groups and link each to its page", async () => {
+    const phonePage = await client.get(`/dashboard/phones/${phone.id}?${scope()}`)
+    expect(phonePage.html).toContain(`href="/dashboard/phones/${phone.id}/groups?${scope().replace("&", "&amp;")}"`)
+    const list = await client.get(`/dashboard/phones/${phone.id}/groups?${scope()}`)
+    expect(list.status).toBe(200)
+    expect(list.html).toContain("Sandbox Team")
+    expect(list.html).toContain(encodeURIComponent(groupId))
+    expectEscaped(list.html, [HOSTILE.script])
+  })
+
+  test("members are listed with their roles, this phone first as super admin, and outside text is escaped", async () => {
+    const { status, html } = await client.get(groupUrl())
+    expect(status).toBe(200)
+    expect(html).toContain("Members (23)")
+    expect(html).toContain("Super admin")
+    expect(html).toContain("(this phone)")
+    for (const m of members) expect(html).toContain(m)
+    expect(html.indexOf(phone.phoneNumber)).toBeLessThan(html.indexOf(members[0]!))
+    expectEscaped(html, [HOSTILE.script, HOSTILE.attribute])
+  })
+
+  test("the invite link is shown on request, and revoking it shows a new one", async () => {
+    expect((await client.get(groupUrl())).html).not.toContain("https://chat.whatsapp.com/")
+    const shown = (await client.get(`${groupUrl()}&invite=show`)).html.match(/https:\/\/chat\.whatsapp\.com\/[A-Za-z0-9]+/)?.[0]
+    expect(shown).toBeDefined()
+    const revoked = await client.post(groupUrl("/invite/revoke"))
+    expect(revoked.status).toBe(200)
+    const fresh = revoked.html.match(/https:\/\/chat\.whatsapp\.com\/[A-Za-z0-9]+/)?.[0]
+    expect(fresh).toBeDefined()
+    expect(fresh).not.toBe(shown)
+  })
+
+  test("saving settings changes only what differs, and the page shows the new values", async () => {
+    const res = await client.post(groupUrl("/settings"), {
+      subject: "Tuesday runners",
+      description: HOSTILE.attribute,
+      announce: "1",
+      memberAddMode: "all",
+      ephemeralSeconds: "604800",
+    })
+    expect(res.status).toBe(200)
+    expect(res.html).toContain("Settings saved.")
+    expect(res.html).toContain('value="Tuesday runners"')
+    expect(res.html).toMatch(/name="announce" value="1" checked/)
+    expect(res.html).toMatch(/<option value="all" selected/)
+    expect(res.html).toMatch(/<option value="604800" selected/)
+    const again = await client.post(groupUrl("/settings"), { subject: "Tuesday runners", description: HOSTILE.attribute, announce: "1", memberAddMode: "all", ephemeralSeconds: "604800" })
+    expect(again.html).toContain("Nothing changed.")
+  })
+
+  test("a refused setting is shown in the form's words above it", async () => {
+    const res = await client.post(groupUrl("/settings"), { subject: "x".repeat(101), memberAddMode: "admins", ephemeralSeconds: "0" })
+    expect(res.status).toBe(400)
+    expect(res.html).toContain("Subject must be 1 to 100 characters")
+  })
+
+  test("leaving takes the phone out of the group and back to its list", async () => {
+    const res = await client.post(groupUrl("/leave"))
+    expect(res.status).toBe(200)
+    expect(res.html).toContain(`${phone.phoneNumber} left`)
+    expect((await client.get(groupUrl())).status).toBe(404)
+  })
+})
+
+describe("dashboard: a group's page refuses changes without the session's protections", () => {
+  test("a post without the CSRF token, or from another origin, changes nothing", async () => {
+    for (const options of [{ csrf: null }, { origin: "https://evil.example" }]) {
+      const res = await client.post(groupUrl("/leave"), {}, options)
+      expect(res.status).toBe(403)
+    }
+    const settings = await client.post(groupUrl("/settings"), { subject: "Hijacked", memberAddMode: "admins", ephemeralSeconds: "0" }, { csrf: "forged" })
+    expect(settings.status).toBe(403)
+    const page = await client.get(groupUrl())
+    expect(page.status).toBe(200)
+    expect(page.html).not.toContain("Hijacked")
+  })
+})
