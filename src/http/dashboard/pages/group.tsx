@@ -94,22 +94,25 @@ async function groupPage(c: PageContext, service: GroupService, options: GroupPa
             </button>
           </p>
         ) : (
-          <form method="get" action={base} class="inline">
-            {scope.account ? <input type="hidden" name="account" value={scope.account.id} /> : null}
-            <input type="hidden" name="env" value={scope.env} />
-            <input type="hidden" name="invite" value="show" />
-            <button type="submit" class="secondary">
-              Show invite link
-            </button>
-          </form>
+          <p class="muted">Anyone with the link can join (or ask to, when admins approve members).</p>
         )}
-        {isAdmin ? (
-          <div class="actions">
+        <div class="actions">
+          {invite ? null : (
+            <form method="get" action={base} class="inline">
+              {scope.account ? <input type="hidden" name="account" value={scope.account.id} /> : null}
+              <input type="hidden" name="env" value={scope.env} />
+              <input type="hidden" name="invite" value="show" />
+              <button type="submit" class="secondary">
+                Show invite link
+              </button>
+            </form>
+          )}
+          {isAdmin ? (
             <ConfirmAction label="Revoke link" confirmLabel="Revoke and make a new link" action={href(`${base}/invite/revoke`, scope)} csrfToken={csrf}>
               <p>The current link stops working at once; people who joined stay in the group.</p>
             </ConfirmAction>
-          </div>
-        ) : null}
+          ) : null}
+        </div>
       </section>
       <section aria-labelledby="settings">
         <h2 id="settings">Settings</h2>
@@ -133,7 +136,7 @@ function GroupFacts(props: { group: GroupDetail; isAdmin: boolean }) {
   const pending = group.pendingRequests.length
   return (
     <section aria-labelledby="group-facts">
-      <h2 id="group-facts">{group.name || "Group"}</h2>
+      <h2 id="group-facts">About this group</h2>
       <dl class="facts stack-narrow">
         <dt>Id</dt>
         <dd>

@@ -25,7 +25,7 @@ export function GroupsTable(props: { groups: readonly Group[]; phoneId: string; 
       ),
     },
     { label: "Id", cell: (g) => <Clip text={g.id} code /> },
-    { label: "Posting", cell: (g) => (g.isCommunityAnnounce ? <span class="badge">community announcements</span> : "members") },
+    { label: "Kind", cell: (g) => (g.isCommunityAnnounce ? <span class="badge">community announcements</span> : "group") },
   ]
   return <StackTable columns={columns} rows={props.groups} />
 }
@@ -37,23 +37,53 @@ export function roleOf(p: GroupParticipant): "Super admin" | "Admin" | "Member" 
 
 const ROLE_ORDER = { "Super admin": 0, Admin: 1, Member: 2 } as const
 
-/** The members, super admin and admins first, this phone marked. */
+/** A member: its number, or its LID when WhatsApp hides the number; this phone marked. */
+function MemberName(props: { p: GroupParticipant; self: string }) {
+  const { p } = props
+  if (p.phoneNumber === null) {
+    return (
+      <>
+        <Clip text={p.lid ?? p.id} code /> <span class="muted">(number hidden)</span>
+      </>
+    )
+  }
+  return (
+    <>
+      <Clip text={p.phoneNumber} />
+      {p.phoneNumber === props.self ? <span class="muted"> (this phone)</span> : null}
+    </>
+  )
+}
+
+/**
+ * The members, super admin and admins first. Two short columns fit a phone's width, so the table
+ * keeps its rows on a narrow screen instead of stacking each member into a card (a group of 200
+ * would be a long scroll).
+ */
 export function MembersTable(props: { participants: readonly GroupParticipant[]; self: string }) {
   const rows = [...props.participants].sort((a, b) => ROLE_ORDER[roleOf(a)] - ROLE_ORDER[roleOf(b)] || a.id.localeCompare(b.id))
-  const columns: Column<GroupParticipant>[] = [
-    {
-      label: "Member",
-      cell: (p) => (
-        <>
-          <Clip text={p.phoneNumber ?? p.lid ?? p.id} />
-          {p.phoneNumber === props.self ? <span class="muted"> (this phone)</span> : null}
-        </>
-      ),
-    },
-    { label: "Role", cell: (p) => (roleOf(p) === "Member" ? "Member" : <span class="badge ok">{roleOf(p)}</span>) },
-    { label: "Hidden number", cell: (p) => (p.phoneNumber === null ? <Clip text={p.lid ?? p.id} code /> : <span class="muted">no</span>) },
-  ]
-  return <StackTable columns={columns} rows={rows} />
+  return (
+    <div class="table-wrap">
+      <table class="members">
+        <thead>
+          <tr>
+            <th scope="col">Member</th>
+            <th scope="col">Role</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((p) => (
+            <tr>
+              <td>
+                <MemberName p={p} self={props.self} />
+              </td>
+              <td>{roleOf(p) === "Member" ? <span class="muted">Member</span> : <span class="badge ok">{roleOf(p)}</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
 }
 
 const EPHEMERAL_WORDS: Record<number, string> = { 0: "Off", 86400: "24 hours", 604800: "7 days", 7776000: "90 days" }
