@@ -153,6 +153,25 @@ export async function nodesWithTheirPhones(): Promise<string[]> {
   return data.data.nodes.map((n) => n.nodeId)
 }
 
+/** A receiver of the group events (docs/webhooks.md § "Group events"), typed from the document's webhooks. */
+type GroupJoined = components["schemas"]["GroupJoinedEventData"]
+type GroupParticipants = components["schemas"]["GroupParticipantsEventData"]
+type GroupUpdated = components["schemas"]["GroupUpdatedEventData"]
+export function onGroupEvent(joined: GroupJoined, members: GroupParticipants, updated: GroupUpdated): string[] {
+  const subject: string = joined.subject
+  const by: string | null = members.by
+  const action: "added" | "removed" | "left" | "promoted" | "demoted" | "requested" = members.action
+  const who: string[] = members.participants
+  const renamed: string | undefined = updated.changes.subject
+  const addMode: "admins" | "all" | undefined = updated.changes.memberAddMode
+  const timer: number | undefined = updated.changes.ephemeralSeconds
+  const picture: "set" | "removed" | undefined = updated.changes.picture
+  // @ts-expect-error changes names only the group's settings
+  console.log(updated.changes.owner)
+  console.log(subject, by, action, renamed, addMode, timer, picture, joined.phoneId, joined.groupId, joined.at)
+  return who
+}
+
 export async function refusedByTheTypes(): Promise<void> {
   // @ts-expect-error emoji is a string
   await client.POST("/v1/messages/{messageId}/reaction", { params: { path: { messageId: "msg_1" } }, body: { emoji: 1 } })

@@ -8,8 +8,9 @@ import { e164FromPnJid, isGroupJid, isLidJid, isPnJid, normalizeUserJid, sameUse
  * group's picture), read off the socket and told in wagate's words (docs/webhooks.md § "Group
  * events"). Baileys 7.0.0-rc14 surfaces one notification twice, as `groups.update` /
  * `group-participants.update` and again as a stub message, and reads only its first child
- * (Socket/messages-recv.js handleGroupNotification); reading the node itself, once, with every
- * child, as whatsmeow's parseGroupChange does, gives one notice per notification.
+ * (lib/Socket/messages-recv.js, handleGroupNotification); reading the node itself, once, with
+ * every child, as whatsmeow's parseGroupChange does, gives one notice per notification.
+ * The section "Group notifications" of test/wa-sim/README.md lists what each child carries.
  */
 
 /** What the mapping needs of the session: who we are, the LID→number directory, and the time. */
