@@ -79,6 +79,12 @@ const ROWS: { name: string; node: NotificationNode; changes: GroupNotice["change
     changes: [{ kind: "updated", changes: { locked: true } }],
     by: "+15550007777",
   },
+  {
+    name: "a change made on the phone itself, named by our own LID alone, is by our number",
+    node: gp2([{ tag: "unlocked", attrs: {} }], { participant: "900000000001@lid" }),
+    changes: [{ kind: "updated", changes: { locked: false } }],
+    by: "+15550001111",
+  },
   { name: "an actor WhatsApp does not name", node: gp2([{ tag: "locked", attrs: {} }], { participant: "" }), changes: [{ kind: "updated", changes: { locked: true } }], by: null },
 ]
 
