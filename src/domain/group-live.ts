@@ -14,7 +14,7 @@ import { jidOfAddress, noSessionError } from "./wa-targets"
  * group's metadata decides which), anything else it refuses 502 with its word for it.
  */
 
-export function liveGroupOps(deps: GroupServiceDeps): GroupOps {
+export function createLiveGroupOps(deps: GroupServiceDeps): GroupOps {
   const { ctx, links, lookups } = deps
 
   async function sessionOf(phone: PhoneRow): Promise<WhatsAppSession> {

@@ -1,4 +1,5 @@
 import { errors } from "../lib/errors"
+import { isGroupJid } from "../lib/formats"
 import { boundedOutsideText } from "../lib/outside-text"
 import { toIsoOrNull } from "../lib/time"
 import type { GroupMemberAddMode, GroupParticipantAction, GroupParticipantResult } from "../lib/vocabulary"
@@ -6,7 +7,7 @@ import { GROUP_EPHEMERAL_SECONDS } from "../lib/vocabulary"
 import type { GroupDetailInfo, GroupMemberOutcome, GroupPerson } from "../whatsapp/gateway"
 
 /*
- * The groups API's shapes and rules (API-DECISIONS § 15; docs/api.md § "Groups"), shared by the
+ * The groups API's shapes and rules (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"), shared by the
  * sandbox (group-sandbox.ts) and live phones (group-live.ts).
  */
 
@@ -85,6 +86,11 @@ export function inviteCodeOf(invite: string): string {
   const code = INVITE_CODE.test(text) ? text : INVITE_LINK.exec(text)?.[1]
   if (code === undefined) throw errors.validation(["invite must be an invite code or a https://chat.whatsapp.com/… link"])
   return code
+}
+
+/** Refuses a group id that is not a group JID (`…@g.us`). */
+export function requireGroupId(groupId: string): void {
+  if (!isGroupJid(groupId)) throw errors.validation(["groupId must be a group id (…@g.us), as GET /v1/groups lists them"])
 }
 
 /** The link WhatsApp's apps open for an invite code. */

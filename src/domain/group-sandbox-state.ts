@@ -3,10 +3,11 @@ import { isE164, isLidJid } from "../lib/formats"
 import type { StoreQueries } from "../store/store"
 import type { GroupDetail, GroupSettings } from "./group-model"
 import type { DomainContext } from "./context"
+import type { PhoneRow } from "../store/phones"
 import { SANDBOX_GROUPS } from "./sandbox"
 
 /*
- * A sandbox group's state (docs/api.md § "Groups", sandbox): what a test key's groups hold, kept
+ * A sandbox group's state (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave", the sandbox): what a test key's groups hold, kept
  * in the store as one JSON document per account and group (src/store/sandbox-groups.ts). The
  * seed's two groups exist for every phone of the account until something changes them; the
  * first change writes them, with every phone of the account as a member.
@@ -35,7 +36,7 @@ export interface SandboxGroupState {
 /** The magic participants of sandbox groups. */
 export const SANDBOX_NOT_ON_WHATSAPP = "+12025550101"
 export const SANDBOX_INVITED = "+12025550106"
-/** The owner of the seed's announcement group (the account's phones are plain members there). */
+/** The owner of the seed's announcement group (the account's phones are its admins, docs/api.md § "Sandbox (test keys)"). */
 const SEED_OWNER = "+12025550100"
 /** The seed groups' creation time: fixed, so their detail is the same on every run. */
 const SEED_CREATED_AT_MS = Date.UTC(2024, 0, 1)
@@ -57,7 +58,7 @@ export function seedGroupState(groupId: string, phones: string[]): SandboxGroupS
     settings: { ...DEFAULT_SETTINGS, announce },
     members: [
       ...(announce ? [{ id: SEED_OWNER, isAdmin: true, isSuperAdmin: true }] : []),
-      ...phones.map((id, i) => ({ id, isAdmin: !announce, isSuperAdmin: !announce && i === 0 })),
+      ...phones.map((id, i) => ({ id, isAdmin: true, isSuperAdmin: !announce && i === 0 })),
       { id: "+12025550102", isAdmin: false, isSuperAdmin: false },
     ],
     pending: [],
@@ -67,7 +68,7 @@ export function seedGroupState(groupId: string, phones: string[]): SandboxGroupS
 
 /** The seed groups' invite codes until revoked: fixed, so docs and scripts can use them. */
 export function seedInviteCode(groupId: string): string {
-  return `Sandbox${groupId.slice(-4)}Invite0000`
+  return `Sandbox${groupId.split("@")[0]!.slice(-4)}Invite0000`
 }
 
 /** A new sandbox group id (`120363…@g.us`) and invite code, drawn from a fresh wagate id. */
@@ -140,3 +141,27 @@ export function sandboxDetail(state: SandboxGroupState): GroupDetail {
     pictureUrl: null,
   }
 }
+
+/** The account's sandbox group whose current invite is `code` (stored ones, then the seed's untouched ones), or null. */
+export async function groupWithInvite(q: StoreQueries, phone: PhoneRow, code: string): Promise<SandboxGroupState | null> {
+  const stored = (await q.listSandboxGroups(phone.accountId)).map((row) => JSON.parse(row.state) as SandboxGroupState)
+  const found = stored.find((s) => s.inviteCode === code)
+  if (found !== undefined) return found
+  const phones = (await q.listPhones(phone.accountId)).map((p) => p.phoneNumber)
+  const seeds = SANDBOX_GROUPS.filter((g) => !stored.some((s) => s.id === g.id)).map((g) => seedGroupState(g.id, phones)!)
+  return seeds.find((s) => s.inviteCode === code) ?? null
+}
+
+/** The sandbox groups a phone is in, for `GET /v1/groups`: the seed's (unless it left them) and those created. */
+export async function sandboxGroupsOf(ctx: DomainContext, phone: PhoneRow): Promise<{ id: string; name: string; isCommunityAnnounce: boolean }[]> {
+  const stored = (await ctx.store.listSandboxGroups(phone.accountId)).map((row) => JSON.parse(row.state) as SandboxGroupState)
+  const seeds = SANDBOX_GROUPS.filter((g) => !stored.some((s) => s.id === g.id)).map((g) => ({ ...g }))
+  const mine = stored.filter((s) => memberOf(s, phone.phoneNumber) !== undefined)
+  const seedIds = new Set(SANDBOX_GROUPS.map((g) => g.id))
+  return [
+    ...SANDBOX_GROUPS.flatMap((g) => (seeds.some((s) => s.id === g.id) ? [{ ...g }] : mine.filter((s) => s.id === g.id).map(toListed))),
+    ...mine.filter((s) => !seedIds.has(s.id)).map(toListed),
+  ]
+}
+
+const toListed = (s: SandboxGroupState) => ({ id: s.id, name: s.subject, isCommunityAnnounce: s.isCommunityAnnounce })

@@ -1,8 +1,10 @@
 import { errors } from "../lib/errors"
 import { sha256Hex } from "../lib/secrets"
-import type { GroupParticipantAction } from "../lib/vocabulary"
+import type { GroupChangeAction, GroupParticipantAction } from "../lib/vocabulary"
 import type { PhoneRow } from "../store/phones"
-import type { StoreQueries } from "../store/store"
+import type { StoreQueries, WriteTx } from "../store/store"
+import type { GroupChange } from "../whatsapp/gateway"
+import { recordGroupEvents } from "./group-events"
 import type { DomainContext } from "./context"
 import { inviteUrlOf, type GroupChangesCommand, type GroupDetail, type ParticipantResult, DONE_RESULT } from "./group-model"
 import {
@@ -14,14 +16,13 @@ import {
   saveSandboxGroup,
   SANDBOX_INVITED,
   SANDBOX_NOT_ON_WHATSAPP,
-  seedGroupState,
+  groupWithInvite,
   type SandboxGroupState,
 } from "./group-sandbox-state"
-import { SANDBOX_GROUPS } from "./sandbox"
 import type { CreateGroupCommand, GroupCreated, GroupJoined, GroupOps } from "./group-service"
 
 /*
- * The groups API for test keys (docs/api.md § "Groups", sandbox): every action applies to the
+ * The groups API for test keys (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave", the sandbox): every action applies to the
  * account's sandbox groups in the store, with WhatsApp's rules (members only, admins for admin
  * actions) and the magic participants: +12025550101 is not on WhatsApp, +12025550106 refuses adds
  * by privacy and is sent an invite instead.
@@ -69,13 +70,34 @@ function applyOne(state: SandboxGroupState, action: GroupParticipantAction, id: 
   }
 }
 
+/** The group event's action for each participant action that changes who is in the group. */
+const CHANGE_OF: Record<Exclude<GroupParticipantAction, "reject">, GroupChangeAction> = {
+  add: "added",
+  approve: "added",
+  remove: "removed",
+  promote: "promoted",
+  demote: "demoted",
+}
+
+/** The participants an action did something to (an `invited` person is not in the group yet). */
+const doneOf = (results: ParticipantResult[]) => results.filter((r) => r.result !== "invited" && r.result !== "not_on_whatsapp" && r.result !== "not_in_group" && r.result !== "failed").map((r) => r.participant)
+
 /** The sandbox's group operations. */
-export function sandboxGroupOps(ctx: DomainContext): GroupOps {
-  const write = <T>(fn: (q: StoreQueries) => Promise<T>) => ctx.store.write(async (q) => fn(q))
+export function createSandboxGroupOps(ctx: DomainContext): GroupOps {
+  /** Runs `fn` in a write; the group changes it reports are recorded as events in the same transaction, made by the phone. */
+  const write = <T>(phone: PhoneRow, fn: (q: StoreQueries, changed: (groupId: string, ...changes: GroupChange[]) => void) => Promise<T>) =>
+    ctx.store.write(async (q, tx: WriteTx) => {
+      const inputs: Parameters<typeof recordGroupEvents>[3][number][] = []
+      const atMs = ctx.clock.nowMs()
+      const base = { accountId: phone.accountId, env: "test" as const, phoneId: phone.id, by: phone.phoneNumber, atMs }
+      const result = await fn(q, (groupId, ...changes) => inputs.push(...changes.map((change) => ({ ...base, groupId, change }))))
+      await recordGroupEvents(ctx, q, tx, inputs)
+      return result
+    })
 
   return {
     create: (phone, cmd: CreateGroupCommand) =>
-      write(async (q): Promise<GroupCreated> => {
+      write(phone, async (q, changed): Promise<GroupCreated> => {
         const fingerprint = sha256Hex(JSON.stringify([phone.id, cmd.subject, cmd.description ?? null, cmd.participants]))
         if (cmd.idempotencyKey !== undefined) {
           const existing = await q.findSandboxGroupByIdempotencyKey(phone.accountId, cmd.idempotencyKey)
@@ -101,12 +123,14 @@ export function sandboxGroupOps(ctx: DomainContext): GroupOps {
         }
         const results = cmd.participants.map((p) => (p === phone.phoneNumber ? { participant: p, result: "added" as const } : applyOne(state, "add", p)))
         await saveSandboxGroup(q, phone.accountId, state, nowMs, { idempotencyKey: cmd.idempotencyKey ?? null, fingerprint })
+        changed(id, { kind: "joined", subject: state.subject }, { kind: "participants", action: "added", participants: doneOf(results) })
         return { group: sandboxDetail(state), results, replayed: false }
       }),
     detail: async (phone, groupId) => sandboxDetail(await memberGroup(ctx.store, phone, groupId)),
     update: (phone, groupId, changes: GroupChangesCommand) =>
-      write(async (q) => {
+      write(phone, async (q, changed) => {
         const state = await memberGroup(q, phone, groupId)
+        const before = { subject: state.subject, description: state.description ?? "", ...state.settings }
         const { subject, description, ...settings } = changes
         const needsAdmin = Object.values(settings).some((v) => v !== undefined) || state.settings.locked
         if (needsAdmin && !memberOf(state, phone.phoneNumber)!.isAdmin) throw errors.groupNotAdmin(groupId, phone.phoneNumber)
@@ -114,15 +138,19 @@ export function sandboxGroupOps(ctx: DomainContext): GroupOps {
         if (description !== undefined) state.description = description === "" ? null : description
         for (const [key, value] of Object.entries(settings)) if (value !== undefined) Object.assign(state.settings, { [key]: value })
         await saveSandboxGroup(q, phone.accountId, state, ctx.clock.nowMs())
+        const after: Record<string, unknown> = { subject: state.subject, description: state.description ?? "", ...state.settings }
+        const differs = Object.entries(before).filter(([key, value]) => after[key] !== value)
+        changed(groupId, { kind: "updated", changes: Object.fromEntries(differs.map(([key]) => [key, after[key]])) })
         return sandboxDetail(state)
       }),
     participants: (phone, groupId, action, participants) =>
-      write(async (q) => {
+      write(phone, async (q, changed) => {
         const state = await memberGroup(q, phone, groupId)
         const mayAdd = action === "add" && state.settings.memberAddMode === "all"
         if (!mayAdd && !memberOf(state, phone.phoneNumber)!.isAdmin) throw errors.groupNotAdmin(groupId, phone.phoneNumber)
         const results = participants.map((p) => applyOne(state, action, p))
         await saveSandboxGroup(q, phone.accountId, state, ctx.clock.nowMs())
+        if (action !== "reject") changed(groupId, { kind: "participants", action: CHANGE_OF[action], participants: doneOf(results) })
         return results
       }),
     invite: async (phone, groupId) => {
@@ -130,14 +158,14 @@ export function sandboxGroupOps(ctx: DomainContext): GroupOps {
       return { code: state.inviteCode, url: inviteUrlOf(state.inviteCode) }
     },
     revokeInvite: (phone, groupId) =>
-      write(async (q) => {
+      write(phone, async (q) => {
         const state = await adminGroup(q, phone, groupId)
         state.inviteCode = newInviteCode(ctx)
         await saveSandboxGroup(q, phone.accountId, state, ctx.clock.nowMs())
         return { code: state.inviteCode, url: inviteUrlOf(state.inviteCode) }
       }),
     join: (phone, code) =>
-      write(async (q): Promise<GroupJoined> => {
+      write(phone, async (q, changed): Promise<GroupJoined> => {
         const state = await groupWithInvite(q, phone, code)
         if (state === null) throw errors.groupInviteInvalid()
         if (memberOf(state, phone.phoneNumber) !== undefined) return { requested: false, group: sandboxDetail(state) }
@@ -145,13 +173,16 @@ export function sandboxGroupOps(ctx: DomainContext): GroupOps {
         if (requested) state.pending = [...new Set([...state.pending, phone.phoneNumber])]
         else state.members.push({ id: phone.phoneNumber, isAdmin: false, isSuperAdmin: false })
         await saveSandboxGroup(q, phone.accountId, state, ctx.clock.nowMs())
+        if (requested) changed(state.id, { kind: "participants", action: "requested", participants: [phone.phoneNumber] })
+        else changed(state.id, { kind: "joined", subject: state.subject }, { kind: "participants", action: "added", participants: [phone.phoneNumber] })
         return requested ? { requested: true } : { requested: false, group: sandboxDetail(state) }
       }),
     leave: (phone, groupId) =>
-      write(async (q) => {
+      write(phone, async (q, changed) => {
         const state = await memberGroup(q, phone, groupId)
         state.members = state.members.filter((m) => m.id !== phone.phoneNumber)
         await saveSandboxGroup(q, phone.accountId, state, ctx.clock.nowMs())
+        changed(groupId, { kind: "participants", action: "left", participants: [phone.phoneNumber] })
       }),
   }
 }
@@ -164,27 +195,3 @@ function createResults(participants: string[], state: SandboxGroupState): Partic
     return { participant: p, result: "added" }
   })
 }
-
-/** The account's sandbox group whose current invite is `code` (stored ones, then the seed's untouched ones), or null. */
-async function groupWithInvite(q: StoreQueries, phone: PhoneRow, code: string): Promise<SandboxGroupState | null> {
-  const stored = (await q.listSandboxGroups(phone.accountId)).map((row) => JSON.parse(row.state) as SandboxGroupState)
-  const found = stored.find((s) => s.inviteCode === code)
-  if (found !== undefined) return found
-  const phones = (await q.listPhones(phone.accountId)).map((p) => p.phoneNumber)
-  const seeds = SANDBOX_GROUPS.filter((g) => !stored.some((s) => s.id === g.id)).map((g) => seedGroupState(g.id, phones)!)
-  return seeds.find((s) => s.inviteCode === code) ?? null
-}
-
-/** The sandbox groups a phone is in, for `GET /v1/groups`: the seed's (unless it left them) and those created. */
-export async function sandboxGroupsOf(ctx: DomainContext, phone: PhoneRow): Promise<{ id: string; name: string; isCommunityAnnounce: boolean }[]> {
-  const stored = (await ctx.store.listSandboxGroups(phone.accountId)).map((row) => JSON.parse(row.state) as SandboxGroupState)
-  const seeds = SANDBOX_GROUPS.filter((g) => !stored.some((s) => s.id === g.id)).map((g) => ({ ...g }))
-  const mine = stored.filter((s) => memberOf(s, phone.phoneNumber) !== undefined)
-  const seedIds = new Set(SANDBOX_GROUPS.map((g) => g.id))
-  return [
-    ...SANDBOX_GROUPS.flatMap((g) => (seeds.some((s) => s.id === g.id) ? [{ ...g }] : mine.filter((s) => s.id === g.id).map(toListed))),
-    ...mine.filter((s) => !seedIds.has(s.id)).map(toListed),
-  ]
-}
-
-const toListed = (s: SandboxGroupState) => ({ id: s.id, name: s.subject, isCommunityAnnounce: s.isCommunityAnnounce })

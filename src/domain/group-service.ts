@@ -10,19 +10,20 @@ import {
   GROUP_CREATE_PARTICIPANTS_MAX,
   GROUP_DESCRIPTION_MAX,
   inviteCodeOf,
+  requireGroupId,
   type GroupChangesCommand,
   type GroupDetail,
   type ParticipantResult,
 } from "./group-model"
-import { liveGroupOps } from "./group-live"
-import { sandboxGroupOps } from "./group-sandbox"
+import { createLiveGroupOps } from "./group-live"
+import { createSandboxGroupOps } from "./group-sandbox"
 import type { LiveLookups } from "./live-lookups"
 import type { PhoneLinks } from "./phone-links"
 import { resolvePhone } from "./phones"
 import { errors } from "../lib/errors"
 
 /*
- * The groups API (API-DECISIONS § 15; docs/api.md § "Groups"): checks the input once, resolves
+ * The groups API (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"): checks the input once, resolves
  * the phone, and hands the request to the sandbox (test keys) or the phone's WhatsApp session
  * (live keys), which share one set of operations.
  */
@@ -80,9 +81,10 @@ export interface GroupServiceDeps {
 }
 
 export function createGroupService(deps: GroupServiceDeps): GroupService {
-  const sandbox = sandboxGroupOps(deps.ctx)
-  const live = liveGroupOps(deps)
-  const on = async (principal: Principal, fromPhoneId: string) => {
+  const sandbox = createSandboxGroupOps(deps.ctx)
+  const live = createLiveGroupOps(deps)
+  const on = async (principal: Principal, fromPhoneId: string, groupId?: string) => {
+    if (groupId !== undefined) requireGroupId(groupId)
     const phone = await resolvePhone(deps.ctx, principal.accountId, fromPhoneId)
     return { phone, ops: principal.env === "test" ? sandbox : live }
   }
@@ -97,25 +99,25 @@ export function createGroupService(deps: GroupServiceDeps): GroupService {
       return ops.create(phone, { ...cmd, participants })
     },
     async detail(principal, fromPhoneId, groupId) {
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.detail(phone, groupId)
     },
     async update(principal, fromPhoneId, groupId, changes) {
       checkChanges(changes)
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.update(phone, groupId, changes)
     },
     async participants(principal, fromPhoneId, groupId, action, participants) {
       const distinct = distinctParticipants(participants, GROUP_ACTION_PARTICIPANTS_MAX)
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.participants(phone, groupId, action, distinct)
     },
     async invite(principal, fromPhoneId, groupId) {
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.invite(phone, groupId)
     },
     async revokeInvite(principal, fromPhoneId, groupId) {
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.revokeInvite(phone, groupId)
     },
     async join(principal, fromPhoneId, invite) {
@@ -124,7 +126,7 @@ export function createGroupService(deps: GroupServiceDeps): GroupService {
       return ops.join(phone, code)
     },
     async leave(principal, fromPhoneId, groupId) {
-      const { phone, ops } = await on(principal, fromPhoneId)
+      const { phone, ops } = await on(principal, fromPhoneId, groupId)
       return ops.leave(phone, groupId)
     },
   }

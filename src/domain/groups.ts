@@ -4,7 +4,7 @@ import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import { resolvePhone } from "./phones"
 import { type SandboxGroup } from "./sandbox"
-import { sandboxGroupsOf } from "./group-sandbox"
+import { sandboxGroupsOf } from "./group-sandbox-state"
 
 /** A group as the API reports it. */
 export type Group = SandboxGroup

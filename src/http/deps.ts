@@ -1,4 +1,5 @@
 import type { ContactChecker } from "../domain/contact-checks"
+import type { GroupService } from "../domain/group-service"
 import type { DomainContext } from "../domain/context"
 import type { LiveLookups } from "../domain/live-lookups"
 import type { PhoneLinks } from "../domain/phone-links"
@@ -30,6 +31,8 @@ export interface HttpDeps {
   messageActions: LiveActionDeps
   /** Inbound media: the connected sessions, the on-disk cache and the size caps. */
   inboundMedia: InboundMediaDeps
+  /** The groups API: sandbox groups for test keys, the phone's WhatsApp session for live keys. */
+  groups: GroupService
   /** Number checks, with their hourly budget per phone. */
   contactChecks: ContactChecker
   metrics: AppMetrics

@@ -93,7 +93,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 export const PRESENCE_STATES = ["typing", "recording", "paused"] as const
 export type PresenceState = (typeof PRESENCE_STATES)[number]
 
-/** What `POST /v1/groups/{groupId}/participants` does to the participants it names (API-DECISIONS § 15). */
+/** What `POST /v1/groups/{groupId}/participants` does to the participants it names (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"). */
 export const GROUP_PARTICIPANT_ACTIONS = ["add", "remove", "promote", "demote", "approve", "reject"] as const
 export type GroupParticipantAction = (typeof GROUP_PARTICIPANT_ACTIONS)[number]
 

@@ -1,5 +1,5 @@
 /**
- * A group a test key's sandbox holds (docs/api.md § "Groups"): the account's sandbox groups,
+ * A group a test key's sandbox holds (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"): the account's sandbox groups,
  * created through the API or changed from the seed's two, with their whole state as one JSON
  * document (the sandbox's own shape, read and written only by src/domain/group-sandbox.ts).
  */

@@ -249,7 +249,7 @@ export class MediaTooLargeError extends Error {
   }
 }
 
-// ---- Groups this phone runs (API-DECISIONS § 15): the port's group block. ----
+// ---- Groups this phone runs (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"): the port's group block. ----
 
 /** Someone WhatsApp names in a group: the JID it lists, and the number and LID when it told them. */
 export interface GroupPerson {

@@ -14,7 +14,8 @@ import type {
   WhatsAppGateway,
   WhatsAppSession,
 } from "../../src/whatsapp/gateway"
-import { MediaGoneError, MediaTooLargeError } from "../../src/whatsapp/gateway"
+import { MediaGoneError, MediaTooLargeError, type WhatsAppGroups } from "../../src/whatsapp/gateway"
+import { FakeGroupWorld, fakeGroups } from "./fake-groups"
 
 /**
  * A part as the fake saw it: the media's file is read when it is handed over (wagate removes it
@@ -69,6 +70,8 @@ export class FakeGateway implements WhatsAppGateway {
   readonly mediaCalls: { op: "download" | "reupload"; descriptor: string }[] = []
   /** When set, downloads wait for it (two requests meet while one is in progress). */
   mediaGate: Promise<void> | null = null
+  /** WhatsApp's side of group requests (create, detail, settings, participants, invites). */
+  readonly groupWorld = new FakeGroupWorld()
 
   session(phoneId: string, events: SessionEvents): WhatsAppSession {
     const session = new FakeSession(this, phoneId, events, this.credentials.has(phoneId))
@@ -134,13 +137,16 @@ export class FakeSession implements WhatsAppSession {
   sendError: Error | null = null
   /** When set, sendPart waits for it before it records the part (an upload in progress). */
   sendGate: Promise<void> | null = null
+  readonly groups: WhatsAppGroups
 
   constructor(
     private readonly gateway: FakeGateway,
     readonly phoneId: string,
     readonly events: SessionEvents,
     readonly paired: boolean,
-  ) {}
+  ) {
+    this.groups = fakeGroups(gateway.groupWorld, phoneId, () => this.connected)
+  }
 
   connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void {
     this.connects.push(pairing)

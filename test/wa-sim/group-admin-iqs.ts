@@ -80,7 +80,7 @@ function addSeats(call: { request: IqRequest; account: SimAccount; book: GroupBo
 
 /** Remove, promote or demote: 404 for a participant not in the group. */
 function changeSeats(call: GroupCall): BinaryNode[] {
-  return participantsOf(call, call.action).map(({ jid, who }) => {
+  return participantsOf(call, call.action).map(({ jid, who }): BinaryNode => {
     const seat = who ? call.group.seatOf(who) : undefined
     if (!seat) return { tag: "participant", attrs: { jid, error: "404" } }
     if (call.action.tag === "remove") call.group.seats.splice(call.group.seats.indexOf(seat), 1)
@@ -187,7 +187,7 @@ export const GROUP_ADMIN_IQS: Record<string, IqHandler> = {
   }),
   "w:g2/set/membership_requests_action": onGroup("admin", (call) => {
     const decision = childNodes(call.action)[0]!
-    const answers = participantsOf(call, decision).map(({ jid, who }) => {
+    const answers = participantsOf(call, decision).map(({ jid, who }): BinaryNode => {
       const at = call.group.pending.findIndex((contact) => contact === who)
       if (at < 0) return { tag: "participant", attrs: { jid, error: "404" } }
       const [contact] = call.group.pending.splice(at, 1)
@@ -227,7 +227,7 @@ export const GROUP_ADMIN_IQS: Record<string, IqHandler> = {
   "w:g2/set/leave": (request) => {
     const me = bookOf(request)
     if (!me) return
-    const left = childrenByTag(childNodes(request.iq)[0], "group").map((node) => {
+    const left = childrenByTag(childNodes(request.iq)[0], "group").map((node): BinaryNode => {
       const id = node.attrs.id ?? ""
       const declared = request.world.groupFor(userOf(id))
       const group = me.book.get(userOf(id)) ?? (declared ? me.book.adopt(declared, request.world.contactFor, request.world.nowMs()) : undefined)

@@ -23,9 +23,11 @@ export interface GroupSeat {
   rank: GroupRank
 }
 
-/** A WhatsApp-style invite code (22 URL-safe characters). */
+const CODE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+/** A WhatsApp-style invite code: 22 letters and digits, as chat.whatsapp.com links carry them. */
 export function inviteCode(): string {
-  return randomBytes(16).toString("base64url").slice(0, 22)
+  return [...randomBytes(22)].map((byte) => CODE_ALPHABET[byte % CODE_ALPHABET.length]).join("")
 }
 
 /** One group's administrative state. */

@@ -5,7 +5,7 @@
 export const SANDBOX_GROUPS_SQL = `CREATE TABLE sandbox_groups (
   account_id text COLLATE "C" NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
   group_id text COLLATE "C" NOT NULL,
-  state text NOT NULL,
+  state text COLLATE "C" NOT NULL,
   idempotency_key text COLLATE "C",
   request_fingerprint text COLLATE "C",
   created_at_ms int8 NOT NULL,

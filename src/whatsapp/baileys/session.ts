@@ -19,6 +19,7 @@ import {
 import type { LeaseFence } from "../../store/leases"
 import { loadAuthState, storedCredsArePaired, type BaileysModule, type SqliteAuthState } from "./auth-state"
 import type { SignalKeyCache } from "./key-cache"
+import { baileysGroups } from "./groups"
 import { failureCause, failureOf, upgradeRefusedError } from "./close-errors"
 import {
   closeMessage,
@@ -161,6 +162,8 @@ export function partContent(part: OutboundPart): Parameters<WASocket["sendMessag
  */
 export class BaileysSession implements WhatsAppSession {
   private sock: WASocket | null = null
+  /** Group requests on the open socket (groups.ts). */
+  readonly groups = baileysGroups(() => this.requireOpen())
   private auth: SqliteAuthState | null = null
   private starting: Promise<void> | null = null
   private open = false
