@@ -5,6 +5,8 @@ import { createGroupService } from "../../src/domain/group-service"
 import type { Principal } from "../../src/domain/api-keys"
 import type { AccountRow } from "../../src/store/accounts"
 import type { PhoneRow } from "../../src/store/phones"
+import { GroupRefusedError } from "../../src/whatsapp/gateway"
+import { detailFixture } from "../fakes/fake-groups"
 
 /*
  * A group's page in the dashboard (docs/dashboard.md § "Groups"), in the test environment: the
@@ -111,5 +113,56 @@ describe("dashboard: a group's page refuses changes without the session's protec
     const page = await client.get(groupUrl())
     expect(page.status).toBe(200)
     expect(page.html).not.toContain("Hijacked")
+  })
+})
+
+describe("dashboard: a group's page (live)", () => {
+  const LIVE_GROUP = "120363111122223333@g.us"
+  const person = (n: string) => ({ jid: `${n.slice(1)}@s.whatsapp.net`, phoneNumber: n, lid: null })
+
+  async function livePhoneInGroup(asAdmin: boolean): Promise<string> {
+    await h.connectPhone(phone)
+    h.gateway.groups.set(phone.id, [{ id: LIVE_GROUP, name: "Live customers", announcementOnly: false, selfIsMember: true, selfIsAdmin: asAdmin }])
+    h.gateway.groupWorld.details.set(
+      LIVE_GROUP,
+      detailFixture(LIVE_GROUP, {
+        subject: "Live customers",
+        participants: [
+          { ...person("+16505550001"), isAdmin: true, isSuperAdmin: true },
+          { ...person(phone.phoneNumber), isAdmin: asAdmin, isSuperAdmin: false },
+          { jid: "271828182845904@lid", phoneNumber: null, lid: "271828182845904@lid", isAdmin: false, isSuperAdmin: false },
+        ],
+      }),
+    )
+    return `/dashboard/phones/${phone.id}/groups/${encodeURIComponent(LIVE_GROUP)}?account=${account.id}&env=live`
+  }
+
+  test("the live list and page come from the phone's WhatsApp; a member who is not admin sees the settings greyed out and no revoke", async () => {
+    const url = await livePhoneInGroup(false)
+    const list = await client.get(`/dashboard/phones/${phone.id}/groups?account=${account.id}&env=live`)
+    expect(list.html).toContain("Groups on WhatsApp")
+    expect(list.html).toContain("Live customers")
+    const { status, html } = await client.get(url)
+    expect(status).toBe(200)
+    expect(html).toContain("Members (3)")
+    expect(html).toContain("(number hidden)")
+    expect(html).toContain('<fieldset disabled class="plain">')
+    expect(html).toContain("WhatsApp lets only admins change it")
+    expect(html).not.toContain("Revoke link")
+  })
+
+  test("a change WhatsApp refuses for want of admin rights shows WhatsApp's sentence above the form, with 403", async () => {
+    const url = await livePhoneInGroup(true)
+    h.gateway.groupWorld.errors.set("update", new GroupRefusedError("not_admin", "401"))
+    const res = await client.post(url.replace("?", "/settings?"), { subject: "Renamed", memberAddMode: "admins", ephemeralSeconds: "0" })
+    expect(res.status).toBe(403)
+    expect(res.html).toContain("this action needs admin rights")
+  })
+
+  test("a live phone that is not connected: its groups page says so instead of a list", async () => {
+    const res = await client.get(`/dashboard/phones/${phone.id}/groups?account=${account.id}&env=live`)
+    expect(res.status).toBe(200)
+    expect(res.html).toContain('role="alert"')
+    expect(res.html).not.toContain("Live customers")
   })
 })
