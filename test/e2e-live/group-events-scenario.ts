@@ -9,7 +9,7 @@ import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
  * and add the phone to new groups; WhatsApp tells the phone in `w:gp2` notifications and wagate's
  * webhook receives group.updated, group.participants and group.joined, each once, with who acted
  * as `by`. Over the TLS front, as in production; group-events-source.test.ts runs it against
- * `bun src/main.ts serve`.
+ * `bun src/main.ts serve`, group-events-binary.test.ts against the compiled executable.
  */
 
 const ME = "+15550081111"
