@@ -159,6 +159,17 @@ describe("dashboard: a group's page (live)", () => {
     expect(res.html).toContain("this action needs admin rights")
   })
 
+  test("a timer the form does not offer is kept: saving another setting sends only that setting to WhatsApp", async () => {
+    const url = await livePhoneInGroup(true)
+    h.gateway.groupWorld.details.set(LIVE_GROUP, { ...h.gateway.groupWorld.details.get(LIVE_GROUP)!, ephemeralSeconds: 2592000 })
+    const page = await client.get(url)
+    expect(page.html).toMatch(/<option value="2592000" selected>2592000 seconds \(set in the app\)<\/option>/)
+    const res = await client.post(url.replace("?", "/settings?"), { subject: "Live customers", locked: "1", memberAddMode: "admins", ephemeralSeconds: "2592000" })
+    expect(res.status).toBe(200)
+    const updates = h.gateway.groupWorld.calls.filter((c) => c.op === "update").map((c) => c.args[1])
+    expect(updates).toEqual([{ locked: true }])
+  })
+
   test("a live phone that is not connected: its groups page says so instead of a list", async () => {
     const res = await client.get(`/dashboard/phones/${phone.id}/groups?account=${account.id}&env=live`)
     expect(res.status).toBe(200)

@@ -88,6 +88,15 @@ export function MembersTable(props: { participants: readonly GroupParticipant[];
 
 const EPHEMERAL_WORDS: Record<number, string> = { 0: "Off", 86400: "24 hours", 604800: "7 days", 7776000: "90 days" }
 
+/**
+ * The timers WhatsApp offers, and the group's own when it is another (set by an app that offers
+ * more): listed so that saving other settings does not turn it off.
+ */
+function timersWith(current: number): number[] {
+  const offered: readonly number[] = GROUP_EPHEMERAL_SECONDS
+  return offered.includes(current) ? [...offered] : [...offered, current]
+}
+
 /** The settings form's labels for the API's field names. */
 export const GROUP_WORDS: FormWords = {
   subject: { label: "Subject" },
@@ -136,9 +145,9 @@ export function SettingsForm(props: { group: GroupDetail; action: string; csrfTo
         <div>
           <label for="group-ephemeral">Disappearing messages</label>
           <select id="group-ephemeral" name="ephemeralSeconds">
-            {GROUP_EPHEMERAL_SECONDS.map((seconds) => (
+            {timersWith(s.ephemeralSeconds).map((seconds) => (
               <option value={String(seconds)} selected={s.ephemeralSeconds === seconds}>
-                {EPHEMERAL_WORDS[seconds]}
+                {EPHEMERAL_WORDS[seconds] ?? `${seconds} seconds (set in the app)`}
               </option>
             ))}
           </select>
