@@ -3,7 +3,7 @@ import { isE164 } from "../lib/formats"
 import type { GroupParticipantAction } from "../lib/vocabulary"
 import type { PhoneRow } from "../store/phones"
 import { GroupRefusedError, type GroupMemberOutcome, type WhatsAppSession } from "../whatsapp/gateway"
-import { inviteUrlOf, resultOf, toGroupDetail, type ParticipantResult } from "./group-model"
+import { createFingerprint, inviteUrlOf, resultOf, toGroupDetail, type ParticipantResult } from "./group-model"
 import type { GroupOps, GroupServiceDeps } from "./group-service"
 import { jidOfAddress, noSessionError } from "./wa-targets"
 
@@ -104,7 +104,14 @@ export function createLiveGroupOps(deps: GroupServiceDeps): GroupOps {
 
   return {
     async create(phone, cmd) {
+      const fingerprint = createFingerprint(phone.id, cmd)
+      const earlier = cmd.idempotencyKey === undefined ? null : await ctx.store.findGroupCreation(phone.accountId, cmd.idempotencyKey)
+      if (earlier !== null && earlier.requestFingerprint !== fingerprint) throw errors.idempotencyMismatch()
       const session = await sessionOf(phone)
+      if (earlier !== null) {
+        const detail = await ask(phone, session, earlier.groupId, () => session.groups.detail(earlier.groupId))
+        return { group: toGroupDetail(detail, phone.phoneNumber), results: JSON.parse(earlier.results) as ParticipantResult[], replayed: true }
+      }
       const jids = await jidsOf(phone, session, cmd.participants, true)
       const known = [...jids.values()].filter((j): j is string => j !== null)
       const { detail, outcomes } = await ask(phone, session, null, () => session.groups.create(cmd.subject, known))
@@ -112,7 +119,12 @@ export function createLiveGroupOps(deps: GroupServiceDeps): GroupOps {
         await ask(phone, session, detail.id, () => session.groups.update(detail.id, { description: cmd.description }))
         detail.description = cmd.description
       }
+      lookups.forgetGroups(phone.id)
       const results = await resultsOf(session, "add", jids, outcomes, async () => ({ id: detail.id, subject: detail.subject }))
+      if (cmd.idempotencyKey !== undefined) {
+        const row = { accountId: phone.accountId, idempotencyKey: cmd.idempotencyKey, requestFingerprint: fingerprint, phoneId: phone.id, groupId: detail.id }
+        await ctx.store.write((q) => q.insertGroupCreation({ ...row, results: JSON.stringify(results), createdAtMs: ctx.clock.nowMs() }))
+      }
       // The creator is listed by WhatsApp among the participants; those the privacy refused are not.
       return { group: toGroupDetail(detail, phone.phoneNumber), results, replayed: false }
     },
@@ -123,6 +135,8 @@ export function createLiveGroupOps(deps: GroupServiceDeps): GroupOps {
     async update(phone, groupId, changes) {
       const session = await sessionOf(phone)
       await ask(phone, session, groupId, () => session.groups.update(groupId, changes))
+      // Who may post may have changed: the next send asks WhatsApp for the list again.
+      if (changes.announce !== undefined) lookups.forgetGroups(phone.id)
       return toGroupDetail(await ask(phone, session, groupId, () => session.groups.detail(groupId)), phone.phoneNumber)
     },
     async participants(phone, groupId, action, participants) {
@@ -147,12 +161,14 @@ export function createLiveGroupOps(deps: GroupServiceDeps): GroupOps {
       const session = await sessionOf(phone)
       const joined = await ask(phone, session, null, () => session.groups.join(code))
       if (!joined.joined) return { requested: true }
+      lookups.forgetGroups(phone.id)
       const detail = await ask(phone, session, joined.groupJid, () => session.groups.detail(joined.groupJid))
       return { requested: false, group: toGroupDetail(detail, phone.phoneNumber) }
     },
     async leave(phone, groupId) {
       const session = await sessionOf(phone)
       await ask(phone, session, groupId, () => session.groups.leave(groupId))
+      lookups.forgetGroups(phone.id)
     },
   }
 }

@@ -1,5 +1,6 @@
 import { errors } from "../lib/errors"
 import { isGroupJid } from "../lib/formats"
+import { sha256Hex } from "../lib/secrets"
 import { boundedOutsideText } from "../lib/outside-text"
 import { toIsoOrNull } from "../lib/time"
 import type { GroupMemberAddMode, GroupParticipantAction, GroupParticipantResult } from "../lib/vocabulary"
@@ -155,6 +156,11 @@ export function toGroupDetail(info: GroupDetailInfo, phoneNumber: string): Group
     pendingRequests: info.pendingRequests.map((p) => ({ id: personId(p), phoneNumber: p.phoneNumber, lid: p.lid })),
     pictureUrl: info.hasPicture ? groupPictureUrl(info.id, phoneNumber) : null,
   }
+}
+
+/** What a create's idempotency key is held to: the same phone, subject, description and participants. */
+export function createFingerprint(phoneId: string, cmd: { subject: string; description?: string; participants: string[] }): string {
+  return sha256Hex(JSON.stringify([phoneId, cmd.subject, cmd.description ?? null, cmd.participants]))
 }
 
 /** One participant's result from WhatsApp's outcome (`invited` is decided by whoever sent the invite). */

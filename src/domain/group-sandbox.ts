@@ -1,12 +1,11 @@
 import { errors } from "../lib/errors"
-import { sha256Hex } from "../lib/secrets"
 import type { GroupChangeAction, GroupParticipantAction } from "../lib/vocabulary"
 import type { PhoneRow } from "../store/phones"
 import type { StoreQueries, WriteTx } from "../store/store"
 import type { GroupChange } from "../whatsapp/gateway"
 import { recordGroupEvents } from "./group-events"
 import type { DomainContext } from "./context"
-import { inviteUrlOf, type GroupChangesCommand, type GroupDetail, type ParticipantResult, DONE_RESULT } from "./group-model"
+import { createFingerprint, inviteUrlOf, type GroupChangesCommand, type GroupDetail, type ParticipantResult, DONE_RESULT } from "./group-model"
 import {
   loadSandboxGroup,
   memberOf,
@@ -98,7 +97,7 @@ export function createSandboxGroupOps(ctx: DomainContext): GroupOps {
   return {
     create: (phone, cmd: CreateGroupCommand) =>
       write(phone, async (q, changed): Promise<GroupCreated> => {
-        const fingerprint = sha256Hex(JSON.stringify([phone.id, cmd.subject, cmd.description ?? null, cmd.participants]))
+        const fingerprint = createFingerprint(phone.id, cmd)
         if (cmd.idempotencyKey !== undefined) {
           const existing = await q.findSandboxGroupByIdempotencyKey(phone.accountId, cmd.idempotencyKey)
           if (existing !== null) {

@@ -26,6 +26,8 @@ export interface LiveLookups {
   groups(phoneId: string, session: WhatsAppSession): Promise<GroupInfo[]>
   /** Forgets everything about a phone (logout, removal). */
   forget(phoneId: string): void
+  /** Forgets a phone's group list, after the phone created, joined or left a group or changed who may post. */
+  forgetGroups(phoneId: string): void
 }
 
 export function createLiveLookups(clock: Clock): LiveLookups {
@@ -74,6 +76,9 @@ export function createLiveLookups(clock: Clock): LiveLookups {
         if (cached) return cached.groups
         throw err
       }
+    },
+    forgetGroups(phoneId) {
+      groupLists.delete(phoneId)
     },
     forget(phoneId) {
       groupLists.delete(phoneId)

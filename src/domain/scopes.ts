@@ -14,7 +14,7 @@ export const REQUIRED_SCOPES = {
   phoneNumbersRead: ["phone_numbers:read", "phone-numbers:read", "messages:read", "messages:send", "messages:write"],
   accountRead: ["account:read", "messages:read", "messages:send", "messages:write"],
   contactsCheck: ["messages:send", "messages:write", "messages:read"],
-  /** Creating and running groups (API-DECISIONS § 15); a key made before it existed does not get it. */
+  /** Creating and running groups (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"); a key made before it existed does not get it. */
   groupsWrite: ["groups:write"],
   /** A group's detail and invite link: readers of the group list and group writers. */
   groupDetailRead: ["groups:read", "groups:write", "messages:read", "messages:send", "messages:write"],

@@ -3,6 +3,21 @@
  * created through the API or changed from the seed's two, with their whole state as one JSON
  * document (the sandbox's own shape, read and written only by src/domain/group-sandbox.ts).
  */
+/**
+ * A live key's group create made with an idempotency key: the group WhatsApp created and the
+ * results the create answered, so a retried create answers the same group instead of a second one.
+ */
+export interface GroupCreationRow {
+  accountId: string
+  idempotencyKey: string
+  requestFingerprint: string
+  phoneId: string
+  groupId: string
+  /** The create's per-participant results, JSON. */
+  results: string
+  createdAtMs: number
+}
+
 export interface SandboxGroupRow {
   accountId: string
   groupId: string

@@ -20,7 +20,7 @@ import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, Inb
 import type { LeaseQueries } from "./leases"
 import type { UnreadInbound } from "./message-actions"
 import type { WaContactRow } from "./wa-contacts"
-import type { SandboxGroupRow } from "./sandbox-groups"
+import type { GroupCreationRow, SandboxGroupRow } from "./sandbox-groups"
 import type { PartRow } from "./message-parts"
 import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./messages"
 import type { PhoneRow, StoredPhoneError } from "./phones"
@@ -273,6 +273,10 @@ export interface SandboxGroupsQueries {
   findSandboxGroupByIdempotencyKey(accountId: string, key: string): Promise<SandboxGroupRow | null>
   /** An account's sandbox groups, oldest first. */
   listSandboxGroups(accountId: string): Promise<SandboxGroupRow[]>
+  /** Records a live group create made with an idempotency key; a second record under the same key keeps the first. */
+  insertGroupCreation(row: GroupCreationRow): Promise<void>
+  /** The live group create an account made with this idempotency key, or null. */
+  findGroupCreation(accountId: string, key: string): Promise<GroupCreationRow | null>
 }
 
 /** src/store/sqlite/replies.ts */

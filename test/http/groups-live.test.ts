@@ -45,6 +45,27 @@ describe("live groups: success", () => {
     })
   })
 
+  test("a create retried with its idempotency key answers the same group and results, replayed, and WhatsApp creates one group", async () => {
+    const { from, call, world } = await livePhone()
+    const body = { fromPhoneId: from, subject: "Once", participants: ["+14155550199"], idempotencyKey: "live-create-1" }
+    const first = await call("POST", "/v1/groups", body)
+    const again = await call("POST", "/v1/groups", body)
+    expect(again.status).toBe(201)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.body.data).toEqual(first.body.data)
+    expect(world.calls.filter((c) => c.op === "create")).toHaveLength(1)
+    expect((await call("POST", "/v1/groups", { ...body, subject: "Other" })).status).toBe(400)
+  })
+
+  test("a group just created is listed at once (and so postable): the phone's cached group list is dropped, not served for 5 minutes", async () => {
+    const { from, call, phone } = await livePhone()
+    h.gateway.groups.set(phone.id, [])
+    expect((await call("GET", `/v1/groups?fromPhoneId=${encodeURIComponent(from)}`)).body.data).toEqual([])
+    const created = (await call("POST", "/v1/groups", { fromPhoneId: from, subject: "New", participants: ["+14155550199"] })).body.data.group
+    h.gateway.groups.set(phone.id, [{ id: created.id, name: "New", announcementOnly: false, selfIsMember: true, selfIsAdmin: true }])
+    expect((await call("GET", `/v1/groups?fromPhoneId=${encodeURIComponent(from)}`)).body.data.map((g: { id: string }) => g.id)).toEqual([created.id])
+  })
+
   test("the detail writes participants as E.164 when WhatsApp told the number, else as …@lid, bounds and escapes WhatsApp's text, and links the picture", async () => {
     const { from, call, world } = await livePhone()
     world.details.set(

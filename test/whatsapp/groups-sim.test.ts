@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import type { WAMessage } from "@whiskeysockets/baileys"
 import { baileysGroups } from "../../src/whatsapp/baileys/groups"
 import { GroupRefusedError, type WhatsAppGroups } from "../../src/whatsapp/gateway"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
@@ -27,6 +28,8 @@ let shy: SimContact
 let absent: SimContact
 let boss: SimContact
 
+const remembered: WAMessage[] = []
+
 beforeAll(async () => {
   sim = await startWaSim({ advSecretRotation: false })
   stops.push(() => sim.stop())
@@ -38,7 +41,10 @@ beforeAll(async () => {
   book.refuseAdds(shy)
   const { first, client } = await pairWithQr(sim, ME)
   stops.push(() => first.end(), () => client.end())
-  groups = baileysGroups(() => client.sock)
+  groups = baileysGroups(
+    () => client.sock,
+    async (sent) => void remembered.push(sent),
+  )
 }, SLOW_HOOK_TIMEOUT_MS)
 
 afterAll(async () => {
@@ -81,6 +87,8 @@ describe("the Baileys adapter's group requests against the simulator", () => {
     const received = (await sim.nextMessage(shy, { timeoutMs: 10_000 })).message?.groupInviteMessage
     expect(received).toMatchObject({ groupJid: made.detail.id, groupName: "Invites", inviteCode: invite.invite.code })
     expect(Number(received?.inviteExpiration)).toBe(Math.floor(invite.invite.expiresAtMs / 1000))
+    // Kept like a sent part, under the id it went out with, so a retry receipt for it is answered.
+    expect(remembered.map((m) => [m.key.remoteJid, m.key.id, m.message?.groupInviteMessage?.inviteCode])).toEqual([[shy.pnJid, expect.any(String), invite.invite.code]])
   })
 
   test("update and detail: every setting is applied on WhatsApp and read back", async () => {

@@ -1,6 +1,6 @@
 import type { SQL } from "bun"
 import type { SandboxGroupsQueries } from "../store"
-import type { SandboxGroupRow } from "../sandbox-groups"
+import type { GroupCreationRow, SandboxGroupRow } from "../sandbox-groups"
 import { toNumber } from "./rows"
 
 /* src/store/sqlite/sandbox-groups.ts on PostgreSQL: the same statements, the same rows in the same order. */
@@ -17,6 +17,9 @@ const UPSERT = `INSERT INTO sandbox_groups (account_id, group_id, state, idempot
   VALUES ($1, $2, $3, $4, $5, $6, $7)
   ON CONFLICT (account_id, group_id) DO UPDATE SET state = EXCLUDED.state, updated_at_ms = EXCLUDED.updated_at_ms`
 
+const CREATION_COLUMNS = `account_id AS "accountId", idempotency_key AS "idempotencyKey", request_fingerprint AS "requestFingerprint",
+  phone_id AS "phoneId", group_id AS "groupId", results, created_at_ms AS "createdAtMs"`
+
 const fromPg = (r: PgSandboxGroup): SandboxGroupRow => ({ ...r, createdAtMs: toNumber(r.createdAtMs), updatedAtMs: toNumber(r.updatedAtMs) })
 
 /** The sandbox group queries of the seam on `sql` (the pool, or the write's transaction). */
@@ -31,6 +34,20 @@ export function pgSandboxGroupsQueries(sql: SQL): SandboxGroupsQueries {
     },
     findSandboxGroup: (accountId, groupId) => one("account_id = $1 AND group_id = $2", [accountId, groupId]),
     findSandboxGroupByIdempotencyKey: (accountId, key) => one("account_id = $1 AND idempotency_key = $2", [accountId, key]),
+    async insertGroupCreation(c) {
+      await sql.unsafe(
+        `INSERT INTO group_creations (account_id, idempotency_key, request_fingerprint, phone_id, group_id, results, created_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [c.accountId, c.idempotencyKey, c.requestFingerprint, c.phoneId, c.groupId, c.results, c.createdAtMs],
+      )
+    },
+    async findGroupCreation(accountId, key) {
+      const [r] = (await sql.unsafe(`SELECT ${CREATION_COLUMNS} FROM group_creations WHERE account_id = $1 AND idempotency_key = $2`, [accountId, key])) as (Omit<
+        GroupCreationRow,
+        "createdAtMs"
+      > & { createdAtMs: string })[]
+      return r === undefined ? null : { ...r, createdAtMs: toNumber(r.createdAtMs) }
+    },
     async listSandboxGroups(accountId) {
       const rows = (await sql.unsafe(`SELECT ${COLUMNS} FROM sandbox_groups WHERE account_id = $1 ORDER BY created_at_ms, group_id`, [accountId])) as PgSandboxGroup[]
       return rows.map(fromPg)

@@ -495,7 +495,8 @@ ALTER TABLE phones ADD COLUMN client_expires_at_ms INTEGER;
 `
 
 // Migration 23, as PostgreSQL migration 11: the groups a test key's sandbox holds
-// (src/store/sandbox-groups.ts), one row per account and group, the state as one JSON document.
+// (src/store/sandbox-groups.ts), one row per account and group, the state as one JSON document;
+// and the live group creates made with an idempotency key, with the group and results they answered.
 const SANDBOX_GROUPS = `
 CREATE TABLE sandbox_groups (
   account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
@@ -508,6 +509,16 @@ CREATE TABLE sandbox_groups (
   PRIMARY KEY (account_id, group_id)
 ) STRICT;
 CREATE UNIQUE INDEX sandbox_groups_idempotency ON sandbox_groups (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+CREATE TABLE group_creations (
+  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  idempotency_key TEXT NOT NULL,
+  request_fingerprint TEXT NOT NULL,
+  phone_id TEXT NOT NULL REFERENCES phones(id) ON DELETE CASCADE,
+  group_id TEXT NOT NULL,
+  results TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (account_id, idempotency_key)
+) STRICT;
 `
 
 /** Every migration, in order. Append only; never edit one that has shipped. */

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite"
-import type { SandboxGroupRow } from "../sandbox-groups"
+import type { GroupCreationRow, SandboxGroupRow } from "../sandbox-groups"
 
 /* The sandbox's groups (src/store/sandbox-groups.ts): one row per account and group. */
 
@@ -31,4 +31,20 @@ export function findSandboxGroupByIdempotencyKey(db: Database, accountId: string
 /** An account's sandbox groups, oldest first. */
 export function listSandboxGroups(db: Database, accountId: string): SandboxGroupRow[] {
   return db.query<SandboxGroupRow, [string]>(`SELECT ${COLUMNS} FROM sandbox_groups WHERE account_id = ? ORDER BY created_at_ms, group_id`).all(accountId)
+}
+
+const CREATION_COLUMNS = `account_id AS accountId, idempotency_key AS idempotencyKey, request_fingerprint AS requestFingerprint,
+  phone_id AS phoneId, group_id AS groupId, results, created_at_ms AS createdAtMs`
+
+/** Records a live create made with an idempotency key; a second record under the same key keeps the first. */
+export function insertGroupCreation(db: Database, row: GroupCreationRow): void {
+  db.query(
+    `INSERT INTO group_creations (account_id, idempotency_key, request_fingerprint, phone_id, group_id, results, created_at_ms)
+     VALUES ($accountId, $idempotencyKey, $requestFingerprint, $phoneId, $groupId, $results, $createdAtMs) ON CONFLICT DO NOTHING`,
+  ).run({ ...row })
+}
+
+/** The live create an account made with this idempotency key, or null. */
+export function findGroupCreation(db: Database, accountId: string, key: string): GroupCreationRow | null {
+  return db.query<GroupCreationRow, [string, string]>(`SELECT ${CREATION_COLUMNS} FROM group_creations WHERE account_id = ? AND idempotency_key = ?`).get(accountId, key)
 }

@@ -182,6 +182,8 @@ function sandboxGroupsQueries(db: Database): SandboxGroupsQueries {
     findSandboxGroup: async (accountId, groupId) => sandbox_groups.findSandboxGroup(db, accountId, groupId),
     findSandboxGroupByIdempotencyKey: async (accountId, key) => sandbox_groups.findSandboxGroupByIdempotencyKey(db, accountId, key),
     listSandboxGroups: async (accountId) => sandbox_groups.listSandboxGroups(db, accountId),
+    insertGroupCreation: async (row) => sandbox_groups.insertGroupCreation(db, row),
+    findGroupCreation: async (accountId, key) => sandbox_groups.findGroupCreation(db, accountId, key),
   }
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto"
-import type { BinaryNode, GroupMetadata, WASocket } from "@whiskeysockets/baileys"
+import type { BinaryNode, GroupMetadata, WAMessage, WASocket } from "@whiskeysockets/baileys"
 import type { GroupParticipantAction } from "../../lib/vocabulary"
 import { GroupRefusedError, type GroupChanges, type GroupDetailInfo, type GroupMemberOutcome, type GroupPerson, type GroupRefusal, type WhatsAppGroups } from "../gateway"
 
@@ -92,8 +92,12 @@ function outcomesOf(jids: string[], answers: BinaryNode[], adding: boolean): Gro
 
 const participantNodes = (jids: string[]): BinaryNode[] => jids.map((jid) => ({ tag: "participant", attrs: { jid } }))
 
-/** The group requests of the phone's socket; `openSocket` throws when it is not connected. */
-export function baileysGroups(openSocket: () => WASocket): WhatsAppGroups {
+/**
+ * The group requests of the phone's socket; `openSocket` throws when it is not connected.
+ * `remember` keeps a sent group invite message like a sent part, so a recipient's retry receipt
+ * for it is answered (resend-store.ts).
+ */
+export function baileysGroups(openSocket: () => WASocket, remember: (sent: WAMessage) => Promise<void> = async () => {}): WhatsAppGroups {
   const groupIq = (type: "get" | "set", to: string, content: BinaryNode[]) => openSocket().query({ tag: "iq", attrs: { type, xmlns: "w:g2", to }, content })
 
   async function detail(groupJid: string): Promise<GroupDetailInfo> {
@@ -164,7 +168,9 @@ export function baileysGroups(openSocket: () => WASocket): WhatsAppGroups {
     async sendInvite(toJid, invite) {
       // Relayed as built: Baileys' `groupInvite` content would fetch the group's picture first (an IQ and a download).
       const groupInviteMessage = { inviteCode: invite.code, inviteExpiration: Math.floor(invite.expiresAtMs / 1000), groupJid: invite.groupJid, groupName: invite.subject, caption: "" }
-      await openSocket().relayMessage(toJid, { groupInviteMessage }, {})
+      const message = { groupInviteMessage }
+      const id = await openSocket().relayMessage(toJid, message, {})
+      await remember({ key: { remoteJid: toJid, id, fromMe: true }, message })
     },
   }
 }

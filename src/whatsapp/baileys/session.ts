@@ -168,7 +168,10 @@ export function partContent(part: OutboundPart): Parameters<WASocket["sendMessag
 export class BaileysSession implements WhatsAppSession {
   private sock: WASocket | null = null
   /** Group requests on the open socket (groups.ts). */
-  readonly groups = baileysGroups(() => this.requireOpen())
+  readonly groups = baileysGroups(
+    () => this.requireOpen(),
+    async (sent) => await this.resend?.remember(sent),
+  )
   private auth: SqliteAuthState | null = null
   private starting: Promise<void> | null = null
   private open = false

@@ -2,7 +2,7 @@ import { expect, setDefaultTimeout, test } from "bun:test"
 import type { SandboxGroupRow } from "../../../src/store/sandbox-groups"
 import { TEST_EPOCH_MS } from "../../helpers/test-clock"
 import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
-import { account } from "./fixtures"
+import { account, phone } from "./fixtures"
 import { describeStores, type ContractStore } from "./stores"
 
 /* The sandbox's groups (SandboxGroupsQueries, SQLite migration 23 / PostgreSQL 11) on both stores. */
@@ -45,6 +45,16 @@ describeStores("sandbox groups", (open) => {
     await put(store, group())
     await put(store, group({ state: "{\"subject\":\"Book club\"}", idempotencyKey: null, requestFingerprint: null, createdAtMs: T + 5, updatedAtMs: T + 10 }))
     expect(await store.findSandboxGroup("acc_1", "120363123456789012@g.us")).toEqual(group({ state: "{\"subject\":\"Book club\"}", updatedAtMs: T + 10 }))
+  })
+
+  test("a live create's record reads back by account and key; a second record under the key keeps the first", async () => {
+    const store = await withAccounts(await open())
+    await store.insertPhone(phone())
+    const creation = { accountId: "acc_1", idempotencyKey: "k1", requestFingerprint: "f1", phoneId: "ph_1", groupId: "120363999@g.us", results: "[]", createdAtMs: T }
+    await store.write((q) => q.insertGroupCreation(creation))
+    await store.write((q) => q.insertGroupCreation({ ...creation, groupId: "120363000@g.us" }))
+    expect(await store.findGroupCreation("acc_1", "k1")).toEqual(creation)
+    expect(await store.findGroupCreation("acc_2", "k1")).toBeNull()
   })
 
   test("an account's groups list oldest first; an idempotency key is one group's per account", async () => {

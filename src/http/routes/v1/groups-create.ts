@@ -28,7 +28,7 @@ export const groupsCreate = (deps: HttpDeps) => (app: ApiApp) =>
           "The phone becomes the group's creator and admin. Each participant's result says what WhatsApp did: `added`, `not_on_whatsapp`, " +
           "or `invited` when their privacy settings refused the add and wagate sent them WhatsApp's group invite message, as the app does. " +
           "Test keys: a sandbox group (`120363…@g.us`) kept in the store; `+12025550101` is not on WhatsApp, `+12025550106` is invited. " +
-          "Test keys only: reusing an idempotencyKey (or the `Idempotency-Key` header) with the same parameters returns the same group with `Idempotent-Replayed: true`.",
+          "Reusing an idempotencyKey (or the `Idempotency-Key` header) with the same parameters returns the same group with `Idempotent-Replayed: true`.",
         body: CreateGroupBody,
         success: { status: 201, schema: Envelope(GroupCreated), description: "The group and each participant's result", headers: ["Idempotent-Replayed"] },
         errors: [400, 401, 403, 404, 409, 413, 429, 502, 503],
