@@ -199,6 +199,25 @@ export function onCallEvents(received: components["schemas"]["CallReceivedEventD
   return \`\${received.callId} \${video} \${outcome}\`
 }
 
+/** A receiver of the group events (docs/webhooks.md § "Group events"), typed from the document's webhooks. */
+type GroupJoined = components["schemas"]["GroupJoinedEventData"]
+type GroupParticipants = components["schemas"]["GroupParticipantsEventData"]
+type GroupUpdated = components["schemas"]["GroupUpdatedEventData"]
+export function onGroupEvent(joined: GroupJoined, members: GroupParticipants, updated: GroupUpdated): string[] {
+  const subject: string = joined.subject
+  const by: string | null = members.by
+  const action: "added" | "removed" | "left" | "promoted" | "demoted" | "requested" = members.action
+  const who: string[] = members.participants
+  const renamed: string | undefined = updated.changes.subject
+  const addMode: "admins" | "all" | undefined = updated.changes.memberAddMode
+  const timer: number | undefined = updated.changes.ephemeralSeconds
+  const picture: "set" | "removed" | undefined = updated.changes.picture
+  // @ts-expect-error changes names only the group's settings
+  console.log(updated.changes.owner)
+  console.log(subject, by, action, renamed, addMode, timer, picture, joined.phoneId, joined.groupId, joined.at)
+  return who
+}
+
 // Groups (docs/api.md § "Groups"): every operation, and what the types refuse.
 export async function runAGroup(): Promise<string[]> {
   const created = await client.POST("/v1/groups", {

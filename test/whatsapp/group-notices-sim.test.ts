@@ -29,6 +29,7 @@ let writer: Writer
 const clock = new TestClock()
 const notices: GroupNotice[] = []
 let session: WhatsAppSession | null = null
+let connects = 0
 let alice: SimContact
 let bob: SimContact
 let carol: SimContact
@@ -54,7 +55,10 @@ beforeAll(async () => {
     qr: (qr) => void sim.primary(ME).scanQr(qr),
     pairingCode() {},
     scanned() {},
-    connected: () => void (connected = true),
+    connected: () => {
+      connected = true
+      connects++
+    },
     disconnected: (info) => {
       if (!info.final) start()
     },
@@ -144,5 +148,17 @@ describe("group notifications from the simulator, in process", () => {
     sim.notifyGroup(club, alice, [{ kind: "subject", subject: "After" }])
     await waitUntil(() => notices.some((n) => n.changes.some((c) => c.kind === "updated" && c.changes.subject === "After")), 10_000, "the later notice")
     expect(notices.slice(before).map((n) => (n.changes[0] as { changes: { subject: string } }).changes.subject)).toEqual(["Once", "After"])
+  })
+
+  test("a notification sent again after a reconnect (its acknowledgement lost) is told once", async () => {
+    const id = sim.notifyGroup(club, alice, [{ kind: "subject", subject: "Before the drop" }])
+    await waitUntil(() => notices.some((n) => n.changes.some((c) => c.kind === "updated" && c.changes.subject === "Before the drop")), 10_000, "the first notice")
+    const before = connects
+    sim.dropConnections()
+    await waitUntil(() => connects > before, 30_000, "the reconnect")
+    sim.notifyGroup(club, alice, [{ kind: "subject", subject: "Before the drop" }], { id })
+    sim.notifyGroup(club, alice, [{ kind: "subject", subject: "After the drop" }])
+    await waitUntil(() => notices.some((n) => n.changes.some((c) => c.kind === "updated" && c.changes.subject === "After the drop")), 10_000, "the later notice")
+    expect(notices.filter((n) => n.changes.some((c) => c.kind === "updated" && c.changes.subject === "Before the drop"))).toHaveLength(1)
   })
 })

@@ -10,6 +10,7 @@ import { nodesRoutes } from "./pages/nodes"
 import { overviewRoutes } from "./pages/overview"
 import { phoneRoutes } from "./pages/phone"
 import { callPolicyRoutes } from "./pages/call-policy"
+import { groupRoutes } from "./pages/group"
 import { phonesRoutes } from "./pages/phones"
 import { sandboxRoutes } from "./pages/sandbox"
 import { signInRoutes } from "./pages/sign-in"
@@ -30,6 +31,7 @@ export function dashboardRoutes(deps: HttpDeps) {
       .use(phonesRoutes(dash))
       .use(phoneRoutes(dash))
       .use(callPolicyRoutes(dash))
+      .use(groupRoutes(dash))
       .use(keysRoutes(dash))
       .use(webhooksRoutes(dash))
       .use(webhookRoutes(dash))

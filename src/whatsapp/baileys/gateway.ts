@@ -6,6 +6,8 @@ import { BaileysSession, type SessionSettings } from "./session"
 import { ExpirationNotices } from "./client-expiration"
 import { createWaVersionChooser, type WaVersion, type WaVersionLookup } from "./wa-version"
 import { configuredVersionLookup } from "./version-probe"
+import { createNoticeOnce } from "./group-notices"
+import type { NotificationNode } from "./adv-rotation"
 
 /** What the Baileys gateway is built from. */
 export interface BaileysGatewayOptions extends SessionSettings {
@@ -44,6 +46,7 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
   const load = options.loadBaileys ?? (() => import("@whiskeysockets/baileys"))
   let baileys: Promise<BaileysModule> | null = null
   const retryCaches = new Map<string, CacheStore>()
+  const noticesTold = new Map<string, (node: NotificationNode) => boolean>()
   const live = new Map<string, Set<BaileysSession>>()
   const signalKeyCache = createSignalKeyCache(SIGNAL_KEY_CACHE_ENTRIES)
 
@@ -87,6 +90,11 @@ export function createBaileysGateway(options: BaileysGatewayOptions): WhatsAppGa
         retryCaches.set(phoneId, cache)
       }
       return cache
+    },
+    groupNoticeOnce(phoneId: string) {
+      let once = noticesTold.get(phoneId)
+      if (!once) noticesTold.set(phoneId, (once = createNoticeOnce()))
+      return once
     },
     ended(phoneId: string, session: BaileysSession) {
       const sessions = live.get(phoneId)

@@ -8,8 +8,9 @@ import { e164FromPnJid, isGroupJid, isLidJid, isPnJid, normalizeUserJid, sameUse
  * group's picture), read off the socket and told in wagate's words (docs/webhooks.md § "Group
  * events"). Baileys 7.0.0-rc14 surfaces one notification twice, as `groups.update` /
  * `group-participants.update` and again as a stub message, and reads only its first child
- * (Socket/messages-recv.js handleGroupNotification); reading the node itself, once, with every
- * child, as whatsmeow's parseGroupChange does, gives one notice per notification.
+ * (lib/Socket/messages-recv.js, handleGroupNotification); reading the node itself, once, with
+ * every child, as whatsmeow's parseGroupChange does, gives one notice per notification.
+ * The section "Group notifications" of test/wa-sim/README.md lists what each child carries.
  */
 
 /** What the mapping needs of the session: who we are, the LID→number directory, and the time. */
@@ -41,12 +42,16 @@ function textOf(node: NotificationNode | undefined): string | null {
   return null
 }
 
-/** A user as events name them: E.164 when the number is known (named, or behind a LID), else the `…@lid` JID. */
-async function addressOf(jid: string | undefined, pnJid: string | undefined, pnForLid: PnForLid): Promise<string | null> {
+/**
+ * A user as events name them: E.164 when the number is known (named, behind a LID the directory
+ * knows, or our own LID), else the `…@lid` JID.
+ */
+async function addressOf(jid: string | undefined, pnJid: string | undefined, ctx: GroupNoticeContext): Promise<string | null> {
   for (const candidate of [jid, pnJid]) if (isPnJid(candidate)) return e164FromPnJid(candidate)
   if (!isLidJid(jid)) return null
+  if (ctx.self.lid && sameUser(jid, ctx.self.lid) && isPnJid(ctx.self.id)) return e164FromPnJid(ctx.self.id)
   const lid = normalizeUserJid(jid)
-  const pn = await pnForLid(lid).catch(() => null)
+  const pn = await ctx.pnForLid(lid).catch(() => null)
   return isPnJid(pn) ? e164FromPnJid(pn) : lid
 }
 
@@ -98,7 +103,7 @@ async function participantsOf(child: NotificationNode, ctx: GroupNoticeContext):
   for (const p of childrenOf(child).filter((c) => c.tag === "participant")) {
     const attrs = p.attrs ?? {}
     self ||= isSelf(attrs, ctx.self)
-    const address = await addressOf(attrs.jid, attrs.phone_number, ctx.pnForLid)
+    const address = await addressOf(attrs.jid, attrs.phone_number, ctx)
     if (address !== null && !participants.includes(address)) participants.push(address)
   }
   return { participants, self }
@@ -119,7 +124,7 @@ async function participantChange(child: NotificationNode, by: string | null, ctx
 export async function mapGroupNotification(node: NotificationNode, ctx: GroupNoticeContext): Promise<MappedGroupNotice | null> {
   const groupId = node.attrs?.from
   if (!isGroupJid(groupId)) return null
-  const by = await addressOf(node.attrs.participant, node.attrs.participant_pn, ctx.pnForLid)
+  const by = await addressOf(node.attrs.participant, node.attrs.participant_pn, ctx)
   const changes: GroupChange[] = []
   let settings: GroupSettingsChanges | null = null
   let needsSubject = false
@@ -152,7 +157,7 @@ export async function mapPictureNotification(node: NotificationNode, ctx: GroupN
   if (!isGroupJid(groupId)) return null
   const child = childrenOf(node).find((c) => c.tag === "set" || c.tag === "delete")
   if (!child) return null
-  const by = await addressOf(child.attrs?.author ?? node.attrs.participant, child.attrs?.author_pn ?? node.attrs.participant_pn, ctx.pnForLid)
+  const by = await addressOf(child.attrs?.author ?? node.attrs.participant, child.attrs?.author_pn ?? node.attrs.participant_pn, ctx)
   const picture = child.tag === "set" ? "set" : "removed"
   return { groupId: normalizeUserJid(groupId), by, atMs: atMsOf(node, ctx.nowMs), changes: [{ kind: "updated", changes: { picture } }] }
 }

@@ -58,7 +58,7 @@ import { parseDescriptor } from "./inbound-details"
 import { downloadMedia, reuploadMedia } from "./media-download"
 import { sendMediaPart } from "./media-message"
 import { createOfflineWatchdog, type OfflineWatchdog } from "./offline-watchdog"
-import { createNoticeOnce, mapGroupNotification, mapPictureNotification, withJoinedSubject } from "./group-notices"
+import { mapGroupNotification, mapPictureNotification, withJoinedSubject } from "./group-notices"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
@@ -117,6 +117,11 @@ export interface SessionContext extends SessionSettings {
   signalKeyCache: SignalKeyCache
   /** The phone's retry counter cache, kept across reconnects (Baileys counts resends per message id). */
   retryCache(phoneId: string): CacheStore
+  /**
+   * The phone's group notifications already told, kept across reconnects: WhatsApp sends one
+   * again after a reconnect when its acknowledgement was lost (group-notices.ts).
+   */
+  groupNoticeOnce(phoneId: string): (node: NotificationNode) => boolean
   /** Called when a session's socket is gone, so the gateway stops tracking it. */
   ended(phoneId: string, session: BaileysSession): void
 }
@@ -201,9 +206,8 @@ export class BaileysSession implements WhatsAppSession {
   private secrets: MessageSecrets | null = null
   private pollVotes: PollVotes | null = null
   private watchdog: OfflineWatchdog | null = null
-  /** Group notices in arrival order, each notification once across reconnects (group-notices.ts). */
+  /** Group notices in arrival order (group-notices.ts). */
   private groupChain: Promise<void> = Promise.resolve()
-  private readonly groupNoticeOnce = createNoticeOnce()
   /** Whether each recent 1:1 part carried the contact's privacy token, so a 463 says which case it is. */
   private readonly privacyTokens = new PrivacyTokenLedger()
 
@@ -476,6 +480,7 @@ export class BaileysSession implements WhatsAppSession {
       nowMs: this.ctx.clock.nowMs(),
     })
     const subjectOf = async (groupId: string) => (await sock.groupMetadata(groupId)).subject ?? ""
+    const once = this.ctx.groupNoticeOnce(this.phoneId)
     const tell = (read: () => Promise<GroupNotice | null>) => {
       this.groupChain = this.groupChain
         .then(read)
@@ -485,14 +490,14 @@ export class BaileysSession implements WhatsAppSession {
         .catch((err) => this.log.error("mapping a group notification failed", { err }))
     }
     sock.ws.on("CB:notification,type:w:gp2", (node: NotificationNode) => {
-      if (this.sock !== sock || !this.groupNoticeOnce(node)) return
+      if (this.sock !== sock || !once(node)) return
       tell(async () => {
         const mapped = await mapGroupNotification(node, contextOf())
         return mapped === null ? null : await withJoinedSubject(mapped, subjectOf)
       })
     })
     sock.ws.on("CB:notification,type:picture", (node: NotificationNode) => {
-      if (this.sock !== sock || !this.groupNoticeOnce(node)) return
+      if (this.sock !== sock || !once(node)) return
       tell(() => mapPictureNotification(node, contextOf()))
     })
   }

@@ -74,6 +74,9 @@ export async function phonePage(c: PageContext, failure?: ActionFailure, policy?
             <Time ms={phone.lastDisconnectedAtMs} />
           </dd>
         </dl>
+        <p>
+          <a href={href(`${base}/groups`, scope)}>{scope.env === "test" ? "Sandbox groups" : "Groups"}</a>
+        </p>
       </section>
       <section aria-labelledby="connection">
         <h2 id="connection">Connection</h2>
