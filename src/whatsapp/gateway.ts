@@ -296,6 +296,16 @@ export interface WhatsAppSession {
   downloadMedia(descriptor: string, path: string, maxBytes: number): Promise<number>
   /** Asks the sender's phone to upload the file again; resolves to the new descriptor, or throws MediaGoneError. */
   reuploadMedia(descriptor: string): Promise<string>
+
+  // Our own profile and group pictures (API-DECISIONS § 15). All reject when not connected.
+  /** Sets this phone's picture (`groupJid` null) or a group's; `jpeg` is the converted 640 × 640 JPEG. */
+  setPicture(groupJid: string | null, jpeg: Uint8Array): Promise<void>
+  /** Removes this phone's picture (`groupJid` null) or a group's. */
+  removePicture(groupJid: string | null): Promise<void>
+  /** Sets the push name contacts see for this phone. */
+  setProfileName(name: string): Promise<void>
+  /** Sets this phone's about text. */
+  setAbout(about: string): Promise<void>
 }
 
 /** Makes sessions; one per phone id. */
