@@ -1,3 +1,4 @@
+import type { OwnProfileDeps } from "../domain/own-profile"
 import type { ContactChecker } from "../domain/contact-checks"
 import type { DomainContext } from "../domain/context"
 import type { LiveLookups } from "../domain/live-lookups"
@@ -30,6 +31,8 @@ export interface HttpDeps {
   messageActions: LiveActionDeps
   /** Inbound media: the connected sessions, the on-disk cache and the size caps. */
   inboundMedia: InboundMediaDeps
+  /** The phone's own profile and pictures: the connected sessions, the media fetcher and one conversion at a time. */
+  ownProfile: OwnProfileDeps
   /** Number checks, with their hourly budget per phone. */
   contactChecks: ContactChecker
   metrics: AppMetrics

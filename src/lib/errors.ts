@@ -119,6 +119,11 @@ export const errors = {
     new AppError("gone", [`WhatsApp no longer has the media of inbound message ${id} (the sender's phone did not upload it again)`]),
   inboundMediaTooLarge: (id: string, maxBytes: number) =>
     new AppError("bad_gateway", [`The media of inbound message ${id} is larger than the ${Math.floor(maxBytes / 1048576)} MiB cap for its kind`]),
+  // Pictures (API-DECISIONS § 15): the image at mediaUrl, refused with a sentence for the client.
+  pictureRefused: (message: string) => new AppError("bad_request", [`mediaUrl: ${message}`]),
+  pictureTooLarge: (message: string) => new AppError("payload_too_large", [`mediaUrl: ${message}`]),
+  pictureUnfetched: (message: string) => new AppError("bad_gateway", [`mediaUrl: ${message}`]),
+  pictureNotFound: (ref: string) => new AppError("not_found", [`Phone number ${ref} has no picture set through wagate`]),
   whatsappUnanswered: (message: string, cause: unknown) => new AppError("bad_gateway", [message], { cause }),
   internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
 } as const

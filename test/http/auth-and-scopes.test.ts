@@ -57,6 +57,17 @@ function endpoints(phoneNumber: string, messageId: string) {
       ok: 204,
       scopes: ["messages:send", "messages:write"],
     },
+    // The phone's own profile (API-DECISIONS § 15); the harness fetches no picture, so the PUT passes auth and answers 502.
+    { name: "PATCH /v1/phone-numbers/{id}/profile", method: "PATCH", path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/profile`, body: { about: "hi" }, ok: 200, scopes: ["phone_numbers:write"] },
+    { name: "PUT /v1/phone-numbers/{id}/picture", method: "PUT", path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/picture`, body: { mediaUrl: "https://example.com/a.png" }, ok: 502, scopes: ["phone_numbers:write"] },
+    {
+      name: "GET /v1/phone-numbers/{id}/picture",
+      method: "GET",
+      path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/picture`,
+      ok: 404,
+      scopes: ["phone_numbers:read", "phone-numbers:read", "messages:read", "messages:send", "messages:write"],
+    },
+    { name: "DELETE /v1/phone-numbers/{id}/picture", method: "DELETE", path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/picture`, ok: 200, scopes: ["phone_numbers:write"] },
     {
       name: "POST /v1/contacts/check",
       method: "POST",

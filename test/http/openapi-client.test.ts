@@ -141,6 +141,18 @@ export async function inboundRicher(): Promise<Blob | null> {
   return file.data
 }
 
+export async function ownProfile(): Promise<string | null> {
+  // The phone's own profile and picture (API-DECISIONS § 15).
+  const set = await client.PUT("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } }, body: { mediaUrl: "https://example.com/logo.png" } })
+  const pictureUrl: string | null | undefined = set.data?.data.pictureUrl
+  const patched = await client.PATCH("/v1/phone-numbers/{id}/profile", { params: { path: { id: "+14155550123" } }, body: { name: "Acme", about: "Hi" } })
+  const about: string | null | undefined = patched.data?.data.about
+  const removed = await client.DELETE("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } } })
+  const jpeg = await client.GET("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } }, parseAs: "blob" })
+  console.log(pictureUrl, about, removed.data?.data.pictureSetAt, jpeg.data)
+  return patched.data?.data.name ?? null
+}
+
 export async function nodesWithTheirPhones(): Promise<string[]> {
   const admin = createClient<paths>({ baseUrl: "http://127.0.0.1:3000", headers: { Authorization: "Bearer adm_x" } })
   const { data } = await admin.GET("/admin/v1/nodes", { params: { query: { phones: "true" } } })
@@ -168,6 +180,8 @@ export async function refusedByTheTypes(): Promise<void> {
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", location: { name: "somewhere" } } })
   // @ts-expect-error a contact's numbers are a list
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", contact: { name: "Bo", phoneNumbers: "+14155550123" } } })
+  // @ts-expect-error a picture is set from one mediaUrl
+  await client.PUT("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } }, body: { mediaUrls: ["https://example.com/a.png"] } })
   // @ts-expect-error phones is "true" or "false"
   await client.GET("/admin/v1/nodes", { params: { query: { phones: 1 } } })
   const inbound = await client.GET("/v1/messages/inbound/{messageId}", { params: { path: { messageId: "inmsg_x" } } })

@@ -63,6 +63,11 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["delete", "/v1/messages/{messageId}", 200, "revokeMessage", REQUIRED_SCOPES.send],
   ["post", "/v1/messages/inbound/{messageId}/read", 200, "markInboundRead", REQUIRED_SCOPES.send],
   ["get", "/v1/messages/inbound/{messageId}/media", 200, "getInboundMessageMedia", REQUIRED_SCOPES.messagesRead],
+  // Beyond the seed: the phone's own profile (API-DECISIONS § 15).
+  ["patch", "/v1/phone-numbers/{id}/profile", 200, "updateOwnProfile", REQUIRED_SCOPES.phoneNumbersWrite],
+  ["put", "/v1/phone-numbers/{id}/picture", 200, "setOwnPicture", REQUIRED_SCOPES.phoneNumbersWrite],
+  ["delete", "/v1/phone-numbers/{id}/picture", 200, "removeOwnPicture", REQUIRED_SCOPES.phoneNumbersWrite],
+  ["get", "/v1/phone-numbers/{id}/picture", 200, "getOwnPicture", REQUIRED_SCOPES.phoneNumbersRead],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -159,7 +164,7 @@ describe("OpenAPI document: the whole", () => {
     expect(checked).toBeGreaterThan(30)
   })
 
-  test("answers are JSON, except the metrics text and the pairing event stream", () => {
+  test("answers are JSON, except the metrics text, the pairing event stream, media files and the own picture's JPEG", () => {
     const types = new Map<string, Set<string>>()
     for (const { where, op } of operations().filter((o) => o.where.startsWith("paths"))) {
       for (const response of Object.values(op.responses)) {
@@ -169,7 +174,8 @@ describe("OpenAPI document: the whole", () => {
         }
       }
     }
-    expect([...types.keys()].sort()).toEqual(["application/json", "application/octet-stream", "text/event-stream", "text/plain"])
+    expect([...types.keys()].sort()).toEqual(["application/json", "application/octet-stream", "image/jpeg", "text/event-stream", "text/plain"])
+    expect([...types.get("image/jpeg")!]).toEqual(["paths get /v1/phone-numbers/{id}/picture"])
     expect([...types.get("application/octet-stream")!]).toEqual(["paths get /v1/messages/inbound/{messageId}/media"])
     expect([...types.get("text/plain")!]).toEqual(["paths get /metrics"])
     expect([...types.get("text/event-stream")!]).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events"])
@@ -195,6 +201,9 @@ describe("OpenAPI document: /v1", () => {
     } else if (id === "getInboundMessageMedia") {
       // The file itself, not an envelope.
       expect(success.content["application/octet-stream"].schema).toMatchObject({ type: "string", format: "binary" })
+    } else if (id === "getOwnPicture") {
+      // The JPEG itself, not an envelope.
+      expect(success.content["image/jpeg"].schema).toMatchObject({ type: "string", format: "binary" })
     } else {
       const schema = success.content["application/json"].schema
       expect(schema.properties.success).toEqual({ const: true, type: "boolean" })
