@@ -11,6 +11,7 @@ import { createMediaCache } from "./lib/media-cache"
 import { DEFAULT_MEDIA_MAX_BYTES } from "./lib/media-limits"
 import { createAppMetrics } from "./lib/app-metrics"
 import { createContactChecker } from "./domain/contact-checks"
+import { createGroupService } from "./domain/group-service"
 import { createLiveLookups } from "./domain/live-lookups"
 import { createLiveSender } from "./domain/live-sender"
 import { renewEveryFor } from "./domain/lease-timings"
@@ -264,6 +265,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       cache: createMediaCache({ dataDir: config.dataDir, maxBytes: config.mediaCacheMb * 1024 * 1024, clock }),
       maxBytes: DEFAULT_MEDIA_MAX_BYTES,
     },
+    groups: createGroupService({ ctx, links, lookups }),
     ownProfile: { links, pictures: { fetchMedia, conversions: createSemaphore(1) } },
     contactChecks: createContactChecker({ ctx, lookups, links, perPhonePerHour: config.checksPerPhonePerHour }),
     metrics,

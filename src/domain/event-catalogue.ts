@@ -9,6 +9,7 @@ import type { EventType, MessageEventName, MessageStatus } from "../lib/vocabula
 import type { MessageState } from "./message-status"
 import { MessageEditedData, MessageRevokedData } from "./inbound-events"
 import { MessageReactionData } from "./reaction-event"
+import { GROUP_EVENT_ENTRIES } from "./group-events"
 import { ConnectionStatusSchema, ErrorCodeSchema, FromUsername, InboundTypeSchema } from "./schemas"
 
 /**
@@ -143,6 +144,7 @@ export const EVENT_CATALOGUE = {
   "phone.disconnected": { data: PhoneDisconnectedData, firesWhen: "A live phone lost its connection or was logged out." },
   "message.edited": { data: MessageEditedData, firesWhen: "The sender edited an inbound message." },
   "message.revoked": { data: MessageRevokedData, firesWhen: "An inbound message was deleted for everyone." },
+  ...GROUP_EVENT_ENTRIES,
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>
 
 /** Every event name, in catalogue order. */
@@ -203,10 +205,8 @@ export function buildMessageReceivedData(row: InboundRow): EventData<"message.re
  * The data of `phone.connected` or `phone.disconnected` for a phone in its new state. A connected
  * phone has no reason and nothing to reconnect.
  */
-export function buildPhoneEventData(
-  phone: PhoneRow,
-  change: { reason?: string; willReconnect?: boolean },
-): EventData<"phone.connected"> | EventData<"phone.disconnected"> {
+type PhoneEventData = EventData<"phone.connected"> | EventData<"phone.disconnected">
+export function buildPhoneEventData(phone: PhoneRow, change: { reason?: string; willReconnect?: boolean }): PhoneEventData {
   const common = {
     phoneId: phone.id,
     phoneNumber: phone.phoneNumber,

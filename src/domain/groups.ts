@@ -3,7 +3,8 @@ import type { PhoneRow } from "../store/phones"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import { resolvePhone } from "./phones"
-import { SANDBOX_GROUPS, type SandboxGroup } from "./sandbox"
+import { type SandboxGroup } from "./sandbox"
+import { sandboxGroupsOf } from "./group-sandbox-state"
 
 /** A group as the API reports it. */
 export type Group = SandboxGroup
@@ -12,8 +13,8 @@ export type Group = SandboxGroup
 export type LiveGroupSource = (phone: PhoneRow) => Promise<Group[]>
 
 /**
- * Lists the groups a phone can post to. Test keys see the sandbox groups for every phone of the
- * account; live keys need a connected phone (400 otherwise) and a WhatsApp connection to ask
+ * Lists the groups a phone can post to. Test keys see the account's sandbox groups the phone is
+ * in (the seed's two and those it created or joined); live keys need a connected phone (400 otherwise) and a WhatsApp connection to ask
  * (502 when the fetch fails).
  */
 export async function listGroups(
@@ -23,7 +24,7 @@ export async function listGroups(
   fromPhoneId: string,
 ): Promise<Group[]> {
   const phone = await resolvePhone(ctx, principal.accountId, fromPhoneId)
-  if (principal.env === "test") return [...SANDBOX_GROUPS]
+  if (principal.env === "test") return await sandboxGroupsOf(ctx, phone)
   if (phone.connectionStatus !== "connected") throw errors.phoneNotConnected(phone.phoneNumber, phone.connectionStatus)
   try {
     return await live(phone)

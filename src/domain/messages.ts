@@ -12,6 +12,7 @@ import { bornFailed, bornPending } from "./message-status"
 import { resolvePhone } from "./phones"
 import type { LiveSender } from "./live-sender"
 import { recordMessageEvents } from "./message-events"
+import { isSandboxGroupMember } from "./group-sandbox-state"
 import { planSandboxSend, type SandboxPlan, type SandboxScheduler } from "./sandbox"
 import { checkReplyTarget, extrasOf, sandboxVoiceNoteRefusal, sendKindProblems, type SendKindFields } from "./send-kinds"
 
@@ -101,7 +102,7 @@ export async function sendMessage(
         ? planSandboxSend(cmd.to, isGroup, phone.phoneNumber, nowMs, {
             deliveredMs: ctx.config.sandboxDeliveredMs,
             readMs: ctx.config.sandboxReadMs,
-          })
+          }, isGroup && (await isSandboxGroupMember(q, principal.accountId, cmd.to, phone.phoneNumber)))
         : { birth: bornPending(), deliveredDueMs: null, readDueMs: null }
     // A magic recipient's failure comes first; otherwise the sandbox judges a voice note by its URL.
     const refusal = principal.env === "test" && extras?.voiceNote && base.birth.state.status !== "failed" ? sandboxVoiceNoteRefusal(mediaUrls[0]!) : null

@@ -60,10 +60,12 @@ export function planSandboxSend(
   from: string,
   nowMs: number,
   delays: { deliveredMs: number; readMs: number },
+  memberOfStoredGroup = false,
 ): SandboxPlan {
   let outcome: Outcome
   if (isGroup) {
-    outcome = SANDBOX_GROUPS.some((g) => g.id === to)
+    // A seed group, or a sandbox group of the store the phone is in (group-sandbox.ts).
+    outcome = memberOfStoredGroup || SANDBOX_GROUPS.some((g) => g.id === to)
       ? DEFAULT_OUTCOME
       : { kind: "failed", errorCode: "group_not_allowed", errorMessage: (t, f) => `Phone ${f} cannot post to group ${t}` }
   } else {

@@ -10,6 +10,7 @@ import type { PhoneLinks } from "./phone-links"
 import { clientVersionEvents } from "./client-version-events"
 import { recordInbound } from "./inbound"
 import { recordInboundAction } from "./inbound-actions"
+import { recordGroupNotice } from "./group-events"
 import { PAIRING_MAX_CODES, PAIRING_MAX_QR_CODES } from "./pairing-attempts"
 import { recordFailure, type StatusChange } from "./phone-status"
 
@@ -86,6 +87,8 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
       void recordInbound(ctx, phoneId, message).catch((err) => ctx.logger.error("recording an inbound message failed", { phoneId, err })),
     inboundAction: (action) =>
       void recordInboundAction(ctx, phoneId, action).catch((err) => ctx.logger.error("recording a reaction, edit or deletion failed", { phoneId, err })),
+    groupChanged: (notice) =>
+      void recordGroupNotice(ctx, phoneId, notice).catch((err) => ctx.logger.error("recording a group change failed", { phoneId, err })),
     offlineMarkerMissed: (info) => {
       if (!current() || h.stopped()) return
       void recordOfflineMarkerMissed(h, phoneId, info).catch((err) => ctx.logger.error("recording the offline-marker watchdog failed", { phoneId, err }))

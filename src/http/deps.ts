@@ -1,5 +1,6 @@
 import type { OwnProfileDeps } from "../domain/own-profile"
 import type { ContactChecker } from "../domain/contact-checks"
+import type { GroupService } from "../domain/group-service"
 import type { DomainContext } from "../domain/context"
 import type { LiveLookups } from "../domain/live-lookups"
 import type { PhoneLinks } from "../domain/phone-links"
@@ -31,6 +32,8 @@ export interface HttpDeps {
   messageActions: LiveActionDeps
   /** Inbound media: the connected sessions, the on-disk cache and the size caps. */
   inboundMedia: InboundMediaDeps
+  /** The groups API: sandbox groups for test keys, the phone's WhatsApp session for live keys. */
+  groups: GroupService
   /** The phone's own profile and pictures: the connected sessions, the media fetcher and one conversion at a time. */
   ownProfile: OwnProfileDeps
   /** Number checks, with their hourly budget per phone. */

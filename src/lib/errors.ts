@@ -119,6 +119,11 @@ export const errors = {
     new AppError("gone", [`WhatsApp no longer has the media of inbound message ${id} (the sender's phone did not upload it again)`]),
   inboundMediaTooLarge: (id: string, maxBytes: number) =>
     new AppError("bad_gateway", [`The media of inbound message ${id} is larger than the ${Math.floor(maxBytes / 1048576)} MiB cap for its kind`]),
+  groupNotFound: (groupId: string, e164: string) => new AppError("not_found", [`Phone ${e164} is not in group ${groupId}`]),
+  groupNotAdmin: (groupId: string, e164: string) =>
+    new AppError("forbidden", [`Phone ${e164} is not an admin of group ${groupId}: this action needs admin rights`]),
+  groupInviteInvalid: () => new AppError("not_found", ["The invite is not valid: it was revoked, or no group has it"]),
+  groupRefused: (detail: string) => new AppError("bad_gateway", [`WhatsApp refused the group request (${detail})`]),
   // Pictures (API-DECISIONS § 15): the image at mediaUrl, refused with a sentence for the client.
   pictureRefused: (message: string) => new AppError("bad_request", [`mediaUrl: ${message}`]),
   pictureTooLarge: (message: string) => new AppError("payload_too_large", [`mediaUrl: ${message}`]),

@@ -68,8 +68,16 @@ export const EVENT_TYPES = [
   "phone.disconnected",
   "message.edited",
   "message.revoked",
+  // Groups (docs/webhooks.md § "Group events").
+  "group.joined",
+  "group.participants",
+  "group.updated",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
+
+/** What a `group.participants` event says happened to its participants (docs/webhooks.md § "Group events"). */
+export const GROUP_CHANGE_ACTIONS = ["added", "removed", "left", "promoted", "demoted", "requested"] as const
+export type GroupChangeAction = (typeof GROUP_CHANGE_ACTIONS)[number]
 
 /** What a recipient's receipt says of a message (a read implies the delivery). */
 export type ReceiptKind = Extract<MessageStatus, "delivered" | "read">
@@ -84,6 +92,22 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 /** What a phone shows in a chat (`POST /v1/presence`): typing, recording a voice note, or neither. */
 export const PRESENCE_STATES = ["typing", "recording", "paused"] as const
 export type PresenceState = (typeof PRESENCE_STATES)[number]
+
+/** What `POST /v1/groups/{groupId}/participants` does to the participants it names (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"). */
+export const GROUP_PARTICIPANT_ACTIONS = ["add", "remove", "promote", "demote", "approve", "reject"] as const
+export type GroupParticipantAction = (typeof GROUP_PARTICIPANT_ACTIONS)[number]
+
+/** What became of one participant of a group create or participants action. */
+export const GROUP_PARTICIPANT_RESULTS = ["added", "removed", "promoted", "demoted", "approved", "rejected", "invited", "not_on_whatsapp", "not_in_group", "failed"] as const
+export type GroupParticipantResult = (typeof GROUP_PARTICIPANT_RESULTS)[number]
+
+/** Who may add members to a group. */
+export const GROUP_MEMBER_ADD_MODES = ["admins", "all"] as const
+export type GroupMemberAddMode = (typeof GROUP_MEMBER_ADD_MODES)[number]
+
+/** The disappearing-message timers WhatsApp offers for a group, in seconds (0: off; 24 hours, 7 days, 90 days). */
+export const GROUP_EPHEMERAL_SECONDS = [0, 86_400, 604_800, 7_776_000] as const
+export type GroupEphemeralSeconds = (typeof GROUP_EPHEMERAL_SECONDS)[number]
 
 /** Every scope a key can carry, aliases included (docs/decisions.md § "API keys and scopes"); the CLI lists them in its help. */
 export const ALL_SCOPES = [

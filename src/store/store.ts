@@ -20,6 +20,7 @@ import type { StoredInboundMedia, StoredLocation, StoredContact, InboundRow, Inb
 import type { LeaseQueries } from "./leases"
 import type { UnreadInbound } from "./message-actions"
 import type { WaContactRow } from "./wa-contacts"
+import type { SandboxGroupRow } from "./sandbox-groups"
 import type { PartRow } from "./message-parts"
 import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./messages"
 import type { PhoneRow, StoredPhoneError } from "./phones"
@@ -262,6 +263,18 @@ export interface WaContactsQueries {
   listWaContacts(phoneId: string, limit: number): Promise<WaContactRow[]>
 }
 
+/** src/store/sqlite/sandbox-groups.ts (the groups a test key's sandbox holds) */
+export interface SandboxGroupsQueries {
+  /** Writes a sandbox group's state; the create's idempotency key and fingerprint stay as first written. */
+  putSandboxGroup(row: SandboxGroupRow): Promise<void>
+  /** One sandbox group of an account, or null. */
+  findSandboxGroup(accountId: string, groupId: string): Promise<SandboxGroupRow | null>
+  /** The sandbox group an account created with this idempotency key, or null. */
+  findSandboxGroupByIdempotencyKey(accountId: string, key: string): Promise<SandboxGroupRow | null>
+  /** An account's sandbox groups, oldest first. */
+  listSandboxGroups(accountId: string): Promise<SandboxGroupRow[]>
+}
+
 /** src/store/sqlite/replies.ts */
 export interface RepliesQueries {
   /** The messages that quote `targetId`, oldest first, at most `limit` (both partial indexes serve it). */
@@ -427,7 +440,8 @@ export interface StoreQueries extends AccountsQueries, ApiKeysQueries, Dashboard
 export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
-    WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries {}
+    WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries,
+    SandboxGroupsQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

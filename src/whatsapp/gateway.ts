@@ -4,7 +4,7 @@
  * outside src/whatsapp/baileys/ knows Baileys exists, and tests plug in a fake.
  */
 
-import type { InboundType, MessageErrorCode, PresenceState, ReceiptKind } from "../lib/vocabulary"
+import type { GroupChangeAction, GroupMemberAddMode, GroupParticipantAction, InboundType, MessageErrorCode, PresenceState, ReceiptKind } from "../lib/vocabulary"
 import type { ConnectionFailure } from "./failures"
 
 /**
@@ -204,6 +204,35 @@ export type InboundAction =
   | { kind: "edit"; targetWaMessageId: string; from: string; content: string; atMs: number }
   | { kind: "revoke"; targetWaMessageId: string; from: string; atMs: number }
 
+/** A group's settings that changed, by the names of `PATCH /v1/groups/{groupId}` (plus the picture). */
+export interface GroupSettingsChanges {
+  subject?: string
+  /** `""` when the description was removed. */
+  description?: string
+  announce?: boolean
+  locked?: boolean
+  memberAddMode?: GroupMemberAddMode
+  approvalMode?: boolean
+  /** 0 when disappearing messages were turned off. */
+  ephemeralSeconds?: number
+  picture?: "set" | "removed"
+}
+
+/** One change to a group; participants are E.164 when WhatsApp tells the number, else `…@lid`. */
+export type GroupChange =
+  | { kind: "joined"; subject: string }
+  | { kind: "participants"; action: GroupChangeAction; participants: string[] }
+  | { kind: "updated"; changes: GroupSettingsChanges }
+
+/** What one group notification of WhatsApp's said: who changed what in which group, and when. */
+export interface GroupNotice {
+  groupId: string
+  /** Who made the changes: E.164, `…@lid`, or null when WhatsApp does not say. */
+  by: string | null
+  atMs: number
+  changes: GroupChange[]
+}
+
 /** WhatsApp no longer has the file (its media host answered 404 or 410, or the phone refused to upload it again). */
 export class MediaGoneError extends Error {
   constructor(readonly httpStatus: number | null) {
@@ -219,6 +248,99 @@ export class MediaTooLargeError extends Error {
     this.name = "MediaTooLargeError"
   }
 }
+
+// ---- Groups this phone runs (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"): the port's group block. ----
+
+/** Someone WhatsApp names in a group: the JID it lists, and the number and LID when it told them. */
+export interface GroupPerson {
+  jid: string
+  /** E.164, when WhatsApp told the number. */
+  phoneNumber: string | null
+  /** The `…@lid` JID, when WhatsApp told it. */
+  lid: string | null
+}
+
+export interface GroupMemberInfo extends GroupPerson {
+  isAdmin: boolean
+  /** The group's creator (WhatsApp's `superadmin`). */
+  isSuperAdmin: boolean
+}
+
+/** A group's settings, as `PATCH /v1/groups/{groupId}` names them. */
+export interface GroupSettingsInfo {
+  /** Only admins may post. */
+  announce: boolean
+  /** Only admins may change the subject, description and picture. */
+  locked: boolean
+  memberAddMode: GroupMemberAddMode
+  /** Admins approve who joins by link. */
+  approvalMode: boolean
+  /** The disappearing-messages timer, 0 when off. */
+  ephemeralSeconds: number
+}
+
+/** A group as WhatsApp's metadata describes it, seen from the connected phone. */
+export interface GroupDetailInfo extends GroupSettingsInfo {
+  id: string
+  subject: string
+  description: string | null
+  owner: GroupPerson | null
+  createdAtMs: number | null
+  isCommunityAnnounce: boolean
+  participants: GroupMemberInfo[]
+  /** People waiting for an admin to approve their join (empty when the phone may not see them). */
+  pendingRequests: GroupPerson[]
+  /** Whether WhatsApp has a picture for the group. */
+  hasPicture: boolean
+}
+
+/** Changes to a group; absent fields stay. */
+export type GroupChanges = Partial<GroupSettingsInfo & { subject: string; description: string }>
+
+/** What WhatsApp answered for one participant of a create or an action, in wagate's words. */
+export type GroupMemberOutcome =
+  | { jid: string; outcome: "done" }
+  /** Their privacy settings refused the add; WhatsApp handed back an invite the phone may send them. */
+  | { jid: string; outcome: "privacy_refused"; invite: { code: string; expiresAtMs: number } }
+  | { jid: string; outcome: "not_in_group" }
+  | { jid: string; outcome: "not_on_whatsapp" }
+  /** Anything else; `detail` is WhatsApp's word for it ("409"), quoted to clients as the result's errorCode. */
+  | { jid: string; outcome: "failed"; detail: string }
+
+/** Why WhatsApp refused a group request as a whole. */
+export type GroupRefusal = "not_found" | "not_admin" | "invite_invalid" | "refused"
+
+/** WhatsApp refused a group request; `reason` is the adapter's reading of WhatsApp's answer. */
+export class GroupRefusedError extends Error {
+  constructor(
+    readonly reason: GroupRefusal,
+    readonly detail: string,
+  ) {
+    super(`WhatsApp refused the group request (${reason}, ${detail})`)
+    this.name = "GroupRefusedError"
+  }
+}
+
+/** What joining by an invite code did: joined (the group's id), or asked the admins to approve. */
+export type GroupJoinOutcome = { joined: true; groupJid: string } | { joined: false }
+
+/** A phone's group requests. Every method rejects when not connected, and with GroupRefusedError when WhatsApp refuses. */
+export interface WhatsAppGroups {
+  create(subject: string, participantJids: string[]): Promise<{ detail: GroupDetailInfo; outcomes: GroupMemberOutcome[] }>
+  detail(groupJid: string): Promise<GroupDetailInfo>
+  /** Applies the changes one WhatsApp request each, in a fixed order; stops at the first refusal. */
+  update(groupJid: string, changes: GroupChanges): Promise<void>
+  participants(groupJid: string, action: GroupParticipantAction, jids: string[]): Promise<GroupMemberOutcome[]>
+  inviteCode(groupJid: string): Promise<string>
+  /** Revokes the invite code; resolves to the new one. */
+  revokeInvite(groupJid: string): Promise<string>
+  join(code: string): Promise<GroupJoinOutcome>
+  leave(groupJid: string): Promise<void>
+  /** Sends WhatsApp's group invite message (as the app does when privacy refuses an add). */
+  sendInvite(toJid: string, invite: { groupJid: string; subject: string; code: string; expiresAtMs: number }): Promise<void>
+}
+
+// ---- end of the groups block ----
 
 /** What a session reports. Every callback is synchronous from the adapter's point of view. */
 export interface SessionEvents {
@@ -251,6 +373,8 @@ export interface SessionEvents {
   inbound(message: InboundMessage): void
   /** A contact reacted to, edited or deleted an earlier message (optional: a listener that records no inbound ignores it). */
   inboundAction?(action: InboundAction): void
+  /** A group of this phone changed, or this phone joined one (optional: a listener that records no events ignores it). */
+  groupChanged?(notice: GroupNotice): void
   /**
    * WhatsApp's end-of-offline-queue marker had not come in time after login, so the adapter
    * released the inbound events it was holding (docs/live-whatsapp.md § "Receiving stalls");
@@ -296,6 +420,8 @@ export interface WhatsAppSession {
   downloadMedia(descriptor: string, path: string, maxBytes: number): Promise<number>
   /** Asks the sender's phone to upload the file again; resolves to the new descriptor, or throws MediaGoneError. */
   reuploadMedia(descriptor: string): Promise<string>
+  /** Creating and running groups. */
+  readonly groups: WhatsAppGroups
 
   // Our own profile and group pictures (API-DECISIONS § 15). All reject when not connected.
   /** Sets this phone's picture (`groupJid` null) or a group's; `jpeg` is the converted 640 × 640 JPEG. */

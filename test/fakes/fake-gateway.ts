@@ -4,6 +4,7 @@ import type { ConnectionFailure, ConnectionFailureCode } from "../../src/whatsap
 import type {
   DisconnectReason,
   GroupInfo,
+  GroupNotice,
   InboundAction,
   InboundMessage,
   OutboundPart,
@@ -13,7 +14,8 @@ import type {
   WhatsAppGateway,
   WhatsAppSession,
 } from "../../src/whatsapp/gateway"
-import { MediaGoneError, MediaTooLargeError } from "../../src/whatsapp/gateway"
+import { MediaGoneError, MediaTooLargeError, type WhatsAppGroups } from "../../src/whatsapp/gateway"
+import { FakeGroupWorld, fakeGroups } from "./fake-groups"
 
 /**
  * A part as the fake saw it: the media's file is read when it is handed over (wagate removes it
@@ -77,6 +79,8 @@ export class FakeGateway implements WhatsAppGateway {
   readonly mediaCalls: { op: "download" | "reupload"; descriptor: string }[] = []
   /** When set, downloads wait for it (two requests meet while one is in progress). */
   mediaGate: Promise<void> | null = null
+  /** WhatsApp's side of group requests (create, detail, settings, participants, invites). */
+  readonly groupWorld = new FakeGroupWorld()
 
   session(phoneId: string, events: SessionEvents): WhatsAppSession {
     const session = new FakeSession(this, phoneId, events, this.credentials.has(phoneId))
@@ -142,13 +146,16 @@ export class FakeSession implements WhatsAppSession {
   sendError: Error | null = null
   /** When set, sendPart waits for it before it records the part (an upload in progress). */
   sendGate: Promise<void> | null = null
+  readonly groups: WhatsAppGroups
 
   constructor(
     private readonly gateway: FakeGateway,
     readonly phoneId: string,
     readonly events: SessionEvents,
     readonly paired: boolean,
-  ) {}
+  ) {
+    this.groups = fakeGroups(gateway.groupWorld, phoneId, () => this.connected)
+  }
 
   connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void {
     this.connects.push(pairing)
@@ -320,6 +327,11 @@ export class FakeSession implements WhatsAppSession {
   /** A contact reacted to, edited or deleted an earlier message. */
   act(action: InboundAction): void {
     this.events.inboundAction?.(action)
+  }
+
+  /** WhatsApp told of a change to one of the phone's groups. */
+  groupChanged(notice: GroupNotice): void {
+    this.events.groupChanged?.(notice)
   }
 
   /** WhatsApp's end-of-offline-queue marker did not come in time: the adapter released what it held. */

@@ -27,6 +27,9 @@ function endpoints(phoneNumber: string, messageId: string) {
       ok: 200,
       scopes: ["groups:read", "messages:read", "messages:send", "messages:write"],
     },
+    // The groups API (API-DECISIONS § 15) on the seed's Sandbox Team, where every sandbox phone is admin; leave and
+    // join name a group and an invite that do not exist, so each probe gets past auth to the same 404 every time.
+    ...groupEndpoints(phoneNumber),
     {
       name: "GET /v1/phone-numbers",
       method: "GET",
@@ -96,6 +99,30 @@ function endpoints(phoneNumber: string, messageId: string) {
       ok: 200,
       scopes: ["account:read", "messages:read", "messages:send", "messages:write"],
     },
+  ]
+}
+
+function groupEndpoints(phoneNumber: string) {
+  const team = encodeURIComponent("120363000000000001@g.us")
+  const from = encodeURIComponent(phoneNumber)
+  const write = ["groups:write"]
+  const read = ["groups:read", "groups:write", "messages:read", "messages:send", "messages:write"]
+  return [
+    { name: "POST /v1/groups", method: "POST", path: "/v1/groups", body: { fromPhoneId: phoneNumber, subject: "Scopes", participants: ["+14155550199"] }, ok: 201, scopes: write },
+    { name: "GET /v1/groups/{id}", method: "GET", path: `/v1/groups/${team}?fromPhoneId=${from}`, ok: 200, scopes: read },
+    { name: "PATCH /v1/groups/{id}", method: "PATCH", path: `/v1/groups/${team}`, body: { fromPhoneId: phoneNumber, subject: "Team" }, ok: 200, scopes: write },
+    {
+      name: "POST /v1/groups/{id}/participants",
+      method: "POST",
+      path: `/v1/groups/${team}/participants`,
+      body: { fromPhoneId: phoneNumber, action: "promote", participants: ["+12025550102"] },
+      ok: 200,
+      scopes: write,
+    },
+    { name: "GET /v1/groups/{id}/invite", method: "GET", path: `/v1/groups/${team}/invite?fromPhoneId=${from}`, ok: 200, scopes: write },
+    { name: "DELETE /v1/groups/{id}/invite", method: "DELETE", path: `/v1/groups/${team}/invite`, body: { fromPhoneId: phoneNumber }, ok: 200, scopes: write },
+    { name: "POST /v1/groups/join", method: "POST", path: "/v1/groups/join", body: { fromPhoneId: phoneNumber, invite: "NoSuchInviteCode0001" }, ok: 404, scopes: write },
+    { name: "POST /v1/groups/{id}/leave", method: "POST", path: "/v1/groups/120363000000000009%40g.us/leave", body: { fromPhoneId: phoneNumber }, ok: 404, scopes: write },
   ]
 }
 

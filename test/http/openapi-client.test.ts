@@ -165,6 +165,56 @@ export async function nodesWithTheirPhones(): Promise<string[]> {
   return data.data.nodes.map((n) => n.nodeId)
 }
 
+// Groups (docs/api.md § "Groups"): every operation, and what the types refuse.
+export async function runAGroup(): Promise<string[]> {
+  const created = await client.POST("/v1/groups", {
+    body: { fromPhoneId: "+14155550123", subject: "Customers", participants: ["+14155550199", "123456789012345@lid"], description: "News", idempotencyKey: "club-1" },
+  })
+  if (created.error) return created.error.message
+  const replayed: string | null = created.response.headers.get("Idempotent-Replayed")
+  const groupId: string = created.data.data.group.id
+  const results: ("added" | "removed" | "promoted" | "demoted" | "approved" | "rejected" | "invited" | "not_on_whatsapp" | "not_in_group" | "failed")[] =
+    created.data.data.results.map((r) => r.result)
+  const errorCode: string | undefined = created.data.data.results[0]?.errorCode
+  const path = { groupId }
+  const detail = await client.GET("/v1/groups/{groupId}", { params: { path, query: { fromPhoneId: "+14155550123" } } })
+  const settings: { announce: boolean; locked: boolean; memberAddMode: "admins" | "all"; approvalMode: boolean; ephemeralSeconds: number } | undefined = detail.data?.data.settings
+  const admins: string[] | undefined = detail.data?.data.participants.filter((p) => p.isAdmin || p.isSuperAdmin).map((p) => p.phoneNumber ?? p.lid ?? p.id)
+  const pictureUrl: string | null | undefined = detail.data?.data.pictureUrl
+  const updated = await client.PATCH("/v1/groups/{groupId}", {
+    params: { path },
+    body: { fromPhoneId: "+14155550123", subject: "Customers (EU)", announce: true, locked: false, memberAddMode: "all", approvalMode: true, ephemeralSeconds: 604800 },
+  })
+  const subject: string | undefined = updated.data?.data.name
+  const acted = await client.POST("/v1/groups/{groupId}/participants", { params: { path }, body: { fromPhoneId: "+14155550123", action: "promote", participants: ["+14155550199"] } })
+  const promoted: number | undefined = acted.data?.data.results.filter((r) => r.result === "promoted").length
+  const invite = await client.GET("/v1/groups/{groupId}/invite", { params: { path, query: { fromPhoneId: "+14155550123" } } })
+  const renewed = await client.DELETE("/v1/groups/{groupId}/invite", { params: { path }, body: { fromPhoneId: "+14155550123" } })
+  const links: (string | undefined)[] = [invite.data?.data.url, renewed.data?.data.code]
+  const joined = await client.POST("/v1/groups/join", { body: { fromPhoneId: "+14155550123", invite: "https://chat.whatsapp.com/AbCdEfGhIjKlMnOpQrStUv" } })
+  // 200 with the group, or 202 when the admins approve joins.
+  const answer = joined.data?.data
+  const joinedAs: string | undefined = answer && "id" in answer ? answer.id : undefined
+  const requested: boolean = answer !== undefined && "status" in answer && answer.status === "requested"
+  const left = await client.POST("/v1/groups/{groupId}/leave", { params: { path }, body: { fromPhoneId: "+14155550123" } })
+  const leftStatus: number = left.response.status
+  console.log(replayed, results, errorCode, settings, admins, pictureUrl, subject, promoted, links, joinedAs, requested, leftStatus)
+  return []
+}
+
+export async function groupsRefusedByTheTypes(): Promise<void> {
+  // @ts-expect-error participants are a list
+  await client.POST("/v1/groups", { body: { fromPhoneId: "+14155550123", subject: "Club", participants: "+14155550199" } })
+  // @ts-expect-error a create needs a subject
+  await client.POST("/v1/groups", { body: { fromPhoneId: "+14155550123", participants: ["+14155550199"] } })
+  // @ts-expect-error memberAddMode is admins or all
+  await client.PATCH("/v1/groups/{groupId}", { params: { path: { groupId: "1@g.us" } }, body: { fromPhoneId: "+14155550123", memberAddMode: "everyone" } })
+  // @ts-expect-error the action is a closed set
+  await client.POST("/v1/groups/{groupId}/participants", { params: { path: { groupId: "1@g.us" } }, body: { fromPhoneId: "+14155550123", action: "kick", participants: ["+14155550199"] } })
+  // @ts-expect-error a join needs the invite
+  await client.POST("/v1/groups/join", { body: { fromPhoneId: "+14155550123" } })
+}
+
 export async function refusedByTheTypes(): Promise<void> {
   // @ts-expect-error emoji is a string
   await client.POST("/v1/messages/{messageId}/reaction", { params: { path: { messageId: "msg_1" } }, body: { emoji: 1 } })

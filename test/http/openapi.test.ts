@@ -63,6 +63,15 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["delete", "/v1/messages/{messageId}", 200, "revokeMessage", REQUIRED_SCOPES.send],
   ["post", "/v1/messages/inbound/{messageId}/read", 200, "markInboundRead", REQUIRED_SCOPES.send],
   ["get", "/v1/messages/inbound/{messageId}/media", 200, "getInboundMessageMedia", REQUIRED_SCOPES.messagesRead],
+  // Beyond the seed (docs/api.md § "Groups"): reads with any group or message scope, changes with groups:write.
+  ["post", "/v1/groups", 201, "createGroup", REQUIRED_SCOPES.groupsWrite],
+  ["get", "/v1/groups/{groupId}", 200, "getGroup", REQUIRED_SCOPES.groupDetailRead],
+  ["patch", "/v1/groups/{groupId}", 200, "updateGroup", REQUIRED_SCOPES.groupsWrite],
+  ["post", "/v1/groups/{groupId}/participants", 200, "updateGroupParticipants", REQUIRED_SCOPES.groupsWrite],
+  ["get", "/v1/groups/{groupId}/invite", 200, "getGroupInvite", REQUIRED_SCOPES.groupsWrite],
+  ["delete", "/v1/groups/{groupId}/invite", 200, "revokeGroupInvite", REQUIRED_SCOPES.groupsWrite],
+  ["post", "/v1/groups/join", 200, "joinGroup", REQUIRED_SCOPES.groupsWrite],
+  ["post", "/v1/groups/{groupId}/leave", 204, "leaveGroup", REQUIRED_SCOPES.groupsWrite],
   // Beyond the seed: the phone's own profile (API-DECISIONS § 15).
   ["patch", "/v1/phone-numbers/{id}/profile", 200, "updateOwnProfile", REQUIRED_SCOPES.phoneNumbersWrite],
   ["put", "/v1/phone-numbers/{id}/picture", 200, "setOwnPicture", REQUIRED_SCOPES.phoneNumbersWrite],

@@ -3,6 +3,7 @@ import { encodeBigEndian, getBinaryNodeChild, jidDecode, S_WHATSAPP_NET, type Bi
 import type { DeviceBundle, SimAccount } from "./accounts"
 import type { SimConnection } from "./connection"
 import type { SimContact } from "./contact"
+import { GROUP_ADMIN_IQS } from "./group-admin-iqs"
 import type { SimGroup } from "./groups"
 import type { MediaHost } from "./media-host"
 import { childrenByTag, iqError, iqResult, readUintBE, requiredChildBytes, userOf } from "./nodes"
@@ -206,6 +207,9 @@ export const IQ_HANDLERS: Record<string, IqHandler> = {
     if (me) me.account.devices.delete(me.deviceId)
     request.reply()
   },
+
+  // Group administration (group-admin-iqs.ts); its participating list and metadata query replace the read-only ones above.
+  ...GROUP_ADMIN_IQS,
 }
 
 /** Builds the `IqRequest` for one IQ, wiring `reply`/`fail` to the connection. */

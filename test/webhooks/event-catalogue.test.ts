@@ -92,6 +92,16 @@ describe("the event catalogue", () => {
     session.act({ kind: "reaction", targetWaMessageId: delivered!, targetFromMe: true, from: "+14155550166", emoji: "👍", atMs: nowMs })
     session.act({ kind: "edit", targetWaMessageId: "IN1", from: "+14155550166", content: "Hi!", atMs: nowMs })
     session.act({ kind: "revoke", targetWaMessageId: "IN2", from: "+14155550166", atMs: nowMs })
+    session.groupChanged({
+      groupId: "120363111111111111@g.us",
+      by: "+14155550166",
+      atMs: nowMs,
+      changes: [
+        { kind: "joined", subject: "Weekend football" },
+        { kind: "participants", action: "promoted", participants: [phone.phoneNumber] },
+        { kind: "updated", changes: { subject: "Sunday football", description: "", approvalMode: true, picture: "set" } },
+      ],
+    })
     await h.settle()
     session.drop("connection_lost")
     await h.settle()

@@ -8,6 +8,7 @@ import { MESSAGE_SECRETS_SQL } from "./migration-7-message-secrets"
 import { WA_CONTACTS_SQL } from "./migration-8-wa-contacts"
 import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
 import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
+import { SANDBOX_GROUPS_SQL } from "./migration-11-sandbox-groups"
 import { SCHEMA_1 } from "./schema-1"
 
 /*
@@ -39,6 +40,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(8, "usernames and WhatsApp contacts", WA_CONTACTS_SQL),
   sqlMigration(9, "offline-marker watchdog on phones", OFFLINE_WATCHDOG_SQL),
   sqlMigration(10, "phones' WhatsApp Web version and client expiry", PHONES_WA_CLIENT_SQL),
+  sqlMigration(11, "sandbox groups", SANDBOX_GROUPS_SQL),
 ]
 
 /**

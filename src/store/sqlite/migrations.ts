@@ -494,6 +494,22 @@ ALTER TABLE phones ADD COLUMN wa_version TEXT;
 ALTER TABLE phones ADD COLUMN client_expires_at_ms INTEGER;
 `
 
+// Migration 23, as PostgreSQL migration 11: the groups a test key's sandbox holds
+// (src/store/sandbox-groups.ts), one row per account and group, the state as one JSON document.
+const SANDBOX_GROUPS = `
+CREATE TABLE sandbox_groups (
+  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  group_id TEXT NOT NULL,
+  state TEXT NOT NULL,
+  idempotency_key TEXT,
+  request_fingerprint TEXT,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (account_id, group_id)
+) STRICT;
+CREATE UNIQUE INDEX sandbox_groups_idempotency ON sandbox_groups (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+`
+
 /** Every migration, in order. Append only; never edit one that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -605,5 +621,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 22,
     name: "phones' WhatsApp Web version and client expiry",
     up: (db) => db.exec(PHONES_WA_CLIENT),
+  },
+  {
+    version: 23,
+    name: "sandbox groups",
+    up: (db) => db.exec(SANDBOX_GROUPS),
   },
 ]

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { ChangeTracker } from "./change-tracker"
 import type { Writer, WriteTx as WriterTx } from "./writer"
-import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "../store"
+import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SandboxGroupsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "../store"
 
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
@@ -23,6 +23,7 @@ import * as messages from "./messages"
 import * as phones from "./phones"
 import * as rate_buckets from "./rate-buckets"
 import * as wa_contacts from "./wa-contacts"
+import * as sandbox_groups from "./sandbox-groups"
 import * as replies from "./replies"
 import * as send_jobs from "./send-jobs"
 import * as settings from "./settings"
@@ -175,6 +176,15 @@ function waContactsQueries(db: Database): WaContactsQueries {
   }
 }
 
+function sandboxGroupsQueries(db: Database): SandboxGroupsQueries {
+  return {
+    putSandboxGroup: async (row) => sandbox_groups.putSandboxGroup(db, row),
+    findSandboxGroup: async (accountId, groupId) => sandbox_groups.findSandboxGroup(db, accountId, groupId),
+    findSandboxGroupByIdempotencyKey: async (accountId, key) => sandbox_groups.findSandboxGroupByIdempotencyKey(db, accountId, key),
+    listSandboxGroups: async (accountId) => sandbox_groups.listSandboxGroups(db, accountId),
+  }
+}
+
 function rateBucketsQueries(db: Database): RateBucketsQueries {
   return {
     drawRateTokens: async (draw) => rate_buckets.drawRateTokens(db, draw),
@@ -278,7 +288,7 @@ function webhooksQueries(db: Database): WebhooksQueries {
 
 /** Every query of the seam, run on `db` (the writer's connection, so inside its open transaction when one is). */
 export function sqliteQueries(db: Database): StoreQueries {
-  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...messageSecretsQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db), ...rateBucketsQueries(db), ...waContactsQueries(db) }
+  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...messageSecretsQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db), ...rateBucketsQueries(db), ...waContactsQueries(db), ...sandboxGroupsQueries(db) }
 }
 
 /** The seam over one SQLite connection, its writer and its change tracker. */

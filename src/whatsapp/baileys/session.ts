@@ -10,6 +10,7 @@ import {
   DEFAULT_OFFLINE_MARKER_WAIT_MS,
   type DisconnectReason,
   type GroupInfo,
+  type GroupNotice,
   type OutboundPart,
   type SessionEvents,
   type WaMessageRef,
@@ -18,6 +19,7 @@ import {
 import type { LeaseFence } from "../../store/leases"
 import { loadAuthState, storedCredsArePaired, type BaileysModule, type SqliteAuthState } from "./auth-state"
 import type { SignalKeyCache } from "./key-cache"
+import { baileysGroups } from "./groups"
 import { failureCause, failureOf, upgradeRefusedError } from "./close-errors"
 import {
   closeMessage,
@@ -53,6 +55,7 @@ import { downloadMedia, reuploadMedia } from "./media-download"
 import { sendMediaPart } from "./media-message"
 import * as profileActions from "./profile-actions"
 import { createOfflineWatchdog, type OfflineWatchdog } from "./offline-watchdog"
+import { createNoticeOnce, mapGroupNotification, mapPictureNotification, withJoinedSubject } from "./group-notices"
 
 /** How long close() and logout() wait for the socket to finish closing before they report it closed anyway. */
 export const CLOSE_TIMEOUT_MS = 1_500
@@ -160,6 +163,8 @@ export function partContent(part: OutboundPart): Parameters<WASocket["sendMessag
  */
 export class BaileysSession implements WhatsAppSession {
   private sock: WASocket | null = null
+  /** Group requests on the open socket (groups.ts). */
+  readonly groups = baileysGroups(() => this.requireOpen())
   private auth: SqliteAuthState | null = null
   private starting: Promise<void> | null = null
   private open = false
@@ -187,6 +192,9 @@ export class BaileysSession implements WhatsAppSession {
   private resend: ResendStore | null = null
   private secrets: MessageSecrets | null = null
   private watchdog: OfflineWatchdog | null = null
+  /** Group notices in arrival order, each notification once across reconnects (group-notices.ts). */
+  private groupChain: Promise<void> = Promise.resolve()
+  private readonly groupNoticeOnce = createNoticeOnce()
   /** Whether each recent 1:1 part carried the contact's privacy token, so a 463 says which case it is. */
   private readonly privacyTokens = new PrivacyTokenLedger()
 
@@ -411,6 +419,7 @@ export class BaileysSession implements WhatsAppSession {
       if (refreshed.qr !== null) this.call(() => this.events.qr(refreshed.qr!))
     })
     this.listenForPasskeyGateAndExpiry(sock)
+    this.listenForGroupNotices(sock)
     const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)
     sock.ws.on("CB:ack,class:message", (node: AckNode) => {
       const signal = mapServerAck(node, ctx.clock.nowMs())
@@ -445,6 +454,35 @@ export class BaileysSession implements WhatsAppSession {
       onReleased: ({ atMs, held }) => {
         if (this.sock === sock) this.call(() => this.events.offlineMarkerMissed?.({ atMs, waitMs, held }))
       },
+    })
+  }
+
+  /** WhatsApp's group notifications, read off the socket once each (group-notices.ts), told in arrival order. */
+  private listenForGroupNotices(sock: WASocket): void {
+    const contextOf = () => ({
+      self: sock.user ?? { id: "" },
+      pnForLid: (lid: string) => sock.signalRepository.lidMapping.getPNForLID(lid),
+      nowMs: this.ctx.clock.nowMs(),
+    })
+    const subjectOf = async (groupId: string) => (await sock.groupMetadata(groupId)).subject ?? ""
+    const tell = (read: () => Promise<GroupNotice | null>) => {
+      this.groupChain = this.groupChain
+        .then(read)
+        .then((notice) => {
+          if (notice !== null && this.sock === sock) this.call(() => this.events.groupChanged?.(notice))
+        })
+        .catch((err) => this.log.error("mapping a group notification failed", { err }))
+    }
+    sock.ws.on("CB:notification,type:w:gp2", (node: NotificationNode) => {
+      if (this.sock !== sock || !this.groupNoticeOnce(node)) return
+      tell(async () => {
+        const mapped = await mapGroupNotification(node, contextOf())
+        return mapped === null ? null : await withJoinedSubject(mapped, subjectOf)
+      })
+    })
+    sock.ws.on("CB:notification,type:picture", (node: NotificationNode) => {
+      if (this.sock !== sock || !this.groupNoticeOnce(node)) return
+      tell(() => mapPictureNotification(node, contextOf()))
     })
   }
 

@@ -9,6 +9,14 @@ import { messagesEdit } from "./messages-edit"
 import { messagesReact } from "./messages-react"
 import { messagesRevoke } from "./messages-revoke"
 import { groupsList } from "./groups-list"
+import { groupsCreate } from "./groups-create"
+import { groupsGet } from "./groups-get"
+import { groupsUpdate } from "./groups-update"
+import { groupsParticipants } from "./groups-participants"
+import { groupsInviteGet } from "./groups-invite-get"
+import { groupsInviteRevoke } from "./groups-invite-revoke"
+import { groupsJoin } from "./groups-join"
+import { groupsLeave } from "./groups-leave"
 import { inboundGet } from "./inbound-get"
 import { inboundMedia } from "./inbound-media"
 import { inboundList } from "./inbound-list"
@@ -35,6 +43,15 @@ export function v1Routes(deps: HttpDeps) {
     .use(inboundMedia(deps))
     .use(messagesGet(deps))
     .use(groupsList(deps))
+    // The groups API; the static /groups/join before /groups/:groupId.
+    .use(groupsCreate(deps))
+    .use(groupsJoin(deps))
+    .use(groupsGet(deps))
+    .use(groupsUpdate(deps))
+    .use(groupsParticipants(deps))
+    .use(groupsInviteGet(deps))
+    .use(groupsInviteRevoke(deps))
+    .use(groupsLeave(deps))
     .use(phoneNumbersList(deps))
     .use(phoneNumbersGet(deps))
     .use(phoneNumbersStatus(deps))
