@@ -228,6 +228,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     random: overrides.random,
     owns: (phoneId) => ownership.owns(phoneId),
   })
+  const groups = createGroupService({ ctx, links, lookups })
+  // One conversion at a time for profile and group pictures alike (src/domain/picture-source.ts).
+  const pictures = { fetchMedia, conversions: createSemaphore(1) }
   const receipts = createMessageReceipts({ ctx, settled: live.settled })
   const sessions = await createSessionManager({
     ownership,
@@ -265,8 +268,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       cache: createMediaCache({ dataDir: config.dataDir, maxBytes: config.mediaCacheMb * 1024 * 1024, clock }),
       maxBytes: DEFAULT_MEDIA_MAX_BYTES,
     },
-    groups: createGroupService({ ctx, links, lookups }),
-    ownProfile: { links, pictures: { fetchMedia, conversions: createSemaphore(1) } },
+    groups,
+    ownProfile: { links, pictures },
+    groupPictures: { groups, links, pictures },
     contactChecks: createContactChecker({ ctx, lookups, links, perPhonePerHour: config.checksPerPhonePerHour }),
     metrics,
     metricsPublic: config.metricsPublic,

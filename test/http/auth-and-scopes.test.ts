@@ -123,6 +123,9 @@ function groupEndpoints(phoneNumber: string) {
     { name: "DELETE /v1/groups/{id}/invite", method: "DELETE", path: `/v1/groups/${team}/invite`, body: { fromPhoneId: phoneNumber }, ok: 200, scopes: write },
     { name: "POST /v1/groups/join", method: "POST", path: "/v1/groups/join", body: { fromPhoneId: phoneNumber, invite: "NoSuchInviteCode0001" }, ok: 404, scopes: write },
     { name: "POST /v1/groups/{id}/leave", method: "POST", path: "/v1/groups/120363000000000009%40g.us/leave", body: { fromPhoneId: phoneNumber }, ok: 404, scopes: write },
+    // Group pictures (API-DECISIONS § 15); the harness fetches no picture, so the PUT passes auth and answers 502.
+    { name: "PUT /v1/groups/{id}/picture", method: "PUT", path: `/v1/groups/${team}/picture`, body: { fromPhoneId: phoneNumber, mediaUrl: "https://example.com/a.png" }, ok: 502, scopes: write },
+    { name: "DELETE /v1/groups/{id}/picture", method: "DELETE", path: `/v1/groups/${team}/picture`, body: { fromPhoneId: phoneNumber }, ok: 200, scopes: write },
   ]
 }
 
@@ -182,6 +185,8 @@ describe("401 variants", () => {
       const res = await h.request(e.method, e.path, { body: { garbage: true } })
       expectErrorEnvelope(res, 401, "Unauthorized")
       expect(res.headers.get("www-authenticate")).toStartWith("Bearer")
+      // More routes than the per-address budget of failed attempts: time refills it between them.
+      h.clock.advance(60_000)
     }
   })
 

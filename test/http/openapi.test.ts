@@ -77,6 +77,8 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["put", "/v1/phone-numbers/{id}/picture", 200, "setOwnPicture", REQUIRED_SCOPES.phoneNumbersWrite],
   ["delete", "/v1/phone-numbers/{id}/picture", 200, "removeOwnPicture", REQUIRED_SCOPES.phoneNumbersWrite],
   ["get", "/v1/phone-numbers/{id}/picture", 200, "getOwnPicture", REQUIRED_SCOPES.phoneNumbersRead],
+  ["put", "/v1/groups/{groupId}/picture", 200, "setGroupPicture", REQUIRED_SCOPES.groupsWrite],
+  ["delete", "/v1/groups/{groupId}/picture", 200, "removeGroupPicture", REQUIRED_SCOPES.groupsWrite],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]

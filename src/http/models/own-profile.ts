@@ -72,3 +72,24 @@ export const PictureBody = explainUnknownFields(
   ),
   ENVIRONMENT_FROM_KEY,
 )
+
+/** The request of `PUT /v1/groups/{groupId}/picture`: the phone that acts, and the image. */
+export const GroupPictureBody = explainUnknownFields(
+  named(
+    "GroupPictureRequest",
+    Type.Object(
+      {
+        fromPhoneId: Type.String({
+          minLength: 1,
+          maxLength: 64,
+          description: "The phone that changes the picture, as its E.164 number or its phone id.",
+          examples: ["+14155550123"],
+          errorMessage: "fromPhoneId must be the phone's E.164 number or id",
+        }),
+        mediaUrl: PictureBody.properties.mediaUrl,
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  ENVIRONMENT_FROM_KEY,
+)

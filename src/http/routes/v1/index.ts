@@ -26,8 +26,7 @@ import { messagesSend } from "./messages-send"
 import { phoneNumbersGet } from "./phone-numbers-get"
 import { phoneNumbersList } from "./phone-numbers-list"
 import { phoneNumbersStatus } from "./phone-numbers-status"
-import { phoneNumbersPicture } from "./phone-numbers-picture"
-import { phoneNumbersProfile } from "./phone-numbers-profile"
+import { pictureRoutes } from "./pictures"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -63,6 +62,5 @@ export function v1Routes(deps: HttpDeps) {
     .use(messagesReact(deps))
     .use(messagesEdit(deps))
     .use(messagesRevoke(deps))
-    .use(phoneNumbersProfile(deps))
-    .use(phoneNumbersPicture(deps))
+    .use(pictureRoutes(deps))
 }
