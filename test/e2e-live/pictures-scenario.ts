@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { readImageHeader } from "../../src/lib/image-dimensions"
 import { bandedPicture } from "../helpers/pictures"
 import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
-import { profileOf, type WaSim } from "../wa-sim"
+import { profileOf, type SimGroup, type WaSim } from "../wa-sim"
 import { ApiClient, FileHost, poll, WagateProcess } from "./live-world"
 import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
 
@@ -24,12 +24,15 @@ export function describePictures(label: string, options: { prepare: () => Promis
   let wagate: WagateProcess
   let api: ApiClient
   let phoneId = ""
+  let team: SimGroup
 
   beforeAll(async () => {
-    world = await startTlsWorld({ command: await options.prepare(), keyName: "pictures", scopes: ["phone_numbers:write", "phone_numbers:read"] })
+    world = await startTlsWorld({ command: await options.prepare(), keyName: "pictures", scopes: ["phone_numbers:write", "phone_numbers:read", "groups:write"] })
     ;({ sim, wagate, api } = world)
     void wagate
     files = new FileHost(world.cert)
+    const alice = sim.contact({ phoneNumber: "+15550082222", name: "Alice" })
+    team = sim.group({ subject: "Team", members: [alice], admins: ["me"] })
     phoneId = await pairedPhone(world, ME)
   }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
 
@@ -55,6 +58,17 @@ export function describePictures(label: string, options: { prepare: () => Promis
       const mine = profileOf(sim.primary(ME).account)
       expect(mine.about).toBe("We answer within the hour")
       await poll(async () => (mine.pushName === "Acme Support" ? true : undefined), "the push name at WhatsApp")
+    }, STEP_TIMEOUT_MS)
+
+    test("PUT a group's picture: a portrait JPEG reaches WhatsApp as the group's 640 × 640 JPEG; the answer is the group's detail", async () => {
+      const url = files.put("/team.jpg", await bandedPicture("jpeg", 300, 900), "image/jpeg")
+      const res = await api.call("PUT", `/groups/${encodeURIComponent(team.jid)}/picture`, { fromPhoneId: ME, mediaUrl: url })
+      expect({ status: res.status, body: res.status === 200 ? null : res.body }).toEqual({ status: 200, body: null })
+      expect(res.body.data.id).toBe(team.jid)
+      const received = profileOf(team).picture
+      expect(received && readImageHeader(received)).toEqual({ format: "jpeg", width: 640, height: 640 })
+      expect((await api.call("DELETE", `/groups/${encodeURIComponent(team.jid)}/picture`, { fromPhoneId: ME })).status).toBe(200)
+      expect(profileOf(team).picture).toBeNull()
     }, STEP_TIMEOUT_MS)
 
     test("DELETE picture: WhatsApp's picture is removed", async () => {
