@@ -11,7 +11,7 @@ import type { PhoneRow } from "../store/phones"
 import type { WhatsAppSession } from "../whatsapp/gateway"
 
 /**
- * A group's picture (`PUT` / `DELETE /v1/groups/{groupId}/picture`, API-DECISIONS § 15). The
+ * A group's picture (`PUT` / `DELETE /v1/groups/{groupId}/picture`; docs/api.md § "Pictures and the phone's own profile"). The
  * group's detail decides first: a group the phone is not in → 404 (the groups API's rule), and in
  * a group whose info only admins may edit (`settings.locked`) a phone that is not an admin → 403,
  * before the image is fetched. Live keys then send the picture IQ with the group as its target and

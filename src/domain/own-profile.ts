@@ -11,7 +11,7 @@ import type { PhoneRow } from "../store/phones"
 import type { WhatsAppSession } from "../whatsapp/gateway"
 
 /**
- * A phone's own profile as set through the API (API-DECISIONS § 15): name, about and picture.
+ * A phone's own profile as set through the API (docs/api.md § "Pictures and the phone's own profile"): name, about and picture.
  * Live keys change it on WhatsApp first, then keep what was set; test keys only keep it. It is
  * kept in the settings table, one entry per phone and environment (`phone_profile:<env>:<id>`),
  * so a test key never shows or changes what a live key set, the export carries it, and every node

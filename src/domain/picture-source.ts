@@ -10,13 +10,13 @@ export interface PictureSource {
   fetchMedia: FetchMedia
   /**
    * One conversion at a time: decoding a large photo holds a few hundred MB for seconds
-   * (docs/dependencies.md § "Image conversion"), so concurrent requests wait their turn.
+   * (docs/dependencies.md § "Image conversion (profile and group pictures)"), so concurrent requests wait their turn.
    */
   conversions: Semaphore
 }
 
 /**
- * Fetches the image at `mediaUrl` like a send's media (§ 10: https only, public addresses, the
+ * Fetches the image at `mediaUrl` like a send's media (https only, public addresses, the
  * image size cap) and converts it into the 640 × 640 JPEG WhatsApp shows. A URL the policy
  * refuses, a file that is not an image, or a picture over the pixel bound → 400; over the
  * download cap → 413; a server that does not answer → 502. The downloaded file is removed.

@@ -124,7 +124,7 @@ export const errors = {
     new AppError("forbidden", [`Phone ${e164} is not an admin of group ${groupId}: this action needs admin rights`]),
   groupInviteInvalid: () => new AppError("not_found", ["The invite is not valid: it was revoked, or no group has it"]),
   groupRefused: (detail: string) => new AppError("bad_gateway", [`WhatsApp refused the group request (${detail})`]),
-  // Pictures (API-DECISIONS § 15): the image at mediaUrl, refused with a sentence for the client.
+  // Pictures (docs/api.md § "Pictures and the phone's own profile"): the image at mediaUrl, refused with a sentence for the client.
   pictureRefused: (message: string) => new AppError("bad_request", [`mediaUrl: ${message}`]),
   pictureTooLarge: (message: string) => new AppError("payload_too_large", [`mediaUrl: ${message}`]),
   pictureUnfetched: (message: string) => new AppError("bad_gateway", [`mediaUrl: ${message}`]),

@@ -423,7 +423,7 @@ export interface WhatsAppSession {
   /** Creating and running groups. */
   readonly groups: WhatsAppGroups
 
-  // Our own profile and group pictures (API-DECISIONS § 15). All reject when not connected.
+  // Our own profile and group pictures (docs/api.md § "Pictures and the phone's own profile"). All reject when not connected.
   /** Sets this phone's picture (`groupJid` null) or a group's; `jpeg` is the converted 640 × 640 JPEG. */
   setPicture(groupJid: string | null, jpeg: Uint8Array): Promise<void>
   /** Removes this phone's picture (`groupJid` null) or a group's. */

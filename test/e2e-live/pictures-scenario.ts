@@ -7,7 +7,7 @@ import { ApiClient, FileHost, poll, WagateProcess } from "./live-world"
 import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
 
 /*
- * The phone's own profile (API-DECISIONS § 15) with wagate as a real process and real Baileys,
+ * The phone's own profile (docs/api.md § "Pictures and the phone's own profile") with wagate as a real process and real Baileys,
  * through the TLS front as in production: a picture fetched from an https host is converted and
  * WhatsApp receives a 640 × 640 JPEG; the name and the about text reach WhatsApp. The tests run in
  * order on one simulator and one wagate; pictures-source.test.ts runs them against

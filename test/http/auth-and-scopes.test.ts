@@ -60,7 +60,7 @@ function endpoints(phoneNumber: string, messageId: string) {
       ok: 204,
       scopes: ["messages:send", "messages:write"],
     },
-    // The phone's own profile (API-DECISIONS § 15); the harness fetches no picture, so the PUT passes auth and answers 502.
+    // The phone's own profile (docs/api.md § "Pictures and the phone's own profile"); the harness fetches no picture, so the PUT passes auth and answers 502.
     { name: "PATCH /v1/phone-numbers/{id}/profile", method: "PATCH", path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/profile`, body: { about: "hi" }, ok: 200, scopes: ["phone_numbers:write"] },
     { name: "PUT /v1/phone-numbers/{id}/picture", method: "PUT", path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/picture`, body: { mediaUrl: "https://example.com/a.png" }, ok: 502, scopes: ["phone_numbers:write"] },
     {
@@ -123,7 +123,7 @@ function groupEndpoints(phoneNumber: string) {
     { name: "DELETE /v1/groups/{id}/invite", method: "DELETE", path: `/v1/groups/${team}/invite`, body: { fromPhoneId: phoneNumber }, ok: 200, scopes: write },
     { name: "POST /v1/groups/join", method: "POST", path: "/v1/groups/join", body: { fromPhoneId: phoneNumber, invite: "NoSuchInviteCode0001" }, ok: 404, scopes: write },
     { name: "POST /v1/groups/{id}/leave", method: "POST", path: "/v1/groups/120363000000000009%40g.us/leave", body: { fromPhoneId: phoneNumber }, ok: 404, scopes: write },
-    // Group pictures (API-DECISIONS § 15); the harness fetches no picture, so the PUT passes auth and answers 502.
+    // Group pictures (docs/api.md § "Pictures and the phone's own profile"); the harness fetches no picture, so the PUT passes auth and answers 502.
     { name: "PUT /v1/groups/{id}/picture", method: "PUT", path: `/v1/groups/${team}/picture`, body: { fromPhoneId: phoneNumber, mediaUrl: "https://example.com/a.png" }, ok: 502, scopes: write },
     { name: "DELETE /v1/groups/{id}/picture", method: "DELETE", path: `/v1/groups/${team}/picture`, body: { fromPhoneId: phoneNumber }, ok: 200, scopes: write },
   ]

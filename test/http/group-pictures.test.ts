@@ -7,7 +7,7 @@ import { bandedPicture } from "../helpers/pictures"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
- * PUT / DELETE /v1/groups/{groupId}/picture (API-DECISIONS § 15) with test keys on the sandbox's
+ * PUT / DELETE /v1/groups/{groupId}/picture (docs/api.md § "Pictures and the phone's own profile") with test keys on the sandbox's
  * groups: success, errors, security. The live path is covered against the simulator
  * (test/whatsapp/own-profile-sim.test.ts) and end to end (test/e2e-live/pictures-scenario.ts).
  */

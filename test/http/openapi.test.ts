@@ -72,7 +72,7 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["delete", "/v1/groups/{groupId}/invite", 200, "revokeGroupInvite", REQUIRED_SCOPES.groupsWrite],
   ["post", "/v1/groups/join", 200, "joinGroup", REQUIRED_SCOPES.groupsWrite],
   ["post", "/v1/groups/{groupId}/leave", 204, "leaveGroup", REQUIRED_SCOPES.groupsWrite],
-  // Beyond the seed: the phone's own profile (API-DECISIONS § 15).
+  // Beyond the seed (docs/api.md § "Pictures and the phone's own profile").
   ["patch", "/v1/phone-numbers/{id}/profile", 200, "updateOwnProfile", REQUIRED_SCOPES.phoneNumbersWrite],
   ["put", "/v1/phone-numbers/{id}/picture", 200, "setOwnPicture", REQUIRED_SCOPES.phoneNumbersWrite],
   ["delete", "/v1/phone-numbers/{id}/picture", 200, "removeOwnPicture", REQUIRED_SCOPES.phoneNumbersWrite],

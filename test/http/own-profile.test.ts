@@ -7,7 +7,7 @@ import { bandedPicture, pngHeaderClaiming } from "../helpers/pictures"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
- * The phone's own profile (API-DECISIONS § 15): PATCH /v1/phone-numbers/{id}/profile,
+ * The phone's own profile (docs/api.md § "Pictures and the phone's own profile"): PATCH /v1/phone-numbers/{id}/profile,
  * PUT / DELETE / GET /v1/phone-numbers/{id}/picture. Success, errors, security.
  */
 

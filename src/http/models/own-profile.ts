@@ -4,7 +4,7 @@ import { MEDIA_URL_MAX_LENGTH } from "../../lib/net-policy"
 import { named } from "../../lib/schema"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
-/** The phone's own profile as set through the API (API-DECISIONS § 15). */
+/** The phone's own profile as set through the API (docs/api.md § "Pictures and the phone's own profile"). */
 export const OwnProfile = named(
   "OwnProfile",
   Type.Object({

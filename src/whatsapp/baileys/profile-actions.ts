@@ -1,7 +1,7 @@
 import type { WASocket } from "@whiskeysockets/baileys"
 
 /*
- * Our own profile and group pictures, on an open Baileys socket (API-DECISIONS § 15).
+ * Our own profile and group pictures, on an open Baileys socket (docs/api.md § "Pictures and the phone's own profile").
  *
  * The picture IQ is sent here rather than through Baileys' `updateProfilePicture`, which
  * converts the image again (node_modules/@whiskeysockets/baileys/lib/Socket/chats.js): its sharp

@@ -5,7 +5,7 @@ import { phoneNumbersPicture } from "./phone-numbers-picture"
 import { phoneNumbersProfile } from "./phone-numbers-profile"
 
 /**
- * The phone's own profile and the picture routes (API-DECISIONS § 15), registered as one plugin
+ * The phone's own profile and the picture routes (docs/api.md § "Pictures and the phone's own profile"), registered as one plugin
  * typed as the base app: chaining each route's own type into `v1Routes` made TypeScript's
  * instantiation of the app too deep (TS2589) once the groups API's routes were in it.
  */
