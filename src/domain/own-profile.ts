@@ -9,6 +9,7 @@ import { pictureFromUrl, type PictureSource } from "./picture-source"
 import { noSessionError } from "./wa-targets"
 import type { PhoneRow } from "../store/phones"
 import type { WhatsAppSession } from "../whatsapp/gateway"
+import type { Environment } from "../lib/vocabulary"
 
 /**
  * A phone's own profile as set through the API (docs/api.md § "Pictures and the phone's own profile"): name, about and picture.
@@ -48,13 +49,16 @@ export const PROFILE_ABOUT_MAX = 139
 
 const EMPTY: StoredProfile = { name: null, about: null, picture: null, pictureSetAtMs: null, updatedAtMs: null }
 
-function keyOf(env: "live" | "test", phoneId: string) {
+function keyOf(env: Environment, phoneId: string) {
   return `phone_profile:${env}:${phoneId}` as const
 }
 
-async function readProfile(ctx: DomainContext, env: "live" | "test", phoneId: string): Promise<StoredProfile> {
-  const raw = await ctx.store.getSetting(keyOf(env, phoneId))
+function parseProfile(raw: string | null): StoredProfile {
   return raw ? { ...EMPTY, ...(JSON.parse(raw) as Partial<StoredProfile>) } : { ...EMPTY }
+}
+
+async function readProfile(ctx: DomainContext, env: Environment, phoneId: string): Promise<StoredProfile> {
+  return parseProfile(await ctx.store.getSetting(keyOf(env, phoneId)))
 }
 
 function view(phone: PhoneRow, p: StoredProfile): OwnProfile {
@@ -91,9 +95,7 @@ async function keep(ctx: DomainContext, principal: Principal, phone: PhoneRow, c
   const key = keyOf(principal.env, phone.id)
   let next: StoredProfile = EMPTY
   await ctx.store.write(async (q) => {
-    const raw = await q.getSetting(key)
-    const current: StoredProfile = raw ? { ...EMPTY, ...(JSON.parse(raw) as Partial<StoredProfile>) } : { ...EMPTY }
-    next = { ...current, ...change, updatedAtMs: ctx.clock.nowMs() }
+    next = { ...parseProfile(await q.getSetting(key)), ...change, updatedAtMs: ctx.clock.nowMs() }
     await q.setSetting(key, JSON.stringify(next))
   })
   return view(phone, next)
