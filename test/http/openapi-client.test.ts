@@ -142,14 +142,17 @@ export async function inboundRicher(): Promise<Blob | null> {
 }
 
 export async function ownProfile(): Promise<string | null> {
-  // The phone's own profile and picture (API-DECISIONS § 15).
+  // The phone's own profile and picture, and a group's (docs/api.md § "Pictures and the phone's own profile").
   const set = await client.PUT("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } }, body: { mediaUrl: "https://example.com/logo.png" } })
   const pictureUrl: string | null | undefined = set.data?.data.pictureUrl
   const patched = await client.PATCH("/v1/phone-numbers/{id}/profile", { params: { path: { id: "+14155550123" } }, body: { name: "Acme", about: "Hi" } })
   const about: string | null | undefined = patched.data?.data.about
   const removed = await client.DELETE("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } } })
   const jpeg = await client.GET("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } }, parseAs: "blob" })
-  console.log(pictureUrl, about, removed.data?.data.pictureSetAt, jpeg.data)
+  const group = await client.PUT("/v1/groups/{groupId}/picture", { params: { path: { groupId: "120363000000000001@g.us" } }, body: { fromPhoneId: "+14155550123", mediaUrl: "https://example.com/team.jpg" } })
+  const groupPicture: string | null | undefined = group.data?.data.pictureUrl
+  await client.DELETE("/v1/groups/{groupId}/picture", { params: { path: { groupId: "120363000000000001@g.us" } }, body: { fromPhoneId: "+14155550123" } })
+  console.log(pictureUrl, about, removed.data?.data.pictureSetAt, jpeg.data, groupPicture)
   return patched.data?.data.name ?? null
 }
 
