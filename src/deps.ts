@@ -19,6 +19,7 @@ import { nodeSessionBounds } from "./domain/session-bounds"
 import { createMessageReceipts } from "./domain/message-receipts"
 import type { FetchMedia } from "./domain/outbound-parts"
 import { createPhoneLinks } from "./domain/phone-links"
+import { createSemaphore } from "./lib/semaphore"
 import { createSessionManager } from "./domain/sessions"
 import { createPairingRelay, localPairingRelay } from "./domain/pairing-relay"
 import { createBaileysGateway } from "./whatsapp/baileys/gateway"
@@ -208,25 +209,29 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // connected into the links the queue listens to, and the gateway's acks and receipts reach the
   // message receipts, which tell the queue when a message is settled.
   const links = createPhoneLinks()
+  // Loaded on the first media download: its TLS, DNS and type-sniffing modules would otherwise
+  // cost every start (and every CLI command) about 20 ms. Sends and picture routes share it.
+  const fetchMedia: FetchMedia =
+    overrides.fetchMedia ??
+    (async (url) => {
+      const { fetchMedia } = await import("./lib/media-fetcher")
+      return fetchMedia(url, { allowCidrs: config.outboundAllowCidrs, clock, tempDir: mediaTempDir(config.dataDir) })
+    })
   const live = createLiveSender({
     ctx,
     scheduler,
     lookups,
     links,
-    // Loaded on the first media download: its TLS, DNS and type-sniffing modules would otherwise
-    // cost every start (and every CLI command) about 20 ms.
-    fetchMedia:
-      overrides.fetchMedia ??
-      (async (url) => {
-        const { fetchMedia } = await import("./lib/media-fetcher")
-        return fetchMedia(url, { allowCidrs: config.outboundAllowCidrs, clock, tempDir: mediaTempDir(config.dataDir) })
-      }),
+    fetchMedia,
     mediaBudget: createByteBudget(config.mediaMemoryMb * 1024 * 1024),
     sendIntervalMs: config.sendIntervalMs,
     sendTimeoutMs: config.sendTimeoutMs,
     random: overrides.random,
     owns: (phoneId) => ownership.owns(phoneId),
   })
+  const groups = createGroupService({ ctx, links, lookups })
+  // One conversion at a time for profile and group pictures alike (src/domain/picture-source.ts).
+  const pictures = { fetchMedia, conversions: createSemaphore(1) }
   const receipts = createMessageReceipts({ ctx, settled: live.settled })
   const sessions = await createSessionManager({
     ownership,
@@ -264,7 +269,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       cache: createMediaCache({ dataDir: config.dataDir, maxBytes: config.mediaCacheMb * 1024 * 1024, clock }),
       maxBytes: DEFAULT_MEDIA_MAX_BYTES,
     },
-    groups: createGroupService({ ctx, links, lookups }),
+    groups,
+    ownProfile: { links, pictures },
+    groupPictures: { groups, links, pictures },
     contactChecks: createContactChecker({ ctx, lookups, links, perPhonePerHour: config.checksPerPhonePerHour }),
     metrics,
     metricsPublic: config.metricsPublic,

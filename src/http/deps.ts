@@ -1,3 +1,5 @@
+import type { OwnProfileDeps } from "../domain/own-profile"
+import type { GroupPictureDeps } from "../domain/group-pictures"
 import type { ContactChecker } from "../domain/contact-checks"
 import type { GroupService } from "../domain/group-service"
 import type { DomainContext } from "../domain/context"
@@ -33,6 +35,10 @@ export interface HttpDeps {
   inboundMedia: InboundMediaDeps
   /** The groups API: sandbox groups for test keys, the phone's WhatsApp session for live keys. */
   groups: GroupService
+  /** The phone's own profile and pictures: the connected sessions, the media fetcher and one conversion at a time. */
+  ownProfile: OwnProfileDeps
+  /** Group pictures: the groups API's detail (404 / 403), the sessions and the same picture source. */
+  groupPictures: GroupPictureDeps
   /** Number checks, with their hourly budget per phone. */
   contactChecks: ContactChecker
   metrics: AppMetrics

@@ -127,6 +127,11 @@ export const errors = {
     new AppError("forbidden", [`Phone ${e164} is not an admin of group ${groupId}: this action needs admin rights`]),
   groupInviteInvalid: () => new AppError("not_found", ["The invite is not valid: it was revoked, or no group has it"]),
   groupRefused: (detail: string) => new AppError("bad_gateway", [`WhatsApp refused the group request (${detail})`]),
+  // Pictures (docs/api.md § "Pictures and the phone's own profile"): the image at mediaUrl, refused with a sentence for the client.
+  pictureRefused: (message: string) => new AppError("bad_request", [`mediaUrl: ${message}`]),
+  pictureTooLarge: (message: string) => new AppError("payload_too_large", [`mediaUrl: ${message}`]),
+  pictureUnfetched: (message: string) => new AppError("bad_gateway", [`mediaUrl: ${message}`]),
+  pictureNotFound: (ref: string) => new AppError("not_found", [`Phone number ${ref} has no picture set through wagate`]),
   whatsappUnanswered: (message: string, cause: unknown) => new AppError("bad_gateway", [message], { cause }),
   internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
 } as const

@@ -487,6 +487,16 @@ export interface WhatsAppSession {
   reuploadMedia(descriptor: string): Promise<string>
   /** Creating and running groups. */
   readonly groups: WhatsAppGroups
+
+  // Our own profile and group pictures (docs/api.md § "Pictures and the phone's own profile"). All reject when not connected.
+  /** Sets this phone's picture (`groupJid` null) or a group's; `jpeg` is the converted 640 × 640 JPEG. */
+  setPicture(groupJid: string | null, jpeg: Uint8Array): Promise<void>
+  /** Removes this phone's picture (`groupJid` null) or a group's. */
+  removePicture(groupJid: string | null): Promise<void>
+  /** Sets the push name contacts see for this phone. */
+  setProfileName(name: string): Promise<void>
+  /** Sets this phone's about text. */
+  setAbout(about: string): Promise<void>
 }
 
 /** Makes sessions; one per phone id. */

@@ -41,6 +41,13 @@ export type FakeAction =
   | { phoneId: string; kind: "read"; targets: WaMessageRef[] }
   | { phoneId: string; kind: "vote"; target: WaMessageRef; optionHashes: string[] }
 
+/** A change to our own profile or a group's picture: `groupJid` null is this phone's own picture. */
+export type FakeProfileAction =
+  | { phoneId: string; kind: "set_picture"; groupJid: string | null; jpeg: Uint8Array }
+  | { phoneId: string; kind: "remove_picture"; groupJid: string | null }
+  | { phoneId: string; kind: "profile_name"; name: string }
+  | { phoneId: string; kind: "about"; about: string }
+
 /**
  * A WhatsApp stand-in at the gateway boundary (the PocketBase TestMailer pattern): it records
  * what wagate asks of WhatsApp and lets a test play WhatsApp's side, event by event.
@@ -66,6 +73,8 @@ export class FakeGateway implements WhatsAppGateway {
   readonly sent: { phoneId: string; part: SentPart }[] = []
   /** Every reaction, edit, revoke and read receipt sent, across sessions, in order; `actionError` makes the next ones fail. */
   readonly actions: FakeAction[] = []
+  /** Profile and picture changes, in order; they fail with `actionError` like the actions. */
+  readonly profileActions: FakeProfileAction[] = []
   actionError: Error | null = null
   /** Inbound media by descriptor: its bytes, or "gone" when WhatsApp's host no longer has it. */
   readonly media = new Map<string, Uint8Array | "gone">()
@@ -213,6 +222,28 @@ export class FakeSession implements WhatsAppSession {
 
   async votePoll(target: WaMessageRef, optionHashes: string[]): Promise<void> {
     this.recordAction({ phoneId: this.phoneId, kind: "vote", target, optionHashes })
+  }
+
+  async setPicture(groupJid: string | null, jpeg: Uint8Array): Promise<void> {
+    this.recordProfileAction({ phoneId: this.phoneId, kind: "set_picture", groupJid, jpeg })
+  }
+
+  async removePicture(groupJid: string | null): Promise<void> {
+    this.recordProfileAction({ phoneId: this.phoneId, kind: "remove_picture", groupJid })
+  }
+
+  async setProfileName(name: string): Promise<void> {
+    this.recordProfileAction({ phoneId: this.phoneId, kind: "profile_name", name })
+  }
+
+  async setAbout(about: string): Promise<void> {
+    this.recordProfileAction({ phoneId: this.phoneId, kind: "about", about })
+  }
+
+  private recordProfileAction(action: FakeProfileAction): void {
+    if (!this.connected) throw new Error("not connected")
+    if (this.gateway.actionError) throw this.gateway.actionError
+    this.gateway.profileActions.push(action)
   }
 
   private recordAction(action: FakeAction): void {

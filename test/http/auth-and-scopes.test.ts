@@ -63,6 +63,17 @@ function endpoints(phoneNumber: string, messageId: string) {
       ok: 204,
       scopes: ["messages:send", "messages:write"],
     },
+    // The phone's own profile (docs/api.md § "Pictures and the phone's own profile"); the harness fetches no picture, so the PUT passes auth and answers 502.
+    { name: "PATCH /v1/phone-numbers/{id}/profile", method: "PATCH", path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/profile`, body: { about: "hi" }, ok: 200, scopes: ["phone_numbers:write"] },
+    { name: "PUT /v1/phone-numbers/{id}/picture", method: "PUT", path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/picture`, body: { mediaUrl: "https://example.com/a.png" }, ok: 502, scopes: ["phone_numbers:write"] },
+    {
+      name: "GET /v1/phone-numbers/{id}/picture",
+      method: "GET",
+      path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/picture`,
+      ok: 404,
+      scopes: ["phone_numbers:read", "phone-numbers:read", "messages:read", "messages:send", "messages:write"],
+    },
+    { name: "DELETE /v1/phone-numbers/{id}/picture", method: "DELETE", path: `/v1/phone-numbers/${encodeURIComponent(phoneNumber)}/picture`, ok: 200, scopes: ["phone_numbers:write"] },
     {
       name: "POST /v1/contacts/check",
       method: "POST",
@@ -117,6 +128,9 @@ function groupEndpoints(phoneNumber: string) {
     { name: "DELETE /v1/groups/{id}/invite", method: "DELETE", path: `/v1/groups/${team}/invite`, body: { fromPhoneId: phoneNumber }, ok: 200, scopes: write },
     { name: "POST /v1/groups/join", method: "POST", path: "/v1/groups/join", body: { fromPhoneId: phoneNumber, invite: "NoSuchInviteCode0001" }, ok: 404, scopes: write },
     { name: "POST /v1/groups/{id}/leave", method: "POST", path: "/v1/groups/120363000000000009%40g.us/leave", body: { fromPhoneId: phoneNumber }, ok: 404, scopes: write },
+    // Group pictures (docs/api.md § "Pictures and the phone's own profile"); the harness fetches no picture, so the PUT passes auth and answers 502.
+    { name: "PUT /v1/groups/{id}/picture", method: "PUT", path: `/v1/groups/${team}/picture`, body: { fromPhoneId: phoneNumber, mediaUrl: "https://example.com/a.png" }, ok: 502, scopes: write },
+    { name: "DELETE /v1/groups/{id}/picture", method: "DELETE", path: `/v1/groups/${team}/picture`, body: { fromPhoneId: phoneNumber }, ok: 200, scopes: write },
   ]
 }
 
@@ -176,6 +190,8 @@ describe("401 variants", () => {
       const res = await h.request(e.method, e.path, { body: { garbage: true } })
       expectErrorEnvelope(res, 401, "Unauthorized")
       expect(res.headers.get("www-authenticate")).toStartWith("Bearer")
+      // More routes than the per-address budget of failed attempts: time refills it between them.
+      h.clock.advance(60_000)
     }
   })
 

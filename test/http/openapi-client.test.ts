@@ -166,6 +166,21 @@ export async function inboundRicher(): Promise<Blob | null> {
   return file.data
 }
 
+export async function ownProfile(): Promise<string | null> {
+  // The phone's own profile and picture, and a group's (docs/api.md § "Pictures and the phone's own profile").
+  const set = await client.PUT("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } }, body: { mediaUrl: "https://example.com/logo.png" } })
+  const pictureUrl: string | null | undefined = set.data?.data.pictureUrl
+  const patched = await client.PATCH("/v1/phone-numbers/{id}/profile", { params: { path: { id: "+14155550123" } }, body: { name: "Acme", about: "Hi" } })
+  const about: string | null | undefined = patched.data?.data.about
+  const removed = await client.DELETE("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } } })
+  const jpeg = await client.GET("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } }, parseAs: "blob" })
+  const group = await client.PUT("/v1/groups/{groupId}/picture", { params: { path: { groupId: "120363000000000001@g.us" } }, body: { fromPhoneId: "+14155550123", mediaUrl: "https://example.com/team.jpg" } })
+  const groupPicture: string | null | undefined = group.data?.data.pictureUrl
+  await client.DELETE("/v1/groups/{groupId}/picture", { params: { path: { groupId: "120363000000000001@g.us" } }, body: { fromPhoneId: "+14155550123" } })
+  console.log(pictureUrl, about, removed.data?.data.pictureSetAt, jpeg.data, groupPicture)
+  return patched.data?.data.name ?? null
+}
+
 export async function nodesWithTheirPhones(): Promise<string[]> {
   const admin = createClient<paths>({ baseUrl: "http://127.0.0.1:3000", headers: { Authorization: "Bearer adm_x" } })
   const { data } = await admin.GET("/admin/v1/nodes", { params: { query: { phones: "true" } } })
@@ -285,6 +300,8 @@ export async function refusedByTheTypes(): Promise<void> {
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", location: { name: "somewhere" } } })
   // @ts-expect-error a contact's numbers are a list
   await client.POST("/v1/messages/send", { body: { fromPhoneId: "+14155550123", to: "+14155550199", contact: { name: "Bo", phoneNumbers: "+14155550123" } } })
+  // @ts-expect-error a picture is set from one mediaUrl
+  await client.PUT("/v1/phone-numbers/{id}/picture", { params: { path: { id: "+14155550123" } }, body: { mediaUrls: ["https://example.com/a.png"] } })
   // @ts-expect-error phones is "true" or "false"
   await client.GET("/admin/v1/nodes", { params: { query: { phones: 1 } } })
   const inbound = await client.GET("/v1/messages/inbound/{messageId}", { params: { path: { messageId: "inmsg_x" } } })

@@ -77,6 +77,13 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["delete", "/v1/groups/{groupId}/invite", 200, "revokeGroupInvite", REQUIRED_SCOPES.groupsWrite],
   ["post", "/v1/groups/join", 200, "joinGroup", REQUIRED_SCOPES.groupsWrite],
   ["post", "/v1/groups/{groupId}/leave", 204, "leaveGroup", REQUIRED_SCOPES.groupsWrite],
+  // Beyond the seed (docs/api.md § "Pictures and the phone's own profile").
+  ["patch", "/v1/phone-numbers/{id}/profile", 200, "updateOwnProfile", REQUIRED_SCOPES.phoneNumbersWrite],
+  ["put", "/v1/phone-numbers/{id}/picture", 200, "setOwnPicture", REQUIRED_SCOPES.phoneNumbersWrite],
+  ["delete", "/v1/phone-numbers/{id}/picture", 200, "removeOwnPicture", REQUIRED_SCOPES.phoneNumbersWrite],
+  ["get", "/v1/phone-numbers/{id}/picture", 200, "getOwnPicture", REQUIRED_SCOPES.phoneNumbersRead],
+  ["put", "/v1/groups/{groupId}/picture", 200, "setGroupPicture", REQUIRED_SCOPES.groupsWrite],
+  ["delete", "/v1/groups/{groupId}/picture", 200, "removeGroupPicture", REQUIRED_SCOPES.groupsWrite],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -173,7 +180,7 @@ describe("OpenAPI document: the whole", () => {
     expect(checked).toBeGreaterThan(30)
   })
 
-  test("answers are JSON, except the metrics text and the pairing event stream", () => {
+  test("answers are JSON, except the metrics text, the pairing event stream, media files and the own picture's JPEG", () => {
     const types = new Map<string, Set<string>>()
     for (const { where, op } of operations().filter((o) => o.where.startsWith("paths"))) {
       for (const response of Object.values(op.responses)) {
@@ -183,7 +190,8 @@ describe("OpenAPI document: the whole", () => {
         }
       }
     }
-    expect([...types.keys()].sort()).toEqual(["application/json", "application/octet-stream", "text/event-stream", "text/plain"])
+    expect([...types.keys()].sort()).toEqual(["application/json", "application/octet-stream", "image/jpeg", "text/event-stream", "text/plain"])
+    expect([...types.get("image/jpeg")!]).toEqual(["paths get /v1/phone-numbers/{id}/picture"])
     expect([...types.get("application/octet-stream")!]).toEqual(["paths get /v1/messages/inbound/{messageId}/media"])
     expect([...types.get("text/plain")!]).toEqual(["paths get /metrics"])
     expect([...types.get("text/event-stream")!]).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events"])
@@ -209,6 +217,9 @@ describe("OpenAPI document: /v1", () => {
     } else if (id === "getInboundMessageMedia") {
       // The file itself, not an envelope.
       expect(success.content["application/octet-stream"].schema).toMatchObject({ type: "string", format: "binary" })
+    } else if (id === "getOwnPicture") {
+      // The JPEG itself, not an envelope.
+      expect(success.content["image/jpeg"].schema).toMatchObject({ type: "string", format: "binary" })
     } else {
       const schema = success.content["application/json"].schema
       expect(schema.properties.success).toEqual({ const: true, type: "boolean" })

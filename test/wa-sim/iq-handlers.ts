@@ -8,6 +8,7 @@ import type { SimGroup } from "./groups"
 import type { MediaHost } from "./media-host"
 import { childrenByTag, iqError, iqResult, readUintBE, requiredChildBytes, userOf } from "./nodes"
 import { readCompanionHello } from "./primary"
+import { PROFILE_IQ_HANDLERS } from "./profile"
 import { answerUsync } from "./usync"
 
 /** What IQ handlers may read and change. */
@@ -81,6 +82,8 @@ function deviceBundleNode(jid: string, bundle: DeviceBundle): BinaryNode {
  * and the simulator does not model gets an empty result from the caller (and is recorded).
  */
 export const IQ_HANDLERS: Record<string, IqHandler> = {
+  ...PROFILE_IQ_HANDLERS,
+
   "encrypt/get/count": (request) => {
     const me = loggedIn(request)
     if (me) request.reply([{ tag: "count", attrs: { value: String(me.account.devices.get(me.deviceId)?.preKeys.size ?? 0) } }])

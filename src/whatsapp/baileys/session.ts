@@ -57,6 +57,7 @@ import { mapCalls } from "./calls"
 import { parseDescriptor } from "./inbound-details"
 import { downloadMedia, reuploadMedia } from "./media-download"
 import { sendMediaPart } from "./media-message"
+import * as profileActions from "./profile-actions"
 import { createOfflineWatchdog, type OfflineWatchdog } from "./offline-watchdog"
 import { mapGroupNotification, mapPictureNotification, withJoinedSubject } from "./group-notices"
 
@@ -367,6 +368,22 @@ export class BaileysSession implements WhatsAppSession {
   async reuploadMedia(descriptor: string): Promise<string> {
     const sock = this.requireOpen()
     return JSON.stringify(await reuploadMedia(sock, parseDescriptor(descriptor), this.ctx.clock))
+  }
+
+  async setPicture(groupJid: string | null, jpeg: Uint8Array): Promise<void> {
+    await profileActions.setPicture(this.requireOpen(), groupJid, jpeg)
+  }
+
+  async removePicture(groupJid: string | null): Promise<void> {
+    await profileActions.removePicture(this.requireOpen(), groupJid)
+  }
+
+  async setProfileName(name: string): Promise<void> {
+    await profileActions.setProfileName(this.requireOpen(), name)
+  }
+
+  async setAbout(about: string): Promise<void> {
+    await profileActions.setAbout(this.requireOpen(), about)
   }
 
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */

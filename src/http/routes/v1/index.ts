@@ -29,6 +29,7 @@ import { messagesSend } from "./messages-send"
 import { phoneNumbersGet } from "./phone-numbers-get"
 import { phoneNumbersList } from "./phone-numbers-list"
 import { phoneNumbersStatus } from "./phone-numbers-status"
+import { pictureRoutes } from "./pictures"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -58,6 +59,7 @@ export function v1Routes(deps: HttpDeps) {
     .use(messagesEdit(deps))
     .use(messagesRevoke(deps))
     .use(untyped(deps, [pollsGet, pollsVote, callsReject]))
+    .use(pictureRoutes(deps))
 }
 
 /**
