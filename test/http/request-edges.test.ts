@@ -20,8 +20,8 @@ function v1Routes(): { method: string; path: string }[] {
 }
 
 describe("environment in the query string", () => {
-  test("the route table has the twenty-two /v1 routes (the table below covers each)", () => {
-    expect(v1Routes()).toHaveLength(22)
+  test("the route table has the thirty-six /v1 routes (the table below covers each)", () => {
+    expect(v1Routes()).toHaveLength(36)
   })
 
   test.each(["?environment=test", "?environment=live", "?limit=5&environment=", "?%65nvironment=test"])(
@@ -41,7 +41,9 @@ describe("environment in the query string", () => {
     // Each key lacks the scopes of the routes it is used on.
     const accountOnly = await h.seedKey(account.id, { scopes: ["account:read"] })
     const groupsOnly = await h.seedKey(account.id, { scopes: ["groups:read"] })
-    for (const route of v1Routes()) {
+    for (const [i, route] of v1Routes().entries()) {
+      // Failed authentications are throttled per client address (30 a minute): a minute passes every 25 routes.
+      if (i > 0 && i % 25 === 0) await h.advance(60_000)
       const key = route.path.startsWith("/v1/account") ? groupsOnly : accountOnly
       const unauthenticated = await h.request(route.method, `${route.path}?environment=test`)
       const forbidden = await h.request(route.method, `${route.path}?environment=test`, { key })
