@@ -1,3 +1,5 @@
+import type { ContactBlocks } from "../domain/contact-blocks"
+import type { ContactProfiles } from "../domain/contact-profiles"
 import type { ContactChecker } from "../domain/contact-checks"
 import type { DomainContext } from "../domain/context"
 import type { LiveLookups } from "../domain/live-lookups"
@@ -32,6 +34,8 @@ export interface HttpDeps {
   inboundMedia: InboundMediaDeps
   /** Number checks, with their hourly budget per phone. */
   contactChecks: ContactChecker
+  contactBlocks: ContactBlocks
+  contactProfiles: ContactProfiles
   metrics: AppMetrics
   /** Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (WAGATE_TRUSTED_PROXIES). */
   trustedProxies: CidrList

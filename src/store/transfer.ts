@@ -82,6 +82,7 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "message_reactions", into: "message_reactions" },
   { table: "inbound_messages", into: "inbound_messages" },
   { table: "wa_contacts", into: "wa_contacts" },
+  { table: "sandbox_blocks", into: "sandbox_blocks" },
   { table: "inbound_counts", into: "inbound_counts", set: { shard: 0 } },
   { table: "webhook_endpoints", into: "webhook_endpoints" },
   { table: "events", into: "events" },

@@ -14,6 +14,7 @@ import type {
   WhatsAppSession,
 } from "../../src/whatsapp/gateway"
 import { MediaGoneError, MediaTooLargeError } from "../../src/whatsapp/gateway"
+import { FakeContacts } from "./fake-contacts"
 
 /**
  * A part as the fake saw it: the media's file is read when it is handed over (wagate removes it
@@ -68,6 +69,8 @@ export class FakeGateway implements WhatsAppGateway {
   readonly mediaCalls: { op: "download" | "reupload"; descriptor: string }[] = []
   /** When set, downloads wait for it (two requests meet while one is in progress). */
   mediaGate: Promise<void> | null = null
+  /** Block lists and profiles (fake-contacts.ts). */
+  readonly contacts = new FakeContacts()
 
   session(phoneId: string, events: SessionEvents): WhatsAppSession {
     const session = new FakeSession(this, phoneId, events, this.credentials.has(phoneId))
@@ -139,7 +142,23 @@ export class FakeSession implements WhatsAppSession {
     readonly phoneId: string,
     readonly events: SessionEvents,
     readonly paired: boolean,
-  ) {}
+  ) {
+    const contacts = gateway.contacts.sessionPart(phoneId, () => this.connected)
+    this.fetchBlocklist = contacts.fetchBlocklist
+    this.setBlocked = contacts.setBlocked
+    this.fetchAbout = contacts.fetchAbout
+    this.fetchBusinessProfile = contacts.fetchBusinessProfile
+    this.pictureOf = contacts.pictureOf
+    this.downloadPicture = contacts.downloadPicture
+  }
+
+  // Blocks and profiles, played by gateway.contacts (fake-contacts.ts).
+  readonly fetchBlocklist: WhatsAppSession["fetchBlocklist"]
+  readonly setBlocked: WhatsAppSession["setBlocked"]
+  readonly fetchAbout: WhatsAppSession["fetchAbout"]
+  readonly fetchBusinessProfile: WhatsAppSession["fetchBusinessProfile"]
+  readonly pictureOf: WhatsAppSession["pictureOf"]
+  readonly downloadPicture: WhatsAppSession["downloadPicture"]
 
   connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void {
     this.connects.push(pairing)

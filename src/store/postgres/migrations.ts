@@ -6,6 +6,7 @@ import { RATE_BUCKETS_SQL } from "./migration-5-rate-buckets"
 import { NODE_URLS_SQL } from "./migration-6-node-urls"
 import { MESSAGE_SECRETS_SQL } from "./migration-7-message-secrets"
 import { WA_CONTACTS_SQL } from "./migration-8-wa-contacts"
+import { SANDBOX_BLOCKS_SQL } from "./migration-15-sandbox-blocks"
 import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
 import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { SCHEMA_1 } from "./schema-1"
@@ -39,6 +40,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(8, "usernames and WhatsApp contacts", WA_CONTACTS_SQL),
   sqlMigration(9, "offline-marker watchdog on phones", OFFLINE_WATCHDOG_SQL),
   sqlMigration(10, "phones' WhatsApp Web version and client expiry", PHONES_WA_CLIENT_SQL),
+  sqlMigration(15, "sandbox block lists", SANDBOX_BLOCKS_SQL),
 ]
 
 /**

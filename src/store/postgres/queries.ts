@@ -17,6 +17,7 @@ import { pgStatsQueries } from "./stats"
 import { pgUsageQueries } from "./usage"
 import { pgWaAuthQueries } from "./wa-auth"
 import { pgWaContactsQueries } from "./wa-contacts"
+import { pgSandboxBlocksQueries } from "./sandbox-blocks"
 import { pgWaResendQueries } from "./wa-resend"
 import { pgMessageSecretsQueries } from "./message-secrets"
 import { pgWebhooksQueries } from "./webhooks"
@@ -51,6 +52,7 @@ const PG_QUERY_GROUPS = [
   pgLeaseQueries,
   pgRateBucketsQueries,
   pgWaContactsQueries,
+  pgSandboxBlocksQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

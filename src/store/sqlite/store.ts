@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { ChangeTracker } from "./change-tracker"
 import type { Writer, WriteTx as WriterTx } from "./writer"
-import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "../store"
+import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SandboxBlocksQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, Store, SignalChannel, WriteTx } from "../store"
 
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
@@ -23,6 +23,7 @@ import * as messages from "./messages"
 import * as phones from "./phones"
 import * as rate_buckets from "./rate-buckets"
 import * as wa_contacts from "./wa-contacts"
+import * as sandbox_blocks from "./sandbox-blocks"
 import * as replies from "./replies"
 import * as send_jobs from "./send-jobs"
 import * as settings from "./settings"
@@ -175,6 +176,13 @@ function waContactsQueries(db: Database): WaContactsQueries {
   }
 }
 
+function sandboxBlocksQueries(db: Database): SandboxBlocksQueries {
+  return {
+    setSandboxBlock: async (phoneId, contact, blocked, atMs) => sandbox_blocks.setSandboxBlock(db, phoneId, contact, blocked, atMs),
+    listSandboxBlocks: async (phoneId) => sandbox_blocks.listSandboxBlocks(db, phoneId),
+  }
+}
+
 function rateBucketsQueries(db: Database): RateBucketsQueries {
   return {
     drawRateTokens: async (draw) => rate_buckets.drawRateTokens(db, draw),
@@ -278,7 +286,7 @@ function webhooksQueries(db: Database): WebhooksQueries {
 
 /** Every query of the seam, run on `db` (the writer's connection, so inside its open transaction when one is). */
 export function sqliteQueries(db: Database): StoreQueries {
-  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...messageSecretsQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db), ...rateBucketsQueries(db), ...waContactsQueries(db) }
+  return { ...accountsQueries(db), ...apiKeysQueries(db), ...dashboardSessionsQueries(db), ...inboundQueries(db), ...messageActionsQueries(db), ...messagePartsQueries(db), ...messagesQueries(db), ...phonesQueries(db), ...repliesQueries(db), ...sendJobsQueries(db), ...settingsQueries(db), ...statsQueries(db), ...usageQueries(db), ...waAuthQueries(db), ...waResendQueries(db), ...messageSecretsQueries(db), ...webhooksQueries(db), ...deliveryClaimQueries(db), ...leaseQueries(db), ...rateBucketsQueries(db), ...waContactsQueries(db), ...sandboxBlocksQueries(db) }
 }
 
 /** The seam over one SQLite connection, its writer and its change tracker. */

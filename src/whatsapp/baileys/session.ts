@@ -49,6 +49,7 @@ import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
 import { LidRefresher, socketLidDirectory } from "./lid-refresh"
 import { mapInboundActions } from "./inbound-actions"
 import { parseDescriptor } from "./inbound-details"
+import * as contacts from "./contacts"
 import { downloadMedia, reuploadMedia } from "./media-download"
 import { sendMediaPart } from "./media-message"
 import { createOfflineWatchdog, type OfflineWatchdog } from "./offline-watchdog"
@@ -330,6 +331,14 @@ export class BaileysSession implements WhatsAppSession {
     return JSON.stringify(await reuploadMedia(sock, parseDescriptor(descriptor), this.ctx.clock))
   }
 
+  // Blocks and profiles (contacts.ts).
+  fetchBlocklist = () => contacts.fetchBlocklist(this.requireOpen())
+  setBlocked = (jid: string, blocked: boolean) => contacts.setBlocked(this.requireOpen(), jid, blocked)
+  fetchAbout = (jid: string) => contacts.fetchAbout(this.requireOpen(), jid)
+  fetchBusinessProfile = (jid: string) => contacts.fetchBusinessProfile(this.requireOpen(), jid)
+  pictureOf = (jid: string) => contacts.pictureOf(this.requireOpen(), jid)
+  downloadPicture = (url: string, path: string, maxBytes: number) => contacts.downloadPicture(this.requireOpen(), this.ctx.clock, url, path, maxBytes)
+
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */
   detachAuth(): void {
     this.auth?.detach()
@@ -455,6 +464,12 @@ export class BaileysSession implements WhatsAppSession {
     if (messageUpdates) for (const signal of mapMessageUpdates(messageUpdates, nowMs)) this.report(signal)
     const receipts = events["message-receipt.update"]
     if (receipts) for (const signal of mapReceiptUpdates(receipts, nowMs)) this.report(signal)
+    const blocks = events["blocklist.update"]
+    if (blocks) {
+      void Promise.all(blocks.blocklist.map((jid) => contacts.contactOf(sock, jid))).then((changed) =>
+        this.call(() => this.events.blocklistChanged?.({ contacts: changed, blocked: blocks.type === "add" })),
+      )
+    }
     const upsert = events["messages.upsert"]
     if (upsert) {
       for (const signal of mapOwnUpserts(upsert, nowMs)) this.report(signal)

@@ -3,6 +3,8 @@ import { apiBase } from "../../plugins/api-auth"
 import { accountGet } from "./account-get"
 import { accountUsage } from "./account-usage"
 import { contactsCheck } from "./contacts-check"
+import { contactsBlock } from "./contacts-block"
+import { contactsProfile } from "./contacts-profile"
 import { presenceSend } from "./presence-send"
 import { inboundRead } from "./inbound-read"
 import { messagesEdit } from "./messages-edit"
@@ -44,4 +46,7 @@ export function v1Routes(deps: HttpDeps) {
     .use(messagesReact(deps))
     .use(messagesEdit(deps))
     .use(messagesRevoke(deps))
+    // Blocking and contact profiles (API-DECISIONS § 15).
+    .use(contactsBlock(deps))
+    .use(contactsProfile(deps))
 }
