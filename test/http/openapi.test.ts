@@ -63,6 +63,13 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["delete", "/v1/messages/{messageId}", 200, "revokeMessage", REQUIRED_SCOPES.send],
   ["post", "/v1/messages/inbound/{messageId}/read", 200, "markInboundRead", REQUIRED_SCOPES.send],
   ["get", "/v1/messages/inbound/{messageId}/media", 200, "getInboundMessageMedia", REQUIRED_SCOPES.messagesRead],
+  // Beyond the seed (docs/api.md § "Blocking" and § "Contact profiles").
+  ["post", "/v1/contacts/block", 200, "blockContact", REQUIRED_SCOPES.contactsWrite],
+  ["post", "/v1/contacts/unblock", 200, "unblockContact", REQUIRED_SCOPES.contactsWrite],
+  ["get", "/v1/contacts/blocked", 200, "listBlockedContacts", REQUIRED_SCOPES.contactsRead],
+  ["get", "/v1/contacts/{contact}/profile", 200, "getContactProfile", REQUIRED_SCOPES.contactsRead],
+  ["get", "/v1/contacts/{contact}/picture", 200, "getContactPicture", REQUIRED_SCOPES.contactsRead],
+  ["get", "/v1/groups/{groupId}/picture", 200, "getGroupPicture", REQUIRED_SCOPES.groupDetailRead],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -159,7 +166,7 @@ describe("OpenAPI document: the whole", () => {
     expect(checked).toBeGreaterThan(30)
   })
 
-  test("answers are JSON, except the metrics text and the pairing event stream", () => {
+  test("answers are JSON, except the metrics text, the pairing event stream, inbound media and pictures", () => {
     const types = new Map<string, Set<string>>()
     for (const { where, op } of operations().filter((o) => o.where.startsWith("paths"))) {
       for (const response of Object.values(op.responses)) {
@@ -169,7 +176,8 @@ describe("OpenAPI document: the whole", () => {
         }
       }
     }
-    expect([...types.keys()].sort()).toEqual(["application/json", "application/octet-stream", "text/event-stream", "text/plain"])
+    expect([...types.keys()].sort()).toEqual(["application/json", "application/octet-stream", "image/jpeg", "text/event-stream", "text/plain"])
+    expect([...types.get("image/jpeg")!]).toEqual(["paths get /v1/contacts/{contact}/picture", "paths get /v1/groups/{groupId}/picture"])
     expect([...types.get("application/octet-stream")!]).toEqual(["paths get /v1/messages/inbound/{messageId}/media"])
     expect([...types.get("text/plain")!]).toEqual(["paths get /metrics"])
     expect([...types.get("text/event-stream")!]).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events"])
@@ -195,6 +203,8 @@ describe("OpenAPI document: /v1", () => {
     } else if (id === "getInboundMessageMedia") {
       // The file itself, not an envelope.
       expect(success.content["application/octet-stream"].schema).toMatchObject({ type: "string", format: "binary" })
+    } else if (id === "getContactPicture" || id === "getGroupPicture") {
+      expect(success.content["image/jpeg"].schema).toMatchObject({ type: "string", format: "binary" })
     } else {
       const schema = success.content["application/json"].schema
       expect(schema.properties.success).toEqual({ const: true, type: "boolean" })
