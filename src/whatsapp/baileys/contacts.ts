@@ -67,8 +67,9 @@ export async function pictureOf(sock: Sock, jid: string): Promise<{ url: string;
       content: [{ tag: "picture", attrs: { type: "image", query: "url" } }],
     })
   } catch (err) {
-    const status = (err as { output?: { statusCode?: number }; data?: { code?: number } }).output?.statusCode
-    if (status === 404 || status === 401 || status === 403) return null
+    // Baileys raises an IQ error as a Boom whose data is WhatsApp's code (lib/Utils/generics.js, assertNodeErrorFree).
+    const code = (err as { data?: unknown }).data
+    if (code === 404 || code === 401 || code === 403) return null
     throw err
   }
   const picture = Array.isArray(result.content) ? result.content.find((node) => node.tag === "picture") : undefined
