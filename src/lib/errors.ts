@@ -119,7 +119,7 @@ export const errors = {
     new AppError("gone", [`WhatsApp no longer has the media of inbound message ${id} (the sender's phone did not upload it again)`]),
   inboundMediaTooLarge: (id: string, maxBytes: number) =>
     new AppError("bad_gateway", [`The media of inbound message ${id} is larger than the ${Math.floor(maxBytes / 1048576)} MiB cap for its kind`]),
-  // Blocks and profiles (docs/api.md § "Blocking" and § "Contact profiles").
+  // Blocks and profiles (docs/api.md § "Blocking" and docs/api.md § "Contact profiles").
   contactNotOnWhatsApp: (contact: string) => new AppError("not_found", [`${contact} is not on WhatsApp`]),
   pictureNotFound: (target: string) => new AppError("not_found", [`${target} has no profile picture, or its privacy settings hide it`]),
   whatsappUnanswered: (message: string, cause: unknown) => new AppError("bad_gateway", [message], { cause }),

@@ -299,7 +299,7 @@ export interface WhatsAppSession {
   /** Asks the sender's phone to upload the file again; resolves to the new descriptor, or throws MediaGoneError. */
   reuploadMedia(descriptor: string): Promise<string>
 
-  // Blocks and profiles (docs/api.md § "Blocking" and § "Contact profiles").
+  // Blocks and profiles (docs/api.md § "Blocking" and docs/api.md § "Contact profiles").
   /** The contacts this phone blocks: E.164 when WhatsApp or the LID mapping names the number, else the `…@lid` JID. */
   fetchBlocklist(): Promise<string[]>
   /** Blocks or unblocks a contact (a phone-number or LID JID); rejects when WhatsApp refuses. */

@@ -9,8 +9,8 @@ import { userOf } from "./nodes"
  * Block lists and contacts' profiles, as Baileys 7.0.0-rc14 (lib/Socket/chats.js: fetchBlocklist,
  * updateBlockStatus, getBusinessProfile, profilePictureUrl; lib/Socket/messages-recv.js: the
  * `account_sync` notification's `<blocklist>`; lib/WAUSync/Protocols/USyncStatusProtocol.js) and
- * whatsmeow (user.go: GetBlocklist/UpdateBlocklist, GetProfilePictureInfo, GetBusinessProfile,
- * GetUserInfo's status) ask for them:
+ * whatsmeow (blocklist.go: GetBlocklist, UpdateBlocklist; user.go: GetProfilePictureInfo,
+ * GetBusinessProfile, GetUserInfo's status) ask for them:
  *
  * - `<iq xmlns="blocklist" type="get">` → `<list><item jid=…/>…</list>`, one item per blocked LID;
  * - `<iq xmlns="blocklist" type="set"><item action="block|unblock" jid=LID pn_jid=…/>` → empty result;

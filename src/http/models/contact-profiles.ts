@@ -3,7 +3,7 @@ import { E164_PATTERN, LID_JID_PATTERN } from "../../lib/formats"
 import { named, Nullable } from "../../lib/schema"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
-/* Blocking and contact profiles (docs/api.md § "Blocking" and § "Contact profiles"). */
+/* Blocking and contact profiles (docs/api.md § "Blocking" and docs/api.md § "Contact profiles"). */
 
 const CONTACT_PATTERN = `(${E164_PATTERN})|(${LID_JID_PATTERN})`
 

@@ -4,7 +4,7 @@ import type { Clock } from "../../lib/clock"
 import { MediaTooLargeError, type BusinessProfileInfo } from "../gateway"
 
 /*
- * Blocks and profiles on the socket (docs/api.md § "Blocking" and § "Contact profiles"): the
+ * Blocks and profiles on the socket (docs/api.md § "Blocking" and docs/api.md § "Contact profiles"): the
  * block list IQ (xmlns "blocklist"), the about text (usync's status protocol), the business
  * profile (xmlns "w:biz") and the picture (xmlns "w:profile:picture"), as Baileys 7.0.0-rc14's
  * lib/Socket/chats.js asks for them. The picture is asked for directly rather than through

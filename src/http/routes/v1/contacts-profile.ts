@@ -35,7 +35,7 @@ export const contactsProfile = (deps: HttpDeps) => (app: ApiApp) =>
         summary: "Read a contact's profile",
         description:
           `The contact's name, about text, business profile and picture URL, asked of WhatsApp now. ${BUDGET} ` +
-          "Test keys answer with the sandbox's profiles (docs/api.md § \"Contact profiles\"); `+12025550101` is not on WhatsApp (`404`).",
+          "Test keys answer with the sandbox's profiles listed in docs/api.md under Contact profiles; `+12025550101` is not on WhatsApp (`404`).",
         path: ContactParams,
         query: FromPhoneQuery,
         success: { status: 200, schema: Envelope(ContactProfile), description: "The profile" },

@@ -46,7 +46,7 @@ export function v1Routes(deps: HttpDeps) {
     .use(messagesReact(deps))
     .use(messagesEdit(deps))
     .use(messagesRevoke(deps))
-    // Blocking and contact profiles (API-DECISIONS § 15).
+    // Blocking and contact profiles (docs/api.md § "Blocking" and docs/api.md § "Contact profiles").
     .use(contactsBlock(deps))
     .use(contactsProfile(deps))
 }
