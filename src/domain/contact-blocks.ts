@@ -46,13 +46,26 @@ export function createContactBlocks(deps: { ctx: DomainContext; links: PhoneLink
       await ctx.store.write(async (q) => await q.setSandboxBlock(phone.id, cmd.contact, blocked, ctx.clock.nowMs()))
       return { contact: cmd.contact, blocked }
     }
-    const session = await connectedSession(ctx, links, phone.id)
+    return await setOnWhatsApp(phone.id, cmd.contact, blocked)
+  }
+
+  async function setOnWhatsApp(phoneId: string, contact: string, blocked: boolean): Promise<BlockState> {
+    const session = await connectedSession(ctx, links, phoneId)
     try {
-      await session.setBlocked(contactJid(cmd.contact), blocked)
+      await session.setBlocked(contactJid(contact), blocked)
     } catch (err) {
-      throw errors.whatsappUnanswered(`WhatsApp did not ${blocked ? "block" : "unblock"} ${cmd.contact}; retry after a moment`, err)
+      throw errors.whatsappUnanswered(`WhatsApp did not ${blocked ? "block" : "unblock"} ${contact}; retry after a moment`, err)
     }
-    return { contact: cmd.contact, blocked }
+    return { contact, blocked }
+  }
+
+  async function listOnWhatsApp(phoneId: string): Promise<string[]> {
+    const session = await connectedSession(ctx, links, phoneId)
+    try {
+      return await session.fetchBlocklist()
+    } catch (err) {
+      throw errors.whatsappUnanswered("Reading the block list from WhatsApp failed; retry after a moment", err)
+    }
   }
 
   return {
@@ -63,12 +76,14 @@ export function createContactBlocks(deps: { ctx: DomainContext; links: PhoneLink
     async list(principal: Principal, fromPhoneId: string): Promise<string[]> {
       const phone = await resolvePhone(ctx, principal.accountId, fromPhoneId)
       if (principal.env === "test") return (await ctx.store.listSandboxBlocks(phone.id)).map((row) => row.contact)
-      const session = await connectedSession(ctx, links, phone.id)
-      try {
-        return await session.fetchBlocklist()
-      } catch (err) {
-        throw errors.whatsappUnanswered("Reading the block list from WhatsApp failed; retry after a moment", err)
-      }
+      return await listOnWhatsApp(phone.id)
+    },
+
+    /** The dashboard's operator: a phone's live block list, and blocking or unblocking on it (any account's phone). */
+    phoneList: (phoneId: string) => listOnWhatsApp(phoneId),
+    setOnPhone(phoneId: string, contact: string, blocked: boolean): Promise<BlockState> {
+      requireContact(contact)
+      return setOnWhatsApp(phoneId, contact, blocked)
     },
   }
 }
