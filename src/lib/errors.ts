@@ -113,7 +113,7 @@ export const errors = {
   deliveryStillPending: (id: string) =>
     new AppError("conflict", [`Delivery ${id} is still being attempted; resend it once it has succeeded or failed`]),
   checkBudgetExhausted: (e164: string, perHour: number, retryAfterSeconds: number) =>
-    new AppError("rate_limited", [`Phone ${e164} has checked its ${perHour} numbers for this hour; retry after ${retryAfterSeconds} s`], { retryAfterSeconds }),
+    new AppError("rate_limited", [`Phone ${e164} has used its ${perHour} lookups (number checks and profiles) for this hour; retry after ${retryAfterSeconds} s`], { retryAfterSeconds }),
   inboundMediaNotFound: (id: string) => new AppError("not_found", [`Inbound message ${id} has no media`]),
   inboundMediaGone: (id: string) =>
     new AppError("gone", [`WhatsApp no longer has the media of inbound message ${id} (the sender's phone did not upload it again)`]),
