@@ -8,6 +8,8 @@ import { createScheduler } from "./lib/scheduler"
 import { createByteBudget } from "./lib/byte-budget"
 import { mediaTempDir } from "./lib/media-temp"
 import { createMediaCache } from "./lib/media-cache"
+import { createContactBlocks } from "./domain/contact-blocks"
+import { createContactProfiles } from "./domain/contact-profiles"
 import { DEFAULT_MEDIA_MAX_BYTES } from "./lib/media-limits"
 import { createAppMetrics } from "./lib/app-metrics"
 import { createContactChecker } from "./domain/contact-checks"
@@ -250,6 +252,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   })
   let started = false
   let stopped = false
+  // One cache for inbound media and pictures: WAGATE_MEDIA_CACHE_MB bounds them together.
+  const mediaCache = createMediaCache({ dataDir: config.dataDir, maxBytes: config.mediaCacheMb * 1024 * 1024, clock })
+  const contactChecks = createContactChecker({ ctx, lookups, links, perPhonePerHour: config.checksPerPhonePerHour })
   return {
     ctx,
     sqlite: opened.sqlite,
@@ -264,15 +269,13 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     liveGroups: (phone) => sessions.liveGroups(phone),
     presence: { links, lookups },
     messageActions: { links, lookups },
-    inboundMedia: {
-      links,
-      cache: createMediaCache({ dataDir: config.dataDir, maxBytes: config.mediaCacheMb * 1024 * 1024, clock }),
-      maxBytes: DEFAULT_MEDIA_MAX_BYTES,
-    },
+    inboundMedia: { links, cache: mediaCache, maxBytes: DEFAULT_MEDIA_MAX_BYTES },
     groups,
     ownProfile: { links, pictures },
     groupPictures: { groups, links, pictures },
-    contactChecks: createContactChecker({ ctx, lookups, links, perPhonePerHour: config.checksPerPhonePerHour }),
+    contactChecks,
+    contactBlocks: createContactBlocks({ ctx, links }),
+    contactProfiles: createContactProfiles({ ctx, links, lookups, checks: contactChecks, cache: mediaCache }),
     metrics,
     metricsPublic: config.metricsPublic,
     trustedProxies: config.trustedProxies,

@@ -26,6 +26,8 @@ export interface CheckContactsCommand {
 
 export interface ContactChecker {
   check(principal: Principal, cmd: CheckContactsCommand): Promise<ContactCheck[]>
+  /** Takes `count` lookups from the phone's hourly budget (profile lookups share it); past it, 429 with retryAfter. */
+  charge(env: Principal["env"], phone: { id: string; phoneNumber: string }, count: number): void
 }
 
 /**
@@ -59,6 +61,7 @@ export function createContactChecker(deps: { ctx: DomainContext; lookups: LiveLo
   }
 
   return {
+    charge: (env, phone, count) => charge(`${env}|${phone.id}`, phone.phoneNumber, count),
     async check(principal, cmd) {
       // A number listed twice is answered (and charged) once, where it first appears.
       const numbers = [...new Set(cmd.numbers)]

@@ -1,5 +1,7 @@
 import type { OwnProfileDeps } from "../domain/own-profile"
 import type { GroupPictureDeps } from "../domain/group-pictures"
+import type { ContactBlocks } from "../domain/contact-blocks"
+import type { ContactProfiles } from "../domain/contact-profiles"
 import type { ContactChecker } from "../domain/contact-checks"
 import type { GroupService } from "../domain/group-service"
 import type { DomainContext } from "../domain/context"
@@ -41,6 +43,8 @@ export interface HttpDeps {
   groupPictures: GroupPictureDeps
   /** Number checks, with their hourly budget per phone. */
   contactChecks: ContactChecker
+  contactBlocks: ContactBlocks
+  contactProfiles: ContactProfiles
   metrics: AppMetrics
   /** Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (WAGATE_TRUSTED_PROXIES). */
   trustedProxies: CidrList

@@ -116,7 +116,7 @@ export const errors = {
   deliveryStillPending: (id: string) =>
     new AppError("conflict", [`Delivery ${id} is still being attempted; resend it once it has succeeded or failed`]),
   checkBudgetExhausted: (e164: string, perHour: number, retryAfterSeconds: number) =>
-    new AppError("rate_limited", [`Phone ${e164} has checked its ${perHour} numbers for this hour; retry after ${retryAfterSeconds} s`], { retryAfterSeconds }),
+    new AppError("rate_limited", [`Phone ${e164} has used its ${perHour} lookups (number checks and profiles) for this hour; retry after ${retryAfterSeconds} s`], { retryAfterSeconds }),
   inboundMediaNotFound: (id: string) => new AppError("not_found", [`Inbound message ${id} has no media`]),
   inboundMediaGone: (id: string) =>
     new AppError("gone", [`WhatsApp no longer has the media of inbound message ${id} (the sender's phone did not upload it again)`]),
@@ -132,6 +132,9 @@ export const errors = {
   pictureTooLarge: (message: string) => new AppError("payload_too_large", [`mediaUrl: ${message}`]),
   pictureUnfetched: (message: string) => new AppError("bad_gateway", [`mediaUrl: ${message}`]),
   pictureNotFound: (ref: string) => new AppError("not_found", [`Phone number ${ref} has no picture set through wagate`]),
+  // Blocks and profiles (docs/api.md § "Blocking" and docs/api.md § "Contact profiles").
+  contactNotOnWhatsApp: (contact: string) => new AppError("not_found", [`${contact} is not on WhatsApp`]),
+  contactPictureNotFound: (target: string) => new AppError("not_found", [`${target} has no profile picture, or its privacy settings hide it`]),
   whatsappUnanswered: (message: string, cause: unknown) => new AppError("bad_gateway", [message], { cause }),
   internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
 } as const

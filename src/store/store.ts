@@ -21,6 +21,7 @@ import type { LeaseQueries } from "./leases"
 import type { UnreadInbound } from "./message-actions"
 import type { WaContactRow } from "./wa-contacts"
 import type { GroupCreationRow, SandboxGroupRow } from "./sandbox-groups"
+import type { SandboxBlockRow } from "./sandbox-blocks"
 import type { PartRow } from "./message-parts"
 import type { LocationExtra, ContactExtra, MessageExtras, MessageRow, NewMessageRow, MessageStatusPatch, MessageListQuery, MessageWindowQuery } from "./messages"
 import type { PhoneRow, StoredPhoneError } from "./phones"
@@ -299,6 +300,14 @@ export interface SandboxGroupsQueries {
   findGroupCreation(accountId: string, key: string): Promise<GroupCreationRow | null>
 }
 
+/** src/store/sqlite/sandbox-blocks.ts (test keys' block lists) */
+export interface SandboxBlocksQueries {
+  /** Blocks (blocking again keeps the first time) or unblocks a contact on a sandbox phone. */
+  setSandboxBlock(phoneId: string, contact: string, blocked: boolean, atMs: number): Promise<void>
+  /** A sandbox phone's block list, oldest first. */
+  listSandboxBlocks(phoneId: string): Promise<SandboxBlockRow[]>
+}
+
 /** src/store/sqlite/replies.ts */
 export interface RepliesQueries {
   /** The messages that quote `targetId`, oldest first, at most `limit` (both partial indexes serve it). */
@@ -464,7 +473,7 @@ export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
     WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries,
-    PollsQueries, CallsQueries, SandboxGroupsQueries {}
+    PollsQueries, CallsQueries, SandboxGroupsQueries, SandboxBlocksQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

@@ -84,6 +84,7 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "wa_contacts", into: "wa_contacts" },
   { table: "sandbox_groups", into: "sandbox_groups" },
   { table: "group_creations", into: "group_creations" },
+  { table: "sandbox_blocks", into: "sandbox_blocks" },
   { table: "inbound_counts", into: "inbound_counts", set: { shard: 0 } },
   { table: "webhook_endpoints", into: "webhook_endpoints" },
   { table: "events", into: "events" },

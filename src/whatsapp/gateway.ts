@@ -443,6 +443,8 @@ export interface SessionEvents {
    * (`waVersion`); optional: a listener that keeps no phone state ignores it.
    */
   clientExpiration?(info: { expiresAtMs: number; waVersion: string }): void
+  /** The block list changed (on the phone, or by us): these contacts (as fetchBlocklist names them) are now blocked or unblocked. Optional. */
+  blocklistChanged?(change: { contacts: string[]; blocked: boolean }): void
 }
 
 /** One phone's connection to WhatsApp. */
@@ -497,6 +499,29 @@ export interface WhatsAppSession {
   setProfileName(name: string): Promise<void>
   /** Sets this phone's about text. */
   setAbout(about: string): Promise<void>
+
+  // Blocks and profiles (docs/api.md § "Blocking" and docs/api.md § "Contact profiles").
+  /** The contacts this phone blocks: E.164 when WhatsApp or the LID mapping names the number, else the `…@lid` JID. */
+  fetchBlocklist(): Promise<string[]>
+  /** Blocks or unblocks a contact (a phone-number or LID JID); rejects when WhatsApp refuses. */
+  setBlocked(jid: string, blocked: boolean): Promise<void>
+  /** The contact's about text and when it was set; null when privacy hides it or there is none. */
+  fetchAbout(jid: string): Promise<{ text: string; setAtMs: number | null } | null>
+  /** The business profile of a WhatsApp Business account; null for an ordinary account. */
+  fetchBusinessProfile(jid: string): Promise<BusinessProfileInfo | null>
+  /** The contact's or group's picture: WhatsApp's expiring URL and its picture id; null when there is none or privacy hides it. */
+  pictureOf(jid: string): Promise<{ url: string; pictureId: string } | null>
+  /** Downloads a picture URL pictureOf named into `path` (mode 0600); past `maxBytes`, MediaTooLargeError. Returns its size. */
+  downloadPicture(url: string, path: string, maxBytes: number): Promise<number>
+}
+
+/** A WhatsApp Business account's profile, as WhatsApp tells it (raw text: the domain bounds it). */
+export interface BusinessProfileInfo {
+  description: string | null
+  category: string | null
+  email: string | null
+  websites: string[]
+  address: string | null
 }
 
 /** Makes sessions; one per phone id. */

@@ -178,6 +178,38 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
     )
 
     test(
+      "the phone's block list: a block made on the phone is listed, the form blocks a number, its button unblocks it; no horizontal scroll at 390 px",
+      async () => {
+        const phoneId = ((await wagate.adminOk("GET", `/accounts/${wagate.accountId}/phones`)) as { id: string; phoneNumber: string }[]).find((p) => p.phoneNumber === PHONE)!.id
+        const spam = sim.contact({ phoneNumber: "+15550109901", name: "Spam" })
+        sim.contact({ phoneNumber: "+15550109902", name: "Pushy seller" })
+        sim.changeBlockOnPhone(PHONE, spam, true)
+        await page.goto(`${wagate.base}/dashboard/phones/${phoneId}`)
+        await page.getByRole("heading", { name: "Blocked contacts" }).waitFor()
+        await page.locator("code", { hasText: spam.lidJid }).waitFor()
+        await page.getByLabel("Block a contact (E.164 or …@lid)").fill("+15550109902")
+        await page.getByRole("button", { name: "Block", exact: true }).click()
+        await page.getByRole("button", { name: "Unblock +15550109902" }).waitFor()
+        const shots = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "wagate-dashboard-blocks-"))
+        console.log(`block list screenshots: ${shots}`)
+        await page.screenshot({ path: join(shots, "phone-blocks-1280.png"), fullPage: true })
+        await page.setViewportSize({ width: 390, height: 844 })
+        await page.screenshot({ path: join(shots, "phone-blocks-390.png"), fullPage: true })
+        const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+        expect(widths.scroll).toBeLessThanOrEqual(widths.client)
+        await page.setViewportSize({ width: 1280, height: 800 })
+        await page.getByRole("button", { name: "Unblock +15550109902" }).click()
+        await page.getByRole("button", { name: "Unblock +15550109902" }).waitFor({ state: "detached" })
+        expect(await page.locator("code", { hasText: spam.lidJid }).count()).toBe(1)
+        expect(sim.profiles.blockRequests.map((r) => [r.action, r.pnJid ?? null])).toEqual([
+          ["block", "15550109902@s.whatsapp.net"],
+          ["unblock", null],
+        ])
+      },
+      STEP_TIMEOUT_MS,
+    )
+
+    test(
       "pair by code: the page shows the code, the simulated phone confirms it while WhatsApp rotates the pairing secret, and the page turns to Connected",
       async () => {
         const phone = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber: CODE_PHONE, displayName: "Paired by code" })

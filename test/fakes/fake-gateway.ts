@@ -18,6 +18,7 @@ import type {
 } from "../../src/whatsapp/gateway"
 import { MediaGoneError, MediaTooLargeError, type WhatsAppGroups } from "../../src/whatsapp/gateway"
 import { FakeGroupWorld, fakeGroups } from "./fake-groups"
+import { FakeContacts } from "./fake-contacts"
 
 /**
  * A part as the fake saw it: the media's file is read when it is handed over (wagate removes it
@@ -86,6 +87,8 @@ export class FakeGateway implements WhatsAppGateway {
   mediaGate: Promise<void> | null = null
   /** WhatsApp's side of group requests (create, detail, settings, participants, invites). */
   readonly groupWorld = new FakeGroupWorld()
+  /** Block lists and profiles (fake-contacts.ts). */
+  readonly contacts = new FakeContacts()
 
   session(phoneId: string, events: SessionEvents): WhatsAppSession {
     const session = new FakeSession(this, phoneId, events, this.credentials.has(phoneId))
@@ -160,7 +163,22 @@ export class FakeSession implements WhatsAppSession {
     readonly paired: boolean,
   ) {
     this.groups = fakeGroups(gateway.groupWorld, phoneId, () => this.connected)
+    const contacts = gateway.contacts.sessionPart(phoneId, () => this.connected)
+    this.fetchBlocklist = contacts.fetchBlocklist
+    this.setBlocked = contacts.setBlocked
+    this.fetchAbout = contacts.fetchAbout
+    this.fetchBusinessProfile = contacts.fetchBusinessProfile
+    this.pictureOf = contacts.pictureOf
+    this.downloadPicture = contacts.downloadPicture
   }
+
+  // Blocks and profiles, played by gateway.contacts (fake-contacts.ts).
+  readonly fetchBlocklist: WhatsAppSession["fetchBlocklist"]
+  readonly setBlocked: WhatsAppSession["setBlocked"]
+  readonly fetchAbout: WhatsAppSession["fetchAbout"]
+  readonly fetchBusinessProfile: WhatsAppSession["fetchBusinessProfile"]
+  readonly pictureOf: WhatsAppSession["pictureOf"]
+  readonly downloadPicture: WhatsAppSession["downloadPicture"]
 
   connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void {
     this.connects.push(pairing)

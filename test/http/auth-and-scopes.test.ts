@@ -82,6 +82,45 @@ function endpoints(phoneNumber: string, messageId: string) {
       ok: 200,
       scopes: ["messages:send", "messages:write", "messages:read"],
     },
+    // Blocking and contact profiles (docs/api.md § "Blocking" and § "Contact profiles").
+    {
+      name: "POST /v1/contacts/block",
+      method: "POST",
+      path: "/v1/contacts/block",
+      body: { fromPhoneId: phoneNumber, contact: "+14155550199" },
+      ok: 200,
+      scopes: ["contacts:write"],
+    },
+    {
+      name: "POST /v1/contacts/unblock",
+      method: "POST",
+      path: "/v1/contacts/unblock",
+      body: { fromPhoneId: phoneNumber, contact: "+14155550199" },
+      ok: 200,
+      scopes: ["contacts:write"],
+    },
+    { name: "GET /v1/contacts/blocked", method: "GET", path: `/v1/contacts/blocked?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["contacts:read", "contacts:write"] },
+    {
+      name: "GET /v1/contacts/{id}/profile",
+      method: "GET",
+      path: `/v1/contacts/%2B14155550199/profile?fromPhoneId=${encodeURIComponent(phoneNumber)}`,
+      ok: 200,
+      scopes: ["contacts:read", "contacts:write"],
+    },
+    {
+      name: "GET /v1/contacts/{id}/picture",
+      method: "GET",
+      path: `/v1/contacts/%2B14155550199/picture?fromPhoneId=${encodeURIComponent(phoneNumber)}`,
+      ok: 200,
+      scopes: ["contacts:read", "contacts:write"],
+    },
+    {
+      name: "GET /v1/groups/{id}/picture",
+      method: "GET",
+      path: `/v1/groups/120363000000000001@g.us/picture?fromPhoneId=${encodeURIComponent(phoneNumber)}`,
+      ok: 200,
+      scopes: ["groups:read", "groups:write", "messages:read", "messages:send", "messages:write"],
+    },
     // Acting on a message (docs/api.md § "Act on a message"); the revoke comes last, since a revoked message refuses the others.
     {
       name: "POST /v1/messages/{id}/reaction",

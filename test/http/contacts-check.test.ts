@@ -53,7 +53,7 @@ describe("contacts check: the hourly budget per phone", () => {
     const { key, phone } = await h.seedTenant()
     expect((await check(key, { fromPhoneId: phone.id, numbers: ["+14155550101", "+14155550102"] })).status).toBe(200)
     const over = await check(key, { fromPhoneId: phone.id, numbers: ["+14155550103", "+14155550104"] })
-    expect(expectErrorEnvelope(over, 429, "Rate limit exceeded")).toEqual([`Phone ${phone.phoneNumber} has checked its 3 numbers for this hour; retry after 1200 s`])
+    expect(expectErrorEnvelope(over, 429, "Rate limit exceeded")).toEqual([`Phone ${phone.phoneNumber} has used its 3 lookups (number checks and profiles) for this hour; retry after 1200 s`])
     expect(over.body.retryAfter).toBe(1200)
     expect(over.headers.get("retry-after")).toBe("1200")
     // Answered from the cache: costs nothing, so it passes with an empty budget.

@@ -108,6 +108,23 @@ export async function checkNumbers(): Promise<string[]> {
   return answers.filter((a) => a.onWhatsApp).map((a) => a.number)
 }
 
+export async function blocksAndProfiles(): Promise<string | null> {
+  const blocked = await client.POST("/v1/contacts/block", { body: { fromPhoneId: "+14155550123", contact: "+14155550199" } })
+  const isBlocked: boolean | undefined = blocked.data?.data.blocked
+  await client.POST("/v1/contacts/unblock", { body: { fromPhoneId: "+14155550123", contact: "123456789012345@lid" } })
+  const list = await client.GET("/v1/contacts/blocked", { params: { query: { fromPhoneId: "+14155550123" } } })
+  const contacts: string[] | undefined = list.data?.data.contacts
+  const { data, error } = await client.GET("/v1/contacts/{contact}/profile", { params: { path: { contact: "+14155550199" }, query: { fromPhoneId: "+14155550123" } } })
+  if (error) {
+    const retryAfter: number | undefined = error.retryAfter
+    console.log(retryAfter)
+    return null
+  }
+  const business: { category: string | null; websites: string[] } | null = data.data.business
+  console.log(isBlocked, contacts, business, data.data.about, data.data.aboutSetAt, data.data.isBusiness)
+  return data.data.pictureUrl
+}
+
 export async function actOnMessages(messageId: string, inboundId: string): Promise<void> {
   const reacted = await client.POST("/v1/messages/{messageId}/reaction", { params: { path: { messageId } }, body: { emoji: "👍" } })
   const emoji: string | undefined = reacted.data?.data.emoji

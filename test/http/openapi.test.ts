@@ -84,6 +84,13 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["get", "/v1/phone-numbers/{id}/picture", 200, "getOwnPicture", REQUIRED_SCOPES.phoneNumbersRead],
   ["put", "/v1/groups/{groupId}/picture", 200, "setGroupPicture", REQUIRED_SCOPES.groupsWrite],
   ["delete", "/v1/groups/{groupId}/picture", 200, "removeGroupPicture", REQUIRED_SCOPES.groupsWrite],
+  // Beyond the seed (docs/api.md § "Blocking" and § "Contact profiles").
+  ["post", "/v1/contacts/block", 200, "blockContact", REQUIRED_SCOPES.contactsWrite],
+  ["post", "/v1/contacts/unblock", 200, "unblockContact", REQUIRED_SCOPES.contactsWrite],
+  ["get", "/v1/contacts/blocked", 200, "listBlockedContacts", REQUIRED_SCOPES.contactsRead],
+  ["get", "/v1/contacts/{contact}/profile", 200, "getContactProfile", REQUIRED_SCOPES.contactsRead],
+  ["get", "/v1/contacts/{contact}/picture", 200, "getContactPicture", REQUIRED_SCOPES.contactsRead],
+  ["get", "/v1/groups/{groupId}/picture", 200, "getGroupPicture", REQUIRED_SCOPES.groupDetailRead],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -180,7 +187,7 @@ describe("OpenAPI document: the whole", () => {
     expect(checked).toBeGreaterThan(30)
   })
 
-  test("answers are JSON, except the metrics text, the pairing event stream, media files and the own picture's JPEG", () => {
+  test("answers are JSON, except the metrics text, the pairing event stream, inbound media and pictures", () => {
     const types = new Map<string, Set<string>>()
     for (const { where, op } of operations().filter((o) => o.where.startsWith("paths"))) {
       for (const response of Object.values(op.responses)) {
@@ -191,7 +198,7 @@ describe("OpenAPI document: the whole", () => {
       }
     }
     expect([...types.keys()].sort()).toEqual(["application/json", "application/octet-stream", "image/jpeg", "text/event-stream", "text/plain"])
-    expect([...types.get("image/jpeg")!]).toEqual(["paths get /v1/phone-numbers/{id}/picture"])
+    expect([...types.get("image/jpeg")!].sort()).toEqual(["paths get /v1/contacts/{contact}/picture", "paths get /v1/groups/{groupId}/picture", "paths get /v1/phone-numbers/{id}/picture"])
     expect([...types.get("application/octet-stream")!]).toEqual(["paths get /v1/messages/inbound/{messageId}/media"])
     expect([...types.get("text/plain")!]).toEqual(["paths get /metrics"])
     expect([...types.get("text/event-stream")!]).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events"])
@@ -217,7 +224,7 @@ describe("OpenAPI document: /v1", () => {
     } else if (id === "getInboundMessageMedia") {
       // The file itself, not an envelope.
       expect(success.content["application/octet-stream"].schema).toMatchObject({ type: "string", format: "binary" })
-    } else if (id === "getOwnPicture") {
+    } else if (id === "getOwnPicture" || id === "getContactPicture" || id === "getGroupPicture") {
       // The JPEG itself, not an envelope.
       expect(success.content["image/jpeg"].schema).toMatchObject({ type: "string", format: "binary" })
     } else {

@@ -8,8 +8,9 @@ import type { SimGroup } from "./groups"
 import type { MediaHost } from "./media-host"
 import { childrenByTag, iqError, iqResult, readUintBE, requiredChildBytes, userOf } from "./nodes"
 import { readCompanionHello } from "./primary"
-import { PROFILE_IQ_HANDLERS } from "./profile"
+import { PROFILE_IQ_HANDLERS as OWN_PROFILE_IQ_HANDLERS } from "./profile"
 import { answerUsync } from "./usync"
+import { PROFILE_IQ_HANDLERS, type SimProfiles } from "./profiles"
 
 /** What IQ handlers may read and change. */
 export interface IqWorld {
@@ -22,6 +23,8 @@ export interface IqWorld {
   pingsStalled(): boolean
   /** False while the server never sends the end-of-offline-queue marker (receiving-stalls.ts). */
   offlineMarker(): boolean
+  /** Block lists and profiles (profiles.ts). */
+  profiles: SimProfiles
 }
 
 /** One IQ from the client and the ways to answer it. */
@@ -82,6 +85,7 @@ function deviceBundleNode(jid: string, bundle: DeviceBundle): BinaryNode {
  * and the simulator does not model gets an empty result from the caller (and is recorded).
  */
 export const IQ_HANDLERS: Record<string, IqHandler> = {
+  ...OWN_PROFILE_IQ_HANDLERS,
   ...PROFILE_IQ_HANDLERS,
 
   "encrypt/get/count": (request) => {
@@ -132,7 +136,6 @@ export const IQ_HANDLERS: Record<string, IqHandler> = {
 
   "w/get/props": (request) => request.reply([{ tag: "props", attrs: { version: "1", hash: "sim-props-1" }, content: [] }]),
 
-  "blocklist/get/-": (request) => request.reply([{ tag: "list", attrs: {}, content: [] }]),
 
   "privacy/get/privacy": (request) =>
     request.reply([
@@ -153,7 +156,7 @@ export const IQ_HANDLERS: Record<string, IqHandler> = {
 
   "usync/get/usync": (request) => {
     const me = loggedIn(request)
-    if (me) request.reply([answerUsync(getBinaryNodeChild(request.iq, "usync")!, { me: me.account, contactFor: request.world.contactFor })])
+    if (me) request.reply([answerUsync(getBinaryNodeChild(request.iq, "usync")!, { me: me.account, contactFor: request.world.contactFor, statusOf: (user) => request.world.profiles.statusNode(user) })])
   },
 
   /** Pre-key fetch: a bundle per device asked for, each taking one one-time pre-key. */

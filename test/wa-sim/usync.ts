@@ -7,6 +7,8 @@ import { childNodes, childrenByTag, contentBytes, userOf } from "./nodes"
 export interface UsyncDirectory {
   me: SimAccount
   contactFor(user: string): SimContact | undefined
+  /** The `status` protocol's answer for a user (profiles.ts). */
+  statusOf?(user: string): BinaryNode
 }
 
 /**
@@ -45,6 +47,8 @@ export function answerUsync(usync: BinaryNode, directory: UsyncDirectory): Binar
       } else if (protocol === "lid") {
         const lid = isMe ? directory.me.lidJid : onWhatsApp ? contact?.lidJid : undefined
         content.push({ tag: "lid", attrs: lid ? { val: lid } : {} })
+      } else if (protocol === "status") {
+        content.push(directory.statusOf?.(id) ?? { tag: "status", attrs: {} })
       } else if (protocol === "contact") {
         content.push({ tag: "contact", attrs: { type: onWhatsApp ? "in" : "out" } })
       }

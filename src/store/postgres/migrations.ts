@@ -6,6 +6,7 @@ import { RATE_BUCKETS_SQL } from "./migration-5-rate-buckets"
 import { NODE_URLS_SQL } from "./migration-6-node-urls"
 import { MESSAGE_SECRETS_SQL } from "./migration-7-message-secrets"
 import { WA_CONTACTS_SQL } from "./migration-8-wa-contacts"
+import { SANDBOX_BLOCKS_SQL } from "./migration-14-sandbox-blocks"
 import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
 import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { POLLS_SQL } from "./migration-11-polls"
@@ -45,6 +46,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(11, "polls and their votes", POLLS_SQL),
   sqlMigration(12, "calls and call policies", CALLS_SQL),
   sqlMigration(13, "sandbox groups", SANDBOX_GROUPS_SQL),
+  sqlMigration(14, "sandbox block lists", SANDBOX_BLOCKS_SQL),
 ]
 
 /**

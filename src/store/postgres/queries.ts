@@ -19,6 +19,7 @@ import { pgWaAuthQueries } from "./wa-auth"
 import { pgWaContactsQueries } from "./wa-contacts"
 import { pgCallsQueries } from "./calls"
 import { pgSandboxGroupsQueries } from "./sandbox-groups"
+import { pgSandboxBlocksQueries } from "./sandbox-blocks"
 import { pgWaResendQueries } from "./wa-resend"
 import { pgMessageSecretsQueries } from "./message-secrets"
 import { pgPollsQueries } from "./polls"
@@ -57,6 +58,7 @@ const PG_QUERY_GROUPS = [
   pgPollsQueries,
   pgCallsQueries,
   pgSandboxGroupsQueries,
+  pgSandboxBlocksQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

@@ -505,6 +505,16 @@ const PHONES_OFFLINE_WATCHDOG = `ALTER TABLE phones ADD COLUMN offline_watchdog_
 // message, and one row per sender and phone with the identities and names last seen. A sender is
 // keyed by the address wagate records as `from` (E.164, or its `…@lid` when WhatsApp hid the
 // number); a contacts API can grow from this table.
+/** The sandbox's block lists (src/store/sandbox-blocks.ts). */
+const SANDBOX_BLOCKS = `
+CREATE TABLE sandbox_blocks (
+  phone_id TEXT NOT NULL REFERENCES phones(id) ON DELETE CASCADE,
+  contact TEXT NOT NULL,
+  blocked_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (phone_id, contact)
+) WITHOUT ROWID;
+`
+
 const WA_CONTACTS = `
 ALTER TABLE inbound_messages ADD COLUMN from_username TEXT;
 CREATE TABLE wa_contacts (
@@ -682,5 +692,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 25,
     name: "sandbox groups",
     up: (db) => db.exec(SANDBOX_GROUPS),
+  },
+  {
+    version: 26,
+    name: "sandbox block lists",
+    up: (db) => db.exec(SANDBOX_BLOCKS),
   },
 ]

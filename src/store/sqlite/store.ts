@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { ChangeTracker } from "./change-tracker"
 import type { Writer, WriteTx as WriterTx } from "./writer"
-import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, SandboxGroupsQueries, Store, SignalChannel, WriteTx, CallsQueries } from "../store"
+import type { AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, DeliveryClaimQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries, MessagesQueries, PhonesQueries, RateBucketsQueries, RepliesQueries, WaContactsQueries, SendJobsQueries, SettingsQueries, StatsQueries, StoreQueries, UsageQueries, WaAuthQueries, WaResendQueries, MessageSecretsQueries, WebhooksQueries, SandboxGroupsQueries, SandboxBlocksQueries, Store, SignalChannel, WriteTx, CallsQueries } from "../store"
 
 /*
  * The SQLite implementation of the store's seam: the statements of src/store/<group>.ts run
@@ -25,6 +25,7 @@ import * as rate_buckets from "./rate-buckets"
 import * as wa_contacts from "./wa-contacts"
 import * as calls from "./calls"
 import * as sandbox_groups from "./sandbox-groups"
+import * as sandbox_blocks from "./sandbox-blocks"
 import * as replies from "./replies"
 import * as send_jobs from "./send-jobs"
 import * as settings from "./settings"
@@ -202,6 +203,13 @@ function sandboxGroupsQueries(db: Database): SandboxGroupsQueries {
   }
 }
 
+function sandboxBlocksQueries(db: Database): SandboxBlocksQueries {
+  return {
+    setSandboxBlock: async (phoneId, contact, blocked, atMs) => sandbox_blocks.setSandboxBlock(db, phoneId, contact, blocked, atMs),
+    listSandboxBlocks: async (phoneId) => sandbox_blocks.listSandboxBlocks(db, phoneId),
+  }
+}
+
 function rateBucketsQueries(db: Database): RateBucketsQueries {
   return {
     drawRateTokens: async (draw) => rate_buckets.drawRateTokens(db, draw),
@@ -345,6 +353,7 @@ export function sqliteQueries(db: Database): StoreQueries {
     ...pollsQueries(db),
     ...callsQueries(db),
     ...sandboxGroupsQueries(db),
+    ...sandboxBlocksQueries(db),
   }
 }
 

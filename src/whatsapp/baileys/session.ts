@@ -55,6 +55,7 @@ import { LidRefresher, socketLidDirectory } from "./lid-refresh"
 import { mapInboundActions } from "./inbound-actions"
 import { mapCalls } from "./calls"
 import { parseDescriptor } from "./inbound-details"
+import * as contacts from "./contacts"
 import { downloadMedia, reuploadMedia } from "./media-download"
 import { sendMediaPart } from "./media-message"
 import * as profileActions from "./profile-actions"
@@ -386,6 +387,14 @@ export class BaileysSession implements WhatsAppSession {
     await profileActions.setAbout(this.requireOpen(), about)
   }
 
+  // Blocks and profiles (contacts.ts).
+  fetchBlocklist = () => contacts.fetchBlocklist(this.requireOpen())
+  setBlocked = (jid: string, blocked: boolean) => contacts.setBlocked(this.requireOpen(), jid, blocked)
+  fetchAbout = (jid: string) => contacts.fetchAbout(this.requireOpen(), jid)
+  fetchBusinessProfile = (jid: string) => contacts.fetchBusinessProfile(this.requireOpen(), jid)
+  pictureOf = (jid: string) => contacts.pictureOf(this.requireOpen(), jid)
+  downloadPicture = (url: string, path: string, maxBytes: number) => contacts.downloadPicture(this.requireOpen(), this.ctx.clock, url, path, maxBytes)
+
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */
   detachAuth(): void {
     this.auth?.detach()
@@ -544,6 +553,12 @@ export class BaileysSession implements WhatsAppSession {
     const receipts = events["message-receipt.update"]
     if (receipts) for (const signal of mapReceiptUpdates(receipts, nowMs)) this.report(signal)
     if (events.call) this.onCalls(sock, events.call)
+    const blocks = events["blocklist.update"]
+    if (blocks) {
+      void Promise.all(blocks.blocklist.map((jid) => contacts.contactOf(sock, jid))).then((changed) =>
+        this.call(() => this.events.blocklistChanged?.({ contacts: changed, blocked: blocks.type === "add" })),
+      )
+    }
     const upsert = events["messages.upsert"]
     if (upsert) {
       for (const signal of mapOwnUpserts(upsert, nowMs)) this.report(signal)

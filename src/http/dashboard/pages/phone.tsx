@@ -11,7 +11,9 @@ import { href, type Scope } from "../scope"
 import { Layout } from "../views/layout"
 import { ErrorList, Time } from "../views/parts"
 import { PairingPanel } from "../views/phones"
+import { BlockListSection, type BlockListState } from "../views/blocks"
 import { errorPage } from "./errors"
+import { statusOf } from "../../errors"
 import { onHolder, type AdminCall } from "../on-holder"
 import { getCallPolicy } from "../../../domain/call-actions"
 import { CallPolicySection, type CallPolicyValues } from "../views/call-policy"
@@ -44,6 +46,19 @@ async function panelHtml(c: PageContext, phone: PhoneRow, scope: Scope, state: P
 interface ActionFailure {
   errors: readonly string[]
   status: number
+  /** A refused block or unblock shows its reasons in the block list's section instead. */
+  blocks?: boolean
+}
+
+/** The phone's block list as WhatsApp has it, or why it cannot be read now. */
+async function blockListOf(c: PageContext, phone: PhoneRow): Promise<BlockListState> {
+  if (phone.connectionStatus !== "connected") return { unavailable: "Connect the phone to see and change its block list." }
+  try {
+    return { contacts: await c.dash.deps.contactBlocks.phoneList(phone.id) }
+  } catch (err) {
+    if (err instanceof AppError) return { unavailable: err.publicMessages.join(" ") }
+    throw err
+  }
 }
 
 /** The phone's page; `policy` is a refused call policy form, shown again with why. */
@@ -80,7 +95,7 @@ export async function phonePage(c: PageContext, failure?: ActionFailure, policy?
       </section>
       <section aria-labelledby="connection">
         <h2 id="connection">Connection</h2>
-        <ErrorList errors={failure?.errors} />
+        <ErrorList errors={failure?.blocks ? undefined : failure?.errors} />
         <div data-live={href(`${base}/live`, scope)} aria-live="polite">
           <PairingPanel
             phone={phone}
@@ -92,6 +107,7 @@ export async function phonePage(c: PageContext, failure?: ActionFailure, policy?
         </div>
       </section>
       <CallPolicySection phoneId={phone.id} policy={await getCallPolicy(c.dash.deps.ctx, phone.id)} values={policy?.values} errors={policy?.errors} scope={scope} csrfToken={c.session.csrfToken} />
+      <BlockListSection phoneId={phone.id} state={await blockListOf(c, phone)} scope={scope} csrfToken={c.session.csrfToken} errors={failure?.blocks ? failure.errors : undefined} />
     </Layout>,
     policy ? 400 : failure?.status,
   )
@@ -113,6 +129,24 @@ function sessionAction(dash: Dashboard, act: (phoneId: string, c: PageContext) =
         if (!(err instanceof AppError)) throw err
         const failure = await onHolder(dash, err, c.request, { method: "POST", ...asAdmin(phone.id, c) })
         if (failure !== null) return phonePage(c, failure)
+      }
+      return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
+    },
+    errorPage,
+  )
+}
+
+/** Blocks or unblocks the form's contact on WhatsApp, then shows the page again; a refusal shows why in the block list's section. */
+function blockAction(dash: Dashboard, blocked: boolean) {
+  return action(
+    dash,
+    async (c) => {
+      const { phone, scope } = await phoneInScope(c)
+      try {
+        await dash.deps.contactBlocks.setOnPhone(phone.id, String(c.form.get("contact") ?? "").trim(), blocked)
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err
+        return phonePage(c, { errors: err.publicMessages, status: statusOf(err.kind), blocks: true })
       }
       return redirect(href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope))
     },
@@ -162,6 +196,9 @@ export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
       "/dashboard/phones/:phoneId/disconnect",
       sessionAction(dash, (phoneId) => dash.deps.sessions.disconnect(phoneId), (phoneId) => ({ pathAndQuery: adminPathOf(phoneId, "disconnect"), body: "" })),
     )
+    // Blocking from the phone's page (docs/dashboard.md § "Phones").
+    .post("/dashboard/phones/:phoneId/block", blockAction(dash, true))
+    .post("/dashboard/phones/:phoneId/unblock", blockAction(dash, false))
     .post(
       "/dashboard/phones/:phoneId/logout",
       sessionAction(dash, (phoneId) => dash.deps.sessions.logout(phoneId), (phoneId) => ({ pathAndQuery: adminPathOf(phoneId, "logout"), body: "" })),

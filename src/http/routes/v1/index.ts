@@ -3,6 +3,8 @@ import { apiBase, type ApiApp } from "../../plugins/api-auth"
 import { accountGet } from "./account-get"
 import { accountUsage } from "./account-usage"
 import { contactsCheck } from "./contacts-check"
+import { contactsBlock } from "./contacts-block"
+import { contactsProfile } from "./contacts-profile"
 import { presenceSend } from "./presence-send"
 import { callsReject } from "./calls-reject"
 import { inboundRead } from "./inbound-read"
@@ -60,6 +62,8 @@ export function v1Routes(deps: HttpDeps) {
     .use(messagesRevoke(deps))
     .use(untyped(deps, [pollsGet, pollsVote, callsReject]))
     .use(pictureRoutes(deps))
+    // Blocking and contact profiles (docs/api.md § "Blocking" and docs/api.md § "Contact profiles").
+    .use(untyped(deps, [contactsBlock, contactsProfile]))
 }
 
 /**
