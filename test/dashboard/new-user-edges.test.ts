@@ -48,6 +48,7 @@ describe("dashboard: the webhook event checkboxes", () => {
       { heading: "Phone events", events: inOrder("phone.") },
       { heading: "Poll events", events: inOrder("poll.") },
       { heading: "Call events", events: inOrder("call.") },
+      { heading: "Group events", events: inOrder("group.") },
     ])
     expect(groups.flatMap((g) => g.events).sort()).toEqual([...EVENT_NAMES].sort())
   })

@@ -20,7 +20,7 @@ describe("no client URL ever reaches Baileys", () => {
     expect(readFileSync(join(REPO, "bun.lock"), "utf8")).not.toMatch(/"link-preview-js@/)
   })
 
-  test("the Baileys adapter names a url only where a media message carries the address the media host answered", () => {
+  test("the Baileys adapter names a url only where a media message carries the address the media host answered, or where WhatsApp's picture answer names the picture's address", () => {
     const dir = join(REPO, "src", "whatsapp", "baileys")
     const places: string[] = []
     for (const file of readdirSync(dir).sort()) {
@@ -28,9 +28,13 @@ describe("no client URL ever reaches Baileys", () => {
       for (const line of text.split("\n")) if (/\burl\s*:/.test(line)) places.push(`${file}: ${line.trim()}`)
     }
     expect(places).toEqual([
+      // A profile or group picture's URL comes from WhatsApp's own answer, and contacts.ts fetches only from WhatsApp's hosts.
+      "contacts.ts: export async function pictureOf(sock: Sock, jid: string): Promise<{ url: string; pictureId: string } | null> {",
+      "contacts.ts: export async function downloadPicture(sock: Sock, clock: Clock, url: string, path: string, maxBytes: number): Promise<number> {",
       "media-message.ts: url: file.url,",
       "media-upload.ts: url: string",
       'media-upload.ts: if (answer?.url || answer?.direct_path) return { url: answer.url ?? "", directPath: answer.direct_path ?? "" }',
+      "session.ts: downloadPicture = (url: string, path: string, maxBytes: number) => contacts.downloadPicture(this.requireOpen(), this.ctx.clock, url, path, maxBytes)",
     ])
   })
 

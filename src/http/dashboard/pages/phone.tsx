@@ -196,7 +196,7 @@ export const phoneRoutes = (dash: Dashboard) => (app: DashboardApp) =>
       "/dashboard/phones/:phoneId/disconnect",
       sessionAction(dash, (phoneId) => dash.deps.sessions.disconnect(phoneId), (phoneId) => ({ pathAndQuery: adminPathOf(phoneId, "disconnect"), body: "" })),
     )
-    // Blocking from the phone's page (docs/dashboard.md § "Phones").
+    // Blocking from the phone's page (docs/dashboard.md § "Pages").
     .post("/dashboard/phones/:phoneId/block", blockAction(dash, true))
     .post("/dashboard/phones/:phoneId/unblock", blockAction(dash, false))
     .post(

@@ -6,7 +6,7 @@ import { ErrorList, StackTable } from "./parts"
 export type BlockListState = { contacts: readonly string[] } | { unavailable: string }
 
 /**
- * A phone's block list (docs/dashboard.md § "Phones"): read from WhatsApp when the page is shown,
+ * A phone's block list (docs/dashboard.md § "Pages"): read from WhatsApp when the page is shown,
  * with an unblock button per contact and a form to block one. Every form carries the CSRF token.
  */
 export function BlockListSection(props: { phoneId: string; state: BlockListState; scope: Scope; csrfToken: string; errors?: readonly string[] }) {
