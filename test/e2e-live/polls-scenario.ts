@@ -75,10 +75,13 @@ export function describePolls(label: string, options: { prepare: () => Promise<s
       expect((await api.call("GET", `/messages/${p.messageId}`)).body.data).toMatchObject({ type: "poll", poll: { question: "Where shall we meet?", options: ["Office", "Café", "Park"], multipleAnswers: false } })
     })
 
-    test("a voter who changes their vote twice counts once, with the newest by its own time, even when an older vote arrives last; withdrawing leaves no option", async () => {
+    test("a voter who changes their vote twice, across a restart, counts once, with the newest by its own time, even when an older vote arrives last; withdrawing leaves no option", async () => {
       const p = await sendPoll(alice, "Pizza or soup?", ["Pizza", "Soup"])
       const t0 = Date.now() - 60_000
       await vote(alice, p, ["Pizza"], t0, { creator: myPn, voter: alice.pnJid })
+      await hooks.next("poll.vote", (d) => d.messageId === p.messageId, 15_000)
+      await wagate.restart()
+      await api.phoneWithStatus(phoneId, "connected", 15_000)
       await vote(alice, p, ["Soup"], t0 + 20_000, { creator: myPn, voter: alice.pnJid })
       await vote(alice, p, ["Pizza"], t0 + 10_000, { creator: myPn, voter: alice.pnJid })
       await poll(async () => ((await results(`/messages/${p.messageId}/poll`)).voters[0]?.options[0] === "Soup" ? true : undefined), "the newest vote")
@@ -91,8 +94,10 @@ export function describePolls(label: string, options: { prepare: () => Promise<s
       await poll(async () => ((await results(`/messages/${p.messageId}/poll`)).voters[0]?.options.length === 0 ? true : undefined), "the withdrawn vote")
     })
 
-    test("a LID-addressed voter sealing with LIDs is decrypted", async () => {
+    test("a LID-addressed voter sealing with LIDs is decrypted, after a restart between the poll and the vote", async () => {
       const p = await sendPoll(bob, "Friday?", ["Yes", "No"])
+      await wagate.restart()
+      await api.phoneWithStatus(phoneId, "connected", 15_000)
       const myLid = `${sim.primary(ME).account.lid}@lid`
       await vote(bob, p, ["No"], Date.now() - 1_000, { creator: myLid, voter: bob.lidJid })
       const data = await hooks.next("poll.vote", (d) => d.messageId === p.messageId, 15_000)
