@@ -41,6 +41,8 @@ test(
 
     await holder.kill()
     await w.waitAllConnected({ timeoutMs: 60_000, notOn: [holderId] })
+    // The vote must reach the new holder's socket: wait until the killed node's socket is gone from the simulator too.
+    await poll(() => (w.sim.loggedInConnections(phone.phoneNumber).length === 1 ? true : undefined), "one socket of the phone on the simulator", 30_000)
     const me = `${phone.phoneNumber.replace(/^\+/, "")}@s.whatsapp.net`
     const vote = voteMessage({ pollKey: { remoteJid: me, id: out.id, fromMe: false }, secret, creatorJid: me, voterJid: w.contact.pnJid, chosen: ["No"], senderTimestampMs: Date.now() })
     await w.sim.sendInbound(w.contact, { message: vote })
@@ -49,7 +51,9 @@ test(
       "the poll.vote webhook from the node that took the phone over",
       60_000,
       250,
-    )
+    ).catch((err) => {
+      throw new Error(`${String(err)}\n${w.logTails()}`)
+    })
     expect(hook.json.data).toMatchObject({ messageId, voter: `+${w.contact.phoneNumber}`, options: ["No"] })
   },
   CLUSTER_TEST_TIMEOUT_MS,
