@@ -30,7 +30,7 @@ function endpoints(phoneNumber: string, messageId: string) {
       ok: 200,
       scopes: ["groups:read", "messages:read", "messages:send", "messages:write"],
     },
-    // The groups API (API-DECISIONS § 15) on the seed's Sandbox Team, where every sandbox phone is admin; leave and
+    // The groups API on the seed's Sandbox Team, where every sandbox phone is admin; leave and
     // join name a group and an invite that do not exist, so each probe gets past auth to the same 404 every time.
     ...groupEndpoints(phoneNumber),
     {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { createHarness, expectErrorEnvelope, type Harness } from "../helpers/harness"
 
-/* POST /v1/contacts/block, /unblock and GET /v1/contacts/blocked (API-DECISIONS § 15): success, errors, security. */
+/* POST /v1/contacts/block, /unblock and GET /v1/contacts/blocked: success, errors, security. */
 
 let h: Harness
 afterEach(() => h.close())

@@ -8,7 +8,7 @@ import { createHarness, expectErrorEnvelope, type Harness } from "../helpers/har
 
 /*
  * GET /v1/contacts/{contact}/profile, …/picture and GET /v1/groups/{groupId}/picture
- * (API-DECISIONS § 15, docs/api.md § "Contact profiles"): success, errors, security, the budget.
+ * (docs/api.md § "Contact profiles"): success, errors, security, the budget.
  */
 
 let h: Harness
