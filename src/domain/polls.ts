@@ -1,4 +1,5 @@
 import { AppError, errors } from "../lib/errors"
+import type { Environment } from "../lib/vocabulary"
 import type { MessageRow, PollExtra } from "../store/messages"
 import type { PollRow, PollVoteRow } from "../store/polls"
 import type { StoreQueries, WriteTx } from "../store/store"
@@ -50,14 +51,18 @@ export async function applyPollVote(ctx: DomainContext, q: StoreQueries, tx: Wri
   // A vote on a poll wagate has not recorded is kept, and counted once the poll is.
   if (!poll || !phone) return true
   const env = poll.messageId.startsWith("msg_") ? ((await q.findMessage(poll.messageId))?.env ?? "live") : "live"
+  await recordVoteEvent(ctx, q, tx, { accountId: phone.accountId, env }, poll, row)
+  return true
+}
+
+/** The `poll.vote` event of one voter's kept vote on a recorded poll. */
+async function recordVoteEvent(ctx: DomainContext, q: StoreQueries, tx: WriteTx, to: { accountId: string; env: Environment }, poll: PollRow, vote: PollVoteRow): Promise<void> {
   await ctx.events.record(q, tx, {
-    accountId: phone.accountId,
-    env,
+    ...to,
     type: "poll.vote",
     occurredAtMs: ctx.clock.nowMs(),
-    data: buildPollVoteData({ messageId: poll.messageId, voter: vote.voter, options: chosenOptions(poll, vote.optionHashes), atMs: vote.atMs }),
+    data: buildPollVoteData({ messageId: poll.messageId, voter: vote.voter, options: chosenOptions(poll, vote.optionHashes), atMs: vote.votedAtMs }),
   })
-  return true
 }
 
 /** A message's poll results for the dashboard (any account), or null when it carries no poll. */
@@ -74,15 +79,7 @@ export async function recordInboundPoll(ctx: DomainContext, q: StoreQueries, tx:
   await q.insertPoll(poll)
   const phone = await q.findPhone(poll.phoneId)
   if (!phone) return
-  for (const vote of await q.listPollVotes(poll.phoneId, poll.waMessageId)) {
-    await ctx.events.record(q, tx, {
-      accountId: phone.accountId,
-      env: "live",
-      type: "poll.vote",
-      occurredAtMs: ctx.clock.nowMs(),
-      data: buildPollVoteData({ messageId: poll.messageId, voter: vote.voter, options: chosenOptions(poll, vote.optionHashes), atMs: vote.votedAtMs }),
-    })
-  }
+  for (const vote of await q.listPollVotes(poll.phoneId, poll.waMessageId)) await recordVoteEvent(ctx, q, tx, { accountId: phone.accountId, env: "live" }, poll, vote)
 }
 
 /** The sandbox's voter that never votes (docs/api.md § "Sandbox (test keys)"). */
