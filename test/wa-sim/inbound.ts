@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import type { BinaryNode, proto } from "@whiskeysockets/baileys"
-import type { SimAccount } from "./accounts"
+import type { DeviceBundle, SimAccount } from "./accounts"
 import type { Addressing, SimContact } from "./contact"
 import type { SimGroup } from "./groups"
 import { encryptMedia, type MediaKind } from "./media-crypto"
@@ -74,6 +74,8 @@ export interface InboundDelivery {
   message: proto.IMessage
   options: InboundOptions
   nowMs: number
+  /** Keys a device sent in its retry receipt, to open a new session with it (inbound-retry.ts). */
+  retryBundle?: DeviceBundle
 }
 
 /**
@@ -88,7 +90,7 @@ export interface InboundDelivery {
  * `skmsg` every device decrypts with that sender key.
  */
 export async function deliverInbound(delivery: InboundDelivery): Promise<string> {
-  const { from, account, devices, message, options, nowMs } = delivery
+  const { from, account, devices, message, options, nowMs, retryBundle } = delivery
   const id = options.id ?? newMessageId()
   const group = options.group
   // A contact with no number has only its LID to be named by, whatever the chat's addressing.
@@ -113,7 +115,7 @@ export async function deliverInbound(delivery: InboundDelivery): Promise<string>
     const deviceId = device.deviceId
     const deviceJid = account.deviceJid(deviceId, "pn")
     const pairwise = async (content: proto.IMessage): Promise<BinaryNode> => {
-      const bundle = (await from.hasSessionWith(deviceJid)) ? undefined : account.takeBundle(deviceId)
+      const bundle = (await from.hasSessionWith(deviceJid)) ? undefined : (retryBundle ?? account.takeBundle(deviceId))
       const { type: encType, ciphertext } = await from.encryptFor(deviceJid, bundle, content)
       return { tag: "enc", attrs: { v: "2", type: encType }, content: ciphertext }
     }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { randomBytes } from "node:crypto"
 import type { proto } from "@whiskeysockets/baileys"
-import { pairWithQr, type TestClient } from "./baileys-client"
+import { pairWithQr, type MemoryAuth, type TestClient } from "./baileys-client"
 import { trustMediaHostInFetch } from "./media-trust"
 import { startWaSim, type WaSim } from "./sim"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
@@ -24,14 +24,14 @@ afterEach(async () => {
   cleanups.length = 0
 }, SLOW_HOOK_TIMEOUT_MS)
 
-async function world(getMessage?: (key: proto.IMessageKey) => Promise<proto.IMessage | undefined>): Promise<{ sim: WaSim; client: TestClient }> {
+async function world(getMessage?: (key: proto.IMessageKey) => Promise<proto.IMessage | undefined>): Promise<{ sim: WaSim; client: TestClient; auth: MemoryAuth }> {
   // Baileys 7.0.0-rc14 alone cannot pair through a secret rotation (sim.test.ts, "secret rotation").
   const sim = await startWaSim({ advSecretRotation: false, log: process.env.WA_SIM_TRACE ? (line) => console.log(`[wa-sim] ${line}`) : undefined })
   cleanups.push(() => sim.stop())
   cleanups.push(trustMediaHostInFetch(sim))
-  const { first, client } = await pairWithQr(sim, ME, { ...(getMessage ? { getMessage } : {}), ...(process.env.WA_SIM_TRACE ? { logger: (await import("pino")).default({ level: "debug" }) as never } : {}) })
+  const { first, client, auth } = await pairWithQr(sim, ME, { ...(getMessage ? { getMessage } : {}), ...(process.env.WA_SIM_TRACE ? { logger: (await import("pino")).default({ level: "debug" }) as never } : {}) })
   cleanups.push(() => first.end(), () => client.end())
-  return { sim, client }
+  return { sim, client, auth }
 }
 
 describe("wa-sim: retry receipts", () => {
@@ -96,5 +96,24 @@ describe("wa-sim: retry receipts", () => {
     const unreadable = await sim.waitFor(() => sim.outbox.byId(toBob!.key.id!), "the message to bob")
     expect(unreadable.copies).toEqual([])
     expect(unreadable.errors.length).toBeGreaterThan(0)
+  })
+
+  test("a device that lost its session with a contact asks again; the contact resends, opens a new session from the keys of the second request, and the device reads the message", async () => {
+    const { sim, client, auth } = await world()
+    const alice = sim.contact({ phoneNumber: "+15550002222" })
+    await sim.sendInbound(alice, { text: "opens the session" })
+    await client.waitFor(() => client.upserts.find((u) => u.message.message?.conversation === "opens the session"), "the first message")
+    // Answered on, the session is settled: the contact's next message is a `msg`, which needs it.
+    await client.sock.sendMessage(alice.pnJid, { text: "answer" })
+    await sim.nextMessage(alice)
+    // As a node killed before it stored the session update would be: the session is gone.
+    // Baileys keeps the session under the contact's LID once it knows the mapping: drop both.
+    const addresses = [alice.pnJid, alice.lidJid].map((jid) => client.sock.signalRepository.jidToSignalProtocolAddress(jid))
+    await auth.keys.set({ session: Object.fromEntries(addresses.map((address) => [address, null])) })
+
+    const id = await sim.sendInbound(alice, { text: "after the session was lost" })
+    const read = await client.waitFor(() => client.upserts.find((u) => u.message.key.id === id && u.message.message?.conversation), "the resent message")
+    expect(read.message.message?.conversation).toBe("after the session was lost")
+    expect(sim.inboundRetries.answered.get(id)).toEqual(["resent", "resent-new-session"])
   })
 })
