@@ -5,7 +5,7 @@ import { boundedOutsideText } from "../lib/outside-text"
 import { toIsoOrNull } from "../lib/time"
 import type { GroupMemberAddMode, GroupParticipantAction, GroupParticipantResult } from "../lib/vocabulary"
 import { GROUP_EPHEMERAL_SECONDS } from "../lib/vocabulary"
-import type { GroupDetailInfo, GroupMemberOutcome, GroupPerson } from "../whatsapp/gateway"
+import type { GroupDetailInfo, GroupMemberOutcome, GroupPerson, GroupSettingsChanges } from "../whatsapp/gateway"
 
 /*
  * The groups API's shapes and rules (docs/api.md § "Run groups: create, detail, settings, participants, invites, join, leave"), shared by the
@@ -58,15 +58,8 @@ export interface ParticipantResult {
   errorCode?: string
 }
 
-export interface GroupChangesCommand {
-  subject?: string
-  description?: string
-  announce?: boolean
-  locked?: boolean
-  memberAddMode?: GroupMemberAddMode
-  approvalMode?: boolean
-  ephemeralSeconds?: number
-}
+/** What `PATCH /v1/groups/{groupId}` may change: the settings a group notice reports, less the picture (its own route). */
+export type GroupChangesCommand = Omit<GroupSettingsChanges, "picture">
 
 /** The result a participant gets when WhatsApp did what the action asked. */
 export const DONE_RESULT: Record<GroupParticipantAction, GroupParticipantResult> = {
