@@ -2,7 +2,7 @@ import { AppError, errors } from "../lib/errors"
 import { isE164 } from "../lib/formats"
 import type { GroupParticipantAction } from "../lib/vocabulary"
 import type { PhoneRow } from "../store/phones"
-import { GroupRefusedError, type GroupMemberOutcome, type WhatsAppSession } from "../whatsapp/gateway"
+import { GroupRefusedError, type GroupChanges, type GroupDetailInfo, type GroupMemberOutcome, type WhatsAppSession } from "../whatsapp/gateway"
 import { createFingerprint, inviteUrlOf, resultOf, toGroupDetail, type ParticipantResult } from "./group-model"
 import type { GroupOps, GroupServiceDeps } from "./group-service"
 import { jidOfAddress, noSessionError } from "./wa-targets"
@@ -13,6 +13,17 @@ import { jidOfAddress, noSessionError } from "./wa-targets"
  * rights 403 (WhatsApp answers both with its not-authorized code for some requests, so the
  * group's metadata decides which), anything else it refuses 502 with its word for it.
  */
+
+/**
+ * The changes that differ from the group as WhatsApp holds it. Only those are sent: WhatsApp
+ * tells every change it applies as a notification, and each one is an event (docs/webhooks.md
+ * § "Group events"), so a field set to the value it has would be an event that changes nothing.
+ */
+function differing(before: GroupDetailInfo, changes: GroupChanges): GroupChanges {
+  const now: GroupChanges = { ...before, description: before.description ?? "" }
+  const keys = Object.keys(changes) as (keyof GroupChanges)[]
+  return Object.fromEntries(keys.filter((key) => changes[key] !== undefined && changes[key] !== now[key]).map((key) => [key, changes[key]]))
+}
 
 export function createLiveGroupOps(deps: GroupServiceDeps): GroupOps {
   const { ctx, links, lookups } = deps
@@ -134,7 +145,16 @@ export function createLiveGroupOps(deps: GroupServiceDeps): GroupOps {
     },
     async update(phone, groupId, changes) {
       const session = await sessionOf(phone)
-      await ask(phone, session, groupId, () => session.groups.update(groupId, changes))
+      const before = await ask(phone, session, groupId, () => session.groups.detail(groupId))
+      const wanted = differing(before, changes)
+      if (Object.keys(wanted).length === 0) {
+        // Nothing would change, so WhatsApp is not asked; a change that needs admin rights still needs them.
+        const needsAdmin = before.locked || Object.entries(changes).some(([key, value]) => value !== undefined && key !== "subject" && key !== "description")
+        const me = before.participants.find((p) => p.phoneNumber === phone.phoneNumber)
+        if (needsAdmin && me !== undefined && !me.isAdmin) throw errors.groupNotAdmin(groupId, phone.phoneNumber)
+        return toGroupDetail(before, phone.phoneNumber)
+      }
+      await ask(phone, session, groupId, () => session.groups.update(groupId, wanted))
       // Who may post may have changed: the next send asks WhatsApp for the list again.
       if (changes.announce !== undefined) lookups.forgetGroups(phone.id)
       return toGroupDetail(await ask(phone, session, groupId, () => session.groups.detail(groupId)), phone.phoneNumber)

@@ -1,6 +1,7 @@
 import { errors } from "../lib/errors"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
+import { emitGroupEvents } from "./group-events"
 import type { GroupDetail } from "./group-model"
 import type { GroupService } from "./group-service"
 import type { PhoneLinks } from "./phone-links"
@@ -17,7 +18,8 @@ import type { WhatsAppSession } from "../whatsapp/gateway"
  * before the image is fetched. Live keys then send the picture IQ with the group as its target and
  * answer with the group's detail as WhatsApp then reports it; test keys change nothing on
  * WhatsApp (the image is still fetched and converted, so a bad one fails as it would live), and
- * sandbox groups keep no picture.
+ * sandbox groups keep no picture. Either way `group.updated` tells the change once: live, from
+ * WhatsApp's picture notification, which reaches the phone that made it too; in the sandbox, here.
  */
 export interface GroupPictureDeps {
   groups: GroupService
@@ -51,6 +53,12 @@ async function onWhatsApp(change: () => Promise<void>): Promise<void> {
   }
 }
 
+/** The event a sandbox group's picture change emits, as WhatsApp's notification would live. */
+async function sandboxPictureEvent(ctx: DomainContext, phone: PhoneRow, groupId: string, picture: "set" | "removed"): Promise<void> {
+  const change = { kind: "updated" as const, changes: { picture } }
+  await emitGroupEvents(ctx, [{ accountId: phone.accountId, env: "test", phoneId: phone.id, groupId, by: phone.phoneNumber, atMs: ctx.clock.nowMs(), change }])
+}
+
 /** Sets a group's picture from `mediaUrl`; returns the group's detail. */
 export async function setGroupPicture(
   ctx: DomainContext,
@@ -58,9 +66,10 @@ export async function setGroupPicture(
   principal: Principal,
   cmd: { fromPhoneId: string; groupId: string; mediaUrl: string },
 ): Promise<GroupDetail> {
-  const { session } = await check(ctx, deps, principal, cmd.fromPhoneId, cmd.groupId)
+  const { phone, session } = await check(ctx, deps, principal, cmd.fromPhoneId, cmd.groupId)
   const jpeg = await pictureFromUrl(deps.pictures, cmd.mediaUrl)
   if (session) await onWhatsApp(() => session.setPicture(cmd.groupId, jpeg))
+  else await sandboxPictureEvent(ctx, phone, cmd.groupId, "set")
   return deps.groups.detail(principal, cmd.fromPhoneId, cmd.groupId)
 }
 
@@ -71,7 +80,8 @@ export async function removeGroupPicture(
   principal: Principal,
   cmd: { fromPhoneId: string; groupId: string },
 ): Promise<GroupDetail> {
-  const { session } = await check(ctx, deps, principal, cmd.fromPhoneId, cmd.groupId)
+  const { phone, session } = await check(ctx, deps, principal, cmd.fromPhoneId, cmd.groupId)
   if (session) await onWhatsApp(() => session.removePicture(cmd.groupId))
+  else await sandboxPictureEvent(ctx, phone, cmd.groupId, "removed")
   return deps.groups.detail(principal, cmd.fromPhoneId, cmd.groupId)
 }

@@ -123,6 +123,8 @@ export function createSandboxGroupOps(ctx: DomainContext): GroupOps {
         const results = cmd.participants.map((p) => (p === phone.phoneNumber ? { participant: p, result: "added" as const } : applyOne(state, "add", p)))
         await saveSandboxGroup(q, phone.accountId, state, nowMs, { idempotencyKey: cmd.idempotencyKey ?? null, fingerprint })
         changed(id, { kind: "joined", subject: state.subject }, { kind: "participants", action: "added", participants: doneOf(results) })
+        // Live, the description is a second request after the create, told by WhatsApp on its own.
+        if (state.description !== null) changed(id, { kind: "updated", changes: { description: state.description } })
         return { group: sandboxDetail(state), results, replayed: false }
       }),
     detail: async (phone, groupId) => sandboxDetail(await memberGroup(ctx.store, phone, groupId)),
@@ -138,8 +140,9 @@ export function createSandboxGroupOps(ctx: DomainContext): GroupOps {
         for (const [key, value] of Object.entries(settings)) if (value !== undefined) Object.assign(state.settings, { [key]: value })
         await saveSandboxGroup(q, phone.accountId, state, ctx.clock.nowMs())
         const after: Record<string, unknown> = { subject: state.subject, description: state.description ?? "", ...state.settings }
+        // One event per field, as live: WhatsApp takes each field as its own request and tells each change on its own.
         const differs = Object.entries(before).filter(([key, value]) => after[key] !== value)
-        changed(groupId, { kind: "updated", changes: Object.fromEntries(differs.map(([key]) => [key, after[key]])) })
+        changed(groupId, ...differs.map(([key]): GroupChange => ({ kind: "updated", changes: { [key]: after[key] } })))
         return sandboxDetail(state)
       }),
     participants: (phone, groupId, action, participants) =>

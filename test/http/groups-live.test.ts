@@ -98,6 +98,29 @@ describe("live groups: success", () => {
   })
 })
 
+describe("live groups: a PATCH asks WhatsApp only for what changes", () => {
+  test("fields that already have the value asked are not sent (WhatsApp would tell each as a group event); nothing new sends nothing", async () => {
+    const { from, call, world, phone } = await livePhone()
+    world.details.set(GROUP, detailFixture(GROUP, { subject: "Shop", description: "Open 9-5", announce: true }))
+    const res = await call("PATCH", at(GROUP), { fromPhoneId: from, subject: "Shop", description: "Open 9-6", announce: true, locked: true })
+    expect(res.status).toBe(200)
+    const updates = () => world.calls.filter((c) => c.phoneId === phone.id && c.op === "update").map((c) => c.args)
+    expect(updates()).toEqual([[GROUP, { description: "Open 9-6", locked: true }]])
+    expect((await call("PATCH", at(GROUP), { fromPhoneId: from, subject: "Shop", announce: true })).status).toBe(200)
+    expect(updates()).toHaveLength(1)
+  })
+
+  test("a PATCH that changes nothing still needs admin rights where WhatsApp would ask for them: 403 for a plain member", async () => {
+    const { from, call, world } = await livePhone()
+    const me = { ...person(from), isAdmin: false, isSuperAdmin: false }
+    world.details.set(GROUP, detailFixture(GROUP, { announce: true, participants: [me] }))
+    const res = await call("PATCH", at(GROUP), { fromPhoneId: from, announce: true })
+    expect(expectErrorEnvelope(res, 403, "Forbidden")).toEqual([`Phone ${from} is not an admin of group ${GROUP}: this action needs admin rights`])
+    world.details.set(GROUP, detailFixture(GROUP, { subject: "Shop", participants: [me] }))
+    expect((await call("PATCH", at(GROUP), { fromPhoneId: from, subject: "Shop" })).status).toBe(200)
+  })
+})
+
 describe("live groups: errors", () => {
   test("WhatsApp's not-authorized answer is 403 with the admin sentence when the metadata shows the phone in the group, 404 when not", async () => {
     const { from, call, world } = await livePhone()

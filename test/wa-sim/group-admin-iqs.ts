@@ -2,6 +2,8 @@ import type { BinaryNode } from "@whiskeysockets/baileys"
 import type { SimAccount } from "./accounts"
 import type { SimContact } from "./contact"
 import { groupBookOf, inviteCode, type AdminGroup, type GroupBook } from "./group-admin"
+import { echoGroupChange, participantChange } from "./group-echo"
+import type { GroupNotificationChange } from "./group-notifications"
 import type { IqHandler, IqRequest } from "./iq-handlers"
 import { childNodes, childrenByTag, contentBytes, userOf } from "./nodes"
 
@@ -12,7 +14,8 @@ import { childNodes, childrenByTag, contentBytes, userOf } from "./nodes"
  * plain member, as whatsmeow's ErrNotInGroup and ErrGroupInviteLinkUnauthorized read them), the
  * per-participant errors of an add (403 with `<add_request code expiration>` when the contact's
  * privacy settings refuse it, 409 already in, 404 not on WhatsApp), invite codes (406 unknown,
- * 410 revoked) and joins that wait for an admin (`<membership_approval_request>`).
+ * 410 revoked) and joins that wait for an admin (`<membership_approval_request>`). Each change
+ * applied is then told to the account's own devices too, as the server does (group-echo.ts).
  */
 
 /** An add's invite lasts three days, as WhatsApp's group invite messages do. */
@@ -63,8 +66,11 @@ function participantsOf(call: { request: IqRequest; account: SimAccount }, node:
   })
 }
 
-/** Adds contacts as WhatsApp does: one `<participant>` answer each, refused ones with their error. */
-function addSeats(call: { request: IqRequest; account: SimAccount; book: GroupBook; group: AdminGroup }, node: BinaryNode): BinaryNode[] {
+/** Whom an action changed, for the notification that follows it. */
+type Done = (SimAccount | SimContact)[]
+
+/** Adds contacts as WhatsApp does: one `<participant>` answer each, refused ones with their error; `done` gets who was added. */
+function addSeats(call: { request: IqRequest; account: SimAccount; book: GroupBook; group: AdminGroup }, node: BinaryNode, done: Done = []): BinaryNode[] {
   return participantsOf(call, node).map(({ jid, who }) => {
     if (!who || ("onWhatsApp" in who && !who.onWhatsApp)) return { tag: "participant", attrs: { jid, error: "404" } }
     if (call.group.seatOf(who)) return { tag: "participant", attrs: { jid, error: "409" } }
@@ -74,25 +80,40 @@ function addSeats(call: { request: IqRequest; account: SimAccount; book: GroupBo
       return { tag: "participant", attrs: { jid, error: "403" }, content: [{ tag: "add_request", attrs: invite }] }
     }
     call.group.seats.push({ who, rank: "member" })
+    done.push(who)
     return { tag: "participant", attrs: call.group.participantAttrs(who) }
   })
 }
 
-/** Remove, promote or demote: 404 for a participant not in the group. */
-function changeSeats(call: GroupCall): BinaryNode[] {
+/** Remove, promote or demote: 404 for a participant not in the group; `done` gets who was changed. */
+function changeSeats(call: GroupCall, done: Done): BinaryNode[] {
   return participantsOf(call, call.action).map(({ jid, who }): BinaryNode => {
     const seat = who ? call.group.seatOf(who) : undefined
     if (!seat) return { tag: "participant", attrs: { jid, error: "404" } }
     if (call.action.tag === "remove") call.group.seats.splice(call.group.seats.indexOf(seat), 1)
     else if (seat.rank !== "superadmin") seat.rank = call.action.tag === "promote" ? "admin" : "member"
+    done.push(seat.who)
     return { tag: "participant", attrs: { jid } }
   })
 }
 
-const setting = (apply: (group: AdminGroup, action: BinaryNode) => void): IqHandler =>
+/** A setting only admins change: applied, answered, then told as the notification child `told` makes. */
+const setting = (
+  apply: (group: AdminGroup, action: BinaryNode) => void,
+  told: (group: AdminGroup, action: BinaryNode) => GroupNotificationChange = (_, action) => ({ kind: action.tag as "announcement" | "not_announcement" | "locked" | "unlocked" }),
+): IqHandler =>
   onGroup("admin", (call) => {
     apply(call.group, call.action)
     call.request.reply()
+    echoGroupChange(call.request, call.group, [told(call.group, call.action)])
+  })
+
+/** Remove, promote or demote, answered and then told. */
+const seatAction = (tag: "remove" | "promote" | "demote"): IqHandler =>
+  onGroup("admin", (call) => {
+    const done: Done = []
+    call.request.reply([{ tag, attrs: {}, content: changeSeats(call, done) }])
+    echoGroupChange(call.request, call.group, participantChange(tag, done, call.account))
   })
 
 /** Answers to an invite code sent to `@g.us`: the group it opens, or 406 unknown / 410 revoked. */
@@ -137,11 +158,13 @@ export const GROUP_ADMIN_IQS: Record<string, IqHandler> = {
     const node = group.node()
     const refused = answers.filter((answer) => answer.attrs.error !== undefined)
     request.reply([{ ...node, content: [...(node.content as BinaryNode[]), ...refused] }])
+    echoGroupChange(request, group, [{ kind: "create", key: create.attrs.key }])
   },
 
   "w:g2/set/subject": onGroup("info", (call) => {
     call.group.subject = contentBytes(call.action)?.toString("utf8") ?? ""
     call.request.reply()
+    echoGroupChange(call.request, call.group, [{ kind: "subject", subject: call.group.subject }])
   }),
 
   "w:g2/set/description": onGroup("info", (call) => {
@@ -149,34 +172,41 @@ export const GROUP_ADMIN_IQS: Record<string, IqHandler> = {
     call.group.description =
       call.action.attrs.delete === "true" || !body ? null : { id: call.action.attrs.id ?? "", body: contentBytes(body)?.toString("utf8") ?? "", atS: nowS(call.request) }
     call.request.reply()
+    echoGroupChange(call.request, call.group, [{ kind: "description", description: call.group.description?.body ?? null }])
   }),
 
   "w:g2/set/announcement": setting((group) => void (group.announce = true)),
   "w:g2/set/not_announcement": setting((group) => void (group.announce = false)),
   "w:g2/set/locked": setting((group) => void (group.locked = true)),
   "w:g2/set/unlocked": setting((group) => void (group.locked = false)),
-  "w:g2/set/member_add_mode": setting((group, action) => {
-    group.memberAddMode = contentBytes(action)?.toString("utf8") === "all_member_add" ? "all_member_add" : "admin_add"
-  }),
-  "w:g2/set/membership_approval_mode": setting((group, action) => {
-    group.approval = childrenByTag(action, "group_join")[0]?.attrs.state === "on"
-  }),
+  "w:g2/set/member_add_mode": setting(
+    (group, action) => void (group.memberAddMode = contentBytes(action)?.toString("utf8") === "all_member_add" ? "all_member_add" : "admin_add"),
+    (group) => ({ kind: "member_add_mode", mode: group.memberAddMode }),
+  ),
+  "w:g2/set/membership_approval_mode": setting(
+    (group, action) => void (group.approval = childrenByTag(action, "group_join")[0]?.attrs.state === "on"),
+    (group) => ({ kind: "membership_approval_mode", on: group.approval }),
+  ),
   "w:g2/set/ephemeral": onGroup("info", (call) => {
     call.group.ephemeralSeconds = Number(call.action.attrs.expiration ?? 0)
     call.request.reply()
+    echoGroupChange(call.request, call.group, [{ kind: "ephemeral", seconds: call.group.ephemeralSeconds }])
   }),
   "w:g2/set/not_ephemeral": onGroup("info", (call) => {
     call.group.ephemeralSeconds = 0
     call.request.reply()
+    echoGroupChange(call.request, call.group, [{ kind: "ephemeral", seconds: 0 }])
   }),
 
   "w:g2/set/add": onGroup("member", (call) => {
     if (call.group.memberAddMode !== "all_member_add" && !call.group.isAdmin(call.account)) return call.request.fail(401, "not-authorized")
-    call.request.reply([{ tag: "add", attrs: {}, content: addSeats(call, call.action) }])
+    const added: Done = []
+    call.request.reply([{ tag: "add", attrs: {}, content: addSeats(call, call.action, added) }])
+    echoGroupChange(call.request, call.group, participantChange("add", added, call.account))
   }),
-  "w:g2/set/remove": onGroup("admin", (call) => call.request.reply([{ tag: "remove", attrs: {}, content: changeSeats(call) }])),
-  "w:g2/set/promote": onGroup("admin", (call) => call.request.reply([{ tag: "promote", attrs: {}, content: changeSeats(call) }])),
-  "w:g2/set/demote": onGroup("admin", (call) => call.request.reply([{ tag: "demote", attrs: {}, content: changeSeats(call) }])),
+  "w:g2/set/remove": seatAction("remove"),
+  "w:g2/set/promote": seatAction("promote"),
+  "w:g2/set/demote": seatAction("demote"),
 
   "w:g2/get/membership_approval_requests": onGroup("admin", (call) => {
     const requests = call.group.pending.map((who) => ({
@@ -187,14 +217,18 @@ export const GROUP_ADMIN_IQS: Record<string, IqHandler> = {
   }),
   "w:g2/set/membership_requests_action": onGroup("admin", (call) => {
     const decision = childNodes(call.action)[0]!
+    const approved: Done = []
     const answers = participantsOf(call, decision).map(({ jid, who }): BinaryNode => {
       const at = call.group.pending.findIndex((contact) => contact === who)
       if (at < 0) return { tag: "participant", attrs: { jid, error: "404" } }
       const [contact] = call.group.pending.splice(at, 1)
       if (decision.tag === "approve") call.group.seats.push({ who: contact!, rank: "member" })
+      if (decision.tag === "approve") approved.push(contact!)
       return { tag: "participant", attrs: { jid } }
     })
     call.request.reply([{ tag: "membership_requests_action", attrs: {}, content: [{ tag: decision.tag, attrs: {}, content: answers }] }])
+    // An approved request is an add; a rejected one's notification (`revoked_membership_requests`) is not modelled.
+    echoGroupChange(call.request, call.group, participantChange("add", approved, call.account))
   }),
 
   /** To a group: its invite code (admins only). To `@g.us` with a code: the group the code opens. */
@@ -220,13 +254,16 @@ export const GROUP_ADMIN_IQS: Record<string, IqHandler> = {
       group.mePending = true
       return request.reply([{ tag: "membership_approval_request", attrs: { jid: group.jid } }])
     }
-    if (!group.seatOf(me.account)) group.seats.push({ who: me.account, rank: "member" })
+    const joining = !group.seatOf(me.account)
+    if (joining) group.seats.push({ who: me.account, rank: "member" })
     request.reply([{ tag: "group", attrs: { jid: group.jid } }])
+    if (joining) echoGroupChange(request, group, [{ kind: "create", reason: "invite" }])
   },
 
   "w:g2/set/leave": (request) => {
     const me = bookOf(request)
     if (!me) return
+    const gone: AdminGroup[] = []
     const left = childrenByTag(childNodes(request.iq)[0], "group").map((node): BinaryNode => {
       const id = node.attrs.id ?? ""
       const declared = request.world.groupFor(userOf(id))
@@ -234,9 +271,12 @@ export const GROUP_ADMIN_IQS: Record<string, IqHandler> = {
       const seat = group?.seatOf(me.account)
       if (!group || !seat) return { tag: "group", attrs: { id, error: "404" } }
       group.seats.splice(group.seats.indexOf(seat), 1)
+      gone.push(group)
       return { tag: "group", attrs: { id } }
     })
     request.reply([{ tag: "leave", attrs: {}, content: left }])
+    // A leave is told as the account removing itself (whatsmeow reads no `leave` child; Baileys reads this as leaving).
+    for (const group of gone) echoGroupChange(request, group, participantChange("remove", [me.account], me.account))
   },
 }
 

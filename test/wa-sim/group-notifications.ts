@@ -20,7 +20,8 @@ export type GroupActor = SimContact | "me"
 
 /** One change a notification carries (each is one child of `<notification type="w:gp2">`). */
 export type GroupNotificationChange =
-  | { kind: "create" }
+  /** `key` is the create IQ's own key (whatsmeow's JoinedGroup.CreateKey); `reason` is `invite` for a join by link. */
+  | { kind: "create"; key?: string; reason?: "create" | "invite" }
   | { kind: "add" | "remove" | "promote" | "demote" | "leave"; participants: GroupActor[] }
   | { kind: "subject"; subject: string }
   | { kind: "description"; description: string | null }
@@ -30,8 +31,11 @@ export type GroupNotificationChange =
   | { kind: "ephemeral"; seconds: number }
   | { kind: "membership_request"; requester: SimContact }
 
+/** A group a notification can name: one declared with `sim.group(…)`, or one the group book runs (group-admin.ts). */
+export type NotifiedGroup = Pick<SimGroup, "jid" | "addressing"> & { node(me: SimAccount, nowMs: number): BinaryNode }
+
 export interface GroupNotificationArgs {
-  group: SimGroup
+  group: NotifiedGroup
   /** The paired account that receives it. */
   me: SimAccount
   by: GroupActor
@@ -46,14 +50,14 @@ function jidsOf(actor: GroupActor, me: SimAccount): { pn: string | null; lid: st
 }
 
 /** Someone as this group names them: `jid` and the other identity under `alt` (when WhatsApp tells it). */
-function named(group: SimGroup, actor: GroupActor, me: SimAccount, jid: string, alt: { pn: string; lid: string }): Record<string, string> {
+function named(group: NotifiedGroup, actor: GroupActor, me: SimAccount, jid: string, alt: { pn: string; lid: string }): Record<string, string> {
   const { pn, lid } = jidsOf(actor, me)
   if (pn === null) return { [jid]: lid }
   return group.addressing === "lid" ? { [jid]: lid, [alt.pn]: pn } : { [jid]: pn, [alt.lid]: lid }
 }
 
 /** A participant as this group names it. */
-function participantNode(group: SimGroup, actor: GroupActor, me: SimAccount): BinaryNode {
+function participantNode(group: NotifiedGroup, actor: GroupActor, me: SimAccount): BinaryNode {
   return { tag: "participant", attrs: named(group, actor, me, "jid", { pn: "phone_number", lid: "lid" }) }
 }
 
@@ -62,7 +66,7 @@ function childOf(change: GroupNotificationChange, args: GroupNotificationArgs): 
   switch (change.kind) {
     case "create":
       // The new group's metadata, as a `w:g2` query would answer it.
-      return { tag: "create", attrs: { reason: "create", key: args.id }, content: [group.node(me, args.nowMs)] }
+      return { tag: "create", attrs: { reason: change.reason ?? "create", key: change.key ?? args.id }, content: [group.node(me, args.nowMs)] }
     case "add":
     case "remove":
     case "promote":

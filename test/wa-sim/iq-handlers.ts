@@ -25,6 +25,8 @@ export interface IqWorld {
   offlineMarker(): boolean
   /** Block lists and profiles (profiles.ts). */
   profiles: SimProfiles
+  /** Sends a server-made stanza (a group notification, group-echo.ts) to every device of the account. */
+  notify(account: SimAccount, node: BinaryNode): void
 }
 
 /** One IQ from the client and the ways to answer it. */

@@ -1,6 +1,7 @@
 import type { BinaryNode } from "@whiskeysockets/baileys"
 import type { SimAccount } from "./accounts"
 import type { IqHandler, IqRequest } from "./iq-handlers"
+import { echoGroupPicture } from "./group-echo"
 import { childrenByTag, userOf } from "./nodes"
 
 /*
@@ -65,6 +66,8 @@ function setPicture(request: IqRequest, picture: Uint8Array | null): void {
   profile.picture = picture
   profile.pictureId += 1
   request.reply(picture ? [{ tag: "picture", attrs: { id: String(profile.pictureId) } }] : undefined)
+  const group = request.iq.attrs.target ? request.world.groupFor(userOf(request.iq.attrs.target)) : undefined
+  if (group) echoGroupPicture(request, group, picture !== null)
 }
 
 function bytesOf(node: BinaryNode | undefined): Uint8Array | null {

@@ -8,6 +8,7 @@ import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
 import { TestClock } from "../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { waitUntil } from "../helpers/webhook-receiver"
+import { groupBookOf } from "../wa-sim/group-admin"
 import type { GroupActor, GroupNotificationChange } from "../wa-sim/group-notifications"
 import { startWaSim, type SimContact, type SimGroup, type WaSim } from "../wa-sim"
 
@@ -134,11 +135,61 @@ describe("group notifications from the simulator, in process", () => {
 
   test("this phone added to a new group, or to an existing one, is a join with the group's subject", async () => {
     const party = sim.group({ subject: "Birthday party", members: [alice, bob], admins: [alice] })
-    expect(await notify(party, alice, [{ kind: "create" }])).toMatchObject({ groupId: party.jid, by: e164(alice), changes: [{ kind: "joined", subject: "Birthday party" }] })
+    // Creating a group adds everyone in it but its creator.
+    expect(await notify(party, alice, [{ kind: "create" }])).toEqual({
+      groupId: party.jid,
+      by: e164(alice),
+      atMs: expect.any(Number),
+      changes: [
+        { kind: "joined", subject: "Birthday party" },
+        { kind: "participants", action: "added", participants: [ME, e164(bob)] },
+      ],
+    })
     const choir = sim.group({ subject: "Choir", members: [bob], admins: [bob] })
     const added = await notify(choir, bob, [{ kind: "add", participants: ["me"] }])
     // The add names no subject: the adapter asks WhatsApp for the group's.
     expect(added).toMatchObject({ by: e164(bob), changes: [{ kind: "participants", action: "added", participants: [ME] }, { kind: "joined", subject: "Choir" }] })
+  })
+
+  test("the phone's own changes through the session come back from WhatsApp once each, made by this phone", async () => {
+    const own = session!.groups
+    const before = notices.length
+    const { detail } = await own.create("Own group", [alice.pnJid])
+    await waitUntil(() => notices.length > before, 10_000, "the create's notice")
+    await own.update(detail.id, { subject: "Own group 2", locked: true })
+    await own.participants(detail.id, "promote", [alice.pnJid])
+    await own.leave(detail.id)
+    await waitUntil(() => notices.length >= before + 5, 10_000, "every own change's notice")
+    const mine = notices.slice(before)
+    expect(mine.map((n) => [n.groupId, n.by])).toEqual(Array.from({ length: 5 }, () => [detail.id, ME]))
+    expect(mine.map((n) => n.changes)).toEqual([
+      [
+        { kind: "joined", subject: "Own group" },
+        { kind: "participants", action: "added", participants: [e164(alice)] },
+      ],
+      [{ kind: "updated", changes: { subject: "Own group 2" } }],
+      [{ kind: "updated", changes: { locked: true } }],
+      [{ kind: "participants", action: "promoted", participants: [e164(alice)] }],
+      [{ kind: "participants", action: "left", participants: [ME] }],
+    ])
+  })
+
+  test("a join by an invite link this phone used comes back as a join adding this phone", async () => {
+    const open = groupBookOf(sim.primary(ME).account).host({ subject: "Open door", admin: bob, members: [alice], nowMs: Date.now() })
+    const before = notices.length
+    expect(await session!.groups.join(open.code)).toEqual({ joined: true, groupJid: open.jid })
+    await waitUntil(() => notices.length > before, 10_000, "the join's notice")
+    expect(notices.slice(before)).toEqual([
+      {
+        groupId: open.jid,
+        by: ME,
+        atMs: expect.any(Number),
+        changes: [
+          { kind: "joined", subject: "Open door" },
+          { kind: "participants", action: "added", participants: [ME] },
+        ],
+      },
+    ])
   })
 
   test("a notification WhatsApp sends again (same id) is told once", async () => {

@@ -120,6 +120,19 @@ async function participantChange(child: NotificationNode, by: string | null, ctx
   return { changes, joined }
 }
 
+/**
+ * A `create` child: this phone is in a new group, and its creator added the others (the group's
+ * participants but the creator); with `reason="invite"` this phone joined by an invite link it
+ * used itself (tulir/whatsmeow types/events JoinedGroup.Reason), so it is the one added.
+ */
+async function createChanges(child: NotificationNode, by: string | null, ctx: GroupNoticeContext): Promise<GroupChange[]> {
+  const group = childrenOf(child).find((c) => c.tag === "group")
+  const joined: GroupChange = { kind: "joined", subject: boundedOutsideText(group?.attrs?.subject ?? "") }
+  const me = await addressOf(ctx.self.id, undefined, ctx)
+  const added = child.attrs?.reason === "invite" ? [me] : (await participantsOf(group ?? child, ctx)).participants.filter((p) => p !== by)
+  return [joined, { kind: "participants", action: "added", participants: added.filter((p): p is string => p !== null) }]
+}
+
 /** One `w:gp2` notification as a notice; null when it names no group or says nothing wagate tells. */
 export async function mapGroupNotification(node: NotificationNode, ctx: GroupNoticeContext): Promise<MappedGroupNotice | null> {
   const groupId = node.attrs?.from
@@ -130,8 +143,7 @@ export async function mapGroupNotification(node: NotificationNode, ctx: GroupNot
   let needsSubject = false
   for (const child of childrenOf(node)) {
     if (child.tag === "create") {
-      const group = childrenOf(child).find((c) => c.tag === "group")
-      changes.push({ kind: "joined", subject: boundedOutsideText(group?.attrs?.subject ?? "") })
+      changes.push(...(await createChanges(child, by, ctx)))
     } else if (child.tag in PARTICIPANT_ACTIONS) {
       const change = await participantChange(child, by, ctx)
       changes.push(...change.changes)

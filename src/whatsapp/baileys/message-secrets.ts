@@ -111,8 +111,8 @@ export interface SelfIdentity {
 /** Where an undecryptable edit is counted: `wagate_encrypted_edits_total{result}`. */
 export type EncryptedEditResult = "decrypted" | "no_secret" | "undecryptable"
 
-/** The author of a message and its other identity, as its key names them. */
-function authorOf(key: KeyLike, self: SelfIdentity): { sender: string; alt: string | null } | null {
+/** The author of a message and its other identity, as its key names them (a secret's sender, a vote's voter). */
+export function authorOf(key: KeyLike, self: SelfIdentity): { sender: string; alt: string | null } | null {
   if (key.fromMe) return self.id ? { sender: normalizeUserJid(self.id), alt: self.lid ? normalizeUserJid(self.lid) : null } : null
   const group = isGroupJid(key.remoteJid)
   const author = group ? key.participant : key.remoteJid

@@ -15,7 +15,7 @@ import {
   type WaMessageLike,
   type WaSeconds,
 } from "./mapping"
-import { messageSecretKey, openSealed, sealWithKey, type SelfIdentity } from "./message-secrets"
+import { authorOf, messageSecretKey, openSealed, sealWithKey, type SelfIdentity } from "./message-secrets"
 import type { SessionContext } from "./session"
 
 /*
@@ -134,8 +134,9 @@ async function describeVote(msg: WaMessageLike, pnForLid: PnForLid, nowMs: numbe
   if (!update?.vote?.encPayload || !update.vote.encIv || !pollId || !key?.id || !key.remoteJid || key.fromMe) return null
   const voter = await senderAddress(key, pnForLid)
   if (!voter) return null
-  const group = isGroupJid(key.remoteJid)
-  const voterJids = [group ? key.participant : key.remoteJid, group ? key.participantAlt : key.remoteJidAlt].filter((j): j is string => !!j).map(normalizeUserJid)
+  // The voter's JIDs as the poll's secret rows name its author (a vote of ours was left out above).
+  const author = authorOf(key, {})
+  const voterJids = author ? [author.sender, ...(author.alt ? [author.alt] : [])] : []
   return {
     chatJid: normalizeUserJid(key.remoteJid),
     voteWaMessageId: key.id,
