@@ -105,6 +105,7 @@ describe("wa-sim app state: key share and sync", () => {
     phone.contact(BOB, { fullName: "Bob Builder", firstName: "Bob", lidJid: "200000000000042@lid" })
     phone.label("3", "New customer", 2)
     phone.labelChat("3", ALICE)
+    phone.pushName("Corner Shop")
     const { client, events } = await device(sim)
     await syncAll(client)
 
@@ -117,6 +118,7 @@ describe("wa-sim app state: key share and sync", () => {
     expect(events.contacts.find((contact) => contact.id === BOB)).toMatchObject({ name: "Bob Builder", lid: "200000000000042@lid" })
     expect(events.labelEdits).toContainEqual(expect.objectContaining({ id: "3", name: "New customer", color: 2 }))
     expect(events.labelAssociations).toContainEqual({ type: "add", association: { type: "label_jid", chatId: ALICE, labelId: "3" } })
+    expect(client.sock.authState.creds.me?.name).toBe("Corner Shop")
   })
 
   test("a snapshot on the media host brings a fresh device to the collection's state", async () => {
