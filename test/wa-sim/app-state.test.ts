@@ -161,6 +161,25 @@ describe("wa-sim app state: key share and sync", () => {
   })
 })
 
+describe("wa-sim app state: removals", () => {
+  test("a contact the phone deletes is a REMOVE both sides take out of the LT hash: the device's next patch still verifies", async () => {
+    const sim = await simulator()
+    const phone = sim.phoneAppState(ME)
+    phone.contact(ALICE, "Alice Liddell")
+    phone.contact(BOB, "Bob Builder")
+    phone.contact(ALICE, null)
+    const { client, events } = await device(sim)
+    await syncAll(client)
+    await events.waitFor(() => events.contactName(BOB), "bob's name")
+    expect(phone.contactOf(ALICE)).toBeUndefined()
+    expect(events.contactName(ALICE)).toBeUndefined()
+    await client.sock.chatModify({ contact: { fullName: "Alice L." } }, ALICE)
+    expect(phone.refusals).toEqual([])
+    expect(phone.contactOf(ALICE)?.fullName).toBe("Alice L.")
+    expect(phone.version("critical_unblock_low")).toBe(4)
+  })
+})
+
 describe("wa-sim app state: patches Baileys writes", () => {
   test("chatModify archive, pin, mute and markRead are verified, applied and readable on the server", async () => {
     const sim = await simulator()
