@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { ALL_WA_PATCH_NAMES, encodeSyncdPatch, getBinaryNodeChild, newLTHashState, proto, type BinaryNode } from "@whiskeysockets/baileys"
-import { pairWithQr, type MemoryAuth, type TestClient } from "./baileys-client"
+import { pairWithQr, simSocketConfig, TestClient, type MemoryAuth } from "./baileys-client"
 import { AppStateEvents } from "./app-state-events"
 import { routeWhatsAppMediaHost } from "./app-state-sync"
 import { startWaSim, type WaSim } from "./sim"
@@ -158,6 +158,24 @@ describe("wa-sim app state: key share and sync", () => {
     await client.sock.chatModify({ pin: true }, ALICE)
     expect(sim.phoneAppState(ME).refusals).toEqual([])
     expect(sim.phoneAppState(ME).chat(ALICE)).toMatchObject({ archived: true, pinned: true })
+  })
+})
+
+describe("wa-sim app state: a device that was away", () => {
+  test("a change made on the phone while the device was away arrives with its next login and syncs", async () => {
+    const sim = await simulator()
+    const { auth, client } = await device(sim)
+    await syncAll(client)
+    await client.end()
+    sim.phoneAppState(ME).mute(ALICE, -1)
+    expect(sim.heldFor(ME, 1)).toBe(1)
+    const reloaded = auth.reload()
+    const again = new TestClient(simSocketConfig(sim, reloaded), reloaded)
+    cleanups.push(() => again.end())
+    const events = new AppStateEvents(again.sock)
+    await again.waitForOpen()
+    await events.waitFor(() => events.chat(ALICE).muteEndTime ?? undefined, "the mute after the held server_sync")
+    expect(events.chat(ALICE).muteEndTime).toBe(-1)
   })
 })
 
