@@ -161,6 +161,20 @@ describe("wa-sim app state: key share and sync", () => {
   })
 })
 
+describe("wa-sim app state: many patches", () => {
+  test("more patches than one answer holds come over several answers (has_more_patches) and all apply", async () => {
+    const sim = await simulator()
+    const phone = sim.phoneAppState(ME)
+    const chats = Array.from({ length: 120 }, (_, i) => `1555010${String(i).padStart(4, "0")}@s.whatsapp.net`)
+    for (const chat of chats) phone.archive(chat)
+    const { client, events } = await device(sim)
+    await syncAll(client)
+    await events.waitFor(() => (chats.every((chat) => events.chat(chat).archived) ? true : undefined), "all 120 chats archived")
+    const version = (await client.sock.authState.keys.get("app-state-sync-version", ["regular_low"])).regular_low?.version
+    expect(version).toBe(120)
+  })
+})
+
 describe("wa-sim app state: a device that was away", () => {
   test("a change made on the phone while the device was away arrives with its next login and syncs", async () => {
     const sim = await simulator()
