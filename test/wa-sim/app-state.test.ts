@@ -230,6 +230,24 @@ describe("wa-sim app state: patches Baileys writes", () => {
     expect(phone.chat(ALICE).archived).toBe(false)
   })
 
+  test("labels, chat labels, contacts and the push name Baileys writes are applied and readable on the server", async () => {
+    const sim = await simulator()
+    const { client } = await device(sim)
+    const phone = sim.phoneAppState(ME)
+    await client.sock.addLabel(ALICE, { id: "7", name: "Paid", color: 4, deleted: false })
+    await client.sock.addChatLabel(ALICE, "7")
+    await client.sock.addChatLabel(BOB, "7")
+    await client.sock.removeChatLabel(BOB, "7")
+    await client.sock.addOrEditContact(BOB, { fullName: "Bob Builder", firstName: "Bob" })
+    await client.sock.updateProfileName("Corner Shop")
+    expect(phone.refusals).toEqual([])
+    expect(phone.labels()).toEqual([{ id: "7", name: "Paid", color: 4, deleted: false }])
+    expect(phone.chat(ALICE).labels).toEqual(["7"])
+    expect(phone.chat(BOB).labels).toEqual([])
+    expect(phone.contactOf(BOB)).toMatchObject({ fullName: "Bob Builder", firstName: "Bob" })
+    expect(phone.pushNameSetting()).toBe("Corner Shop")
+  })
+
   test("the other device of the account gets server_sync for a device's patch and emits chats.update", async () => {
     const sim = await simulator()
     const one = await device(sim)
