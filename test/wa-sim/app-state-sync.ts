@@ -71,9 +71,15 @@ export class SimAppState {
     this.keyShared.set(account, shared)
     if (!this.keyShare || shared.has(deviceId)) return
     shared.add(deviceId)
-    await this.deps.waitFor(() => (account.devices.get(deviceId)?.signedPreKey ? true : undefined), `device ${deviceId}'s key upload`)
-    const message = keyShareMessage(this.of(account), deviceId, this.deps.nowMs())
-    connection.send(await peerMessageNode(account, deviceId, message, this.deps.nowMs()))
+    try {
+      await this.deps.waitFor(() => (account.devices.get(deviceId)?.signedPreKey ? true : undefined), `device ${deviceId}'s key upload`)
+      const message = keyShareMessage(this.of(account), deviceId, this.deps.nowMs())
+      connection.send(await peerMessageNode(account, deviceId, message, this.deps.nowMs()))
+    } catch (error) {
+      // Not shared after all (the device uploaded no keys in time, or left): its next login tries again.
+      shared.delete(deviceId)
+      throw error
+    }
     this.deps.log(`conn${connection.id} app-state key shared with device ${deviceId}`)
   }
 
