@@ -14,7 +14,7 @@ import { connectedSession, inboundRef, type LiveActionDeps } from "./wa-targets"
  */
 
 /** One readable message per problem of the options chosen. */
-function voteProblems(options: readonly string[], poll: { options: string[]; multipleAnswers: boolean }): string[] {
+export function voteProblems(options: readonly string[], poll: { options: string[]; multipleAnswers: boolean }): string[] {
   const problems: string[] = []
   if (options.length > POLL_OPTIONS_MAX) problems.push(`options must hold at most ${POLL_OPTIONS_MAX} options`)
   if (!poll.multipleAnswers && options.length > 1) problems.push("this poll takes one answer: options must hold at most one option")
