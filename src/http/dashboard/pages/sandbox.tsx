@@ -14,6 +14,7 @@ import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ErrorList, StackTable, type Column } from "../views/parts"
+import { SimulateForms, type SimulateState } from "../views/sandbox-simulate"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -108,7 +109,8 @@ function SendFormView(props: { scope: Scope; csrfToken: string; values: SendForm
   )
 }
 
-async function sandboxPage(c: PageContext, options: { errors?: string[]; values?: SendForm; status?: number } = {}): Promise<Response> {
+/** The Sandbox page; `simulate` carries the simulation forms' refusal or notice (pages/sandbox-simulate.tsx). */
+export async function sandboxPage(c: PageContext, options: { errors?: string[]; values?: SendForm; status?: number; simulate?: SimulateState } = {}): Promise<Response> {
   const scope = { ...c.scope, env: "test" as const }
   const account = scope.account
   const ctx = c.dash.deps.ctx
@@ -141,6 +143,7 @@ async function sandboxPage(c: PageContext, options: { errors?: string[]; values?
               <SendFormView scope={scope} csrfToken={csrf} values={values} keys={keys} phones={phones} />
             )}
           </section>
+          <SimulateForms scope={scope} csrfToken={csrf} keys={keys} phones={phones} state={options.simulate} />
           <MagicRecipients />
         </>
       )}
