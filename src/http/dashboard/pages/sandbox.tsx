@@ -14,7 +14,7 @@ import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ErrorList, StackTable, type Column } from "../views/parts"
-import { SimulateForms, type SimulateState } from "../views/sandbox-simulate"
+import { KeySelect, PhoneSelect, SimulateForms, type SimulateState } from "../views/sandbox-simulate"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -66,27 +66,8 @@ function SendFormView(props: { scope: Scope; csrfToken: string; values: SendForm
   return (
     <form method="post" action={href("/dashboard/sandbox", scope)} class="fields">
       <CsrfField token={csrf} />
-      <div>
-        <label for="send-from">From phone</label>
-        {/* The number first: a narrow select cuts the end of a long name, never the number. */}
-        <select id="send-from" name="fromPhoneId">
-          {phones.map((p) => (
-            <option value={p.id} selected={p.id === values.fromPhoneId}>
-              {`${p.phoneNumber} · ${p.displayName}`}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for="send-key">Send as key</label>
-        <select id="send-key" name="keyId">
-          {keys.map((k) => (
-            <option value={k.id} selected={k.id === values.keyId}>
-              {`${k.name} (${k.prefix}…${k.last4})`}
-            </option>
-          ))}
-        </select>
-      </div>
+      <PhoneSelect id="send-from" label="From phone" phones={phones} selected={values.fromPhoneId} />
+      <KeySelect id="send-key" label="Send as key" keys={keys} selected={values.keyId} />
       <div>
         <label for="send-to">To</label>
         <input id="send-to" name="to" type="text" required list="magic-recipients" value={values.to} />

@@ -28,30 +28,44 @@ export interface SimulateState {
 
 export const SIMULATE_DEFAULTS = { from: "+14155550199", content: "Thanks, that works for me!", replyTo: "", isVideo: false }
 
+/** The account's phones, the number first: a narrow select cuts the end of a long name, never the number. */
+export function PhoneSelect(props: { id: string; label: string; phones: PhoneRow[]; selected: string }) {
+  return (
+    <div>
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} name="fromPhoneId">
+        {props.phones.map((p) => (
+          <option value={p.id} selected={p.id === props.selected}>
+            {`${p.phoneNumber} · ${p.displayName}`}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
+
+/** The account's test keys that may send, by name, prefix and last four characters. */
+export function KeySelect(props: { id: string; label: string; keys: ApiKeyRow[]; selected: string }) {
+  return (
+    <div>
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} name="keyId">
+        {props.keys.map((k) => (
+          <option value={k.id} selected={k.id === props.selected}>
+            {`${k.name} (${k.prefix}…${k.last4})`}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
+
 function PhoneAndKey(props: { prefix: string; values: SimulateValues; keys: ApiKeyRow[]; phones: PhoneRow[] }) {
   const { prefix, values } = props
   return (
     <>
-      <div>
-        <label for={`${prefix}-phone`}>To phone</label>
-        <select id={`${prefix}-phone`} name="fromPhoneId">
-          {props.phones.map((p) => (
-            <option value={p.id} selected={p.id === values.fromPhoneId}>
-              {`${p.phoneNumber} · ${p.displayName}`}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for={`${prefix}-key`}>As key</label>
-        <select id={`${prefix}-key`} name="keyId">
-          {props.keys.map((k) => (
-            <option value={k.id} selected={k.id === values.keyId}>
-              {`${k.name} (${k.prefix}…${k.last4})`}
-            </option>
-          ))}
-        </select>
-      </div>
+      <PhoneSelect id={`${prefix}-phone`} label="To phone" phones={props.phones} selected={values.fromPhoneId} />
+      <KeySelect id={`${prefix}-key`} label="As key" keys={props.keys} selected={values.keyId} />
       <div>
         <label for={`${prefix}-from`}>Customer's number</label>
         <input id={`${prefix}-from`} name="from" type="tel" required inputmode="tel" autocomplete="off" value={values.from} />
