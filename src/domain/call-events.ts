@@ -30,7 +30,7 @@ export const CallReceivedData = named(
       isGroup: Type.Boolean({ description: "A group call." }),
       at: Timestamp,
     },
-    { description: "Someone is calling a live phone; it rings on the phone and its other devices until it ends." },
+    { description: "Someone is calling a phone (a live one, or a test key's through POST /v1/sandbox/calls); it rings until it ends." },
   ),
 )
 
