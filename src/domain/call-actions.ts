@@ -20,8 +20,9 @@ export const CALL_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
 export const CALL_REPLY_MAX_CHARS = 1024
 
 /**
- * Rejects a ringing call of the key's phone (`POST /v1/calls/{callId}/reject`). A call is known
- * only to live keys: the sandbox has no caller, so a test key's reject is always 404. The socket
+ * Rejects a ringing call of the key's phone (`POST /v1/calls/{callId}/reject`). A key sees only
+ * its environment's calls: live keys the calls WhatsApp reported, test keys those the sandbox
+ * simulated (`POST /v1/sandbox/calls`), which end without telling WhatsApp. A live call's socket
  * is on the node holding the phone; elsewhere `connectedSession` names that node and the request
  * is forwarded there (src/http/forward.ts).
  */
@@ -29,20 +30,21 @@ export async function rejectCallByApi(ctx: DomainContext, links: PhoneLinks, pri
   // A path segment that is no call id names no call; it is echoed bounded and escaped.
   if (!CALL_ID_PATTERN.test(callId)) throw errors.callNotFound(boundedOutsideText(callId, 64))
   const phone = await resolvePhone(ctx, principal.accountId, fromPhoneId)
-  if (principal.env === "test") throw errors.callNotFound(callId)
-  const call = await ctx.store.findCall(phone.id, callId)
+  const call = await ctx.store.findCall(phone.id, principal.env, callId)
   if (!call) throw errors.callNotFound(callId)
   if (call.endedAtMs !== null) throw errors.callEnded(callId, call.outcome ?? "ended")
-  const session = await connectedSession(ctx, links, phone.id)
-  try {
-    await session.rejectCall(call.callId, call.callerJid)
-  } catch (err) {
-    throw errors.whatsappUnanswered("Rejecting the call with WhatsApp failed; retry after a moment", err)
+  if (principal.env === "live") {
+    const session = await connectedSession(ctx, links, phone.id)
+    try {
+      await session.rejectCall(call.callId, call.callerJid)
+    } catch (err) {
+      throw errors.whatsappUnanswered("Rejecting the call with WhatsApp failed; retry after a moment", err)
+    }
   }
   const ended = await ctx.store.write(async (q, tx) => endCallIn(ctx, q, tx, call, phone.accountId, "rejected", ctx.clock.nowMs()))
   if (!ended) {
     // It stopped ringing while WhatsApp took the reject (the caller hung up, another device answered).
-    const now = await ctx.store.findCall(phone.id, callId)
+    const now = await ctx.store.findCall(phone.id, principal.env, callId)
     throw errors.callEnded(callId, now?.outcome ?? "ended")
   }
 }

@@ -14,6 +14,11 @@ const CallId = Type.String({ description: "WhatsApp's id of the call; `POST /v1/
 const PhoneId = Type.String({ description: "The phone that was called.", examples: ["ph_01jd0m3k7v5q9z8y6x4w2t0r1p"] })
 const From = Type.String({ description: "The caller (E.164 when WhatsApp tells the number, else the `…@lid` JID).", examples: ["+14155550199"] })
 
+/** How a call ended; the API's simulated calls (POST /v1/sandbox/calls) answer it too. */
+export const CallOutcomeSchema = named("CallOutcome", OneOf(CALL_OUTCOMES, {
+  description: "`missed`: nobody answered (the caller hung up, or it timed out); `rejected`: rejected by API, by the call policy or on the phone; `answered_elsewhere`: the phone or another linked device took it.",
+}))
+
 export const CallReceivedData = named(
   "CallReceivedEventData",
   Type.Object(
@@ -25,7 +30,7 @@ export const CallReceivedData = named(
       isGroup: Type.Boolean({ description: "A group call." }),
       at: Timestamp,
     },
-    { description: "Someone is calling a live phone; it rings on the phone and its other devices until it ends." },
+    { description: "Someone is calling a phone (a live one, or a test key's through POST /v1/sandbox/calls); it rings until it ends." },
   ),
 )
 
@@ -36,9 +41,7 @@ export const CallEndedData = named(
       callId: CallId,
       phoneId: PhoneId,
       from: From,
-      outcome: named("CallOutcome", OneOf(CALL_OUTCOMES, {
-        description: "`missed`: nobody answered (the caller hung up, or it timed out); `rejected`: rejected by API, by the call policy or on the phone; `answered_elsewhere`: the phone or another linked device took it.",
-      })),
+      outcome: CallOutcomeSchema,
       at: Timestamp,
     },
     { description: "An incoming call ended." },

@@ -43,7 +43,18 @@ export function callOutcomeOf(stage: CallStage): CallOutcome | null {
 export async function endCallIn(ctx: DomainContext, q: StoreQueries, tx: WriteTx, call: CallRow, accountId: string, outcome: CallOutcome, atMs: number): Promise<boolean> {
   if (!(await q.endCall(call.phoneId, call.callId, outcome, atMs))) return false
   const data = buildCallEndedData(call, outcome, atMs)
-  await ctx.events.record(q, tx, { accountId, env: "live", occurredAtMs: ctx.clock.nowMs(), type: "call.ended", data })
+  await ctx.events.record(q, tx, { accountId, env: call.env, occurredAtMs: ctx.clock.nowMs(), type: "call.ended", data })
+  return true
+}
+
+/**
+ * Records a call's first offer with its `call.received` event, in the caller's write, in the
+ * call's environment; false when the call was recorded before (a repeated offer).
+ */
+export async function offerCallIn(ctx: DomainContext, q: StoreQueries, tx: WriteTx, accountId: string, call: CallRow): Promise<boolean> {
+  await q.pruneCalls(call.phoneId, ctx.clock.nowMs() - CALL_RETENTION_MS)
+  if (!(await q.insertCall(call))) return false
+  await ctx.events.record(q, tx, { accountId, env: call.env, occurredAtMs: ctx.clock.nowMs(), type: "call.received", data: buildCallReceivedData(call) })
   return true
 }
 
@@ -59,6 +70,7 @@ export async function recordCallSignal(ctx: DomainContext, phoneId: string, sign
     if (outcome === null) {
       const call: CallRow = {
         phoneId,
+        env: "live",
         callId: signal.callId,
         caller: signal.from,
         callerJid: signal.callerJid,
@@ -68,44 +80,72 @@ export async function recordCallSignal(ctx: DomainContext, phoneId: string, sign
         endedAtMs: null,
         outcome: null,
       }
-      await q.pruneCalls(phoneId, ctx.clock.nowMs() - CALL_RETENTION_MS)
-      if (!(await q.insertCall(call))) return null
-      await ctx.events.record(q, tx, { accountId: phone.accountId, env: "live", occurredAtMs: ctx.clock.nowMs(), type: "call.received", data: buildCallReceivedData(call) })
-      return call
+      return (await offerCallIn(ctx, q, tx, phone.accountId, call)) ? call : null
     }
     // A step of a call whose offer wagate never saw (it came before the phone was linked) ends nothing.
-    const call = await q.findCall(phoneId, signal.callId)
+    const call = await q.findCall(phoneId, "live", signal.callId)
     if (call) await endCallIn(ctx, q, tx, call, phone.accountId, outcome, signal.atMs)
     return null
   })
 }
 
 /**
- * The policy of the phone applied to a new call: reject it, and answer the caller with the
- * reply text unless they got it within the hour (claimed in the store, so a restart or another
- * node does not send it twice). A reject WhatsApp does not take leaves the call ringing and is
- * logged once at warn: the operator's policy did not hold for that call.
+ * What the call policy acts through: a live phone's socket, or the sandbox, which has no
+ * WhatsApp to tell (src/domain/sandbox-calls.ts).
  */
-export async function applyCallPolicy(ctx: DomainContext, call: CallRow, session: WhatsAppSession): Promise<void> {
+export interface CallHandset {
+  reject(call: CallRow): Promise<void>
+  reply(call: CallRow, text: string): Promise<void>
+}
+
+/** A live phone's socket as the policy's handset. */
+export function sessionHandset(session: WhatsAppSession): CallHandset {
+  return {
+    reject: (call) => session.rejectCall(call.callId, call.callerJid),
+    reply: async (call, text) => {
+      const waMessageId = waMessageIdFor(`call:${call.phoneId}:${call.callId}`, 0)
+      await session.sendPart({ waMessageId, toJid: jidOfAddress(call.caller), text })
+    },
+  }
+}
+
+/** What the policy did with a call: rejected it, and whether the caller got the reply text. */
+export interface CallPolicyOutcome {
+  rejected: boolean
+  replied: boolean
+}
+
+/**
+ * The policy of the phone applied to a new call: reject it, and answer the caller with the
+ * reply text unless they got it within the hour (claimed in the store per environment, so a
+ * restart or another node does not send it twice). A reject WhatsApp does not take leaves the
+ * call ringing and is logged once at warn: the operator's policy did not hold for that call.
+ */
+export async function applyCallPolicy(ctx: DomainContext, call: CallRow, handset: CallHandset): Promise<CallPolicyOutcome> {
   const policy = await ctx.store.findCallPolicy(call.phoneId)
-  if (!policy?.rejectCalls) return
+  if (!policy?.rejectCalls) return { rejected: false, replied: false }
   try {
-    await session.rejectCall(call.callId, call.callerJid)
+    await handset.reject(call)
   } catch (err) {
     ctx.logger.warn("rejecting a call under the phone's call policy failed; it rings on", { phoneId: call.phoneId, callId: call.callId, err })
-    return
+    return { rejected: false, replied: false }
   }
   await ctx.store.write(async (q, tx) => {
     const phone = await q.findPhone(call.phoneId)
     if (phone) await endCallIn(ctx, q, tx, call, phone.accountId, "rejected", ctx.clock.nowMs())
   })
-  if (policy.replyText === null || call.isGroup) return
-  const claimed = await ctx.store.write(async (q) => q.claimCallReply(call.phoneId, call.caller, ctx.clock.nowMs(), CALL_REPLY_WINDOW_MS))
-  if (!claimed) return
-  const waMessageId = waMessageIdFor(`call:${call.phoneId}:${call.callId}`, 0)
-  await session.sendPart({ waMessageId, toJid: jidOfAddress(call.caller), text: policy.replyText }).catch((err) => {
-    ctx.logger.warn("sending the call policy's reply text failed", { phoneId: call.phoneId, callId: call.callId, err })
-  })
+  if (policy.replyText === null || call.isGroup) return { rejected: true, replied: false }
+  const claimed = await ctx.store.write(async (q) => q.claimCallReply(call.phoneId, call.env, call.caller, ctx.clock.nowMs(), CALL_REPLY_WINDOW_MS))
+  if (!claimed) return { rejected: true, replied: false }
+  const text = policy.replyText
+  const replied = await handset.reply(call, text).then(
+    () => true,
+    (err) => {
+      ctx.logger.warn("sending the call policy's reply text failed", { phoneId: call.phoneId, callId: call.callId, err })
+      return false
+    },
+  )
+  return { rejected: true, replied }
 }
 
 /**
@@ -118,7 +158,7 @@ export function callEventsFor(ctx: DomainContext, phoneId: string, session: () =
     chain = chain
       .then(async () => {
         const call = await recordCallSignal(ctx, phoneId, signal)
-        if (call) await applyCallPolicy(ctx, call, session())
+        if (call) await applyCallPolicy(ctx, call, sessionHandset(session()))
       })
       .catch((err) => ctx.logger.error("recording an incoming call failed", { phoneId, callId: signal.callId, err }))
   }

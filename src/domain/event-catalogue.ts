@@ -93,7 +93,7 @@ export const MessageReceivedData = named(
       }),
       receivedAt: Timestamp,
     },
-    { description: "A message a live phone received." },
+    { description: "A message a live phone received, or one the sandbox was made to receive (POST /v1/sandbox/inbound)." },
   ),
 )
 
@@ -134,14 +134,14 @@ export const EVENT_CATALOGUE = {
   "message.delivered": { data: MessageDeliveredData, firesWhen: "The delivery receipt arrived (in a group, the first participant's)." },
   "message.read": { data: MessageReadData, firesWhen: "The read receipt arrived (in a group, the first participant's). It may never come." },
   "message.failed": { data: MessageFailedData, firesWhen: "The message failed; errorCode says why." },
-  "message.received": { data: MessageReceivedData, firesWhen: "A live phone received a message." },
+  "message.received": { data: MessageReceivedData, firesWhen: "A live phone received a message; a test key's phone, one POST /v1/sandbox/inbound simulated." },
   "message.reaction": { data: MessageReactionData, firesWhen: "Someone reacted to a message or took a reaction back, our own reactions through the API included." },
   "phone.connected": { data: PhoneConnectedData, firesWhen: "A live phone connected to WhatsApp." },
   "phone.disconnected": { data: PhoneDisconnectedData, firesWhen: "A live phone lost its connection or was logged out." },
   "message.edited": { data: MessageEditedData, firesWhen: "The sender edited an inbound message." },
   "message.revoked": { data: MessageRevokedData, firesWhen: "An inbound message was deleted for everyone." },
   "poll.vote": { data: PollVoteData, firesWhen: "Someone voted on a poll of ours or a contact's, changed their vote or withdrew it." },
-  "call.received": { data: CallReceivedData, firesWhen: "Someone called a live phone (once per call)." },
+  "call.received": { data: CallReceivedData, firesWhen: "Someone called a live phone, or POST /v1/sandbox/calls simulated a call (once per call)." },
   "call.ended": { data: CallEndedData, firesWhen: "An incoming call ended: missed, rejected or answered on another device (once per call)." },
   ...GROUP_EVENT_ENTRIES,
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>

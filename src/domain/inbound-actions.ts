@@ -1,4 +1,5 @@
-import type { StoreQueries } from "../store/store"
+import type { Environment } from "../lib/vocabulary"
+import type { StoreQueries, WriteTx } from "../store/store"
 import type { InboundAction } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
 import { buildEditedData, buildRevokedData } from "./inbound-events"
@@ -27,6 +28,18 @@ export async function messageIdForWaId(q: StoreQueries, phoneId: string, waMessa
   return message && message.phoneId === phoneId ? message.id : null
 }
 
+/** A reaction to a known message with its `message.reaction` event, in the caller's write (a contact's, live or simulated by the sandbox). */
+export async function recordReactionIn(
+  ctx: DomainContext,
+  q: StoreQueries,
+  tx: WriteTx,
+  to: { accountId: string; env: Environment },
+  reaction: { messageId: string; from: string; emoji: string; atMs: number },
+): Promise<void> {
+  await q.recordReaction(reaction.messageId, reaction.from, reaction.emoji, reaction.atMs)
+  await ctx.events.record(q, tx, { ...to, occurredAtMs: ctx.clock.nowMs(), type: "message.reaction", data: buildReactionData(reaction) })
+}
+
 /** Records one action and its event in one transaction; false when its target is unknown or it is not the sender's to make. */
 export async function recordInboundAction(ctx: DomainContext, phoneId: string, action: InboundAction): Promise<boolean> {
   return ctx.store.write(async (q, tx) => {
@@ -36,8 +49,7 @@ export async function recordInboundAction(ctx: DomainContext, phoneId: string, a
     if (action.kind === "reaction") {
       const messageId = await messageIdForWaId(q, phoneId, action.targetWaMessageId, action.targetFromMe)
       if (!messageId) return false
-      await q.recordReaction(messageId, action.from, action.emoji, action.atMs)
-      await ctx.events.record(q, tx, { ...base, type: "message.reaction", data: buildReactionData({ messageId, ...action }) })
+      await recordReactionIn(ctx, q, tx, base, { messageId, from: action.from, emoji: action.emoji, atMs: action.atMs })
       return true
     }
     const target = await q.findInboundByWaId(phoneId, action.targetWaMessageId)

@@ -42,7 +42,7 @@ export function fallbackFileName(id: string, mimetype: string): string {
 
 /** The inbound message's media file: from the cache, else downloaded now (once for concurrent requests). */
 export async function inboundMediaFile(ctx: DomainContext, deps: InboundMediaDeps, principal: Principal, id: string): Promise<InboundMediaFile> {
-  // Test keys have no inbound messages, so no media (getInbound answers 404).
+  // The sandbox simulates no attachments, so a test key's inbound message has no media (404).
   return inboundRowMediaFile(ctx, deps, await getInbound(ctx, principal, id))
 }
 

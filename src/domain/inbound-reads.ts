@@ -20,15 +20,16 @@ export interface ReadResult {
 /**
  * Sends a read receipt for an inbound message and every earlier unread one of its chat
  * (`POST /v1/messages/inbound/{messageId}/read`), through the phone that received them, then
- * records them read so the next call sends only what came since. Test keys have no inbound
- * messages: 404.
+ * records them read so the next call sends only what came since. Test keys mark what the
+ * sandbox simulated (POST /v1/sandbox/inbound) read without telling anyone.
  */
 export async function markInboundRead(ctx: DomainContext, deps: LiveActionDeps, principal: Principal, messageId: string): Promise<ReadResult> {
   const row = await ctx.store.findScopedInbound(principal.accountId, principal.env, messageId)
   if (!row) throw errors.inboundNotFound(messageId)
   const chat = row.groupId ?? row.fromAddress
   const unread = await ctx.store.listUnreadInChat(row.phoneId, chat, row.seq, READ_RECEIPTS_MAX)
-  if (unread.length > 0) {
+  // A sandbox message came from no WhatsApp chat: marking it read tells nobody.
+  if (unread.length > 0 && principal.env === "live") {
     const session = await connectedSession(ctx, deps.links, row.phoneId)
     const refs = unread.map((m) => inboundRef({ ...row, waMessageId: m.waMessageId, fromAddress: m.fromAddress, groupId: m.groupId }))
     try {

@@ -5,13 +5,14 @@ import type { InboundMessage, InboundSender } from "../whatsapp/gateway"
 import { pushNameFromOutside, usernameFromOutside } from "../lib/wa-username"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
-import type { Page } from "../lib/vocabulary"
+import type { Environment, Page } from "../lib/vocabulary"
 import { buildMessageReceivedData } from "./event-catalogue"
 import { messageIdForWaId } from "./inbound-actions"
 
 /**
- * Lists inbound messages. Test keys always get an empty list: the sandbox receives nothing
- * (spec, GET /v1/messages/inbound), and the partition by environment guarantees it.
+ * Lists inbound messages of the key's environment: what live phones received for live keys, what
+ * `POST /v1/sandbox/inbound` simulated for test keys (docs/api.md § "Sandbox inbound and calls");
+ * the partition by environment keeps the two apart.
  */
 export async function listInbound(
   ctx: DomainContext,
@@ -19,7 +20,6 @@ export async function listInbound(
   q: { phoneNumberId?: string; page: number; limit: number },
 ): Promise<Page<InboundRow>> {
   const empty = { rows: [], total: 0, page: q.page, limit: q.limit }
-  if (principal.env === "test") return empty
   let phoneId: string | undefined
   if (q.phoneNumberId !== undefined) {
     const phone = await ctx.store.findPhoneByRef(principal.accountId, q.phoneNumberId)
@@ -38,7 +38,7 @@ export async function listInbound(
 
 /** One inbound message of the principal's account and environment, or 404. */
 export async function getInbound(ctx: DomainContext, principal: Principal, id: string): Promise<InboundRow> {
-  const row = principal.env === "live" ? await ctx.store.findScopedInbound(principal.accountId, principal.env, id) : null
+  const row = await ctx.store.findScopedInbound(principal.accountId, principal.env, id)
   if (!row) throw errors.inboundNotFound(id)
   return row
 }
@@ -49,11 +49,23 @@ function safeSender(sender: InboundSender): InboundSender {
 }
 
 /**
- * Records a message a live phone received (docs/decisions.md § "Inbound messages") and its `message.received` event in
- * one transaction. A WhatsApp id the phone already recorded (redelivered after a reconnect) is
- * ignored, so each inbound message emits its event once.
+ * Where an inbound message comes from: a live phone (the default), or the sandbox simulating a
+ * contact, which names the message it quotes by wagate's id instead of WhatsApp's.
  */
-export async function recordInbound(ctx: DomainContext, phoneId: string, message: InboundMessage): Promise<InboundRow | null> {
+export interface InboundOrigin {
+  env: Environment
+  replyToId?: string | null
+}
+
+const LIVE: InboundOrigin = { env: "live" }
+
+/**
+ * Records a message a phone received (docs/decisions.md § "Inbound messages") and its `message.received` event in
+ * one transaction. A WhatsApp id the phone already recorded (redelivered after a reconnect) is
+ * ignored, so each inbound message emits its event once. The sandbox records its simulated
+ * messages here too, in the test environment, so they are stored and emitted exactly as live ones.
+ */
+export async function recordInbound(ctx: DomainContext, phoneId: string, message: InboundMessage, origin: InboundOrigin = LIVE): Promise<InboundRow | null> {
   return ctx.store.write(async (q, tx) => {
     const phone = await q.findPhone(phoneId)
     if (!phone) return null
@@ -63,7 +75,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
     const row = await q.insertInbound({
       id: ctx.ids.newId("inmsg"),
       accountId: phone.accountId,
-      env: "live",
+      env: origin.env,
       phoneId,
       waMessageId: message.waMessageId,
       fromAddress: message.from,
@@ -75,7 +87,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
       groupId: message.groupId,
       receivedAtMs: message.receivedAtMs,
       createdAtMs: ctx.clock.nowMs(),
-      replyToId: quoted ? await messageIdForWaId(q, phoneId, quoted, null) : null,
+      replyToId: origin.replyToId !== undefined ? origin.replyToId : quoted ? await messageIdForWaId(q, phoneId, quoted, null) : null,
       media: details.media ?? null,
       mediaGoneAtMs: null,
       location: details.location ?? null,
@@ -88,7 +100,7 @@ export async function recordInbound(ctx: DomainContext, phoneId: string, message
     if (sender) await q.upsertWaContact({ phoneId, address: message.from, ...sender, updatedAtMs: row.createdAtMs })
     await ctx.events.record(q, tx, {
       accountId: row.accountId,
-      env: "live",
+      env: row.env,
       type: "message.received",
       occurredAtMs: row.createdAtMs,
       data: buildMessageReceivedData(row),

@@ -22,7 +22,7 @@ export const EDIT_WINDOW_MS = 15 * 60_000
 /** How long after `sentAt` wagate revokes a message; WhatsApp allows a little more (docs/decisions.md § "Acting on messages"). */
 export const REVOKE_WINDOW_MS = 2 * 24 * 3_600_000
 
-const EMOJI_PROBLEM = 'emoji must be exactly one emoji (one grapheme, e.g. "👍"), or "" to remove the reaction'
+export const EMOJI_PROBLEM = 'emoji must be exactly one emoji (one grapheme, e.g. "👍"), or "" to remove the reaction'
 
 /** A reaction as the API answers it. */
 export interface ReactionResult {

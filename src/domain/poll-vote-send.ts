@@ -10,11 +10,11 @@ import { connectedSession, inboundRef, type LiveActionDeps } from "./wa-targets"
 /*
  * Our vote on a contact's poll (docs/api.md § "Polls"): the phone that received the poll votes,
  * sealed with the poll's stored secret, and the vote is recorded like any voter's, so the results
- * and `poll.vote` include it. The sandbox has no inbound messages, so a test key finds no poll.
+ * and `poll.vote` include it. The sandbox receives no polls, so a test key finds none to vote on.
  */
 
 /** One readable message per problem of the options chosen. */
-function voteProblems(options: readonly string[], poll: { options: string[]; multipleAnswers: boolean }): string[] {
+export function voteProblems(options: readonly string[], poll: { options: string[]; multipleAnswers: boolean }): string[] {
   const problems: string[] = []
   if (options.length > POLL_OPTIONS_MAX) problems.push(`options must hold at most ${POLL_OPTIONS_MAX} options`)
   if (!poll.multipleAnswers && options.length > 1) problems.push("this poll takes one answer: options must hold at most one option")

@@ -53,7 +53,7 @@ export function sendKindProblems(cmd: SendKindFields, content: string, mediaUrls
   return problems
 }
 
-function locationProblems(location: LocationExtra): string[] {
+export function locationProblems(location: LocationExtra): string[] {
   const problems: string[] = []
   if (!(location.latitude >= -90 && location.latitude <= 90)) problems.push("location.latitude must be between -90 and 90")
   if (!(location.longitude >= -180 && location.longitude <= 180)) problems.push("location.longitude must be between -180 and 180")
@@ -64,7 +64,7 @@ function locationProblems(location: LocationExtra): string[] {
   return problems
 }
 
-function contactProblems(contact: ContactExtra): string[] {
+export function contactProblems(contact: ContactExtra): string[] {
   const problems: string[] = []
   if (contact.name.trim() === "") problems.push("contact.name must not be empty")
   if ([...contact.name].length > CONTACT_NAME_MAX) problems.push(`contact.name must be at most ${CONTACT_NAME_MAX} characters`)
@@ -107,8 +107,8 @@ export function messageTypeOf(row: Pick<MessageRow, "mediaUrls" | "extras">): Me
 
 /**
  * Checks that a reply's target exists in the sender's account and environment (`404` otherwise,
- * as for any message id of another partition). Test keys can only find `msg_…` ids: the sandbox
- * has no inbound messages.
+ * as for any message id of another partition). Test keys find their sandbox's messages, the
+ * `inmsg_…` ones that POST /v1/sandbox/inbound simulated included.
  */
 export async function checkReplyTarget(ctx: DomainContext, accountId: string, env: Environment, id: string): Promise<void> {
   const found = id.startsWith("inmsg_") ? await ctx.store.findScopedInbound(accountId, env, id) : await ctx.store.findScopedMessage(accountId, env, id)

@@ -86,6 +86,8 @@ export const errors = {
   messageNotFound: (id: string) => new AppError("not_found", [`Message ${id} not found`]),
   /** A reaction, edit or revoke the message's state does not allow (docs/api.md § "Act on a message"). */
   messageActionRefused: (message: string) => new AppError("conflict", [message]),
+  sandboxOnly: (route: string) =>
+    new AppError("forbidden", [`${route} works with test keys only: a live key's phone hears from real contacts through WhatsApp; use a sk_test_ key of this account`]),
   callNotFound: (id: string) => new AppError("not_found", [`Call ${id} not found`]),
   /** A reject of a call that stopped ringing (docs/api.md § "Calls"). */
   callEnded: (id: string, outcome: string) => new AppError("conflict", [`Call ${id} has ended (${outcome}); only a ringing call can be rejected`]),

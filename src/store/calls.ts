@@ -1,4 +1,4 @@
-import type { CallOutcome } from "../lib/vocabulary"
+import type { CallOutcome, Environment } from "../lib/vocabulary"
 
 /*
  * Incoming WhatsApp calls and the per-phone call policy (docs/api.md § "Calls"). A call is kept
@@ -9,6 +9,8 @@ import type { CallOutcome } from "../lib/vocabulary"
 /** One incoming call of one phone. */
 export interface CallRow {
   phoneId: string
+  /** `live` for a call WhatsApp reported, `test` for one the sandbox simulated (POST /v1/sandbox/calls). */
+  env: Environment
   /** WhatsApp's call id (chosen by the caller's device). */
   callId: string
   /** The caller: E.164 when WhatsApp told the number, else the `…@lid` JID. */

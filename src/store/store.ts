@@ -271,8 +271,8 @@ export interface WaContactsQueries {
 export interface CallsQueries {
   /** Records a call offered to a phone; false when it was recorded before. */
   insertCall(call: Omit<CallRow, "endedAtMs" | "outcome">): Promise<boolean>
-  /** One call of a phone, or null. */
-  findCall(phoneId: string, callId: string): Promise<CallRow | null>
+  /** One call of a phone in one environment, or null. */
+  findCall(phoneId: string, env: Environment, callId: string): Promise<CallRow | null>
   /** Ends a ringing call; false when it is unknown or had already ended. */
   endCall(phoneId: string, callId: string, outcome: CallOutcome, endedAtMs: number): Promise<boolean>
   /** Deletes a phone's calls offered before `beforeMs`; returns how many. */
@@ -281,7 +281,7 @@ export interface CallsQueries {
   findCallPolicy(phoneId: string): Promise<CallPolicy | null>
   saveCallPolicy(policy: CallPolicy): Promise<void>
   /** Claims the policy's reply to a caller at `nowMs`; false when the caller got one less than `windowMs` ago. */
-  claimCallReply(phoneId: string, caller: string, nowMs: number, windowMs: number): Promise<boolean>
+  claimCallReply(phoneId: string, env: Environment, caller: string, nowMs: number, windowMs: number): Promise<boolean>
 }
 
 /** src/store/sqlite/sandbox-groups.ts (the groups a test key's sandbox holds) */

@@ -104,6 +104,30 @@ describe("the README's walk-through with the failure number in step 2", () => {
   })
 })
 
+describe("the README's walk-through, step 6", () => {
+  test("the customer's answer is 201, an inbound message quoting step 2's message, listed for the test key and sent to the receiver as message.received", async () => {
+    h = await createHarness()
+    const { account, key, phone } = await h.seedTenant({ phoneNumber: "+14155550123" })
+    receiver = new WebhookReceiver()
+    await addEndpoint(h, account.id, receiver.url(), { events: ["message.received"] })
+    const step2 = section(README, "### 2. Send a message")
+    const sent = await h.request("POST", "/v1/messages/send", { key, body: JSON.parse(/-d '(\{[^']+\})'/.exec(step2)![1]!) })
+    const id = sent.body.data.id as string
+    const step6 = section(README, "### 6. Simulate a customer's answer")
+    // The shell closes the quote around $ID: put step 2's ID where the shell would.
+    const body = JSON.parse(/-d '(\{.+\})'$/m.exec(step6)![1]!.replace(`"'$ID'"`, JSON.stringify(id)))
+    expect(/curl -X POST \$WAGATE(\S+)/.exec(step6)![1]).toBe("/v1/sandbox/inbound")
+    const res = await h.request("POST", "/v1/sandbox/inbound", { key, body })
+    expect(res.status).toBe(201)
+    expect(res.body.data.message).toMatchObject({ from: body.from, to: phone.phoneNumber, content: body.content, replyTo: id })
+    expect(step6).toContain("`inmsg_…`, quoting yours in `replyTo`")
+    const listed = await h.request("GET", "/v1/messages/inbound", { key })
+    expect(listed.body.data.data.map((m: { id: string }) => m.id)).toEqual([res.body.data.message.id])
+    const [hook] = await receiver.waitFor(1)
+    expect(hook!.json).toMatchObject({ event: "message.received", data: { messageId: res.body.data.message.id } })
+  })
+})
+
 describe("the send examples answer what the API answers", () => {
   test.each([
     ["README.md", README, "### 2. Send a message"],

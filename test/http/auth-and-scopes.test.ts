@@ -134,8 +134,18 @@ function endpoints(phoneNumber: string, messageId: string) {
     { name: "DELETE /v1/messages/{id}", method: "DELETE", path: `/v1/messages/${messageId}`, ok: 200, scopes: ["messages:send", "messages:write"] },
     // Test keys have no inbound messages: an unknown id gets past auth to 404.
     { name: "POST /v1/messages/inbound/{id}/read", method: "POST", path: "/v1/messages/inbound/inmsg_x/read", ok: 404, scopes: ["messages:send", "messages:write"] },
-    // Test keys have no callers: a well-formed call id gets past auth to 404 (docs/api.md § "Calls").
+    // A call id no call has gets past auth to 404 (docs/api.md § "Calls").
     { name: "POST /v1/calls/{id}/reject", method: "POST", path: "/v1/calls/9A1F3C6E2B7D4E80/reject", body: { fromPhoneId: phoneNumber }, ok: 404, scopes: ["messages:send", "messages:write"] },
+    // The sandbox answering back (docs/api.md § "Sandbox inbound and calls"): a contact's message and call are sends' kin, so the send scopes admit them.
+    {
+      name: "POST /v1/sandbox/inbound",
+      method: "POST",
+      path: "/v1/sandbox/inbound",
+      body: { fromPhoneId: phoneNumber, from: "+14155550199", content: "hi" },
+      ok: 201,
+      scopes: ["messages:send", "messages:write"],
+    },
+    { name: "POST /v1/sandbox/calls", method: "POST", path: "/v1/sandbox/calls", body: { fromPhoneId: phoneNumber, from: "+14155550199" }, ok: 201, scopes: ["messages:send", "messages:write"] },
     {
       name: "GET /v1/account/usage",
       method: "GET",

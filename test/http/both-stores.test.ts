@@ -73,6 +73,27 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (database) => {
     expect(page1.body.data.pagination).toMatchObject({ total: 5, page: 1, limit: 2 })
   })
 
+  test("the sandbox answers back: a simulated message, vote and call are recorded in the test environment, reach the receiver, and stay invisible to a live key", async () => {
+    h = await createHarness({ database })
+    receiver = new WebhookReceiver()
+    const { account, key, phone } = await h.seedTenant()
+    await addEndpoint(h, account.id, receiver.url(), { events: ["message.received", "poll.vote", "call.received", "call.ended"] })
+    const live = await h.seedKey(account.id, { env: "live" })
+    const poll = (await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+12025550107", poll: { question: "Lunch?", options: ["Pizza", "Sushi"] } } })).body.data.id
+    const said = await h.request("POST", "/v1/sandbox/inbound", { key, body: { fromPhoneId: phone.phoneNumber, from: TO, content: "Sushi please", replyTo: poll } })
+    expect(said.status).toBe(201)
+    const inboundId = said.body.data.message.id
+    expect((await h.request("POST", "/v1/sandbox/inbound", { key, body: { fromPhoneId: phone.phoneNumber, from: TO, pollVote: { messageId: poll, options: ["Sushi"] } } })).status).toBe(201)
+    const call = (await h.request("POST", "/v1/sandbox/calls", { key, body: { fromPhoneId: phone.phoneNumber, from: TO } })).body.data
+    expect((await h.request("POST", `/v1/calls/${call.callId}/reject`, { key: live, body: { fromPhoneId: phone.phoneNumber } })).status).toBe(404)
+    expect((await h.request("POST", `/v1/calls/${call.callId}/reject`, { key, body: { fromPhoneId: phone.phoneNumber } })).status).toBe(204)
+    expect((await h.request("GET", `/v1/messages/inbound/${inboundId}`, { key })).body.data).toMatchObject({ content: "Sushi please", replyTo: poll })
+    expect((await h.request("GET", `/v1/messages/inbound/${inboundId}`, { key: live })).status).toBe(404)
+    expect((await h.request("GET", `/v1/messages/${poll}/poll`, { key })).body.data.options).toEqual([{ name: "Pizza", votes: 0 }, { name: "Sushi", votes: 1 }])
+    const hooks = await receiver.waitFor(4)
+    expect(hooks.map((x) => x.json.event).sort()).toEqual(["call.ended", "call.received", "message.received", "poll.vote"])
+  })
+
   test("a revoked key is refused from its next request on", async () => {
     h = await createHarness({ database })
     const { account, key } = await h.seedTenant()

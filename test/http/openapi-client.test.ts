@@ -231,6 +231,30 @@ export function onCallEvents(received: components["schemas"]["CallReceivedEventD
   return \`\${received.callId} \${video} \${outcome}\`
 }
 
+// The sandbox answering back (docs/api.md § "Sandbox inbound and calls"): a contact's message, reaction, vote and call.
+export async function sandboxAnswersBack(ourMessageId: string, pollId: string): Promise<string | null> {
+  const from = "+14155550199"
+  const text = await client.POST("/v1/sandbox/inbound", { body: { fromPhoneId: "+14155550123", from, content: "Yes, at 10", replyTo: ourMessageId } })
+  if (text.error) return text.error.message.join("; ")
+  const inboundId: string | undefined = text.data.data.message?.id
+  const quoted: string | null | undefined = text.data.data.message?.replyTo
+  const location = await client.POST("/v1/sandbox/inbound", { body: { fromPhoneId: "+14155550123", from, location: { latitude: 52.5, longitude: 13.4, name: "Gate" } } })
+  const reaction = await client.POST("/v1/sandbox/inbound", { body: { fromPhoneId: "+14155550123", from, reaction: { messageId: ourMessageId, emoji: "👍" } } })
+  const emoji: string | undefined = reaction.data?.data.reaction?.emoji
+  const vote = await client.POST("/v1/sandbox/inbound", { body: { fromPhoneId: "+14155550123", from, pollVote: { messageId: pollId, options: ["Pizza"] } } })
+  const votes: number | undefined = vote.data?.data.pollVote?.poll.options[0]?.votes
+  const call = await client.POST("/v1/sandbox/calls", { body: { fromPhoneId: "+14155550123", from, isVideo: false } })
+  const status: "ringing" | "ended" | undefined = call.data?.data.status
+  const replySent: boolean | undefined = call.data?.data.replySent
+  if (call.data) await client.POST("/v1/calls/{callId}/reject", { params: { path: { callId: call.data.data.callId } }, body: { fromPhoneId: "+14155550123" } })
+  // @ts-expect-error a reaction names the message it reacts to
+  await client.POST("/v1/sandbox/inbound", { body: { fromPhoneId: "+14155550123", from, reaction: { emoji: "👍" } } })
+  // @ts-expect-error isVideo is true or false
+  await client.POST("/v1/sandbox/calls", { body: { fromPhoneId: "+14155550123", from, isVideo: "yes" } })
+  console.log(quoted, location.data?.data.message?.location, emoji, votes, status, replySent)
+  return inboundId ?? null
+}
+
 /** A receiver of the group events (docs/webhooks.md § "Group events"), typed from the document's webhooks. */
 type GroupJoined = components["schemas"]["GroupJoinedEventData"]
 type GroupParticipants = components["schemas"]["GroupParticipantsEventData"]

@@ -68,6 +68,9 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["post", "/v1/messages/inbound/{messageId}/vote", 200, "voteOnPoll", REQUIRED_SCOPES.send],
   // Beyond the seed (docs/api.md § "Calls").
   ["post", "/v1/calls/{callId}/reject", 204, "rejectCall", REQUIRED_SCOPES.send],
+  // Beyond the seed (docs/api.md § "Sandbox inbound and calls"): test keys only.
+  ["post", "/v1/sandbox/inbound", 201, "simulateInbound", REQUIRED_SCOPES.send],
+  ["post", "/v1/sandbox/calls", 201, "simulateCall", REQUIRED_SCOPES.send],
   // Beyond the seed (docs/api.md § "Groups"): reads with any group or message scope, changes with groups:write.
   ["post", "/v1/groups", 201, "createGroup", REQUIRED_SCOPES.groupsWrite],
   ["get", "/v1/groups/{groupId}", 200, "getGroup", REQUIRED_SCOPES.groupDetailRead],

@@ -13,6 +13,7 @@ import { callPolicyRoutes } from "./pages/call-policy"
 import { groupRoutes } from "./pages/group"
 import { phonesRoutes } from "./pages/phones"
 import { sandboxRoutes } from "./pages/sandbox"
+import { sandboxSimulateRoutes } from "./pages/sandbox-simulate"
 import { signInRoutes } from "./pages/sign-in"
 import { usageRoutes } from "./pages/usage"
 import { webhookRoutes } from "./pages/webhook"
@@ -38,6 +39,7 @@ export function dashboardRoutes(deps: HttpDeps) {
       .use(messagesRoutes(dash))
       .use(messageRoutes(dash))
       .use(sandboxRoutes(dash))
+      .use(sandboxSimulateRoutes(dash))
       .use(usageRoutes(dash))
       .use(accountsRoutes(dash))
       .use(nodesRoutes(dash))

@@ -23,12 +23,13 @@ const INFO_DESCRIPTION =
 
 const TAGS: { name: string; description: string }[] = [
   { name: "Messages", description: "Send messages and follow their status." },
-  { name: "Inbound messages", description: "Messages your live phones received (always empty for test keys)." },
+  { name: "Inbound messages", description: "Messages your live phones received; for test keys, what the sandbox was told to receive (POST /v1/sandbox/inbound)." },
   { name: "Groups", description: "The WhatsApp groups a phone can post to." },
   { name: "Phone numbers", description: "The account's sender phones and their connection state." },
   { name: "Contacts", description: "Which numbers are on WhatsApp, within each phone's hourly budget." },
   { name: "Account", description: "The account and its usage." },
-  { name: "Calls", description: "Incoming WhatsApp calls of live phones: reject one while it rings." },
+  { name: "Calls", description: "Incoming WhatsApp calls (simulated ones for test keys): reject one while it rings." },
+  { name: "Sandbox", description: "Test keys only: make the sandbox receive a contact's message, reaction, poll vote or call, with the events a live one emits." },
   { name: "Admin: accounts", description: "The operator's API: accounts." },
   { name: "Admin: API keys", description: "The operator's API: API keys." },
   { name: "Admin: phones", description: "The operator's API: phones." },

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite"
-import type { CallOutcome } from "../../lib/vocabulary"
+import type { CallOutcome, Environment } from "../../lib/vocabulary"
 import type { CallPolicy, CallRow } from "../calls"
 
 /* Incoming calls, call policies and the policy's replies (src/store/calls.ts). */
@@ -9,23 +9,23 @@ interface SqliteCall extends Omit<CallRow, "isVideo" | "isGroup"> {
   isGroup: number
 }
 
-const COLUMNS = `phone_id AS phoneId, call_id AS callId, caller, caller_jid AS callerJid, is_video AS isVideo, is_group AS isGroup,
+const COLUMNS = `phone_id AS phoneId, env, call_id AS callId, caller, caller_jid AS callerJid, is_video AS isVideo, is_group AS isGroup,
   offered_at_ms AS offeredAtMs, ended_at_ms AS endedAtMs, outcome`
 
 const fromRow = (r: SqliteCall): CallRow => ({ ...r, isVideo: r.isVideo === 1, isGroup: r.isGroup === 1 })
 
 // An offer WhatsApp sends again (offline burst, reconnect) keeps the first row: it is the same call.
-const INSERT = `INSERT INTO calls (phone_id, call_id, caller, caller_jid, is_video, is_group, offered_at_ms, ended_at_ms, outcome)
-  VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL) ON CONFLICT (phone_id, call_id) DO NOTHING`
+const INSERT = `INSERT INTO calls (phone_id, env, call_id, caller, caller_jid, is_video, is_group, offered_at_ms, ended_at_ms, outcome)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL) ON CONFLICT (phone_id, call_id) DO NOTHING`
 
 /** Records a call offered to a phone; false when it was recorded before. */
 export function insertCall(db: Database, c: Omit<CallRow, "endedAtMs" | "outcome">): boolean {
-  return db.query(INSERT).run(c.phoneId, c.callId, c.caller, c.callerJid, c.isVideo ? 1 : 0, c.isGroup ? 1 : 0, c.offeredAtMs).changes === 1
+  return db.query(INSERT).run(c.phoneId, c.env, c.callId, c.caller, c.callerJid, c.isVideo ? 1 : 0, c.isGroup ? 1 : 0, c.offeredAtMs).changes === 1
 }
 
-/** One call of a phone, or null. */
-export function findCall(db: Database, phoneId: string, callId: string): CallRow | null {
-  const r = db.query<SqliteCall, [string, string]>(`SELECT ${COLUMNS} FROM calls WHERE phone_id = ? AND call_id = ?`).get(phoneId, callId)
+/** One call of a phone in one environment, or null. */
+export function findCall(db: Database, phoneId: string, env: Environment, callId: string): CallRow | null {
+  const r = db.query<SqliteCall, [string, string, string]>(`SELECT ${COLUMNS} FROM calls WHERE phone_id = ? AND env = ? AND call_id = ?`).get(phoneId, env, callId)
   return r === null ? null : fromRow(r)
 }
 
@@ -59,10 +59,10 @@ export function saveCallPolicy(db: Database, p: CallPolicy): void {
 
 // One statement decides: a caller never answered, or last answered at least `windowMs` ago, is
 // claimed; two nodes or two calls at once cannot both claim the same hour.
-const CLAIM_REPLY = `INSERT INTO call_replies (phone_id, caller, replied_at_ms) VALUES (?, ?, ?)
-  ON CONFLICT (phone_id, caller) DO UPDATE SET replied_at_ms = excluded.replied_at_ms WHERE call_replies.replied_at_ms <= ?`
+const CLAIM_REPLY = `INSERT INTO call_replies (phone_id, env, caller, replied_at_ms) VALUES (?, ?, ?, ?)
+  ON CONFLICT (phone_id, env, caller) DO UPDATE SET replied_at_ms = excluded.replied_at_ms WHERE call_replies.replied_at_ms <= ?`
 
-/** Claims the reply to a caller at `nowMs`; false when the caller got one less than `windowMs` ago. */
-export function claimCallReply(db: Database, phoneId: string, caller: string, nowMs: number, windowMs: number): boolean {
-  return db.query(CLAIM_REPLY).run(phoneId, caller, nowMs, nowMs - windowMs).changes === 1
+/** Claims the reply to a caller of one environment at `nowMs`; false when the caller got one less than `windowMs` ago. */
+export function claimCallReply(db: Database, phoneId: string, env: Environment, caller: string, nowMs: number, windowMs: number): boolean {
+  return db.query(CLAIM_REPLY).run(phoneId, env, caller, nowMs, nowMs - windowMs).changes === 1
 }

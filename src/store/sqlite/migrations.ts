@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite"
 import { CALLS_SQL } from "./migration-24-calls"
+import { CALL_ENVIRONMENTS_SQL } from "./migration-28-call-environments"
 
 /** One forward-only schema change, shipped inside the binary. */
 export interface Migration {
@@ -697,5 +698,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 26,
     name: "sandbox block lists",
     up: (db) => db.exec(SANDBOX_BLOCKS),
+  },
+  {
+    version: 28,
+    name: "calls and call replies by environment",
+    up: (db) => db.exec(CALL_ENVIRONMENTS_SQL),
   },
 ]

@@ -183,12 +183,12 @@ function waContactsQueries(db: Database): WaContactsQueries {
 function callsQueries(db: Database): CallsQueries {
   return {
     insertCall: async (call) => calls.insertCall(db, call),
-    findCall: async (phoneId, callId) => calls.findCall(db, phoneId, callId),
+    findCall: async (phoneId, env, callId) => calls.findCall(db, phoneId, env, callId),
     endCall: async (phoneId, callId, outcome, endedAtMs) => calls.endCall(db, phoneId, callId, outcome, endedAtMs),
     pruneCalls: async (phoneId, beforeMs) => calls.pruneCalls(db, phoneId, beforeMs),
     findCallPolicy: async (phoneId) => calls.findCallPolicy(db, phoneId),
     saveCallPolicy: async (policy) => calls.saveCallPolicy(db, policy),
-    claimCallReply: async (phoneId, caller, nowMs, windowMs) => calls.claimCallReply(db, phoneId, caller, nowMs, windowMs),
+    claimCallReply: async (phoneId, env, caller, nowMs, windowMs) => calls.claimCallReply(db, phoneId, env, caller, nowMs, windowMs),
   }
 }
 

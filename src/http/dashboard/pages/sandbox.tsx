@@ -14,6 +14,7 @@ import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ErrorList, StackTable, type Column } from "../views/parts"
+import { KeySelect, PhoneSelect, SimulateForms, type SimulateState } from "../views/sandbox-simulate"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -65,27 +66,8 @@ function SendFormView(props: { scope: Scope; csrfToken: string; values: SendForm
   return (
     <form method="post" action={href("/dashboard/sandbox", scope)} class="fields">
       <CsrfField token={csrf} />
-      <div>
-        <label for="send-from">From phone</label>
-        {/* The number first: a narrow select cuts the end of a long name, never the number. */}
-        <select id="send-from" name="fromPhoneId">
-          {phones.map((p) => (
-            <option value={p.id} selected={p.id === values.fromPhoneId}>
-              {`${p.phoneNumber} · ${p.displayName}`}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for="send-key">Send as key</label>
-        <select id="send-key" name="keyId">
-          {keys.map((k) => (
-            <option value={k.id} selected={k.id === values.keyId}>
-              {`${k.name} (${k.prefix}…${k.last4})`}
-            </option>
-          ))}
-        </select>
-      </div>
+      <PhoneSelect id="send-from" label="From phone" phones={phones} selected={values.fromPhoneId} />
+      <KeySelect id="send-key" label="Send as key" keys={keys} selected={values.keyId} />
       <div>
         <label for="send-to">To</label>
         <input id="send-to" name="to" type="text" required list="magic-recipients" value={values.to} />
@@ -108,7 +90,8 @@ function SendFormView(props: { scope: Scope; csrfToken: string; values: SendForm
   )
 }
 
-async function sandboxPage(c: PageContext, options: { errors?: string[]; values?: SendForm; status?: number } = {}): Promise<Response> {
+/** The Sandbox page; `simulate` carries the simulation forms' refusal or notice (pages/sandbox-simulate.tsx). */
+export async function sandboxPage(c: PageContext, options: { errors?: string[]; values?: SendForm; status?: number; simulate?: SimulateState } = {}): Promise<Response> {
   const scope = { ...c.scope, env: "test" as const }
   const account = scope.account
   const ctx = c.dash.deps.ctx
@@ -141,6 +124,7 @@ async function sandboxPage(c: PageContext, options: { errors?: string[]; values?
               <SendFormView scope={scope} csrfToken={csrf} values={values} keys={keys} phones={phones} />
             )}
           </section>
+          <SimulateForms scope={scope} csrfToken={csrf} keys={keys} phones={phones} state={options.simulate} />
           <MagicRecipients />
         </>
       )}

@@ -25,7 +25,7 @@ export const callsReject = (deps: HttpDeps) => (app: ApiApp) =>
         description:
           "Declines the call named by a `call.received` event, as the phone's decline button does; emits `call.ended` with outcome `rejected`. " +
           "409 when the call has ended (missed, rejected or answered). Live keys: the phone must be connected. " +
-          "Test keys: the sandbox has no callers, so every call is 404.",
+          "Test keys: a call POST /v1/sandbox/calls simulated is rejected at once; any other call is 404.",
         path: CallIdParams,
         body: RejectCallBody,
         success: { status: 204, description: "Rejected" },

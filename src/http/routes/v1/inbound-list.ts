@@ -21,7 +21,7 @@ export const inboundList = (deps: HttpDeps) => (app: ApiApp) =>
         operationId: "listInboundMessages",
         scopes: REQUIRED_SCOPES.messagesRead,
         tag: "Inbound messages",
-        summary: "List inbound messages, newest first (always empty for test keys)",
+        summary: "List inbound messages, newest first (for test keys, what the sandbox received)",
         query: ListInboundQuery,
         success: { status: 200, schema: PageEnvelope(InboundMessage), description: "A page of inbound messages" },
         errors: [400, 401, 403, 429],

@@ -23,7 +23,7 @@ export const inboundRead = (deps: HttpDeps) => (app: ApiApp) =>
         description:
           "Sends WhatsApp's read receipt (the sender's ticks turn blue, if the sender's read receipts are on) for this message and the earlier unread ones of its chat, " +
           "the newest 100 at most; the others are recorded as read too. A message already read answers `markedRead: 0` and sends nothing. " +
-          "Live keys: the phone must be connected. Test keys have no inbound messages: 404.",
+          "Live keys: the phone must be connected. Test keys: what the sandbox received (POST /v1/sandbox/inbound) is marked read at once.",
         path: InboundIdParams,
         success: { status: 200, schema: Envelope(ReadReceipt), description: "The receipt sent" },
         errors: [400, 401, 403, 404, 409, 429, 502, 503],

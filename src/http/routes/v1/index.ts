@@ -32,6 +32,8 @@ import { phoneNumbersGet } from "./phone-numbers-get"
 import { phoneNumbersList } from "./phone-numbers-list"
 import { phoneNumbersStatus } from "./phone-numbers-status"
 import { pictureRoutes } from "./pictures"
+import { sandboxCalls } from "./sandbox-calls"
+import { sandboxInbound } from "./sandbox-inbound"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -64,6 +66,8 @@ export function v1Routes(deps: HttpDeps) {
     .use(pictureRoutes(deps))
     // Blocking and contact profiles (docs/api.md § "Blocking" and docs/api.md § "Contact profiles").
     .use(untyped(deps, [contactsBlock, contactsProfile]))
+    // The sandbox answering back (docs/api.md § "Sandbox inbound and calls").
+    .use(untyped(deps, [sandboxInbound, sandboxCalls]))
 }
 
 /**

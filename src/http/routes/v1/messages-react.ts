@@ -25,7 +25,7 @@ export const messagesReact = (deps: HttpDeps) => (app: ApiApp) =>
         description:
           "Reacts to one of your messages (`msg_…`) or a received one (`inmsg_…`), as the phone that sent or received it; a new reaction replaces the previous one. " +
           "409 when the message is pending, failed or revoked. Emits `message.reaction`. " +
-          "Live keys: the phone must be connected. Test keys: the sandbox message is reacted to at once (there are no inbound messages: `inmsg_…` is 404).",
+          "Live keys: the phone must be connected. Test keys: the sandbox message, or what the sandbox received (POST /v1/sandbox/inbound), is reacted to at once.",
         path: MessageIdParams,
         body: ReactionBody,
         success: { status: 200, schema: Envelope(Reaction), description: "The reaction now shown" },

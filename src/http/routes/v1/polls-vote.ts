@@ -24,7 +24,7 @@ export const pollsVote = (deps: HttpDeps) => (app: ApiApp) =>
         summary: "Vote on a contact's poll",
         description:
           "Votes as the phone that received the poll; a new vote replaces the previous one and `[]` withdraws it. Emits `poll.vote`. " +
-          "409 when wagate holds no secret for the poll (it arrived before the phone was linked). Live keys only: the sandbox has no inbound polls (404).",
+          "409 when wagate holds no secret for the poll (it arrived before the phone was linked). Live keys only: the sandbox receives no polls (404).",
         path: MessageIdParams,
         body: VoteBody,
         success: { status: 200, schema: Envelope(PollResults), description: "The poll's results with our vote" },
