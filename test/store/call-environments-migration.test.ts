@@ -7,10 +7,10 @@ import { TEST_EPOCH_MS } from "../helpers/test-clock"
 const T = TEST_EPOCH_MS
 const HOUR = 60 * 60 * 1000
 
-describe("SQLite migration 28: calls and call replies by environment", () => {
+describe("SQLite migration 27: calls and call replies by environment", () => {
   test("calls and reply windows recorded before are the live environment's, and a sandbox claim is kept apart from them", () => {
     const db = openDatabase(":memory:")
-    migrate(db, T, MIGRATIONS.filter((m) => m.version < 28))
+    migrate(db, T, MIGRATIONS.filter((m) => m.version < 27))
     db.run("INSERT INTO accounts (id, name, email, created_at_ms, updated_at_ms) VALUES ('acc_1', 'A', 'a@example.com', ?, ?)", [T, T])
     db.run("INSERT INTO phones (id, account_id, phone_number, display_name, created_at_ms, updated_at_ms) VALUES ('ph_1', 'acc_1', '+14155550123', 'P', ?, ?)", [T, T])
     db.run("INSERT INTO calls (phone_id, call_id, caller, caller_jid, is_video, is_group, offered_at_ms) VALUES ('ph_1', 'CALL1', '+14155550166', '14155550166@s.whatsapp.net', 0, 0, ?)", [T])

@@ -13,7 +13,7 @@ import { POLLS_SQL } from "./migration-11-polls"
 import { SANDBOX_GROUPS_SQL } from "./migration-13-sandbox-groups"
 import { SCHEMA_1 } from "./schema-1"
 import { CALLS_SQL } from "./migration-12-calls"
-import { CALL_ENVIRONMENTS_SQL } from "./migration-16-call-environments"
+import { CALL_ENVIRONMENTS_SQL } from "./migration-15-call-environments"
 
 /*
  * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/sqlite/migrations.ts;
@@ -48,7 +48,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(12, "calls and call policies", CALLS_SQL),
   sqlMigration(13, "sandbox groups", SANDBOX_GROUPS_SQL),
   sqlMigration(14, "sandbox block lists", SANDBOX_BLOCKS_SQL),
-  sqlMigration(16, "calls and call replies by environment", CALL_ENVIRONMENTS_SQL),
+  sqlMigration(15, "calls and call replies by environment", CALL_ENVIRONMENTS_SQL),
 ]
 
 /**
@@ -57,7 +57,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
  */
 export const PG_MIGRATION_GAPS: Readonly<Record<number, string>> = {
   2: "the number was set aside for the PostgreSQL message queries while they were written beside migrations 3 and 4, and they needed no schema change",
-  15: "the number was set aside for another change of the same release (chats and contacts), written beside migration 16",
 }
 
 /** The newest PostgreSQL schema version this binary knows. */

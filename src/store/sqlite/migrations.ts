@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite"
 import { CALLS_SQL } from "./migration-24-calls"
-import { CALL_ENVIRONMENTS_SQL } from "./migration-28-call-environments"
+import { CALL_ENVIRONMENTS_SQL } from "./migration-27-call-environments"
 
 /** One forward-only schema change, shipped inside the binary. */
 export interface Migration {
@@ -700,7 +700,7 @@ export const MIGRATIONS: readonly Migration[] = [
     up: (db) => db.exec(SANDBOX_BLOCKS),
   },
   {
-    version: 28,
+    version: 27,
     name: "calls and call replies by environment",
     up: (db) => db.exec(CALL_ENVIRONMENTS_SQL),
   },

@@ -1,6 +1,6 @@
 /*
- * SQLite migration 28: calls and the call policy's replies belong to an environment, as
- * PostgreSQL migration 16. The sandbox simulates incoming calls (docs/api.md § "Sandbox inbound
+ * SQLite migration 27: calls and the call policy's replies belong to an environment, as
+ * PostgreSQL migration 15. The sandbox simulates incoming calls (docs/api.md § "Sandbox inbound
  * and calls"), so a test key's call must stay invisible to live keys and a live key's to test
  * keys (docs/decisions.md § "Environments"), and a simulated caller's reply window must not hold
  * back a real caller's reply. Every call recorded before was a live phone's. `call_replies` is
