@@ -4,6 +4,7 @@ import type { DeviceBundle, SimAccount } from "./accounts"
 import type { SimConnection } from "./connection"
 import type { SimContact } from "./contact"
 import { GROUP_ADMIN_IQS } from "./group-admin-iqs"
+import { EMPTY_APP_STATE_IQS } from "./app-state-empty"
 import type { SimGroup } from "./groups"
 import type { MediaHost } from "./media-host"
 import { childrenByTag, iqError, iqResult, readUintBE, requiredChildBytes, userOf } from "./nodes"
@@ -85,6 +86,8 @@ function deviceBundleNode(jid: string, bundle: DeviceBundle): BinaryNode {
  * and the simulator does not model gets an empty result from the caller (and is recorded).
  */
 export const IQ_HANDLERS: Record<string, IqHandler> = {
+  // An empty app state (app-state-empty.ts); first, so a fuller model's entry replaces it.
+  ...EMPTY_APP_STATE_IQS,
   ...OWN_PROFILE_IQ_HANDLERS,
   ...PROFILE_IQ_HANDLERS,
 
