@@ -92,7 +92,7 @@ export function devicePropsOf(payload: proto.IClientPayload): proto.DeviceProps 
 }
 
 /** Deflates, encrypts and uploads one chunk; returns the notification that names it. */
-async function uploadChunk(sync: proto.IHistorySync, media: MediaHost, fault: HistoryFault | undefined): Promise<proto.Message.IHistorySyncNotification> {
+export async function uploadHistoryChunk(sync: proto.IHistorySync, media: MediaHost, fault: HistoryFault | undefined): Promise<proto.Message.IHistorySyncNotification> {
   const plain = proto.HistorySync.encode(sync).finish()
   const encrypted = await encryptMedia(deflateSync(plain), "md-msg-hist")
   const stored = media.put(encrypted.file)
@@ -175,7 +175,7 @@ export class SimHistory {
   }
 
   private async sendChunk(account: SimAccount, deviceId: number, sync: proto.IHistorySync, options: HistorySendOptions, fault: HistoryFault | undefined): Promise<SentHistoryChunk> {
-    const notification = await uploadChunk(sync, this.deps.media, fault)
+    const notification = await uploadHistoryChunk(sync, this.deps.media, fault)
     const id = newMessageId()
     const { target, live } = this.deps.target(account, deviceId)
     await sendFromPhone({
