@@ -169,8 +169,8 @@ export class TestClient {
  * Socket options every simulator test uses; `overrides` win.
  *
  * `shouldSyncHistoryMessage: () => false`: on the first login after pairing Baileys otherwise waits
- * up to 20 s for the phone's history-sync push (which the simulator does not send) with its event
- * buffer on, so events come out in consolidated batches.
+ * up to 20 s for the phone's history-sync push (which the simulator sends only when a test asks,
+ * history-sync.ts) with its event buffer on, so events come out in consolidated batches.
  */
 export function simSocketConfig(sim: WaSim, auth: MemoryAuth, overrides: Partial<UserFacingSocketConfig> = {}): UserFacingSocketConfig {
   return {

@@ -33,3 +33,6 @@ export { startTlsFront, TlsFront, type FrontBehaviour, type TlsFrontOptions, typ
 export { MemoryAuth, TestClient, pairWithQr, simSocketConfig } from "./baileys-client"
 export { silentLogger } from "./silent-logger"
 export { profileOf, type SimProfile } from "./profile"
+export { SimHistory, uploadHistoryChunk, type HistoryFault, type HistorySendOptions, type HistorySendResult, type SentHistoryChunk } from "./history-sync"
+export { historyAskedFor, historyChat, historyChunks, historyContact, historyMessage, historyMessageId, historyTotals, type HistoryChat, type HistoryContact, type HistoryWorld } from "./history-builder"
+export { phoneOf } from "./phone-device"
