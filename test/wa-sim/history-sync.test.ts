@@ -95,6 +95,18 @@ describe("history sync after pairing", () => {
     expect(messageIds(client.historySets).size).toBeLessThan(historyTotals(world()).messages)
   })
 
+  test("a bootstrap inline in the notification needs no blob", async () => {
+    const w = world({ chats: 5, messages: 20 })
+    sim.history.onLink(ME, () => ({ chunks: [...historyChunks(w)].slice(0, 1), inlineBootstrap: true }))
+    const stored = sim.media.stored.length
+    const client = await pair()
+    const result = await sim.history.automatic[0]!
+    expect(result.chunks[0]!.directPath).toBeUndefined()
+    expect(sim.media.stored.length).toBe(stored)
+    await client.waitFor(() => (client.historySets.some((set) => set.syncType === Type.INITIAL_BOOTSTRAP) ? true : undefined), "the inline bootstrap")
+    expect(client.historySets.flatMap((set) => set.chats).length).toBe(5)
+  })
+
   test("a full-history device says so at registration", async () => {
     await pair({ syncFullHistory: true })
     expect(sim.history.deviceProps(ME)?.requireFullSync).toBe(true)

@@ -51,6 +51,13 @@ export interface HistorySendOptions {
   pace?: boolean
   /** How long to wait for each receipt. Default 10 s. */
   receiptTimeoutMs?: number
+  /**
+   * The INITIAL_BOOTSTRAP chunk rides inside the notification (`initialHistBootstrapInlinePayload`,
+   * deflated, no blob), as the phone may do for a companion whose `historySyncConfig` says
+   * `inlineInitialPayloadInE2EeMsg` (Baileys 7.0.0-rc14 advertises it and reads the payload in
+   * `downloadAndProcessHistorySyncNotification`; whatsmeow's `DownloadHistorySync` too). Default false.
+   */
+  inlineBootstrap?: boolean
 }
 
 /** One chunk as the phone announced it. */
@@ -60,7 +67,8 @@ export interface SentHistoryChunk {
   syncType: proto.HistorySync.HistorySyncType
   chunkOrder: number
   progress: number
-  directPath: string
+  /** Where the blob is on the media host; undefined for an inline bootstrap. */
+  directPath?: string
   conversations: number
   messages: number
   pushnames: number
@@ -91,12 +99,8 @@ export function devicePropsOf(payload: proto.IClientPayload): proto.DeviceProps 
   return bytes && bytes.length > 0 ? proto.DeviceProps.decode(bytes) : undefined
 }
 
-/** Deflates, encrypts and uploads one chunk; returns the notification that names it. */
-export async function uploadHistoryChunk(sync: proto.IHistorySync, media: MediaHost, fault: HistoryFault | undefined): Promise<proto.Message.IHistorySyncNotification> {
-  const plain = proto.HistorySync.encode(sync).finish()
-  const encrypted = await encryptMedia(deflateSync(plain), "md-msg-hist")
-  const stored = media.put(encrypted.file)
-  if (fault === "gone") media.expire(stored.directPath, 410)
+/** The notification fields every chunk carries, inline or uploaded. */
+function chunkFields(sync: proto.IHistorySync): proto.Message.IHistorySyncNotification {
   let oldest: number | undefined
   for (const conversation of sync.conversations ?? []) {
     for (const item of conversation.messages ?? []) {
@@ -105,16 +109,31 @@ export async function uploadHistoryChunk(sync: proto.IHistorySync, media: MediaH
     }
   }
   return {
-    fileSha256: encrypted.fileSha256,
-    fileLength: encrypted.fileLength,
-    mediaKey: fault === "wrong_media_key" ? randomBytes(32) : encrypted.mediaKey,
-    fileEncSha256: encrypted.fileEncSha256,
-    directPath: stored.directPath,
     syncType: sync.syncType ?? proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
     chunkOrder: sync.chunkOrder ?? 0,
     progress: sync.progress ?? 0,
     ...(oldest === undefined ? {} : { oldestMsgInChunkTimestampSec: oldest }),
   }
+}
+
+/** Deflates, encrypts and uploads one chunk; returns the notification that names it. */
+export async function uploadHistoryChunk(sync: proto.IHistorySync, media: MediaHost, fault: HistoryFault | undefined): Promise<proto.Message.IHistorySyncNotification> {
+  const encrypted = await encryptMedia(deflateSync(proto.HistorySync.encode(sync).finish()), "md-msg-hist")
+  const stored = media.put(encrypted.file)
+  if (fault === "gone") media.expire(stored.directPath, 410)
+  return {
+    fileSha256: encrypted.fileSha256,
+    fileLength: encrypted.fileLength,
+    mediaKey: fault === "wrong_media_key" ? randomBytes(32) : encrypted.mediaKey,
+    fileEncSha256: encrypted.fileEncSha256,
+    directPath: stored.directPath,
+    ...chunkFields(sync),
+  }
+}
+
+/** A bootstrap chunk carried in the notification itself, deflated. */
+function inlineChunk(sync: proto.IHistorySync): proto.Message.IHistorySyncNotification {
+  return { initialHistBootstrapInlinePayload: deflateSync(proto.HistorySync.encode(sync).finish()), ...chunkFields(sync) }
 }
 
 /** The account's newest linked device (the one pairing just added). */
@@ -175,7 +194,8 @@ export class SimHistory {
   }
 
   private async sendChunk(account: SimAccount, deviceId: number, sync: proto.IHistorySync, options: HistorySendOptions, fault: HistoryFault | undefined): Promise<SentHistoryChunk> {
-    const notification = await uploadHistoryChunk(sync, this.deps.media, fault)
+    const inline = options.inlineBootstrap && (sync.syncType ?? proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP) === proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP
+    const notification = inline ? inlineChunk(sync) : await uploadHistoryChunk(sync, this.deps.media, fault)
     const id = newMessageId()
     const { target, live } = this.deps.target(account, deviceId)
     await sendFromPhone({
@@ -193,7 +213,7 @@ export class SimHistory {
       syncType: notification.syncType as number,
       chunkOrder: notification.chunkOrder ?? 0,
       progress: notification.progress ?? 0,
-      directPath: notification.directPath!,
+      ...(notification.directPath ? { directPath: notification.directPath } : {}),
       conversations: conversations.length,
       messages: conversations.reduce((sum, conversation) => sum + (conversation.messages?.length ?? 0), 0),
       pushnames: sync.pushnames?.length ?? 0,
