@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { jidNormalizedUser, proto, type BaileysEventMap, type UserFacingSocketConfig } from "@whiskeysockets/baileys"
-import { pairWithQr, type TestClient } from "./baileys-client"
+import { pairWithQr, simSocketConfig, TestClient } from "./baileys-client"
 import { uploadHistoryChunk } from "./history-sync"
 import { historyAskedFor, historyChat, historyChunks, historyContact, historyMessageId, historyTotals, type HistoryWorld } from "./history-builder"
 import { trustMediaHostInFetch } from "./media-trust"
@@ -149,6 +149,22 @@ describe("history sync later, chunk by chunk", () => {
     await client.waitFor(() => (client.historySets.length === before + 2 ? true : undefined), "two more history sets", 20_000)
     expect(client.historySets.at(-1)!.progress).toBe(66)
     expect(messageIds(client.historySets)).not.toContain(historyMessageId(5, 0))
+  })
+})
+
+describe("history for a device that is away", () => {
+  test("chunks sent while the device is disconnected wait in its offline queue and land at its next login", async () => {
+    const { auth, first, client } = await pairWithQr(sim, ME, SYNCING)
+    clients.push(first)
+    await client.end()
+    const result = await sim.sendHistory(ME, { chunks: recentChunks() })
+    expect(result.chunks).toHaveLength(3)
+    expect(sim.heldFor(ME, 1)).toBe(3)
+    const again = new TestClient(simSocketConfig(sim, auth.reload(), SYNCING), auth)
+    clients.push(again)
+    const ids = new Set(recentChunks().flatMap((chunk) => (chunk.conversations ?? []).flatMap((c) => (c.messages ?? []).map((m) => m.message!.key!.id!))))
+    await again.waitFor(() => (messageIds(again.historySets).size === ids.size ? true : undefined), `${ids.size} messages after the login`, 20_000)
+    expect(sim.heldFor(ME, 1)).toBe(0)
   })
 })
 
