@@ -11,7 +11,8 @@ import { proto } from "@whiskeysockets/baileys"
  * then FULL chunks for older messages when the companion asked for full history
  * (`DeviceProps.requireFullSync`). A conversation's messages are newest first (Baileys keeps the
  * first as the chat's last message). 1:1 chats are named by number with `lidJid`, or by LID with
- * `pnJid` (or without, for a contact that hides its number); groups list their participants.
+ * `pnJid` (or without, for a contact that hides its number); groups list their participants, every
+ * other group by LID (the mappings in the bootstrap give their numbers).
  *
  * Inferred, not from a source: the chat list in one bootstrap chunk, the newest message of each chat
  * sent again in RECENT or FULL (a consumer must deduplicate on the message id, as it must for
@@ -52,6 +53,8 @@ export interface HistoryChat {
   lidJid?: string
   /** Group participants (without the account itself). */
   participants: HistoryContact[]
+  /** How a group names its participants: by LID (every other group) or by number. */
+  addressing: "pn" | "lid"
   messageCount: number
   lastAtS: number
 }
@@ -99,11 +102,18 @@ export function historyChat(world: HistoryWorld, index: number): HistoryChat {
   if (d.groupEvery > 0 && index % d.groupEvery === 0) {
     const size = 3 + (index % 6)
     const participants = Array.from({ length: size }, (_, k) => historyContact(world, (index * 7 + k * 13 + 1) % d.chats))
-    return { index, id: `120363${400_000_000_000 + index}@g.us`, isGroup: true, name: `Team ${index}`, participants, messageCount, lastAtS }
+    const addressing = (index / d.groupEvery) % 2 === 1 ? "lid" : "pn"
+    return { index, id: `120363${400_000_000_000 + index}@g.us`, isGroup: true, name: `Team ${index}`, participants, addressing, messageCount, lastAtS }
   }
   const contact = historyContact(world, index)
   const byLid = contact.pnJid === undefined || (d.lidEvery > 0 && index % d.lidEvery === d.lidEvery - 1)
-  return { index, id: byLid ? contact.lidJid : contact.pnJid!, isGroup: false, name: contact.pushName, pnJid: contact.pnJid, lidJid: contact.lidJid, participants: [], messageCount, lastAtS }
+  const addressing = byLid ? "lid" : "pn"
+  return { index, id: byLid ? contact.lidJid : contact.pnJid!, isGroup: false, name: contact.pushName, pnJid: contact.pnJid, lidJid: contact.lidJid, participants: [], addressing, messageCount, lastAtS }
+}
+
+/** How a group names one participant: its LID in a LID group or when it hides its number, else its number. */
+export function participantJid(chat: HistoryChat, contact: HistoryContact): string {
+  return chat.addressing === "lid" || !contact.pnJid ? contact.lidJid : contact.pnJid
 }
 
 /** Seconds between two messages of a chat, so its history spans `spanDays`. */
@@ -121,7 +131,7 @@ export function historyMessage(world: HistoryWorld, chat: HistoryChat, j: number
   const atS = chat.lastAtS - (chat.messageCount - 1 - j) * spacingS(world, chat)
   const fromMe = (j * 7 + chat.index) % 3 === 0
   const author = chat.isGroup ? chat.participants[j % chat.participants.length] : undefined
-  const participant = author ? (author.pnJid ?? author.lidJid) : undefined
+  const participant = author ? participantJid(chat, author) : undefined
   const text = PHRASES[(j + chat.index) % PHRASES.length]!
   let message: proto.IMessage = { conversation: text }
   if (j % 20 === 19) {
@@ -148,7 +158,7 @@ function conversationOf(chat: HistoryChat, me: HistoryWorld["me"]): proto.IConve
     lastMsgTimestamp: chat.lastAtS,
     unreadCount: chat.index % 4 === 1 ? 1 + (chat.index % 5) : 0,
     ...(chat.isGroup
-      ? { name: chat.name, participant: [{ userJid: `${me.phoneNumber}@s.whatsapp.net`, rank: proto.GroupParticipant.Rank.SUPERADMIN }, ...chat.participants.map((p) => ({ userJid: p.pnJid ?? p.lidJid }))] }
+      ? { name: chat.name, participant: [{ userJid: chat.addressing === "lid" ? `${me.lid}@lid` : `${me.phoneNumber}@s.whatsapp.net`, rank: proto.GroupParticipant.Rank.SUPERADMIN }, ...chat.participants.map((p) => ({ userJid: participantJid(chat, p) }))] }
       : { displayName: chat.name, ...(chat.id.endsWith("@lid") ? (chat.pnJid ? { pnJid: chat.pnJid } : {}) : { lidJid: chat.lidJid }) }),
     ...(chat.index % 25 === 5 ? { archived: true } : {}),
     ...(chat.index < 3 ? { pinned: chat.lastAtS } : {}),

@@ -66,9 +66,14 @@ describe("history sync after pairing", () => {
     const chats = new Map(client.historySets.flatMap((set) => set.chats).map((chat) => [chat.id, chat]))
     expect(chats.size).toBe(totals.chats)
     const group = historyChat(w, 0)
-    expect(chats.get(group.id)?.participant?.map((p) => p.userJid)).toEqual(expect.arrayContaining(group.participants.map((p) => p.pnJid ?? p.lidJid)))
+    expect(chats.get(group.id)?.participant?.map((p) => p.userJid)).toEqual(expect.arrayContaining(group.participants.map((p) => p.pnJid!)))
     const inGroup = messages.find((message) => message.key.remoteJid === group.id && !message.key.fromMe)
-    expect(group.participants.map((p) => p.pnJid ?? p.lidJid)).toContain(inGroup?.key.participant ?? "")
+    expect(group.participants.map((p) => p.pnJid)).toContain(inGroup?.key.participant ?? "")
+    // A LID group names its participants by LID; the bootstrap's mappings give their numbers.
+    const lidGroup = historyChat(w, 10)
+    const member = lidGroup.participants[0]!
+    expect([lidGroup.addressing, chats.get(lidGroup.id)?.participant?.map((p) => p.userJid)]).toEqual(["lid", expect.arrayContaining([member.lidJid])])
+    expect(jidNormalizedUser((await client.sock.signalRepository.lidMapping.getPNForLID(member.lidJid)) ?? "")).toBe(member.pnJid!)
 
     // A chat named by LID carries its number; Baileys stores the mapping from the history.
     const lidChat = historyChat(w, 2)

@@ -34,5 +34,5 @@ export { MemoryAuth, TestClient, pairWithQr, simSocketConfig } from "./baileys-c
 export { silentLogger } from "./silent-logger"
 export { profileOf, type SimProfile } from "./profile"
 export { SimHistory, uploadHistoryChunk, type HistoryFault, type HistorySendOptions, type HistorySendResult, type SentHistoryChunk } from "./history-sync"
-export { historyAskedFor, historyChat, historyChunks, historyContact, historyMessage, historyMessageId, historyTotals, type HistoryChat, type HistoryContact, type HistoryWorld } from "./history-builder"
+export { historyAskedFor, historyChat, historyChunks, historyContact, historyMessage, historyMessageId, historyTotals, participantJid, type HistoryChat, type HistoryContact, type HistoryWorld } from "./history-builder"
 export { phoneOf } from "./phone-device"

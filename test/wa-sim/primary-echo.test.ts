@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { Agent } from "node:https"
-import { proto, type WAMessage } from "@whiskeysockets/baileys"
+import { downloadMediaMessage, proto, type WAMessage } from "@whiskeysockets/baileys"
 import { pairWithQr, type TestClient } from "./baileys-client"
 import { historyChunks, historyTotals } from "./history-builder"
 import { trustMediaHostInFetch } from "./media-trust"
@@ -22,10 +22,12 @@ const ME = "+15550001111"
 
 let sim: WaSim
 let client: TestClient
+let restoreMainFetch: () => void
 const ends: TestClient[] = []
 
 beforeAll(async () => {
   sim = await startWaSim({ advSecretRotation: false })
+  restoreMainFetch = trustMediaHostInFetch(sim)
   const paired = await pairWithQr(sim, ME)
   client = paired.client
   ends.push(paired.first, paired.client)
@@ -33,6 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const each of ends) await each.end()
+  restoreMainFetch()
   await sim.stop()
 }, SLOW_HOOK_TIMEOUT_MS)
 
@@ -58,6 +61,16 @@ describe("a message typed on the phone to a contact", () => {
     const message = await upserted(client, id)
     expect(message.key).toMatchObject({ remoteJid: bob.lidJid, remoteJidAlt: bob.pnJid, fromMe: true })
     expect(message.message?.conversation).toBe("hello by LID")
+  })
+
+  test("a photo sent from the phone arrives with a descriptor the device downloads", async () => {
+    const fay = sim.contact({ phoneNumber: "+15550008888", name: "Fay" })
+    const photo = new Uint8Array(4_000).map((_, i) => (i * 31) % 256)
+    const id = await sim.sendFromPrimary(ME, { to: fay, message: { image: photo, caption: "the receipt" } })
+    const message = await upserted(client, id)
+    expect(message.message?.imageMessage?.caption).toBe("the receipt")
+    const bytes = await downloadMediaMessage(message, "buffer", {})
+    expect(new Uint8Array(bytes)).toEqual(photo)
   })
 
   test("a second message rides the session the first one opened (msg, not pkmsg)", async () => {
