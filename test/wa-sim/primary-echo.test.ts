@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { Agent } from "node:https"
-import { downloadMediaMessage, proto, type WAMessage } from "@whiskeysockets/baileys"
+import { downloadMediaMessage, normalizeMessageContent, proto, type WAMessage } from "@whiskeysockets/baileys"
 import { pairWithQr, type TestClient } from "./baileys-client"
 import { historyChunks, historyTotals } from "./history-builder"
+import { edit, reaction, revoke } from "./inbound-kinds"
 import { trustMediaHostInFetch } from "./media-trust"
 import { startWaSim, type WaSim } from "./sim"
 import { TestCa } from "./test-ca"
@@ -73,7 +74,21 @@ describe("a message typed on the phone to a contact", () => {
     expect(new Uint8Array(bytes)).toEqual(photo)
   })
 
-  test("a second message rides the session the first one opened (msg, not pkmsg)", async () => {
+  test("an edit, a reaction and a deletion made on the phone reach the device as changes to our own message", async () => {
+    const gus = sim.contact({ phoneNumber: "+15550009999", name: "Gus" })
+    const id = await sim.sendFromPrimary(ME, { to: gus, message: { text: "meet at 5" } })
+    await upserted(client, id)
+    const mine = { remoteJid: gus.pnJid, id, fromMe: true }
+    const edited = await upserted(client, await sim.sendFromPrimary(ME, { to: gus, message: edit(mine, "meet at 6", Date.now()) }))
+    expect(normalizeMessageContent(edited.message)?.protocolMessage?.editedMessage?.conversation).toBe("meet at 6")
+    const reacted = await upserted(client, await sim.sendFromPrimary(ME, { to: gus, message: reaction(mine, "👍", Date.now()) }))
+    expect(reacted.message?.reactionMessage).toMatchObject({ text: "👍", key: { id, fromMe: true } })
+    await sim.sendFromPrimary(ME, { to: gus, message: revoke(mine) })
+    const update = await client.waitFor(() => client.messageUpdates.find((entry) => entry.key.id === id && entry.update.messageStubType === proto.WebMessageInfo.StubType.REVOKE), "the deletion")
+    expect(update.key).toMatchObject({ remoteJid: gus.pnJid, fromMe: true })
+  })
+
+  test("a second message decrypts on the session the first one opened", async () => {
     const carol = sim.contact({ phoneNumber: "+15550004444", name: "Carol" })
     await upserted(client, await sim.sendFromPrimary(ME, { to: carol, message: { text: "one" } }))
     const second = await upserted(client, await sim.sendFromPrimary(ME, { to: carol, message: { text: "two" } }))
