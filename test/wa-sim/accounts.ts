@@ -1,4 +1,4 @@
-import { Curve, type KeyPair } from "@whiskeysockets/baileys"
+import { Curve, type KeyPair, type proto } from "@whiskeysockets/baileys"
 
 /**
  * The public half of a device's Signal key bundle as a peer needs it to open a session: what a
@@ -23,6 +23,8 @@ export interface CompanionDevice {
   signedPreKey?: DeviceBundle["signedPreKey"]
   /** One-time pre-keys uploaded and not yet handed out, by key id. */
   preKeys: Map<number, Uint8Array>
+  /** The `DeviceProps` it registered with: the history it asked for (history-sync.ts). */
+  deviceProps?: proto.DeviceProps
 }
 
 /**

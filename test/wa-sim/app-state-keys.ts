@@ -1,7 +1,7 @@
 import { proto, type BinaryNode } from "@whiskeysockets/baileys"
 import type { SimAccount } from "./accounts"
 import type { AccountAppState } from "./app-state"
-import { SimContact } from "./contact"
+import { phoneOf } from "./phone-device"
 import { newMessageId } from "./inbound"
 import { unixSeconds } from "./nodes"
 
@@ -15,18 +15,6 @@ import { unixSeconds } from "./nodes"
  * stanza is `<message from=<own number> category="peer" type="text">`, the form whatsmeow's
  * `SendPeerMessage` (send.go) gives peer messages, which Baileys answers with a `peer_msg` receipt.
  */
-
-/** The phone's own Signal identity per account, as device 0 of its number (a contact-like peer that only the account's devices talk to). */
-const phoneDevices = new WeakMap<SimAccount, SimContact>()
-
-function phoneDeviceOf(account: SimAccount): SimContact {
-  let device = phoneDevices.get(account)
-  if (!device) {
-    device = new SimContact({ phoneNumber: account.phoneNumber, lid: account.lid, name: "phone" })
-    phoneDevices.set(account, device)
-  }
-  return device
-}
 
 /** The protocol message sharing the account's sync key with one companion device. */
 export function keyShareMessage(state: AccountAppState, deviceId: number, nowMs: number): proto.IMessage {
@@ -47,7 +35,7 @@ export function keyShareMessage(state: AccountAppState, deviceId: number, nowMs:
 
 /** The peer stanza carrying `message` from the phone to one companion, encrypted for that device's Signal session. */
 export async function peerMessageNode(account: SimAccount, deviceId: number, message: proto.IMessage, nowMs: number): Promise<BinaryNode> {
-  const phone = phoneDeviceOf(account)
+  const phone = phoneOf(account)
   const deviceJid = account.deviceJid(deviceId, "pn")
   const bundle = (await phone.hasSessionWith(deviceJid)) ? undefined : account.takeBundle(deviceId)
   const { type, ciphertext } = await phone.encryptFor(deviceJid, bundle, message)

@@ -3,6 +3,7 @@ import makeWASocket, {
   initAuthCreds,
   type AuthenticationCreds,
   type AuthenticationState,
+  type BaileysEventMap,
   type BinaryNode,
   type ConnectionState,
   type MessageUpsertType,
@@ -66,6 +67,8 @@ export class TestClient {
   /** `message-receipt.update` entries in order (group receipts). */
   readonly receiptUpdates: MessageUserReceiptUpdate[] = []
   readonly upserts: { type: MessageUpsertType; message: WAMessage }[] = []
+  /** `messaging-history.set` events in order (history sync, history-sync.ts). */
+  readonly historySets: BaileysEventMap["messaging-history.set"][] = []
   /** Raw server acks of our messages (`CB:ack,class:message`): Baileys emits no event for a success ack. */
   readonly serverAcks: BinaryNode[] = []
   private readonly changed = new ChangeSignal()
@@ -84,6 +87,7 @@ export class TestClient {
     this.sock.ev.on("messages.update", (updates) => record(this.messageUpdates, updates))
     this.sock.ev.on("message-receipt.update", (updates) => record(this.receiptUpdates, updates))
     this.sock.ev.on("messages.upsert", ({ type, messages }) => record(this.upserts, messages.map((message) => ({ type, message }))))
+    this.sock.ev.on("messaging-history.set", (set) => record(this.historySets, [set]))
     this.sock.ws.on("CB:ack,class:message", (node: BinaryNode) => record(this.serverAcks, [node]))
   }
 
@@ -165,8 +169,8 @@ export class TestClient {
  * Socket options every simulator test uses; `overrides` win.
  *
  * `shouldSyncHistoryMessage: () => false`: on the first login after pairing Baileys otherwise waits
- * up to 20 s for the phone's history-sync push (which the simulator does not send) with its event
- * buffer on, so events come out in consolidated batches.
+ * up to 20 s for the phone's history-sync push (which the simulator sends only when a test asks,
+ * history-sync.ts) with its event buffer on, so events come out in consolidated batches.
  */
 export function simSocketConfig(sim: WaSim, auth: MemoryAuth, overrides: Partial<UserFacingSocketConfig> = {}): UserFacingSocketConfig {
   return {

@@ -45,6 +45,8 @@ export class SimConnection {
   readonly retiredAdvSecrets = new Set<string>()
   /** Ids of the notifications the client acknowledged. */
   readonly ackedNotifications = new Set<string>()
+  /** What a registering companion asked for in its `DeviceProps` (history sync, history-sync.ts). */
+  deviceProps?: proto.DeviceProps
   private closed = false
   private readonly closedListeners: (() => void)[] = []
   private readonly pendingReplies = new Map<string, (reply: BinaryNode) => void>()

@@ -37,3 +37,6 @@ export { PhoneAppState, type AddressBookEntry, type ChatSettings, type LabelEntr
 export { routeWhatsAppMediaHost, SimAppState } from "./app-state-sync"
 export { AppStateEvents } from "./app-state-events"
 export { COLLECTION_NAMES, type CollectionName, type PatchRefusal } from "./app-state"
+export { SimHistory, uploadHistoryChunk, type HistoryFault, type HistorySendOptions, type HistorySendResult, type SentHistoryChunk } from "./history-sync"
+export { historyAskedFor, historyChat, historyChunks, historyContact, historyMessage, historyMessageId, historyTotals, participantJid, type HistoryChat, type HistoryContact, type HistoryWorld } from "./history-builder"
+export { phoneOf } from "./phone-device"

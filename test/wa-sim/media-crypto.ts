@@ -1,8 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { getMediaKeys } from "@whiskeysockets/baileys"
 
-/** The media kinds the simulator sends and checks; each names its own HKDF info string in Baileys. */
-export type MediaKind = "image" | "video" | "audio" | "document" | "sticker"
+/**
+ * The media kinds the simulator sends and checks; each names its own HKDF info string in Baileys
+ * (`md-msg-hist`: a history sync blob, history-sync.ts).
+ */
+export type MediaKind = "image" | "video" | "audio" | "document" | "sticker" | "md-msg-hist"
 
 /** WhatsApp appends the first 10 bytes of an HMAC-SHA256 over `iv ‖ ciphertext` to every media file. */
 const MAC_BYTES = 10

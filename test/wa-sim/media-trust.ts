@@ -1,5 +1,8 @@
 import type { WaSim } from "./sim"
 
+/** Where Baileys downloads media that names only a direct path (`DEF_MEDIA_HOST`). */
+const WHATSAPP_MEDIA_ORIGIN = "https://mmg.whatsapp.net"
+
 /**
  * Makes Baileys' media upload (and download) trust the simulator's media host inside this process.
  *
@@ -14,13 +17,22 @@ import type { WaSim } from "./sim"
  * So this swaps `globalThis.fetch` for one that sends requests for the media host's origin through
  * the simulator's trusting `FetchSession` and passes every other request to the original fetch
  * untouched. It returns the function that puts the original back; call it in `afterAll`.
+ *
+ * Requests for WhatsApp's default media host (`https://mmg.whatsapp.net`) go to the simulator's
+ * host too: a history sync notification names its blob by `directPath` alone, which Baileys
+ * 7.0.0-rc14 downloads from that default host (`downloadHistory` in lib/Utils/history.js,
+ * `getUrlFromDirectPath` in lib/Utils/messages-media.js).
  */
 export function trustMediaHostInFetch(sim: WaSim, scope: { fetch: typeof fetch } = globalThis): () => void {
   const original = scope.fetch
   const origin = sim.media.origin
   const routed = (input: string | URL | Request, init?: BunFetchRequestInit): Promise<Response> => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url
-    return URL.canParse(url) && new URL(url).origin === origin ? sim.media.fetch(input, init) : original(input, init)
+    if (!URL.canParse(url)) return original(input, init)
+    const parsed = new URL(url)
+    if (parsed.origin === origin) return sim.media.fetch(input, init)
+    if (parsed.origin === WHATSAPP_MEDIA_ORIGIN) return sim.media.fetch(`${origin}${parsed.pathname}${parsed.search}`, init)
+    return original(input, init)
   }
   scope.fetch = Object.assign(routed, { preconnect: original.preconnect }) as typeof fetch
   return () => {

@@ -213,7 +213,7 @@ export class SimPrimary {
     if (!companionSigned.deviceSignature || !verifySignature(generateSignalPubKey(companionIdentityKey), deviceMessage, companionSigned.deviceSignature)) {
       throw new Error("the companion's device signature does not verify")
     }
-    account.addDevice(deviceId, companionIdentityKey)
+    account.addDevice(deviceId, companionIdentityKey).deviceProps = connection.deviceProps
     connection.qrRefs = []
     connection.endStream({ tag: "stream:error", attrs: { code: "515" } })
     return linked
