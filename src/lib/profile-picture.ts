@@ -1,6 +1,6 @@
 import { jpegOrientation } from "./exif-orientation"
 import { readImageHeader } from "./image-dimensions"
-import { decodePicture, encodeJpeg, type Rgba } from "./picture-codecs"
+import { collectingAfter, decodePicture, encodeJpeg, type Rgba } from "./picture-codecs"
 import { orient, reduceRegion } from "./picture-pixels"
 import { resample } from "./picture-resample"
 
@@ -47,17 +47,20 @@ export async function toProfileJpeg(bytes: Uint8Array, maxPixels = MAX_PICTURE_P
       `the image is ${header.width} × ${header.height} pixels; at most ${maxPixels / 1_000_000} megapixels are accepted`,
     )
   }
-  let image: Rgba
-  try {
-    image = await decodePicture(bytes, header.format)
-  } catch {
-    return refusal("not_an_image", `the ${header.format.toUpperCase()} image could not be decoded`)
-  }
-  let square = centreSquare(image)
-  if (square.width !== PROFILE_PICTURE_SIDE) square = resample(square, PROFILE_PICTURE_SIDE, PROFILE_PICTURE_SIDE)
-  if (header.format === "jpeg") square = orient(square, jpegOrientation(bytes))
-  const jpeg = await encodeJpeg(square, JPEG_QUALITY)
-  return { ok: true, jpeg, width: PROFILE_PICTURE_SIDE, height: PROFILE_PICTURE_SIDE }
+  const format = header.format
+  return collectingAfter(async () => {
+    let image: Rgba
+    try {
+      image = await decodePicture(bytes, format)
+    } catch {
+      return refusal("not_an_image", `the ${format.toUpperCase()} image could not be decoded`)
+    }
+    let square = centreSquare(image)
+    if (square.width !== PROFILE_PICTURE_SIDE) square = resample(square, PROFILE_PICTURE_SIDE, PROFILE_PICTURE_SIDE)
+    if (format === "jpeg") square = orient(square, jpegOrientation(bytes))
+    const jpeg = await encodeJpeg(square, JPEG_QUALITY)
+    return { ok: true, jpeg, width: PROFILE_PICTURE_SIDE, height: PROFILE_PICTURE_SIDE }
+  })
 }
 
 /**
