@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process"
 import { benchPolls, pollLines } from "./polls"
+import { benchPictures, pictureLines } from "./pictures"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -644,6 +645,8 @@ async function main() {
   if (failover) console.log(failoverLine(failover))
   const polls = await step("polls", benchPolls)
   if (polls) console.log(pollLines(polls).join("\n"))
+  const pictures = await step("pictures", () => benchPictures(progress))
+  if (pictures) console.log(pictureLines(pictures).join("\n"))
   if (webhookCpu) {
     console.log(
       `webhook CPU per sandbox message: ${webhookCpu.noEndpointUsPerMessage.toFixed(0)} µs with no endpoint, ` +

@@ -4,16 +4,16 @@ import { join } from "node:path"
 
 /*
  * The Docker image's build stage installs production dependencies only and then compiles; the
- * picture conversion (src/lib/profile-picture.ts) needs jimp and the WebP decoder there, so they
- * must be production dependencies, pinned exactly, and the build stage must install before it
- * compiles.
+ * picture conversion (src/lib/profile-picture.ts) and image thumbnails need the JPEG, PNG and WebP
+ * codecs there, so they must be production dependencies, pinned exactly, and the build stage must
+ * install before it compiles.
  */
 
 const REPO = join(import.meta.dir, "..", "..")
 const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }
 
 test("the image libraries are exactly pinned production dependencies, so the Docker build stage installs them", () => {
-  for (const name of ["jimp", "@jsquash/webp"]) {
+  for (const name of ["@jsquash/jpeg", "@jsquash/png", "@jsquash/webp"]) {
     expect({ name, version: pkg.dependencies[name] }).toEqual({ name, version: expect.stringMatching(/^\d+\.\d+\.\d+$/) })
     expect(pkg.devDependencies[name]).toBeUndefined()
   }

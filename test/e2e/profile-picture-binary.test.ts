@@ -8,9 +8,9 @@ import { bandedPicture, type PictureInput } from "../helpers/pictures"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
- * The picture conversion inside a compiled executable: jimp is plain JavaScript and the WebP
- * decoder is WebAssembly imported as an embedded file, so both must work from the executable's
- * own file system, with no node_modules beside it. The program is built from a small entry
+ * The picture conversion inside a compiled executable: the JPEG, PNG and WebP codecs are
+ * WebAssembly imported as embedded files (src/lib/picture-codecs.ts), so they must load from the
+ * executable's own file system, with no node_modules beside it. The program is built from a small entry
  * (profile-picture-entry.ts) with the same flags as `bun run build`, which costs seconds rather
  * than the full server's build, and run from an empty directory.
  */
@@ -47,9 +47,9 @@ async function convert(bytes: Uint8Array): Promise<{ printed: Record<string, unk
 
 describe("the compiled executable converts pictures", () => {
   for (const format of ["jpeg", "png", "webp"] as PictureInput[]) {
-    test(`a ${format.toUpperCase()} becomes a 640 × 640 JPEG`, async () => {
-      const { printed, output } = await convert(await bandedPicture(format, 300, 100))
-      expect(printed).toEqual({ ok: true, width: 640, height: 640 })
+    test(`a ${format.toUpperCase()} becomes a 640 × 640 JPEG and gets a 32-pixel-wide thumbnail`, async () => {
+      const { printed, output } = await convert(await bandedPicture(format, 1500, 500))
+      expect(printed).toEqual({ ok: true, width: 640, height: 640, thumbnail: { format: "jpeg", width: 32, height: 11 } })
       expect(readImageHeader(new Uint8Array(readFileSync(output)))).toEqual({ format: "jpeg", width: 640, height: 640 })
     }, SLOW_TEST_TIMEOUT_MS)
   }

@@ -1,47 +1,60 @@
+import decodeJpeg from "@jsquash/jpeg/decode.js"
+import encodeJpeg from "@jsquash/jpeg/encode.js"
+import encodePng from "@jsquash/png/encode.js"
 import encodeWebp from "@jsquash/webp/encode.js"
-import { Jimp } from "jimp"
 
 /*
- * Pictures for the profile-picture tests, made in memory: three vertical bands (red, blue, green)
- * so a centre crop of a landscape picture is all blue, and a top band pattern for portraits.
+ * Pictures for the profile-picture tests, made in memory: three bands (red, blue, green) across
+ * the longer side, so a centre crop of a landscape or portrait picture is all blue, and a square
+ * one shows where its left (red) and right (green) edges ended up.
  */
 
 export type PictureInput = "jpeg" | "png" | "webp"
 
-const RED = 0xff0000ff
-const BLUE = 0x0000ffff
-const GREEN = 0x00ff00ff
+const RED = [255, 0, 0]
+const BLUE = [0, 0, 255]
+const GREEN = [0, 255, 0]
 
 /** An RGBA bitmap in three equal bands across the longer side: red, blue, green. */
-export function bandedBitmap(width: number, height: number): { data: Buffer; width: number; height: number } {
-  const image = new Jimp({ width, height, color: BLUE })
+export function bandedBitmap(width: number, height: number): ImageData {
+  const data = new Uint8ClampedArray(width * height * 4)
   const landscape = width >= height
-  const third = Math.floor((landscape ? width : height) / 3)
-  image.scan(0, 0, width, height, (x, y, idx) => {
-    const along = landscape ? x : y
-    const colour = along < third ? RED : along >= (landscape ? width : height) - third ? GREEN : BLUE
-    image.bitmap.data.writeUInt32BE(colour, idx)
-  })
-  return image.bitmap
+  const long = landscape ? width : height
+  const third = Math.floor(long / 3)
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const along = landscape ? x : y
+      const colour = along < third ? RED : along >= long - third ? GREEN : BLUE
+      data.set([...colour, 255], (y * width + x) * 4)
+    }
+  }
+  return { data, width, height, colorSpace: "srgb" } as ImageData
 }
 
 /** The banded picture encoded as `format`. */
 export async function bandedPicture(format: PictureInput, width: number, height: number): Promise<Uint8Array> {
   const bitmap = bandedBitmap(width, height)
-  if (format === "webp") {
-    const data = new Uint8ClampedArray(bitmap.data.buffer, bitmap.data.byteOffset, bitmap.data.byteLength)
-    return new Uint8Array(await encodeWebp({ data, width, height, colorSpace: "srgb" } as ImageData))
-  }
-  const image = Jimp.fromBitmap(bitmap)
-  return new Uint8Array(format === "png" ? await image.getBuffer("image/png") : await image.getBuffer("image/jpeg", { quality: 90 }))
+  if (format === "webp") return new Uint8Array(await encodeWebp(bitmap))
+  if (format === "png") return new Uint8Array(await encodePng(bitmap))
+  return new Uint8Array(await encodeJpeg(bitmap, { quality: 90 }))
 }
 
-/** The RGB of the pixel at (x, y) of an encoded picture. */
-export async function pixelAt(bytes: Uint8Array, x: number, y: number): Promise<[number, number, number]> {
-  const image = await Jimp.fromBuffer(Buffer.from(bytes))
-  const idx = image.getPixelIndex(x, y)
-  const d = image.bitmap.data
-  return [d[idx]!, d[idx + 1]!, d[idx + 2]!]
+/**
+ * `jpeg` with an EXIF segment (APP1, big-endian TIFF, one IFD entry) saying `orientation`, put
+ * right after the start-of-image marker, where cameras write it.
+ */
+export function withOrientation(jpeg: Uint8Array, orientation: number): Uint8Array {
+  const tiff = [0x4d, 0x4d, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0, 0, 0, 0, 0, 0, 0]
+  const payload = [...new TextEncoder().encode("Exif\0\0"), ...tiff]
+  const segment = [0xff, 0xe1, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload]
+  return new Uint8Array([...jpeg.subarray(0, 2), ...segment, ...jpeg.subarray(2)])
+}
+
+/** The RGB of the pixel at (x, y) of a JPEG. */
+export async function pixelAt(jpeg: Uint8Array, x: number, y: number): Promise<[number, number, number]> {
+  const image = await decodeJpeg(jpeg.slice().buffer)
+  const i = (y * image.width + x) * 4
+  return [image.data[i]!, image.data[i + 1]!, image.data[i + 2]!]
 }
 
 /** A PNG that is only a signature and an IHDR declaring `width` × `height`: a few bytes claiming a huge bitmap. */

@@ -11,6 +11,8 @@ import { generateLoopbackCertificate } from "../wa-sim/media-cert"
 import { decryptMedia } from "../wa-sim/media-crypto"
 import { MediaHost } from "../wa-sim/media-host"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { bandedPicture, pixelAt, withOrientation } from "../helpers/pictures"
+import { readImageHeader } from "../../src/lib/image-dimensions"
 
 // Generates a TLS certificate and runs HTTPS servers: see test/helpers/timeouts.ts.
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
@@ -211,8 +213,36 @@ describe("the previews Baileys' helpers make from the plaintext", () => {
     media: { kind, path, sizeBytes: 1, mimetype: "x/y", voiceNote },
   })
 
+  /** An image file in the test's directory. */
+  const imageFile = (bytes: Uint8Array) => {
+    const path = join(dir, `image-${crypto.randomUUID()}`)
+    writeFileSync(path, bytes)
+    return path
+  }
+
+  test("an image gets a 32-pixel-wide JPEG thumbnail of itself and its size, made from the file without Baileys' image library", async () => {
+    const h = helpers()
+    const extras = await mediaExtras(h.fake, part("image", imageFile(await bandedPicture("png", 960, 300))), logger)
+    expect({ width: extras.width, height: extras.height, asked: h.asked }).toEqual({ width: 960, height: 300, asked: [] })
+    const thumbnail = new Uint8Array(Buffer.from(extras.jpegThumbnail!, "base64"))
+    expect(readImageHeader(thumbnail)).toEqual({ format: "jpeg", width: 32, height: 10 })
+    // Red, blue and green bands, left to right, as in the picture.
+    const [left, middle, right] = [await pixelAt(thumbnail, 3, 5), await pixelAt(thumbnail, 16, 5), await pixelAt(thumbnail, 28, 5)]
+    expect({ left: left[0] > 200, middle: middle[2] > 200, right: right[1] > 200 }).toEqual({ left: true, middle: true, right: true })
+  }, SLOW_TEST_TIMEOUT_MS)
+
+  test("a phone's portrait photo (stored landscape, EXIF orientation 6) reports its upright size and an upright thumbnail", async () => {
+    const extras = await mediaExtras(helpers().fake, part("image", imageFile(withOrientation(await bandedPicture("jpeg", 640, 480), 6))), logger)
+    expect({ width: extras.width, height: extras.height }).toEqual({ width: 480, height: 640 })
+    expect(readImageHeader(new Uint8Array(Buffer.from(extras.jpegThumbnail!, "base64")))).toEqual({ format: "jpeg", width: 32, height: 43 })
+  }, SLOW_TEST_TIMEOUT_MS)
+
+  test("an image file that cannot be decoded is sent without a preview", async () => {
+    const broken = (await bandedPicture("jpeg", 64, 64)).subarray(0, 200)
+    expect(await mediaExtras(helpers().fake, part("image", imageFile(broken)), logger)).toEqual({})
+  }, SLOW_TEST_TIMEOUT_MS)
+
   test.each([
-    { name: "an image gets a thumbnail and its size", p: part("image", "/data/tmp/media-1.part"), asked: ["thumbnail image /data/tmp/media-1.part"], extras: { jpegThumbnail: "AAAA", width: 4, height: 3 } },
     { name: "a video gets a thumbnail", p: part("video", "/data/tmp/media-1.part"), asked: ["thumbnail video /data/tmp/media-1.part"], extras: { jpegThumbnail: "AAAA", width: 4, height: 3 } },
     { name: "a video under a path a shell would split gets none (Baileys runs ffmpeg through a shell)", p: part("video", "/my data/$(x)/media-1.part"), asked: [] as string[], extras: {} },
     { name: "audio gets its duration", p: part("audio", "/t/a"), asked: ["duration /t/a"], extras: { seconds: 7 } },
@@ -225,6 +255,6 @@ describe("the previews Baileys' helpers make from the plaintext", () => {
   })
 
   test("a helper that fails leaves the part without a preview instead of failing the send", async () => {
-    expect(await mediaExtras(helpers(true).fake, part("image", "/t/i"), logger)).toEqual({})
+    expect(await mediaExtras(helpers(true).fake, part("video", "/t/v"), logger)).toEqual({})
   })
 })

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto"
+import { readFile } from "node:fs/promises"
 import type { MiscMessageGenerationOptions, proto, WAMessage, WASocket } from "@whiskeysockets/baileys"
+import { imageThumbnail } from "../../lib/image-thumbnail"
 import type { Logger } from "../../lib/logger"
 import type { OutboundPart } from "../gateway"
 import type { BaileysModule } from "./auth-state"
@@ -38,17 +40,20 @@ const SHELL_SAFE_PATH = /^[\w./-]+$/
 type Extras = { jpegThumbnail?: string; width?: number; height?: number; seconds?: number; waveform?: Uint8Array }
 
 /**
- * The preview Baileys computes for the kind, from the plaintext file: a thumbnail and dimensions
- * of images (and videos, when ffmpeg is there), the duration of audio, a voice note's waveform.
- * Like Baileys, a preview that cannot be made is left out rather than failing the send.
+ * The preview of the kind, from the plaintext file: an image's thumbnail and dimensions
+ * (src/lib/image-thumbnail.ts, what Baileys' `generateThumbnail` makes, without the image library
+ * it would look for), and from Baileys' own helpers a video's thumbnail (when ffmpeg is there),
+ * the duration of audio, a voice note's waveform. Like Baileys, a preview that cannot be made is
+ * left out rather than failing the send.
  */
 export async function mediaExtras(baileys: MediaBaileys, part: MediaPart, log: Logger): Promise<Extras> {
   const { kind, path, voiceNote } = part.media
   const extras: Extras = {}
   try {
+    if (kind === "image") Object.assign(extras, await imageThumbnail(new Uint8Array(await readFile(path))))
     // Baileys draws a video's thumbnail by running ffmpeg through a shell with the path in the
     // command line, so a data directory with characters a shell reads is left without one.
-    if (kind === "image" || (kind === "video" && SHELL_SAFE_PATH.test(path))) {
+    if (kind === "video" && SHELL_SAFE_PATH.test(path)) {
       const { thumbnail, originalImageDimensions } = await baileys.generateThumbnail(path, kind, {})
       if (thumbnail) extras.jpegThumbnail = thumbnail
       if (originalImageDimensions) Object.assign(extras, originalImageDimensions)
