@@ -13,6 +13,7 @@ import { POLLS_SQL } from "./migration-11-polls"
 import { SANDBOX_GROUPS_SQL } from "./migration-13-sandbox-groups"
 import { SCHEMA_1 } from "./schema-1"
 import { CALLS_SQL } from "./migration-12-calls"
+import { CHATS_SQL } from "./migration-15-chats"
 
 /*
  * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/sqlite/migrations.ts;
@@ -47,6 +48,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(12, "calls and call policies", CALLS_SQL),
   sqlMigration(13, "sandbox groups", SANDBOX_GROUPS_SQL),
   sqlMigration(14, "sandbox block lists", SANDBOX_BLOCKS_SQL),
+  sqlMigration(15, "chats, the phone's own and history messages, and contacts", CHATS_SQL),
 ]
 
 /**

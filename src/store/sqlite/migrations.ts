@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite"
 import { CALLS_SQL } from "./migration-24-calls"
+import { CHATS_SQL } from "./migration-27-chats"
 
 /** One forward-only schema change, shipped inside the binary. */
 export interface Migration {
@@ -697,5 +698,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 26,
     name: "sandbox block lists",
     up: (db) => db.exec(SANDBOX_BLOCKS),
+  },
+  {
+    version: 27,
+    name: "chats, the phone's own and history messages, and contacts",
+    up: (db) => db.exec(CHATS_SQL),
   },
 ]
