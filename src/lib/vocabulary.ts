@@ -75,6 +75,8 @@ export const EVENT_TYPES = [
   "group.joined",
   "group.participants",
   "group.updated",
+  // Chats (docs/webhooks.md § "Chat events").
+  "chat.updated",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
