@@ -72,10 +72,6 @@ export interface ChatChange {
   name?: string | null
 }
 
-/** The origins of a timeline message: sent through the API, received live, sent by the phone itself, or brought by history sync. */
-export const TIMELINE_ORIGINS = ["api", "received", "phone", "history"] as const
-export type TimelineOrigin = (typeof TIMELINE_ORIGINS)[number]
-
 /** A message of `chat_messages`: what the phone sent itself (echo) or what history sync brought. */
 export interface ChatMessageRow {
   /** wagate's id for it (`wamsg_…`). */

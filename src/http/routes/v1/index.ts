@@ -32,6 +32,10 @@ import { phoneNumbersGet } from "./phone-numbers-get"
 import { phoneNumbersList } from "./phone-numbers-list"
 import { phoneNumbersStatus } from "./phone-numbers-status"
 import { pictureRoutes } from "./pictures"
+import { chatsList } from "./chats-list"
+import { chatsMessages } from "./chats-messages"
+import { chatsUpdate } from "./chats-update"
+import { contactsList } from "./contacts-list"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -64,6 +68,8 @@ export function v1Routes(deps: HttpDeps) {
     .use(pictureRoutes(deps))
     // Blocking and contact profiles (docs/api.md § "Blocking" and docs/api.md § "Contact profiles").
     .use(untyped(deps, [contactsBlock, contactsProfile]))
+    // Chats and contacts (docs/api.md § "Chats and contacts").
+    .use(untyped(deps, [chatsList, chatsMessages, chatsUpdate, contactsList]))
 }
 
 /**
