@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process"
+import { benchChats, chatLines } from "./chats"
 import { benchPolls, pollLines } from "./polls"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
@@ -644,6 +645,8 @@ async function main() {
   if (failover) console.log(failoverLine(failover))
   const polls = await step("polls", benchPolls)
   if (polls) console.log(pollLines(polls).join("\n"))
+  const chats = await step("chats", () => benchChats(progress))
+  if (chats) console.log(chatLines(chats).join("\n"))
   if (webhookCpu) {
     console.log(
       `webhook CPU per sandbox message: ${webhookCpu.noEndpointUsPerMessage.toFixed(0)} µs with no endpoint, ` +
