@@ -142,6 +142,9 @@ describe("errors", () => {
     const tampered = `${next.slice(0, 3)}${next[3] === "A" ? "B" : "A"}${next.slice(4)}`
     expectErrorEnvelope(await chatsOf(key, phone, `&cursor=${enc(tampered)}`), 400, "Bad Request")
     expectErrorEnvelope(await chatsOf(key, phone, "&cursor=bm90LWEtY3Vyc29y"), 400, "Bad Request")
+    // Well-formed JSON of the right shape, but not a cursor this API made: its digest does not match.
+    const forged = `${Buffer.from(JSON.stringify({ a: 1, c: BOB })).toString("base64url")}.AAAAAAAAAAAA`
+    expectErrorEnvelope(await chatsOf(key, phone, `&cursor=${enc(forged)}`), 400, "Bad Request")
     expectErrorEnvelope(await timelineOf(key, phone, ALICE, `&before=${enc(next)}`), 400, "Bad Request")
     expectErrorEnvelope(await h.request("GET", `/v1/contacts?fromPhoneId=${enc(phone.phoneNumber)}&cursor=${enc(tampered)}`, { key }), 400, "Bad Request")
   })
