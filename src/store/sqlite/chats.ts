@@ -3,8 +3,8 @@ import type { SqlParams } from "./db"
 import type { Environment } from "../../lib/vocabulary"
 import type { ChatChange, ChatListQuery, ChatMessageRow, ChatRow, ContactListQuery, ContactRow, ContactUpsert, TimelineEntry, TimelineQuery } from "../chats"
 import { CHAT_COLUMNS, CHAT_MESSAGE_COLUMNS, CHAT_MESSAGE_SELECT, CONTACT_COLUMNS, chatChangeSets, chatFromRaw, chatMessageFromRaw, chatMessageValues, contactFromRaw, likePattern, mergeTimeline, type RawChat, type RawChatMessage, type RawContact } from "../chat-rows"
-import { findMessages } from "./messages"
-import { findInbound } from "./inbound"
+import { COLUMNS as MESSAGE_COLUMNS, fromRaw as messageFromRaw, type RawRow as RawMessage } from "./messages"
+import { COLUMNS as INBOUND_COLUMNS, fromRaw as inboundFromRaw, type RawRow as RawInbound } from "./inbound"
 
 /* The chats, timeline and contacts queries (src/store/chats.ts) on SQLite. */
 
@@ -65,9 +65,9 @@ export function recordHistoryBatch(db: Database, rows: readonly ChatMessageRow[]
   return inserted
 }
 
-const SENT = `SELECT id FROM messages WHERE phone_id = $phoneId AND env = $env AND to_address = $chatId
+const SENT = `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE phone_id = $phoneId AND env = $env AND to_address = $chatId
   AND (created_at_ms, id) < ($atMs, $id) ORDER BY created_at_ms DESC, id DESC LIMIT $limit`
-const RECEIVED = `SELECT id FROM inbound_messages WHERE phone_id = $phoneId AND env = $env AND COALESCE(group_id, from_address) = $chatId
+const RECEIVED = `SELECT ${INBOUND_COLUMNS} FROM inbound_messages WHERE phone_id = $phoneId AND env = $env AND COALESCE(group_id, from_address) = $chatId
   AND (received_at_ms, id) < ($atMs, $id) ORDER BY received_at_ms DESC, id DESC LIMIT $limit`
 const OTHERS = `SELECT ${CHAT_MESSAGE_SELECT} FROM chat_messages
   WHERE phone_id = $phoneId AND env = $env AND chat_id = $chatId AND (at_ms, id) < ($atMs, $id) ORDER BY at_ms DESC, id DESC LIMIT $limit`
@@ -75,11 +75,9 @@ const OTHERS = `SELECT ${CHAT_MESSAGE_SELECT} FROM chat_messages
 export function listTimeline(db: Database, q: TimelineQuery): TimelineEntry[] {
   // An id sorts after every real one ("~" > any id character), so the first page takes the newest instant whole.
   const params: SqlParams = { phoneId: q.phoneId, env: q.env, chatId: q.chatId, atMs: q.before?.atMs ?? Number.MAX_SAFE_INTEGER, id: q.before?.id ?? "~", limit: q.limit }
-  const sentIds = db.query<{ id: string }, SqlParams>(SENT).all(params).map((r) => r.id)
-  const receivedIds = db.query<{ id: string }, SqlParams>(RECEIVED).all(params).map((r) => r.id)
+  const sent = db.query<RawMessage, SqlParams>(SENT).all(params).map(messageFromRaw)
+  const received = db.query<RawInbound, SqlParams>(RECEIVED).all(params).map(inboundFromRaw)
   const others = db.query<RawChatMessage, SqlParams>(OTHERS).all(params).map(chatMessageFromRaw)
-  const sent = findMessages(db, sentIds)
-  const received = receivedIds.map((id) => findInbound(db, id)!)
   return mergeTimeline(sent, received, others, q.limit)
 }
 
