@@ -33,3 +33,7 @@ export { startTlsFront, TlsFront, type FrontBehaviour, type TlsFrontOptions, typ
 export { MemoryAuth, TestClient, pairWithQr, simSocketConfig } from "./baileys-client"
 export { silentLogger } from "./silent-logger"
 export { profileOf, type SimProfile } from "./profile"
+export { PhoneAppState, type AddressBookEntry, type ChatSettings, type LabelEntry } from "./app-state-phone"
+export { routeWhatsAppMediaHost, SimAppState } from "./app-state-sync"
+export { AppStateEvents } from "./app-state-events"
+export { COLLECTION_NAMES, type CollectionName, type PatchRefusal } from "./app-state"

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto"
+import { APP_STATE_IQS, type SimAppState } from "./app-state-sync"
 import { encodeBigEndian, getBinaryNodeChild, jidDecode, S_WHATSAPP_NET, type BinaryNode } from "@whiskeysockets/baileys"
 import type { DeviceBundle, SimAccount } from "./accounts"
 import type { SimConnection } from "./connection"
@@ -25,6 +26,8 @@ export interface IqWorld {
   offlineMarker(): boolean
   /** Block lists and profiles (profiles.ts). */
   profiles: SimProfiles
+  /** App-state collections and the key share (app-state-sync.ts). */
+  appState: SimAppState
 }
 
 /** One IQ from the client and the ways to answer it. */
@@ -213,6 +216,7 @@ export const IQ_HANDLERS: Record<string, IqHandler> = {
 
   // Group administration (group-admin-iqs.ts); its participating list and metadata query replace the read-only ones above.
   ...GROUP_ADMIN_IQS,
+  ...APP_STATE_IQS,
 }
 
 /** Builds the `IqRequest` for one IQ, wiring `reply`/`fail` to the connection. */

@@ -83,7 +83,9 @@ describe("wa-sim: pairing and connection", () => {
     expect(second.sock.user).toMatchObject({ id: linked.jid, lid: linked.lid })
     expect(second.qrs).toEqual([])
     const device = sim.primary(ME).account.devices.get(1)
-    expect(device?.preKeys.size).toBe(INITIAL_PREKEY_COUNT)
+    // The phone took one to open its session for the app-state key share (app-state-keys.ts).
+    await sim.waitFor(() => auth.state.creds.myAppStateKeyId, "the app-state key share")
+    expect(device?.preKeys.size).toBe(INITIAL_PREKEY_COUNT - 1)
     expect(sim.loggedInConnections(ME)).toHaveLength(1)
   })
 
