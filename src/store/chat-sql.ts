@@ -47,7 +47,9 @@ function touchChat(d: ChatSqlDialect, t: ChatTouch): string {
 
 /** The API's type of an outbound message (src/domain/send-kinds.ts, messageTypeOf), from its columns. */
 function outboundType(d: ChatSqlDialect): string {
-  return `CASE WHEN ${d.hasKey("NEW.extras", "poll")} THEN 'poll' WHEN ${d.hasKey("NEW.extras", "location")} THEN 'location'
+  // Most sends carry no extras: that case is settled without parsing JSON.
+  return `CASE WHEN NEW.extras IS NULL THEN (CASE WHEN NEW.media_urls <> '[]' THEN 'media' ELSE 'text' END)
+    WHEN ${d.hasKey("NEW.extras", "poll")} THEN 'poll' WHEN ${d.hasKey("NEW.extras", "location")} THEN 'location'
     WHEN ${d.hasKey("NEW.extras", "contact")} THEN 'contact' WHEN NEW.media_urls <> '[]' THEN 'media' ELSE 'text' END`
 }
 
