@@ -50,5 +50,15 @@ export function describeChats(label: string, options: { prepare: () => Promise<s
       expect(onPhone.refusals).toEqual([])
       expect((await chats()).find((c) => c.id === `+${ana.phoneNumber}`)).toMatchObject({ archived: true, pinned: true, unreadCount: 0 })
     }, STEP_TIMEOUT_MS)
+
+    test("a mute until a time, and its removal, reach the phone's app state", async () => {
+      const until = "2027-01-01T00:00:00.000Z"
+      const muted = await api.call("PATCH", `/chats/%2B${ana.phoneNumber}`, { fromPhoneId: ME, mutedUntil: until })
+      expect([muted.status, muted.body.data?.mutedUntil]).toEqual([200, until])
+      expect(sim.phoneAppState(ME).chat(`${ana.phoneNumber}@s.whatsapp.net`).mutedUntil).toBe(Date.parse(until))
+      const unmuted = await api.call("PATCH", `/chats/%2B${ana.phoneNumber}`, { fromPhoneId: ME, mutedUntil: null })
+      expect([unmuted.status, unmuted.body.data?.mutedUntil]).toEqual([200, null])
+      expect(sim.phoneAppState(ME).chat(`${ana.phoneNumber}@s.whatsapp.net`).mutedUntil).toBeNull()
+    }, STEP_TIMEOUT_MS)
   })
 }
