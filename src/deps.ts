@@ -1,3 +1,4 @@
+import { createChats } from "./domain/chats"
 import type { Config } from "./config"
 import { createNodeTrust } from "./domain/node-trust"
 import type { DomainContext } from "./domain/context"
@@ -275,6 +276,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     groupPictures: { groups, links, pictures },
     contactChecks,
     contactBlocks: createContactBlocks({ ctx, links }),
+    chats: createChats({ ctx, links }),
     contactProfiles: createContactProfiles({ ctx, links, lookups, checks: contactChecks, cache: mediaCache }),
     metrics,
     metricsPublic: config.metricsPublic,

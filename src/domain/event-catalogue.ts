@@ -12,6 +12,7 @@ import { MessageEditedData, MessageRevokedData } from "./inbound-events"
 import { CallEndedData, CallReceivedData } from "./call-events"
 import { MessageReactionData } from "./reaction-event"
 import { GROUP_EVENT_ENTRIES } from "./group-events"
+import { CHAT_EVENT_ENTRIES } from "./chat-events"
 import { ConnectionStatusSchema, ErrorCodeSchema, FromUsername, InboundTypeSchema } from "./schemas"
 
 /*
@@ -144,6 +145,7 @@ export const EVENT_CATALOGUE = {
   "call.received": { data: CallReceivedData, firesWhen: "Someone called a live phone, or POST /v1/sandbox/calls simulated a call (once per call)." },
   "call.ended": { data: CallEndedData, firesWhen: "An incoming call ended: missed, rejected or answered on another device (once per call)." },
   ...GROUP_EVENT_ENTRIES,
+  ...CHAT_EVENT_ENTRIES,
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>
 
 /** Every event name, in catalogue order. */

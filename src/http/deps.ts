@@ -1,6 +1,7 @@
 import type { OwnProfileDeps } from "../domain/own-profile"
 import type { GroupPictureDeps } from "../domain/group-pictures"
 import type { ContactBlocks } from "../domain/contact-blocks"
+import type { Chats } from "../domain/chats"
 import type { ContactProfiles } from "../domain/contact-profiles"
 import type { ContactChecker } from "../domain/contact-checks"
 import type { GroupService } from "../domain/group-service"
@@ -45,6 +46,8 @@ export interface HttpDeps {
   contactChecks: ContactChecker
   contactBlocks: ContactBlocks
   contactProfiles: ContactProfiles
+  /** Chats, timelines and contacts (docs/api.md § "Chats and contacts"). */
+  chats: Chats
   metrics: AppMetrics
   /** Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (WAGATE_TRUSTED_PROXIES). */
   trustedProxies: CidrList

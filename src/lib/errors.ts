@@ -137,6 +137,10 @@ export const errors = {
   // Blocks and profiles (docs/api.md § "Blocking" and docs/api.md § "Contact profiles").
   contactNotOnWhatsApp: (contact: string) => new AppError("not_found", [`${contact} is not on WhatsApp`]),
   contactPictureNotFound: (target: string) => new AppError("not_found", [`${target} has no profile picture, or its privacy settings hide it`]),
+  // Chats (docs/api.md § "Chats and contacts").
+  chatNotFound: (chatId: string) => new AppError("not_found", [`Chat ${chatId} not found on this phone`]),
+  chatChangeUnwritten: (chatId: string, cause: unknown) =>
+    new AppError("bad_gateway", [`The change to chat ${chatId} could not be written to WhatsApp's app state, so the phone would not show it; nothing was changed. Retry after a moment`], { cause }),
   whatsappUnanswered: (message: string, cause: unknown) => new AppError("bad_gateway", [message], { cause }),
   internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
 } as const

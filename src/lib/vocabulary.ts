@@ -75,8 +75,14 @@ export const EVENT_TYPES = [
   "group.joined",
   "group.participants",
   "group.updated",
+  // Chats (docs/webhooks.md § "Chat events").
+  "chat.updated",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
+
+/** Where a chat timeline's message came from: sent through the API, received live, sent by the phone itself, or brought by history sync (docs/api.md § "Chats and contacts"). */
+export const TIMELINE_ORIGINS = ["api", "received", "phone", "history"] as const
+export type TimelineOrigin = (typeof TIMELINE_ORIGINS)[number]
 
 /** How an incoming call ended (`call.ended`): nobody answered, it was rejected (here, by the policy or on the phone), or another device took it. */
 export const CALL_OUTCOMES = ["missed", "rejected", "answered_elsewhere"] as const

@@ -85,6 +85,10 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "sandbox_groups", into: "sandbox_groups" },
   { table: "group_creations", into: "group_creations" },
   { table: "sandbox_blocks", into: "sandbox_blocks" },
+  // Chats, echo/history messages and contacts (src/store/chats.ts): the import sets wagate.importing, so PostgreSQL's triggers leave these rows as they come.
+  { table: "chats", into: "chats" },
+  { table: "chat_messages", into: "chat_messages" },
+  { table: "contacts", into: "contacts" },
   { table: "inbound_counts", into: "inbound_counts", set: { shard: 0 } },
   { table: "webhook_endpoints", into: "webhook_endpoints" },
   { table: "events", into: "events" },

@@ -513,6 +513,24 @@ export interface WhatsAppSession {
   pictureOf(jid: string): Promise<{ url: string; pictureId: string } | null>
   /** Downloads a picture URL pictureOf named into `path` (mode 0600); past `maxBytes`, MediaTooLargeError. Returns its size. */
   downloadPicture(url: string, path: string, maxBytes: number): Promise<number>
+
+  // Chats (docs/api.md § "Chats and contacts").
+  /**
+   * Writes a chat change to WhatsApp's app state, so the phone shows it: one patch per field
+   * named. `last` is the chat's newest message, which archive and read marks name; rejects when
+   * WhatsApp (or the missing app-state keys) refuses.
+   */
+  modifyChat(chatJid: string, change: ChatModification, last: { ref: WaMessageRef; atMs: number } | null): Promise<void>
+}
+
+/** A chat change as the port takes it (docs/api.md § "Chats and contacts"). */
+export interface ChatModification {
+  archived?: boolean
+  pinned?: boolean
+  /** Epoch ms the chat stays muted until; null unmutes. */
+  mutedUntilMs?: number | null
+  /** false marks the chat read, true unread. */
+  unread?: boolean
 }
 
 /** A WhatsApp Business account's profile, as WhatsApp tells it (raw text: the domain bounds it). */

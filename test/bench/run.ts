@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process"
+import { benchChats, chatLines } from "./chats"
 import { benchPolls, pollLines } from "./polls"
 import { benchPictures, pictureLines } from "./pictures"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -647,6 +648,8 @@ async function main() {
   if (polls) console.log(pollLines(polls).join("\n"))
   const pictures = await step("pictures", () => benchPictures(progress))
   if (pictures) console.log(pictureLines(pictures).join("\n"))
+  const chats = await step("chats", () => benchChats(progress))
+  if (chats) console.log(chatLines(chats).join("\n"))
   if (webhookCpu) {
     console.log(
       `webhook CPU per sandbox message: ${webhookCpu.noEndpointUsPerMessage.toFixed(0)} µs with no endpoint, ` +

@@ -83,6 +83,10 @@ async function sqliteInstall(): Promise<Install> {
   db.run("INSERT INTO polls (message_id, phone_id, wa_message_id, question, options, option_hashes, multiple_answers, created_at_ms) VALUES ('inmsg_poll', ?, 'POLL1', 'Lunch?', '[\"Pizza\",\"Soup\"]', '[\"aa\",\"bb\"]', 1, 4)", [live.phone.id])
   db.run("INSERT INTO poll_votes (phone_id, poll_wa_message_id, voter, option_hashes, voted_at_ms) VALUES (?, 'POLL1', '+14155550166', '[\"ab\"]', 5)", [live.phone.id])
   db.run("INSERT INTO poll_pending_votes (phone_id, poll_wa_message_id, vote_wa_message_id, descriptor, received_at_ms) VALUES (?, 'POLL2', 'VOTE1', '{}', 6)", [live.phone.id])
+  // What the phone sent itself, and a chat changed on it: the import keeps chats and contacts as they are, not counted again by its triggers.
+  db.run(`INSERT INTO chat_messages (id, account_id, env, phone_id, wa_message_id, chat_id, origin, direction, from_address, type, content, at_ms, created_at_ms)
+    VALUES ('wamsg_1', ?, 'live', ?, '3EB0ECHO', '+14155550166', 'phone', 'out', ?, 'text', 'from the phone', 7, 7)`, [live.account.id, live.phone.id, live.phone.phoneNumber])
+  db.run("UPDATE chats SET archived = 1, labels = '[\"2\"]' WHERE phone_id = ? AND chat_id = '+14155550166'", [live.phone.id])
   db.run("UPDATE phones SET stays_offline = 1 WHERE id = ?", [phone.id])
   db.run("UPDATE phones SET wa_version = '2.3000.1031000001', client_expires_at_ms = 1796860800000 WHERE id = ?", [live.phone.id])
   // What the single node held: a lease and a delivery claim, which must not follow it.
@@ -179,7 +183,7 @@ describe("wagate export and wagate import", () => {
     expect(res.stdout).toMatch(/^Imported \d+ rows from /)
 
     const [before, after] = [await sqliteRows(), await postgresRows(url)]
-    for (const table of ["accounts", "api_keys", "phones", "messages", "message_parts", "inbound_messages", "wa_contacts", "events", "webhook_deliveries", "webhook_attempts", "wa_creds", "wa_keys", "wa_resend_messages", "wa_message_secrets", "polls", "poll_votes", "poll_pending_votes"]) {
+    for (const table of ["accounts", "api_keys", "phones", "messages", "message_parts", "inbound_messages", "wa_contacts", "events", "webhook_deliveries", "webhook_attempts", "wa_creds", "wa_keys", "wa_resend_messages", "wa_message_secrets", "polls", "poll_votes", "poll_pending_votes", "chats", "chat_messages", "contacts"]) {
       expect([table, before[table]!.length > 0]).toEqual([table, true])
     }
     expect(after).toEqual(before)

@@ -49,6 +49,7 @@ describe("dashboard: the webhook event checkboxes", () => {
       { heading: "Poll events", events: inOrder("poll.") },
       { heading: "Call events", events: inOrder("call.") },
       { heading: "Group events", events: inOrder("group.") },
+      { heading: "Chat events", events: inOrder("chat.") },
     ])
     expect(groups.flatMap((g) => g.events).sort()).toEqual([...EVENT_NAMES].sort())
   })

@@ -16,7 +16,7 @@ import type {
   WhatsAppGateway,
   WhatsAppSession,
 } from "../../src/whatsapp/gateway"
-import { MediaGoneError, MediaTooLargeError, type WhatsAppGroups } from "../../src/whatsapp/gateway"
+import { MediaGoneError, MediaTooLargeError, type ChatModification, type WhatsAppGroups } from "../../src/whatsapp/gateway"
 import { FakeGroupWorld, fakeGroups } from "./fake-groups"
 import { FakeContacts } from "./fake-contacts"
 
@@ -179,6 +179,17 @@ export class FakeSession implements WhatsAppSession {
   readonly fetchBusinessProfile: WhatsAppSession["fetchBusinessProfile"]
   readonly pictureOf: WhatsAppSession["pictureOf"]
   readonly downloadPicture: WhatsAppSession["downloadPicture"]
+
+  /** The chat changes written to app state, in order. */
+  readonly chatModifications: { chatJid: string; change: ChatModification; last: { ref: WaMessageRef; atMs: number } | null }[] = []
+  /** When set, modifyChat rejects with it (WhatsApp refused the patch, or the app-state keys are missing). */
+  modifyChatError: Error | null = null
+
+  async modifyChat(chatJid: string, change: ChatModification, last: { ref: WaMessageRef; atMs: number } | null): Promise<void> {
+    if (!this.connected) throw new Error("not connected")
+    if (this.modifyChatError) throw this.modifyChatError
+    this.chatModifications.push({ chatJid, change, last })
+  }
 
   connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void {
     this.connects.push(pairing)

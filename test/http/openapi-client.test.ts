@@ -274,6 +274,30 @@ export function onGroupEvent(joined: GroupJoined, members: GroupParticipants, up
   return who
 }
 
+// Chats and contacts (docs/api.md § "Chats and contacts"): the list, a timeline, a change, contacts, and chat.updated.
+export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpdatedEventData"]) => void): Promise<string[]> {
+  const fromPhoneId = "+14155550123"
+  const list = await client.GET("/v1/chats", { params: { query: { fromPhoneId, unread: "true", limit: 20 } } })
+  if (list.error) return list.error.message
+  const next: string | null = list.data.data.nextCursor
+  const first = list.data.data.chats[0]
+  const unread: number | undefined = first?.unreadCount
+  const preview: string | undefined = first?.lastMessage?.preview
+  const muted: string | null | undefined = first?.mutedUntil
+  const page = await client.GET("/v1/chats/{chatId}/messages", { params: { path: { chatId: "+14155550199" }, query: { fromPhoneId, limit: 50, ...(next ? { before: next } : {}) } } })
+  const origins: ("api" | "received" | "phone" | "history")[] = page.data?.data.messages.map((m) => m.origin) ?? []
+  const directions: ("in" | "out")[] = page.data?.data.messages.map((m) => m.direction) ?? []
+  const changed = await client.PATCH("/v1/chats/{chatId}", { params: { path: { chatId: "+14155550199" } }, body: { fromPhoneId, archived: true, mutedUntil: null, unread: false } })
+  const archived: boolean | undefined = changed.data?.data.archived
+  // @ts-expect-error a chat change names its phone
+  await client.PATCH("/v1/chats/{chatId}", { params: { path: { chatId: "+14155550199" } }, body: { archived: true } })
+  const contacts = await client.GET("/v1/contacts", { params: { query: { fromPhoneId, search: "Ali" } } })
+  const names: (string | null)[] = contacts.data?.data.contacts.map((c) => c.name ?? c.pushName) ?? []
+  onUpdated({ phoneId: "ph_1", chatId: "+14155550199", changes: { archived: true, mutedUntil: null }, at: "2026-01-01T00:00:00.000Z" })
+  console.log(unread, preview, muted, origins, directions, archived)
+  return names.filter((n): n is string => n !== null)
+}
+
 // Groups (docs/api.md § "Groups"): every operation, and what the types refuse.
 export async function runAGroup(): Promise<string[]> {
   const created = await client.POST("/v1/groups", {

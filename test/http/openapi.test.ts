@@ -94,6 +94,11 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["get", "/v1/contacts/{contact}/profile", 200, "getContactProfile", REQUIRED_SCOPES.contactsRead],
   ["get", "/v1/contacts/{contact}/picture", 200, "getContactPicture", REQUIRED_SCOPES.contactsRead],
   ["get", "/v1/groups/{groupId}/picture", 200, "getGroupPicture", REQUIRED_SCOPES.groupDetailRead],
+  // Beyond the seed (docs/api.md § "Chats and contacts").
+  ["get", "/v1/chats", 200, "listChats", REQUIRED_SCOPES.messagesRead],
+  ["get", "/v1/chats/{chatId}/messages", 200, "listChatMessages", REQUIRED_SCOPES.messagesRead],
+  ["patch", "/v1/chats/{chatId}", 200, "updateChat", REQUIRED_SCOPES.send],
+  ["get", "/v1/contacts", 200, "listContacts", REQUIRED_SCOPES.contactsRead],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]

@@ -122,6 +122,8 @@ describe("the event catalogue", () => {
       ],
     })
     await h.settle()
+    // A chat change written to WhatsApp's app state (docs/api.md § "Chats and contacts").
+    expect((await h.request("PATCH", "/v1/chats/%2B14155550166", { key, body: { fromPhoneId: phone.phoneNumber, pinned: true, mutedUntil: null } })).status).toBe(200)
     session.drop("connection_lost")
     await h.settle()
 

@@ -242,6 +242,8 @@ export async function importIntoPostgres(sql: SQL, path: string, where: string, 
     return await sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${IMPORT_LOCK_KEY}::int8)`
       await checkTarget(tx, where)
+      // The file carries chats and contacts as the SQLite install kept them: the triggers of migration 15 stand aside.
+      await tx.unsafe("SET LOCAL wagate.importing = 'on'")
       const summary = await loadRows(tx, path, lines)
       await advanceSequences(tx)
       return summary

@@ -13,7 +13,7 @@ import { COUNTER_SHARD } from "./message-counts"
  * (ON CONFLICT DO NOTHING), which also holds when two nodes record the same message at once.
  */
 
-interface PgInbound {
+export interface PgInbound {
   id: string
   accountId: string
   env: Environment
@@ -38,7 +38,7 @@ interface PgInbound {
   revokedAtMs: string | null
 }
 
-const COLUMNS = `id, account_id AS "accountId", env, seq, phone_id AS "phoneId", wa_message_id AS "waMessageId",
+export const COLUMNS = `id, account_id AS "accountId", env, seq, phone_id AS "phoneId", wa_message_id AS "waMessageId",
   from_address AS "fromAddress", to_number AS "toNumber", content, type, is_group AS "isGroup", group_id AS "groupId",
   received_at_ms AS "receivedAtMs", created_at_ms AS "createdAtMs", reply_to_id AS "replyToId", media_json AS media,
   media_gone_at_ms AS "mediaGoneAtMs", location_json AS location, contact_json AS contact, edited_at_ms AS "editedAtMs",
@@ -47,7 +47,7 @@ const COLUMNS = `id, account_id AS "accountId", env, seq, phone_id AS "phoneId",
 const parse = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T))
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
 
-function fromPg(r: PgInbound): InboundRow {
+export function fromPg(r: PgInbound): InboundRow {
   return {
     id: r.id,
     accountId: r.accountId,

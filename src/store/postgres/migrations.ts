@@ -14,6 +14,7 @@ import { SANDBOX_GROUPS_SQL } from "./migration-13-sandbox-groups"
 import { SCHEMA_1 } from "./schema-1"
 import { CALLS_SQL } from "./migration-12-calls"
 import { CALL_ENVIRONMENTS_SQL } from "./migration-15-call-environments"
+import { CHATS_SQL } from "./migration-16-chats"
 
 /*
  * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/sqlite/migrations.ts;
@@ -49,6 +50,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(13, "sandbox groups", SANDBOX_GROUPS_SQL),
   sqlMigration(14, "sandbox block lists", SANDBOX_BLOCKS_SQL),
   sqlMigration(15, "calls and call replies by environment", CALL_ENVIRONMENTS_SQL),
+  sqlMigration(16, "chats, the phone's own and history messages, and contacts", CHATS_SQL),
 ]
 
 /**

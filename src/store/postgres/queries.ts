@@ -23,6 +23,7 @@ import { pgSandboxBlocksQueries } from "./sandbox-blocks"
 import { pgWaResendQueries } from "./wa-resend"
 import { pgMessageSecretsQueries } from "./message-secrets"
 import { pgPollsQueries } from "./polls"
+import { pgChatsQueries } from "./chats"
 import { pgWebhooksQueries } from "./webhooks"
 
 /*
@@ -58,6 +59,7 @@ const PG_QUERY_GROUPS = [
   pgPollsQueries,
   pgCallsQueries,
   pgSandboxGroupsQueries,
+  pgChatsQueries,
   pgSandboxBlocksQueries,
 ] as const
 

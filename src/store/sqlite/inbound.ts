@@ -5,9 +5,9 @@ import { nextSequence } from "./messages"
 import type { StoredInboundMedia, InboundRow, InboundListQuery } from "../inbound"
 
 type JsonColumns = "media" | "location" | "contact"
-type RawRow = Omit<InboundRow, "isGroup" | JsonColumns> & { isGroup: number; media: string | null; location: string | null; contact: string | null }
+export type RawRow = Omit<InboundRow, "isGroup" | JsonColumns> & { isGroup: number; media: string | null; location: string | null; contact: string | null }
 
-const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, wa_message_id AS waMessageId,
+export const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, wa_message_id AS waMessageId,
   from_address AS fromAddress, to_number AS toNumber, content, type, is_group AS isGroup, group_id AS groupId,
   received_at_ms AS receivedAtMs, created_at_ms AS createdAtMs, reply_to_id AS replyToId, media_json AS media,
   media_gone_at_ms AS mediaGoneAtMs, location_json AS location, contact_json AS contact, edited_at_ms AS editedAtMs,
@@ -16,7 +16,7 @@ const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, wa_
 const parse = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T))
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
 
-function fromRaw(raw: RawRow): InboundRow {
+export function fromRaw(raw: RawRow): InboundRow {
   return { ...raw, isGroup: raw.isGroup === 1, media: parse(raw.media), location: parse(raw.location), contact: parse(raw.contact) }
 }
 

@@ -4,9 +4,9 @@ import { utcDayStartMs } from "../../lib/time"
 import type { Environment, MessageStatus } from "../../lib/vocabulary"
 import { type MessageExtras, type MessageRow, type NewMessageRow, type MessageStatusPatch, IdempotencyKeyTaken, type MessageListQuery, type MessageWindowQuery } from "../messages"
 
-type RawRow = Omit<MessageRow, "isGroup" | "mediaUrls" | "extras"> & { isGroup: number; mediaUrls: string; extras: string | null }
+export type RawRow = Omit<MessageRow, "isGroup" | "mediaUrls" | "extras"> & { isGroup: number; mediaUrls: string; extras: string | null }
 
-const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, api_key_id AS apiKeyId,
+export const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, api_key_id AS apiKeyId,
   from_number AS fromNumber, to_address AS toAddress, is_group AS isGroup, content, media_urls AS mediaUrls, status,
   idempotency_key AS idempotencyKey, request_fingerprint AS requestFingerprint, created_at_ms AS createdAtMs,
   sent_at_ms AS sentAtMs, delivered_at_ms AS deliveredAtMs, read_at_ms AS readAtMs, failed_at_ms AS failedAtMs,
@@ -15,7 +15,7 @@ const COLUMNS = `id, account_id AS accountId, env, seq, phone_id AS phoneId, api
   edited_at_ms AS editedAtMs, revoked_at_ms AS revokedAtMs`
 
 /** Converts a fresh result row in place (a copy of its fields would cost every read and every sweep). */
-function fromRaw(raw: RawRow): MessageRow {
+export function fromRaw(raw: RawRow): MessageRow {
   const row = raw as unknown as MessageRow
   row.isGroup = raw.isGroup === 1
   row.mediaUrls = JSON.parse(raw.mediaUrls as unknown as string) as string[]

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite"
 import { CALLS_SQL } from "./migration-24-calls"
 import { CALL_ENVIRONMENTS_SQL } from "./migration-27-call-environments"
+import { CHATS_SQL } from "./migration-28-chats"
 
 /** One forward-only schema change, shipped inside the binary. */
 export interface Migration {
@@ -703,5 +704,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 27,
     name: "calls and call replies by environment",
     up: (db) => db.exec(CALL_ENVIRONMENTS_SQL),
+  },
+  {
+    version: 28,
+    name: "chats, the phone's own and history messages, and contacts",
+    up: (db) => db.exec(CHATS_SQL),
   },
 ]

@@ -35,6 +35,8 @@ import * as wa_auth from "./wa-auth"
 import * as wa_resend from "./wa-resend"
 import * as message_secrets from "./message-secrets"
 import * as polls from "./polls"
+import * as chats from "./chats"
+import type { ChatsQueries } from "../chats"
 import type { PollsQueries } from "../polls"
 import * as webhooks from "./webhooks"
 
@@ -296,6 +298,20 @@ function pollsQueries(db: Database): PollsQueries {
   }
 }
 
+function chatsQueries(db: Database): ChatsQueries {
+  return {
+    listChats: async (q) => chats.listChats(db, q),
+    findChat: async (phoneId, env, chatId) => chats.findChat(db, phoneId, env, chatId),
+    applyChatChange: async (phoneId, env, chatId, change, atMs) => chats.applyChatChange(db, phoneId, env, chatId, change, atMs),
+    recordEchoMessage: async (row) => chats.recordEchoMessage(db, row),
+    recordHistoryBatch: async (rows) => chats.recordHistoryBatch(db, rows),
+    listTimeline: async (q) => chats.listTimeline(db, q),
+    listReactionsFor: async (targetIds) => chats.listReactionsFor(db, targetIds),
+    upsertContacts: async (rows) => chats.upsertContacts(db, rows),
+    listContacts: async (q) => chats.listContacts(db, q),
+  }
+}
+
 function webhooksQueries(db: Database): WebhooksQueries {
   return {
     insertEndpoint: async (row) => webhooks.insertEndpoint(db, row),
@@ -354,6 +370,7 @@ export function sqliteQueries(db: Database): StoreQueries {
     ...callsQueries(db),
     ...sandboxGroupsQueries(db),
     ...sandboxBlocksQueries(db),
+    ...chatsQueries(db),
   }
 }
 

@@ -1,3 +1,4 @@
+import { modifyChat as modifyChatOn } from "./chat-modify"
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
 import { isoDay, toIso } from "../../lib/time"
@@ -8,6 +9,7 @@ import type { ConnectionFailure } from "../failures"
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_OFFLINE_MARKER_WAIT_MS,
+  type ChatModification,
   type DisconnectReason,
   type GroupInfo,
   type GroupNotice,
@@ -394,6 +396,8 @@ export class BaileysSession implements WhatsAppSession {
   fetchBusinessProfile = (jid: string) => contacts.fetchBusinessProfile(this.requireOpen(), jid)
   pictureOf = (jid: string) => contacts.pictureOf(this.requireOpen(), jid)
   downloadPicture = (url: string, path: string, maxBytes: number) => contacts.downloadPicture(this.requireOpen(), this.ctx.clock, url, path, maxBytes)
+  // Chats (chat-modify.ts).
+  modifyChat = (chatJid: string, change: ChatModification, last: { ref: WaMessageRef; atMs: number } | null) => modifyChatOn(this.requireOpen(), chatJid, change, last)
 
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */
   detachAuth(): void {

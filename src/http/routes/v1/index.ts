@@ -34,6 +34,10 @@ import { phoneNumbersStatus } from "./phone-numbers-status"
 import { pictureRoutes } from "./pictures"
 import { sandboxCalls } from "./sandbox-calls"
 import { sandboxInbound } from "./sandbox-inbound"
+import { chatsList } from "./chats-list"
+import { chatsMessages } from "./chats-messages"
+import { chatsUpdate } from "./chats-update"
+import { contactsList } from "./contacts-list"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -68,6 +72,8 @@ export function v1Routes(deps: HttpDeps) {
     .use(untyped(deps, [contactsBlock, contactsProfile]))
     // The sandbox answering back (docs/api.md § "Sandbox inbound and calls").
     .use(untyped(deps, [sandboxInbound, sandboxCalls]))
+    // Chats and contacts (docs/api.md § "Chats and contacts").
+    .use(untyped(deps, [chatsList, chatsMessages, chatsUpdate, contactsList]))
 }
 
 /**
