@@ -52,6 +52,18 @@ const timelineOf = (key: string, phone: PhoneRow, chatId: string, query = "") =>
   h.request("GET", `/v1/chats/${enc(chatId)}/messages?fromPhoneId=${enc(phone.phoneNumber)}${query}`, { key })
 
 describe("success", () => {
+  test("a customer's message simulated with POST /v1/sandbox/inbound opens its chat for the test key, unread, with the message last", async () => {
+    const { key, phone } = await h.seedTenant()
+    await send(key, phone, ALICE, "your order shipped")
+    await h.advance(1000)
+    const sim = await h.request("POST", "/v1/sandbox/inbound", { key, body: { fromPhoneId: phone.phoneNumber, from: ALICE, content: "thanks!" } })
+    expect(sim.status).toBe(201)
+    const chat = (await chatsOf(key, phone)).body.data.chats.find((c: { id: string }) => c.id === ALICE)
+    expect(chat).toMatchObject({ unreadCount: 1, lastMessage: { direction: "in", preview: "thanks!" } })
+    const timeline = (await timelineOf(key, phone, ALICE)).body.data.messages
+    expect(timeline.map((m: { direction: string; content: string }) => [m.direction, m.content])).toEqual([["in", "thanks!"], ["out", "your order shipped"]])
+  })
+
   test("sandbox sends and what the sandbox received show as chats, newest activity first, with unread counts and the last message", async () => {
     const { key, phone } = await h.seedTenant()
     await send(key, phone, ALICE, "hello Alice")
