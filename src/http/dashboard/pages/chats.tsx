@@ -89,7 +89,8 @@ function pollAnswer(c: PageContext, pane: VNode): Response {
 }
 
 function listPane(c: PageContext, inbox: Inbox, chats: ChatView[]): VNode {
-  const shown = chats.filter((chat) => inFilter(chat, inbox.state.filter) && matchesSearch(chat, inbox.state.search))
+  // Pinned chats first, as WhatsApp lists them; otherwise the domain's order (newest activity first).
+  const shown = chats.filter((chat) => inFilter(chat, inbox.state.filter) && matchesSearch(chat, inbox.state.search)).sort((a, b) => Number(b.pinned) - Number(a.pinned))
   const items = <ChatItems chats={shown} scope={inbox.scope} state={inbox.state} nowMs={c.dash.deps.ctx.clock.nowMs()} />
   return <Polled id="chat-items" url={inboxHref(inbox.scope, inbox.state, {}, "/live/list")} children={items} />
 }
