@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { createEndpoint } from "../../src/domain/webhook-endpoints"
 import type { AccountRow } from "../../src/store/accounts"
 import type { PhoneRow } from "../../src/store/phones"
 import { createHarness, type Harness } from "../helpers/harness"
@@ -140,5 +141,51 @@ describe("dashboard chats: security", () => {
     const res = await client.post(as(inbox(chatParam())).replace("/chats?", "/chats/archive?"), { chatId: CUSTOMER, archived: "1" })
     expect(res.status).toBe(404)
     expect(res.html).not.toContain("private")
+  })
+})
+
+describe("dashboard chats: live phones", () => {
+  /** A live customer's message, as the live receiver records it. */
+  async function liveMessage(n: number, content: string): Promise<string> {
+    const now = h.clock.nowMs()
+    const id = `inmsg_${String(n).padStart(26, "0")}`
+    await h.services.ctx.store.write((q) =>
+      q.insertInbound({
+        id, accountId: account.id, env: "live", phoneId: phone.id, waMessageId: `WA${n}`, fromAddress: CUSTOMER, fromUsername: null, toNumber: phone.phoneNumber,
+        content, type: "text", isGroup: false, groupId: null, receivedAtMs: now, createdAtMs: now, replyToId: null, media: null, mediaGoneAtMs: null,
+        location: null, contact: null, editedAtMs: null, revokedAtMs: null,
+      }),
+    )
+    return id
+  }
+  const liveInbox = (name: string) => `/dashboard/phones/${phone.id}/chats/${name}?account=${account.id}&env=live${chatParam()}`
+  const CHAT_JID = "14155550199@s.whatsapp.net"
+
+  test("a reply, a reaction, mark read and archive on a live phone reach WhatsApp through the phone's session", async () => {
+    await h.seedKey(account.id, { env: "live", scopes: ["messages:send"] })
+    await createEndpoint(h.services.ctx, { accountId: account.id, env: "live", url: "http://127.0.0.1:9/unused", events: ["*"] })
+    await h.connectPhone(phone)
+    const asked = await liveMessage(7, "Are you open on Sunday?")
+    expect((await client.get(`/dashboard/phones/${phone.id}/chats?account=${account.id}&env=live${chatParam()}`)).html).toContain("Are you open on Sunday?")
+    const liveKeyId = (h.services.sqlite!.query("SELECT id FROM api_keys WHERE env = 'live'").get() as { id: string }).id
+    expect((await client.post(liveInbox("send"), { keyId: liveKeyId, chatId: CUSTOMER, content: "Yes, from noon.", replyTo: asked })).status).toBe(303)
+    expect(h.services.sqlite!.query("SELECT env, content, reply_to AS replyTo FROM messages").all()).toEqual([{ env: "live", content: "Yes, from noon.", replyTo: asked }])
+    expect((await client.post(liveInbox("react"), { chatId: CUSTOMER, messageId: asked, emoji: "🙏" })).status).toBe(303)
+    expect((await client.post(liveInbox("read"), { chatId: CUSTOMER })).status).toBe(303)
+    expect((await client.post(liveInbox("archive"), { chatId: CUSTOMER, archived: "1" })).status).toBe(303)
+    const session = h.gateway.current(phone.id)
+    expect(h.gateway.actions.filter((a) => a.kind === "react" || a.kind === "read").map((a) => a.kind)).toEqual(["react", "read"])
+    expect(session.chatModifications.map((m) => m.change)).toEqual([{ unread: false }, { archived: true }])
+    expect(session.chatModifications[1]!.last?.ref).toMatchObject({ chatJid: CHAT_JID })
+  })
+
+  test("when WhatsApp does not take an archive, the chat page says so and the chat stays as it was", async () => {
+    await h.connectPhone(phone)
+    await liveMessage(8, "hello")
+    h.gateway.current(phone.id).modifyChatError = new Error("App state key not present!")
+    const res = await client.post(liveInbox("archive"), { chatId: CUSTOMER, archived: "1" })
+    expect(res.status).toBe(502)
+    expect(res.html).toContain("could not be written to WhatsApp's app state")
+    expect(res.html).toContain(">Archive</button>")
   })
 })
