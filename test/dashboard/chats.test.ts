@@ -36,6 +36,20 @@ async function customerSays(content: string, from = CUSTOMER): Promise<string> {
 const keyId = () => (h.services.sqlite!.query("SELECT id FROM api_keys").get() as { id: string }).id
 const sentRows = () => h.services.sqlite!.query("SELECT to_address AS toAddress, content, reply_to AS replyTo FROM messages").all()
 
+/** A customer's message as the receiver records it, with what the test adds (media, an edit, a deletion). */
+async function recorded(n: number, env: "test" | "live", content: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const now = h.clock.nowMs()
+  const id = `inmsg_${String(n).padStart(26, "0")}`
+  await h.services.ctx.store.write((q) =>
+    q.insertInbound({
+      id, accountId: account.id, env, phoneId: phone.id, waMessageId: `WA${n}`, fromAddress: CUSTOMER, fromUsername: null, toNumber: phone.phoneNumber,
+      content, type: "text", isGroup: false, groupId: null, receivedAtMs: now, createdAtMs: now, replyToId: null, media: null, mediaGoneAtMs: null,
+      location: null, contact: null, editedAtMs: null, revokedAtMs: null, ...extra,
+    }),
+  )
+  return id
+}
+
 describe("dashboard chats: success", () => {
   test("the list shows each chat with its preview and unread count, and the open chat its bubbles and reply box", async () => {
     await customerSays("Is the table still free tonight?")
@@ -88,6 +102,20 @@ describe("dashboard chats: success", () => {
     const fresh = await client.get(url, { "hx-request": "true" })
     expect(fresh.status).toBe(200)
     expect(fresh.html).toContain("two arrives without a reload")
+  })
+
+  test("a received image is shown inline through the media route, another file as a chip, and edits and deletions are marked", async () => {
+    const media = (mimetype: string, fileName: string) => ({ mimetype, sizeBytes: 20_480, fileName, capKind: "image", descriptor: "d" })
+    const photo = await recorded(1, "test", "the terrace", { type: "image", media: media("image/jpeg", "terrace.jpg") })
+    await recorded(2, "test", "", { type: "document", media: media("application/pdf", "menu.pdf") })
+    await recorded(3, "test", "typo fixed", { editedAtMs: h.clock.nowMs() })
+    await recorded(4, "test", "oops, wrong chat", { revokedAtMs: h.clock.nowMs() })
+    const { html } = await client.get(inbox(chatParam()))
+    expect(html).toContain(`<img class="bubble-img" src="/dashboard/messages/${photo}/media?account=${account.id}&amp;env=test"`)
+    expect(html).toContain("📎 menu.pdf")
+    expect(html).toMatch(/typo fixed<\/span><span class="meta"><span>edited<\/span>/)
+    expect(html).toContain("🚫 This message was deleted")
+    expect(html).not.toContain('<span class="text">oops, wrong chat')
   })
 
   test("the phone page and the navigation link to the inbox", async () => {
@@ -145,19 +173,7 @@ describe("dashboard chats: security", () => {
 })
 
 describe("dashboard chats: live phones", () => {
-  /** A live customer's message, as the live receiver records it. */
-  async function liveMessage(n: number, content: string): Promise<string> {
-    const now = h.clock.nowMs()
-    const id = `inmsg_${String(n).padStart(26, "0")}`
-    await h.services.ctx.store.write((q) =>
-      q.insertInbound({
-        id, accountId: account.id, env: "live", phoneId: phone.id, waMessageId: `WA${n}`, fromAddress: CUSTOMER, fromUsername: null, toNumber: phone.phoneNumber,
-        content, type: "text", isGroup: false, groupId: null, receivedAtMs: now, createdAtMs: now, replyToId: null, media: null, mediaGoneAtMs: null,
-        location: null, contact: null, editedAtMs: null, revokedAtMs: null,
-      }),
-    )
-    return id
-  }
+  const liveMessage = (n: number, content: string) => recorded(n, "live", content)
   const liveInbox = (name: string) => `/dashboard/phones/${phone.id}/chats/${name}?account=${account.id}&env=live${chatParam()}`
   const CHAT_JID = "14155550199@s.whatsapp.net"
 
