@@ -68,14 +68,15 @@ async function timelineOf(c: PageContext, inbox: Inbox, chatId: string) {
 
 /**
  * A pane that refreshes itself: it asks `url` (with `v`, the fingerprint of what it shows) every
- * few seconds and is replaced only when the answer differs.
+ * few seconds and is replaced only when the answer differs. It sits inside its scroller, so a
+ * swap keeps the reader's scroll position.
  */
 function Polled(props: { id: string; url: string | null; children: VNode }) {
   const version = Bun.hash(renderFragment(props.children)).toString(36)
   if (!props.url) return <div id={props.id}>{props.children}</div>
   const sep = props.url.includes("?") ? "&" : "?"
   return (
-    <div id={props.id} hx-get={`${props.url}${sep}v=${version}`} hx-trigger={POLL_EVERY} hx-swap="outerHTML" aria-live="polite">
+    <div id={props.id} hx-get={`${props.url}${sep}v=${version}`} hx-trigger={POLL_EVERY} hx-swap="outerHTML">
       {props.children}
     </div>
   )
@@ -131,7 +132,7 @@ export async function inboxPage(c: PageContext, failure?: { errors: string[]; st
             <a href={href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope)}>{`← ${phone.phoneNumber}`}</a>
           </p>
           <ChatListHead scope={scope} state={state} />
-          {listPane(c, inbox, chats)}
+          <div class="chat-items-scroll">{listPane(c, inbox, chats)}</div>
         </aside>
         <section class="chat-pane" aria-label={open ? `Chat with ${chatTitle(open)}` : "No chat open"}>
           {open && timeline ? (
