@@ -82,6 +82,27 @@ describeInBrowser("dashboard: the Chats page in Chromium", () => {
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined()
   })
 
+  test("Reply quotes a message in the next send, React adds an emoji, and Mark read clears the chat's unread count", async () => {
+    await customerSays("Can we bring a birthday cake?")
+    await page.goto(`${inbox}&chat=${encodeURIComponent(CUSTOMER)}`)
+    const asked = page.locator(".bubble.in", { hasText: "Can we bring a birthday cake?" })
+    await asked.hover()
+    await asked.getByRole("link", { name: "Reply" }).click()
+    await page.locator(".reply-quote", { hasText: "Can we bring a birthday cake?" }).waitFor()
+    await page.getByLabel("Type a message").fill("Of course, we'll keep it cold.")
+    await page.getByRole("button", { name: "Send", exact: true }).click()
+    await page.locator(".bubble.out", { hasText: "Of course, we'll keep it cold." }).locator(".quote", { hasText: "Can we bring a birthday cake?" }).waitFor()
+    const again = page.locator(".bubble.in", { hasText: "Can we bring a birthday cake?" })
+    await again.hover()
+    await again.getByText("React").click()
+    await again.getByRole("button", { name: "React 🙏" }).click()
+    await page.locator(".bubble.in", { hasText: "Can we bring a birthday cake?" }).locator(".reactions", { hasText: "🙏" }).waitFor()
+    expect(await page.locator(".chat-item.open .badge-unread").count()).toBe(1)
+    await page.getByRole("button", { name: "Mark read" }).click()
+    await page.locator(".chat-item.open:not(.unread)").waitFor()
+    expect(await page.locator(".chat-item.open .badge-unread").count()).toBe(0)
+  })
+
   test("at 1280 px both panes show, at 390 px one at a time with a back link; nothing scrolls sideways; screenshots saved", async () => {
     const folder = process.env.WAGATE_SHOTS ?? "/tmp/shots-h-inbox"
     mkdirSync(folder, { recursive: true })
