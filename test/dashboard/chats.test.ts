@@ -112,9 +112,9 @@ describe("dashboard chats: success", () => {
     await recorded(4, "test", "oops, wrong chat", { revokedAtMs: h.clock.nowMs() })
     const { html } = await client.get(inbox(chatParam()))
     expect(html).toContain(`<img class="bubble-img" src="/dashboard/messages/${photo}/media?account=${account.id}&amp;env=test"`)
-    expect(html).toContain("📎 menu.pdf")
+    expect(html).toContain('<span class="chip-kind">File</span>menu.pdf')
     expect(html).toMatch(/typo fixed<\/span><span class="meta"><span>edited<\/span>/)
-    expect(html).toContain("🚫 This message was deleted")
+    expect(html).toContain('<span class="text">This message was deleted</span>')
     expect(html).not.toContain('<span class="text">oops, wrong chat')
   })
 

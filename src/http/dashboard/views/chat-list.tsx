@@ -70,8 +70,8 @@ function ChatItem(props: { chat: ChatView; scope: Pick<Scope, "account" | "env">
           </span>
           <span class="chat-bottom">
             <span class="chat-preview">{last ? `${last.direction === "out" ? "You: " : ""}${excerpt(last.preview || `[${last.type}]`, 90)}` : ""}</span>
-            {chat.pinned ? <span class="mark" title="Pinned">📌</span> : null}
-            {muted ? <span class="mark" title="Muted">🔕</span> : null}
+            {chat.pinned ? <span class="mark tag">Pinned</span> : null}
+            {muted ? <span class="mark tag">Muted</span> : null}
             {chat.archived ? <span class="mark tag">Archived</span> : null}
             {chat.unreadCount > 0 ? <span class="badge-unread" aria-label={`${chat.unreadCount} unread`}>{String(chat.unreadCount)}</span> : null}
           </span>

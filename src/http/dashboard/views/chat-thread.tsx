@@ -21,7 +21,7 @@ const INLINE_IMAGES = new Set(["image/jpeg", "image/png", "image/gif", "image/we
 export const QUICK_REACTIONS = ["👍", "❤️", "😂", "😮", "😢", "🙏"] as const
 
 const TICKS: Record<MessageStatus, { mark: string; words: string }> = {
-  pending: { mark: "🕓", words: "Pending" },
+  pending: { mark: "…", words: "Pending" },
   sent: { mark: "✓", words: "Sent" },
   delivered: { mark: "✓✓", words: "Delivered" },
   read: { mark: "✓✓", words: "Read" },
@@ -49,7 +49,8 @@ function Media(props: { m: TimelineView; scope: Pick<Scope, "account" | "env"> }
     <>
       {names.map((name) => (
         <span class="file-chip" title={name}>
-          {`📎 ${name}`}
+          <span class="chip-kind">File</span>
+          {name}
           {media.size ? <span class="muted">{` · ${Math.max(1, Math.round(media.size / 1024))} KiB`}</span> : null}
         </span>
       ))}
@@ -59,9 +60,9 @@ function Media(props: { m: TimelineView; scope: Pick<Scope, "account" | "env"> }
 
 function Kind(props: { m: TimelineView }) {
   const { location, contact, poll } = props.m
-  if (location) return <span class="kind">{`📍 ${location.latitude}, ${location.longitude}${location.name ? ` · ${location.name}` : ""}`}</span>
-  if (contact) return <span class="kind">{`👤 ${contact.name}: ${contact.phoneNumbers.join(", ")}`}</span>
-  if (poll) return <span class="kind">{`📊 ${poll.question ?? "Poll"}`}</span>
+  if (location) return <span class="kind">{`Location: ${location.latitude}, ${location.longitude}${location.name ? ` · ${location.name}` : ""}`}</span>
+  if (contact) return <span class="kind">{`Contact card: ${contact.name}: ${contact.phoneNumbers.join(", ")}`}</span>
+  if (poll) return <span class="kind">{`Poll: ${poll.question ?? ""}`}</span>
   return null
 }
 
@@ -95,7 +96,7 @@ function Bubble(props: { m: TimelineView; quoted: Map<string, TimelineView>; sco
       {m.replyTo ? <span class="quote">{quote ? previewOf(quote) : "A reply to an earlier message"}</span> : null}
       <Media m={m} scope={props.scope} />
       <Kind m={m} />
-      <span class="text">{m.revokedAt ? "🚫 This message was deleted" : m.content}</span>
+      <span class="text">{m.revokedAt ? "This message was deleted" : m.content}</span>
       <span class="meta">
         {origin ? <span class="origin">{origin}</span> : null}
         {m.editedAt && !m.revokedAt ? <span>edited</span> : null}
