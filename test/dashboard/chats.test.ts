@@ -118,6 +118,12 @@ describe("dashboard chats: success", () => {
     expect(html).not.toContain('<span class="text">oops, wrong chat')
   })
 
+  test("in a group chat each received bubble names its sender", async () => {
+    await recorded(5, "test", "who brings the wine?", { isGroup: true, groupId: "120363000000000001@g.us" })
+    const { html } = await client.get(inbox(chatParam("120363000000000001@g.us")))
+    expect(html).toContain(`<span class="sender">${CUSTOMER}</span><span class="text">who brings the wine?</span>`)
+  })
+
   test("the phone page and the navigation link to the inbox", async () => {
     const phonePage = (await client.get(`/dashboard/phones/${phone.id}?account=${account.id}&env=test`)).html
     expect(phonePage).toContain(`href="/dashboard/phones/${phone.id}/chats?account=${account.id}&amp;env=test"`)

@@ -93,6 +93,7 @@ function Bubble(props: { m: TimelineView; quoted: Map<string, TimelineView>; sco
   const actable = m.id.startsWith("msg_") || m.id.startsWith("inmsg_")
   return (
     <li class={`bubble ${m.direction}${m.revokedAt ? " revoked" : ""}`} id={`m-${m.id}`} data-id={m.id}>
+      {m.direction === "in" && state.chatId?.endsWith("@g.us") ? <span class="sender">{m.from}</span> : null}
       {m.replyTo ? <span class="quote">{quote ? previewOf(quote) : "A reply to an earlier message"}</span> : null}
       <Media m={m} scope={props.scope} />
       <Kind m={m} />
