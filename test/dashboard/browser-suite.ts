@@ -131,7 +131,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         await page.getByLabel("Admin token").fill(wagate.adminToken)
         await page.getByRole("button", { name: "Sign in" }).click()
         await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
-        for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts", "Nodes"]) {
+        for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Chats", "Sandbox", "Usage", "Accounts", "Nodes"]) {
           expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).count()).toBe(1)
         }
         expect(await page.getByRole("button", { name: "Sign out" }).count()).toBe(1)
@@ -316,7 +316,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
       async () => {
         await page.setViewportSize({ width: 390, height: 844 })
         const offenders: string[] = []
-        for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Sandbox", "Usage", "Accounts", "Nodes"]) {
+        for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Chats", "Sandbox", "Usage", "Accounts", "Nodes"]) {
           await goTo(name)
           const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
           if (w.scroll > w.client) offenders.push(`${name}: ${w.scroll} > ${w.client}`)

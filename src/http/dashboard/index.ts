@@ -10,6 +10,8 @@ import { nodesRoutes } from "./pages/nodes"
 import { overviewRoutes } from "./pages/overview"
 import { phoneRoutes } from "./pages/phone"
 import { callPolicyRoutes } from "./pages/call-policy"
+import { chatActionRoutes } from "./pages/chat-actions"
+import { chatsRoutes } from "./pages/chats"
 import { groupRoutes } from "./pages/group"
 import { phonesRoutes } from "./pages/phones"
 import { sandboxRoutes } from "./pages/sandbox"
@@ -38,6 +40,8 @@ export function dashboardRoutes(deps: HttpDeps) {
       .use(webhookRoutes(dash))
       .use(messagesRoutes(dash))
       .use(messageRoutes(dash))
+      .use(chatsRoutes(dash))
+      .use(chatActionRoutes(dash))
       .use(sandboxRoutes(dash))
       .use(sandboxSimulateRoutes(dash))
       .use(usageRoutes(dash))

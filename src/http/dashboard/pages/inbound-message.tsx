@@ -6,7 +6,7 @@ import { inboundDeliveries, inboundMessage, messageThread } from "../../../domai
 import { sendMessage } from "../../../domain/messages"
 import { hasAnyScope, REQUIRED_SCOPES } from "../../../domain/scopes"
 import { errors } from "../../../lib/errors"
-import type { ApiKeyRow } from "../../../store/api-keys"
+import type { ApiKeyRow, Environment } from "../../../store/api-keys"
 import type { InboundRow } from "../../../store/inbound"
 import { SendMessageBody } from "../../models/messages"
 import { contentDisposition } from "../../routes/v1/inbound-media"
@@ -103,11 +103,14 @@ function ReplyForm(props: { m: InboundRow; scope: Scope; csrfToken: string; keys
   )
 }
 
-/** The live keys of the message's account that may send, newest first as listed. */
-async function replyKeys(c: PageContext, m: InboundRow): Promise<ApiKeyRow[]> {
+/** The active keys of an account and environment that may send, newest first as listed. */
+export async function sendingKeys(c: PageContext, accountId: string, env: Environment): Promise<ApiKeyRow[]> {
   const nowMs = c.dash.deps.ctx.clock.nowMs()
-  return (await listApiKeys(c.dash.deps.ctx, m.accountId)).filter((k) => k.env === m.env && isActiveKey(k, nowMs) && hasAnyScope(k.scopes, REQUIRED_SCOPES.send))
+  return (await listApiKeys(c.dash.deps.ctx, accountId)).filter((k) => k.env === env && isActiveKey(k, nowMs) && hasAnyScope(k.scopes, REQUIRED_SCOPES.send))
 }
+
+/** The keys of the message's account and environment that may send. */
+const replyKeys = (c: PageContext, m: InboundRow) => sendingKeys(c, m.accountId, m.env)
 
 export async function inboundPage(c: PageContext, options: { errors?: string[]; values?: { keyId: string; content: string }; status?: number } = {}): Promise<Response> {
   const m = await inboundMessage(c.dash.deps.ctx, c.params.messageId!)

@@ -90,6 +90,8 @@ export async function phonePage(c: PageContext, failure?: ActionFailure, policy?
           </dd>
         </dl>
         <p>
+          <a href={href(`${base}/chats`, scope)}>Chats</a>
+          {" · "}
           <a href={href(`${base}/groups`, scope)}>{scope.env === "test" ? "Sandbox groups" : "Groups"}</a>
         </p>
       </section>

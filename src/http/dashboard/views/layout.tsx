@@ -11,6 +11,7 @@ export const NAV = [
   { name: "Keys", path: "/dashboard/keys" },
   { name: "Webhooks", path: "/dashboard/webhooks" },
   { name: "Messages", path: "/dashboard/messages" },
+  { name: "Chats", path: "/dashboard/chats" },
   { name: "Sandbox", path: "/dashboard/sandbox" },
   { name: "Usage", path: "/dashboard/usage" },
   { name: "Accounts", path: "/dashboard/accounts" },

@@ -1,0 +1,124 @@
+import type { chatView } from "../../../domain/chat-views"
+import { href, type Scope } from "../scope"
+import { excerpt } from "./parts"
+
+/*
+ * The Chats page's left pane (docs/dashboard.md § "Chats"): a phone's chats, newest activity
+ * first, as WhatsApp's own inbox lists them. Names and previews are text strangers chose: they
+ * are rendered as text only.
+ */
+
+export type ChatView = ReturnType<typeof chatView>
+
+/** Which chats the list shows: all active ones, only unread ones, or the archive. */
+export type ChatFilter = "all" | "unread" | "archived"
+
+/** What the list and its links keep: the phone, the filter and the search. */
+export interface InboxState {
+  phoneId: string
+  filter: ChatFilter
+  search: string
+  /** The open chat, null when none is. */
+  chatId: string | null
+}
+
+/** The inbox's address with some of its state changed (the scope kept). */
+export function inboxHref(scope: Pick<Scope, "account" | "env">, state: InboxState, change: Partial<InboxState> = {}, suffix = ""): string {
+  const s = { ...state, ...change }
+  return href(`/dashboard/phones/${encodeURIComponent(s.phoneId)}/chats${suffix}`, scope, { filter: s.filter === "all" ? null : s.filter, q: s.search, chat: s.chatId })
+}
+
+/** How a chat is named: its name, else its number or JID. */
+export function chatTitle(chat: Pick<ChatView, "id" | "name">): string {
+  return chat.name?.trim() || chat.id
+}
+
+/** The avatar's letter: the name's first letter, or "#" for a number. */
+export function initialOf(title: string): string {
+  const first = [...title.trim()][0] ?? "#"
+  return /[\p{L}]/u.test(first) ? first.toUpperCase() : "#"
+}
+
+/** A time as the list shows it: the hour today, else the date. */
+export function shortTime(iso: string, nowMs: number): string {
+  return new Date(nowMs).toISOString().slice(0, 10) === iso.slice(0, 10) ? `${iso.slice(11, 16)}` : iso.slice(0, 10)
+}
+
+/** True when a chat matches the search, by name or number, case-insensitively. */
+export function matchesSearch(chat: ChatView, search: string): boolean {
+  const q = search.trim().toLowerCase()
+  if (q === "") return true
+  const digits = q.replace(/[^0-9]/g, "")
+  return (chat.name ?? "").toLowerCase().includes(q) || chat.id.toLowerCase().includes(q) || (digits.length > 2 && chat.id.replace(/[^0-9]/g, "").includes(digits))
+}
+
+function ChatItem(props: { chat: ChatView; scope: Pick<Scope, "account" | "env">; state: InboxState; nowMs: number }) {
+  const { chat, state } = props
+  const title = chatTitle(chat)
+  const last = chat.lastMessage
+  const muted = chat.mutedUntil !== null && Date.parse(chat.mutedUntil) > props.nowMs
+  return (
+    <li class={`chat-item${chat.id === state.chatId ? " open" : ""}${chat.unreadCount > 0 ? " unread" : ""}`}>
+      <a href={inboxHref(props.scope, state, { chatId: chat.id })} aria-current={chat.id === state.chatId ? "true" : undefined}>
+        <span class="avatar" aria-hidden="true">
+          {initialOf(title)}
+        </span>
+        <span class="chat-main">
+          <span class="chat-top">
+            <span class="chat-name">{title}</span>
+            {last ? <time datetime={last.at}>{shortTime(last.at, props.nowMs)}</time> : null}
+          </span>
+          <span class="chat-bottom">
+            <span class="chat-preview">{last ? `${last.direction === "out" ? "You: " : ""}${excerpt(last.preview || `[${last.type}]`, 90)}` : ""}</span>
+            {chat.pinned ? <span class="mark tag">Pinned</span> : null}
+            {muted ? <span class="mark tag">Muted</span> : null}
+            {chat.archived ? <span class="mark tag">Archived</span> : null}
+            {chat.unreadCount > 0 ? <span class="badge-unread" aria-label={`${chat.unreadCount} unread`}>{String(chat.unreadCount)}</span> : null}
+          </span>
+        </span>
+      </a>
+    </li>
+  )
+}
+
+/** The list itself (the part that refreshes). */
+export function ChatItems(props: { chats: ChatView[]; scope: Pick<Scope, "account" | "env">; state: InboxState; nowMs: number }) {
+  if (props.chats.length === 0) return <p class="muted pad">{props.state.search ? "No chat matches this search." : "No chats yet."}</p>
+  return (
+    <ul class="chat-items">
+      {props.chats.map((chat) => (
+        <ChatItem chat={chat} scope={props.scope} state={props.state} nowMs={props.nowMs} />
+      ))}
+    </ul>
+  )
+}
+
+/** The search box and the filter links above the list. */
+export function ChatListHead(props: { scope: Pick<Scope, "account" | "env">; state: InboxState }) {
+  const { scope, state } = props
+  const filters: [ChatFilter, string][] = [
+    ["all", "All"],
+    ["unread", "Unread"],
+    ["archived", "Archived"],
+  ]
+  return (
+    <div class="chat-head">
+      <form method="get" action={`/dashboard/phones/${encodeURIComponent(state.phoneId)}/chats`} class="chat-search" role="search">
+        {scope.account ? <input type="hidden" name="account" value={scope.account.id} /> : null}
+        <input type="hidden" name="env" value={scope.env} />
+        {state.filter === "all" ? null : <input type="hidden" name="filter" value={state.filter} />}
+        <label for="chat-search" class="visually-hidden">
+          Search chats
+        </label>
+        <input id="chat-search" name="q" type="search" placeholder="Search name or number" value={state.search} autocomplete="off" />
+      </form>
+      <nav aria-label="Chat filter" class="chat-filters">
+        {filters.map(([filter, label]) => (
+          <a href={inboxHref(scope, state, { filter, chatId: null })} aria-current={state.filter === filter ? "true" : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+    </div>
+  )
+}
