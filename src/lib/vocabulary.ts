@@ -77,6 +77,8 @@ export const EVENT_TYPES = [
   "group.updated",
   // Chats (docs/webhooks.md § "Chat events").
   "chat.updated",
+  // Messages the phone sent itself, and history sync (docs/webhooks.md § "Chat events").
+  "message.echo",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 

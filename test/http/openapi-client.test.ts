@@ -298,6 +298,14 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   return names.filter((n): n is string => n !== null)
 }
 
+// Messages the phone sent itself (docs/webhooks.md § "Chat events"): message.echo's data, typed.
+export function onEcho(e: components["schemas"]["MessageEchoEventData"]): string {
+  const type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contact" | "poll" | "other" = e.type
+  // @ts-expect-error an echo has no sender beside its phone
+  console.log(e.from)
+  return [e.phoneId, e.chatId, e.id, type, e.content, e.at].join(" ")
+}
+
 // Groups (docs/api.md § "Groups"): every operation, and what the types refuse.
 export async function runAGroup(): Promise<string[]> {
   const created = await client.POST("/v1/groups", {

@@ -55,6 +55,7 @@ import { isOneToOne, privacyTokenAttached, PrivacyTokenLedger } from "./privacy-
 import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
 import { LidRefresher, socketLidDirectory } from "./lid-refresh"
 import { mapInboundActions } from "./inbound-actions"
+import { mapEchoUpsert } from "./echo"
 import { mapCalls } from "./calls"
 import { parseDescriptor } from "./inbound-details"
 import * as contacts from "./contacts"
@@ -582,6 +583,10 @@ export class BaileysSession implements WhatsAppSession {
         .then(() => mapInboundUpsert(opened, { pnForLid, nowMs }))
         .then((messages) => {
           for (const m of messages) this.call(() => this.events.inbound(m))
+          return mapEchoUpsert(opened, { pnForLid, nowMs })
+        })
+        .then((echoes) => {
+          for (const e of echoes) this.call(() => this.events.echo?.(e))
           return mapInboundActions(opened, { pnForLid, nowMs })
         })
         .then((actions) => {
