@@ -429,6 +429,9 @@ export class BaileysSession implements WhatsAppSession {
     this.resend = resend
     this.secrets = createMessageSecrets(ctx, phoneId, (bytes) => baileys.proto.Message.decode(bytes))
     this.pollVotes = createPollVotes(ctx, phoneId, (bytes) => baileys.proto.Message.PollVoteMessage.decode(bytes).selectedOptions)
+    // What the phone's history settings ask WhatsApp for (docs/admin.md § "History on pairing"):
+    // `full` is WhatsApp's full sync, asked for at linking (DeviceProps.requireFullSync); `none` takes no history chunk.
+    const history = (await ctx.store.findHistorySettings(phoneId))?.historySync ?? "recent"
     const sock = baileys.makeWASocket({
       auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger, ctx.signalKeyCache.forPhone(phoneId)) },
       waWebSocketUrl: ctx.wsUrl,
@@ -437,7 +440,8 @@ export class BaileysSession implements WhatsAppSession {
       logger,
       // Online would silence the phone's notifications and send read receipts as "active".
       markOnlineOnConnect: false,
-      syncFullHistory: false,
+      syncFullHistory: history === "full",
+      ...(history === "none" ? { shouldSyncHistoryMessage: () => false } : {}),
       // Ignored stanzas are acked and dropped before decryption: status updates, broadcasts, newsletters.
       shouldIgnoreJid: (jid) => isIgnoredJid(jid),
       // A recipient's retry receipt that Baileys' own five-minute cache cannot answer.
