@@ -142,6 +142,16 @@ const PHONES: readonly SubcommandSpec[] = [
       JSON_OPTION,
     ],
   },
+  {
+    name: "history",
+    usage: "wagate phones history PHONE_ID|+E164 [--sync none|recent|full] [--days N] [--json]",
+    summary: "Show or set how much chat history the phone asks WhatsApp for when it links.",
+    options: [
+      { flag: "--sync none|recent|full", text: "no history, what WhatsApp Web gets (the default), or WhatsApp's full sync" },
+      { flag: "--days N", text: "keep messages of the last N days (1 to 3650, default 90)" },
+      JSON_OPTION,
+    ],
+  },
 ]
 
 const WEBHOOKS: readonly SubcommandSpec[] = [

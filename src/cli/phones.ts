@@ -11,6 +11,7 @@ import { printJson, table, withServices, type CliIo } from "./io"
 import { suggester } from "./suggest"
 import { selectAccount } from "./select-account"
 import { callPolicyCommand } from "./call-policy"
+import { historySettingsCommand } from "./history-settings"
 
 /**
  * `wagate phones …`: add, list, pair, log out and remove phones. Commands that touch a live
@@ -81,6 +82,7 @@ export async function phonesCommand(argv: string[], io: CliIo, stopSignal: Promi
       return 0
     }
     if (sub === "call-policy") return callPolicyCommand(ctx, args, io)
+    if (sub === "history") return historySettingsCommand(ctx, args, io)
     if (sub === "disconnect") {
       const ref = rest[0]
       if (!ref) throw new UsageError("phones disconnect needs a PHONE_ID or +E164 number")

@@ -5,6 +5,7 @@ import type { Environment } from "../lib/vocabulary"
 import type { ChatChange } from "../store/chats"
 import type { StoreQueries, WriteTx } from "../store/store"
 import type { DomainContext } from "./context"
+import { ECHO_EVENT_ENTRIES } from "./echo-messages"
 
 /*
  * `chat.updated` (docs/webhooks.md § "Chat events"): a chat was archived, pinned, muted, marked
@@ -40,8 +41,9 @@ export const ChatUpdatedData = named(
   ),
 )
 
-/** The catalogue's entry (event-catalogue.ts spreads it in). */
+/** The catalogue's entries (event-catalogue.ts spreads them in): chat changes, and the phone's own messages. */
 export const CHAT_EVENT_ENTRIES = {
+  ...ECHO_EVENT_ENTRIES,
   "chat.updated": { data: ChatUpdatedData, firesWhen: "A chat was archived, pinned, muted, marked read or unread, labelled or renamed (through the API or on the phone)." },
 } as const
 

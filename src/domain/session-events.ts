@@ -1,3 +1,4 @@
+import { recordEcho } from "./echo-messages"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import type { PhoneRow } from "../store/phones"
 import type { ConnectionFailure } from "../whatsapp/failures"
@@ -87,6 +88,7 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
     receipt: (id, kind, atMs) => void h.receipts.receipt(id, kind, atMs),
     inbound: (message) =>
       void recordInbound(ctx, phoneId, message).catch((err) => ctx.logger.error("recording an inbound message failed", { phoneId, err })),
+    echo: (message) => void recordEcho(ctx, phoneId, message).catch((err) => ctx.logger.error("recording a message the phone sent failed", { phoneId, err })),
     inboundAction: (action) =>
       void recordInboundAction(ctx, phoneId, action).catch((err) => ctx.logger.error("recording a reaction, edit or deletion failed", { phoneId, err })),
     pollVote: (vote) => void recordPollVote(ctx, phoneId, vote).catch((err) => ctx.logger.error("recording a poll vote failed", { phoneId, err })),

@@ -1,7 +1,7 @@
 import type { Clock } from "./clock"
 
 /** Prefixes of every id wagate issues; the prefix says what an id names. */
-export type IdPrefix = "msg" | "inmsg" | "acc" | "key" | "ph" | "evt" | "whd" | "wh" | "job"
+export type IdPrefix = "msg" | "inmsg" | "wamsg" | "acc" | "key" | "ph" | "evt" | "whd" | "wh" | "job"
 
 /** Issues time-ordered ids: sorting ids sorts them by creation. */
 export interface IdGenerator {

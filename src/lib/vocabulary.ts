@@ -56,6 +56,10 @@ export const MESSAGE_ERROR_CODES = [
 ] as const
 export type MessageErrorCode = (typeof MESSAGE_ERROR_CODES)[number]
 
+/** How much of its chats' past a phone asks WhatsApp for when paired (docs/admin.md § "History on pairing"). */
+export const HISTORY_SYNC_MODES = ["none", "recent", "full"] as const
+export type HistorySync = (typeof HISTORY_SYNC_MODES)[number]
+
 /** Every event wagate emits (spec, Events). */
 export const EVENT_TYPES = [
   "message.sent",
@@ -77,6 +81,8 @@ export const EVENT_TYPES = [
   "group.updated",
   // Chats (docs/webhooks.md § "Chat events").
   "chat.updated",
+  // Messages the phone sent itself, and history sync (docs/webhooks.md § "Chat events").
+  "message.echo",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 

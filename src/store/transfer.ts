@@ -106,6 +106,7 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "calls", into: "calls" },
   { table: "call_policies", into: "call_policies" },
   { table: "call_replies", into: "call_replies" },
+  { table: "phone_history_settings", into: "phone_history_settings" },
 ]
 
 /** The plan of a SQLite table, if it has one. */

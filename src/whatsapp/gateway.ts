@@ -149,6 +149,19 @@ export interface InboundMessage {
   sender?: InboundSender
 }
 
+/** A message the phone (or another linked device of the account) sent itself, seen by wagate's device. */
+export interface EchoMessage {
+  waMessageId: string
+  /** The chat: the contact as E.164 (or `…@lid` when WhatsApp hides the number), or the group JID. */
+  chatId: string
+  isGroup: boolean
+  type: InboundType
+  content: string
+  /** When the phone sent it (WhatsApp's timestamp). */
+  atMs: number
+  details?: InboundDetails
+}
+
 /** A sender's identities and names as a received message named them, already made safe. */
 export interface InboundSender {
   /** Its LID (`…@lid`), when WhatsApp named one. */
@@ -424,6 +437,8 @@ export interface SessionEvents {
   /** A delivery or read receipt for one of our parts (1:1 or any group participant). */
   receipt(waMessageId: string, kind: ReceiptKind, atMs: number): void
   inbound(message: InboundMessage): void
+  /** The phone or another linked device sent a message itself (optional: a listener that keeps no chats ignores it). */
+  echo?(message: EchoMessage): void
   /** A contact reacted to, edited or deleted an earlier message (optional: a listener that records no inbound ignores it). */
   inboundAction?(action: InboundAction): void
   /** A poll vote was decrypted (optional: a listener that records no inbound ignores it). */

@@ -16,6 +16,7 @@ import type {
   WhatsAppGateway,
   WhatsAppSession,
 } from "../../src/whatsapp/gateway"
+import type { EchoMessage } from "../../src/whatsapp/gateway"
 import { MediaGoneError, MediaTooLargeError, type ChatModification, type WhatsAppGroups } from "../../src/whatsapp/gateway"
 import { FakeGroupWorld, fakeGroups } from "./fake-groups"
 import { FakeContacts } from "./fake-contacts"
@@ -366,6 +367,11 @@ export class FakeSession implements WhatsAppSession {
 
   receive(message: InboundMessage): void {
     this.events.inbound(message)
+  }
+
+  /** The phone (or another linked device) sent a message itself. */
+  echo(message: EchoMessage): void {
+    this.events.echo?.(message)
   }
 
   /** A contact reacted to, edited or deleted an earlier message. */

@@ -298,6 +298,26 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   return names.filter((n): n is string => n !== null)
 }
 
+// History on pairing (docs/admin.md § "History on pairing"): a phone's settings, typed.
+export async function historySettings(): Promise<number | undefined> {
+  const admin = createClient<paths>({ baseUrl: "http://127.0.0.1:3000", headers: { Authorization: "Bearer adm_x" } })
+  const set = await admin.PUT("/admin/v1/phones/{phoneId}/history-settings", { params: { path: { phoneId: "+14155550123" } }, body: { historySync: "full", historyDays: 365 } })
+  const mode: "none" | "recent" | "full" | undefined = set.data?.data.historySync
+  // @ts-expect-error the mode is a closed set
+  await admin.PUT("/admin/v1/phones/{phoneId}/history-settings", { params: { path: { phoneId: "ph_1" } }, body: { historySync: "all" } })
+  const got = await admin.GET("/admin/v1/phones/{phoneId}/history-settings", { params: { path: { phoneId: "+14155550123" } } })
+  console.log(mode)
+  return got.data?.data.historyDays
+}
+
+// Messages the phone sent itself (docs/webhooks.md § "Chat events"): message.echo's data, typed.
+export function onEcho(e: components["schemas"]["MessageEchoEventData"]): string {
+  const type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contact" | "poll" | "other" = e.type
+  // @ts-expect-error an echo has no sender beside its phone
+  console.log(e.from)
+  return [e.phoneId, e.chatId, e.id, type, e.content, e.at].join(" ")
+}
+
 // Groups (docs/api.md § "Groups"): every operation, and what the types refuse.
 export async function runAGroup(): Promise<string[]> {
   const created = await client.POST("/v1/groups", {

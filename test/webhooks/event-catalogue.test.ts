@@ -87,6 +87,8 @@ describe("the event catalogue", () => {
       content: "Look",
       receivedAtMs: nowMs,
     })
+    // A message typed on the phone itself (docs/webhooks.md § "Chat events").
+    session.echo({ waMessageId: "ECHO1", chatId: "+14155550166", isGroup: false, type: "text", content: "On my way", atMs: nowMs })
     await h.settle()
     // Our own reaction through the API (docs/api.md § "Act on a message") emits message.reaction.
     expect((await h.request("POST", `/v1/messages/${ids[0]}/reaction`, { key, body: { emoji: "👍" } })).status).toBe(200)

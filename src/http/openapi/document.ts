@@ -37,6 +37,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: "Admin: pairing", description: "The operator's API: pairing phones with WhatsApp and their connection." },
   { name: "Admin: webhooks", description: "The operator's API: webhook endpoints, deliveries and resends." },
   { name: "Admin: call policy", description: "The operator's API: what a phone does with incoming calls." },
+  { name: "Admin: history", description: "The operator's API: how much chat history a phone asks WhatsApp for when paired." },
   { name: "Admin: nodes", description: "The operator's API: the nodes sharing the database and the phones each holds." },
   { name: "Operations", description: "Liveness, readiness and Prometheus metrics." },
   { name: "Webhooks", description: "Events wagate POSTs to your endpoints, signed with X-Service-Signature." },

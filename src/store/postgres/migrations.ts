@@ -15,6 +15,7 @@ import { SCHEMA_1 } from "./schema-1"
 import { CALLS_SQL } from "./migration-12-calls"
 import { CALL_ENVIRONMENTS_SQL } from "./migration-15-call-environments"
 import { CHATS_SQL } from "./migration-16-chats"
+import { HISTORY_SETTINGS_SQL } from "./history-settings"
 
 /*
  * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/sqlite/migrations.ts;
@@ -51,6 +52,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(14, "sandbox block lists", SANDBOX_BLOCKS_SQL),
   sqlMigration(15, "calls and call replies by environment", CALL_ENVIRONMENTS_SQL),
   sqlMigration(16, "chats, the phone's own and history messages, and contacts", CHATS_SQL),
+  sqlMigration(17, "history settings per phone", HISTORY_SETTINGS_SQL),
 ]
 
 /**

@@ -24,6 +24,7 @@ import { pgWaResendQueries } from "./wa-resend"
 import { pgMessageSecretsQueries } from "./message-secrets"
 import { pgPollsQueries } from "./polls"
 import { pgChatsQueries } from "./chats"
+import { pgHistorySettingsQueries } from "./history-settings"
 import { pgWebhooksQueries } from "./webhooks"
 
 /*
@@ -61,6 +62,7 @@ const PG_QUERY_GROUPS = [
   pgSandboxGroupsQueries,
   pgChatsQueries,
   pgSandboxBlocksQueries,
+  pgHistorySettingsQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite"
 import { CALLS_SQL } from "./migration-24-calls"
 import { CALL_ENVIRONMENTS_SQL } from "./migration-27-call-environments"
 import { CHATS_SQL } from "./migration-28-chats"
+import { HISTORY_SETTINGS_SQL } from "./history-settings"
 
 /** One forward-only schema change, shipped inside the binary. */
 export interface Migration {
@@ -709,5 +710,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 28,
     name: "chats, the phone's own and history messages, and contacts",
     up: (db) => db.exec(CHATS_SQL),
+  },
+  {
+    version: 29,
+    name: "history settings per phone",
+    up: (db) => db.exec(HISTORY_SETTINGS_SQL),
   },
 ]

@@ -36,6 +36,7 @@ import * as wa_resend from "./wa-resend"
 import * as message_secrets from "./message-secrets"
 import * as polls from "./polls"
 import * as chats from "./chats"
+import { sqliteHistorySettingsQueries } from "./history-settings"
 import type { ChatsQueries } from "../chats"
 import type { PollsQueries } from "../polls"
 import * as webhooks from "./webhooks"
@@ -371,6 +372,7 @@ export function sqliteQueries(db: Database): StoreQueries {
     ...sandboxGroupsQueries(db),
     ...sandboxBlocksQueries(db),
     ...chatsQueries(db),
+    ...sqliteHistorySettingsQueries(db),
   }
 }
 

@@ -55,6 +55,7 @@ import { isOneToOne, privacyTokenAttached, PrivacyTokenLedger } from "./privacy-
 import { mapRawDeliveryReceipt, type ReceiptNode } from "./raw-receipts"
 import { LidRefresher, socketLidDirectory } from "./lid-refresh"
 import { mapInboundActions } from "./inbound-actions"
+import { mapEchoUpsert } from "./echo"
 import { mapCalls } from "./calls"
 import { parseDescriptor } from "./inbound-details"
 import * as contacts from "./contacts"
@@ -428,6 +429,9 @@ export class BaileysSession implements WhatsAppSession {
     this.resend = resend
     this.secrets = createMessageSecrets(ctx, phoneId, (bytes) => baileys.proto.Message.decode(bytes))
     this.pollVotes = createPollVotes(ctx, phoneId, (bytes) => baileys.proto.Message.PollVoteMessage.decode(bytes).selectedOptions)
+    // What the phone's history settings ask WhatsApp for (docs/admin.md § "History on pairing"):
+    // `full` is WhatsApp's full sync, asked for at linking (DeviceProps.requireFullSync); `none` takes no history chunk.
+    const history = (await ctx.store.findHistorySettings(phoneId))?.historySync ?? "recent"
     const sock = baileys.makeWASocket({
       auth: { creds: auth.state.creds, keys: baileys.makeCacheableSignalKeyStore(auth.state.keys, logger, ctx.signalKeyCache.forPhone(phoneId)) },
       waWebSocketUrl: ctx.wsUrl,
@@ -436,7 +440,8 @@ export class BaileysSession implements WhatsAppSession {
       logger,
       // Online would silence the phone's notifications and send read receipts as "active".
       markOnlineOnConnect: false,
-      syncFullHistory: false,
+      syncFullHistory: history === "full",
+      ...(history === "none" ? { shouldSyncHistoryMessage: () => false } : {}),
       // Ignored stanzas are acked and dropped before decryption: status updates, broadcasts, newsletters.
       shouldIgnoreJid: (jid) => isIgnoredJid(jid),
       // A recipient's retry receipt that Baileys' own five-minute cache cannot answer.
@@ -582,6 +587,10 @@ export class BaileysSession implements WhatsAppSession {
         .then(() => mapInboundUpsert(opened, { pnForLid, nowMs }))
         .then((messages) => {
           for (const m of messages) this.call(() => this.events.inbound(m))
+          return mapEchoUpsert(opened, { pnForLid, nowMs })
+        })
+        .then((echoes) => {
+          for (const e of echoes) this.call(() => this.events.echo?.(e))
           return mapInboundActions(opened, { pnForLid, nowMs })
         })
         .then((actions) => {
