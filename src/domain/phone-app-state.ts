@@ -1,6 +1,6 @@
 import { boundedOutsideText } from "../lib/outside-text"
 import type { ChatChange, ChatRow } from "../store/chats"
-import type { AddressBookContact, PhoneChatChange, SessionEvents } from "../whatsapp/gateway"
+import type { AddressBookContact, PhoneChatChange, PhoneChatLabel, SessionEvents } from "../whatsapp/gateway"
 import { applyChatChange } from "./chat-events"
 import type { DomainContext } from "./context"
 
@@ -35,6 +35,22 @@ export async function recordPhoneChatChange(ctx: DomainContext, phoneId: string,
   })
 }
 
+/** The chat's labels after the phone put one on or took it off; null when that changes nothing. */
+export function labelsAfter(current: readonly string[], labelId: string, labeled: boolean): string[] | null {
+  if (current.includes(labelId) === labeled) return null
+  return labeled ? [...current, labelId] : current.filter((id) => id !== labelId)
+}
+
+export async function recordPhoneChatLabel(ctx: DomainContext, phoneId: string, seen: PhoneChatLabel): Promise<void> {
+  const phone = await ctx.store.findPhone(phoneId)
+  if (!phone) return
+  await ctx.store.write(async (q, tx) => {
+    const labels = labelsAfter((await q.findChat(phoneId, "live", seen.chat))?.labels ?? [], seen.labelId, seen.labeled)
+    if (labels === null) return
+    await applyChatChange(ctx, q, tx, { accountId: phone.accountId, env: "live", phoneId, chatId: seen.chat, change: { labels }, atMs: seen.atMs })
+  })
+}
+
 export async function recordAddressBook(ctx: DomainContext, phoneId: string, contacts: readonly AddressBookContact[]): Promise<void> {
   const atMs = ctx.clock.nowMs()
   const rows = contacts.map((c) => ({ phoneId, env: "live" as const, contactId: c.contact, phoneNumber: c.phoneNumber, lid: c.lid, name: boundedOutsideText(c.name), updatedAtMs: atMs }))
@@ -42,10 +58,12 @@ export async function recordAddressBook(ctx: DomainContext, phoneId: string, con
 }
 
 /** The session callbacks for the phone's app state. */
-export function phoneAppStateEvents(ctx: DomainContext, phoneId: string): Pick<SessionEvents, "chatChangedOnPhone" | "addressBook"> {
+export function phoneAppStateEvents(ctx: DomainContext, phoneId: string): Pick<SessionEvents, "chatChangedOnPhone" | "addressBook" | "chatLabelledOnPhone"> {
   return {
     chatChangedOnPhone: (seen) =>
       void recordPhoneChatChange(ctx, phoneId, seen).catch((err) => ctx.logger.error("recording a chat change from the phone failed", { phoneId, err })),
+    chatLabelledOnPhone: (seen) =>
+      void recordPhoneChatLabel(ctx, phoneId, seen).catch((err) => ctx.logger.error("recording a chat label from the phone failed", { phoneId, err })),
     addressBook: (contacts) =>
       void recordAddressBook(ctx, phoneId, contacts).catch((err) => ctx.logger.error("recording the phone's address book failed", { phoneId, err })),
   }

@@ -450,6 +450,17 @@ export interface SessionEvents {
   chatChangedOnPhone?(change: PhoneChatChange): void
   /** Contacts of the phone's address book were saved or renamed there. Optional. */
   addressBook?(contacts: AddressBookContact[]): void
+  /** A WhatsApp Business label was put on a chat, or taken off it, on the phone. Optional. */
+  chatLabelledOnPhone?(change: PhoneChatLabel): void
+}
+
+/** A label put on (or taken off) a chat on the phone, from WhatsApp's app state. */
+export interface PhoneChatLabel {
+  /** As PhoneChatChange names it. */
+  chat: string
+  labelId: string
+  labeled: boolean
+  atMs: number
 }
 
 /** A chat change the phone made, from WhatsApp's app state. */

@@ -84,6 +84,20 @@ export function describeAppState(label: string, options: { prepare: () => Promis
       expect(updates(chatId, "unread").map((e) => e.data.changes.unread)).toEqual([false, true])
     }, STEP_TIMEOUT_MS)
 
+    test("a label put on a chat on the phone, and taken off, shows in the chat's labels with one chat.updated each", async () => {
+      const chatId = `+${ana.phoneNumber}`
+      const jid = `${ana.phoneNumber}@s.whatsapp.net`
+      const phone = sim.phoneAppState(ME)
+      phone.label("4", "Paid", 3)
+      phone.labelChat("4", jid)
+      expect(await hooks.next("chat.updated", (d) => d.chatId === chatId && d.changes.labels?.length === 1, WAIT_MS)).toMatchObject({ changes: { labels: ["4"] } })
+      expect((await chatOf(chatId)).labels).toEqual(["4"])
+      phone.labelChat("4", jid, false)
+      await hooks.next("chat.updated", (d) => d.chatId === chatId && d.changes.labels?.length === 0, WAIT_MS)
+      expect((await chatOf(chatId)).labels).toEqual([])
+      expect(updates(chatId, "labels").map((e) => e.data.changes.labels)).toEqual([["4"], []])
+    }, STEP_TIMEOUT_MS)
+
     test("a contact named in the phone's address book shows that name in GET /v1/contacts", async () => {
       sim.phoneAppState(ME).contact(`${bo.phoneNumber}@s.whatsapp.net`, "Bo Peep")
       const contact = await poll(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { realChange } from "../../src/domain/phone-app-state"
+import { labelsAfter, realChange } from "../../src/domain/phone-app-state"
 import { chatModificationOf, MUTED_FOREVER_MS } from "../../src/whatsapp/baileys/app-state"
 
 describe("Baileys' chats.update read as the phone's chat changes", () => {
@@ -38,5 +38,17 @@ describe("only what really changes on the phone is applied (one chat.updated per
   test("a chat not known yet compares with WhatsApp's defaults", () => {
     expect(realChange(null, { archived: false, pinned: false, unread: false })).toEqual({})
     expect(realChange(null, { archived: true })).toEqual({ archived: true })
+  })
+})
+
+describe("a label put on or taken off a chat on the phone", () => {
+  test("adds or removes the label id, keeping the others in order", () => {
+    expect(labelsAfter(["1"], "4", true)).toEqual(["1", "4"])
+    expect(labelsAfter(["1", "4"], "1", false)).toEqual(["4"])
+  })
+
+  test("a label already on (or already off) changes nothing", () => {
+    expect(labelsAfter(["4"], "4", true)).toBeNull()
+    expect(labelsAfter([], "4", false)).toBeNull()
   })
 })

@@ -1,5 +1,5 @@
 import type { BaileysEventMap, WASocket } from "@whiskeysockets/baileys"
-import type { AddressBookContact, ChatModification, PhoneChatChange } from "../gateway"
+import type { AddressBookContact, ChatModification, PhoneChatChange, PhoneChatLabel } from "../gateway"
 import type { BaileysModule } from "./auth-state"
 import { contactOf } from "./contacts"
 import { isGroupJid, isIgnoredJid, isLidJid, isPnJid, normalizeUserJid } from "./mapping"
@@ -59,6 +59,7 @@ async function chatOf(sock: Pick<Sock, "signalRepository">, jid: string): Promis
 export interface AppStateListener {
   chatChanged(change: PhoneChatChange): void
   addressBook(contacts: AddressBookContact[]): void
+  chatLabelled(change: PhoneChatLabel): void
   failed(what: string, err: unknown): void
 }
 
@@ -80,6 +81,14 @@ export function listenForAppState(sock: Sock, baileys: Pick<BaileysModule, "ALL_
         if (change && chat) listener.chatChanged({ chat, change, atMs: nowMs() })
       }
     }, "mapping a chat change from the phone")
+  })
+  sock.ev.on("labels.association", ({ type, association }) => {
+    // Labels on single messages (label_message) are not part of the API.
+    if (association.type !== "label_jid") return
+    tell(async () => {
+      const chat = await chatOf(sock, association.chatId)
+      if (chat) listener.chatLabelled({ chat, labelId: association.labelId, labeled: type === "add", atMs: nowMs() })
+    }, "mapping a chat label from the phone")
   })
   sock.ev.on("contacts.upsert", (entries) => {
     tell(async () => {

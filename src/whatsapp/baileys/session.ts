@@ -469,6 +469,7 @@ export class BaileysSession implements WhatsAppSession {
     listenForAppState(sock, baileys, () => ctx.clock.nowMs(), {
       chatChanged: (change) => this.sock === sock && this.call(() => this.events.chatChangedOnPhone?.(change)),
       addressBook: (contacts) => this.sock === sock && this.call(() => this.events.addressBook?.(contacts)),
+      chatLabelled: (change) => this.sock === sock && this.call(() => this.events.chatLabelledOnPhone?.(change)),
       failed: (what, err) => this.log.error(`${what} failed`, { err }),
     })
     const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)
