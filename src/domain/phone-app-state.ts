@@ -1,6 +1,6 @@
 import { boundedOutsideText } from "../lib/outside-text"
 import type { ChatChange, ChatRow } from "../store/chats"
-import type { AddressBookContact, PhoneChatChange, PhoneChatLabel, SessionEvents } from "../whatsapp/gateway"
+import type { AddressBookContact, PhoneChatChange, PhoneChatLabel, PhoneLabel, SessionEvents } from "../whatsapp/gateway"
 import { applyChatChange } from "./chat-events"
 import type { DomainContext } from "./context"
 
@@ -51,6 +51,11 @@ export async function recordPhoneChatLabel(ctx: DomainContext, phoneId: string, 
   })
 }
 
+export async function recordPhoneLabel(ctx: DomainContext, phoneId: string, seen: PhoneLabel): Promise<void> {
+  const row = { phoneId, env: "live" as const, labelId: seen.labelId, name: boundedOutsideText(seen.name), color: seen.color, deleted: seen.deleted, updatedAtMs: seen.atMs }
+  await ctx.store.write(async (q) => await q.upsertLabel(row))
+}
+
 export async function recordAddressBook(ctx: DomainContext, phoneId: string, contacts: readonly AddressBookContact[]): Promise<void> {
   const atMs = ctx.clock.nowMs()
   const rows = contacts.map((c) => ({ phoneId, env: "live" as const, contactId: c.contact, phoneNumber: c.phoneNumber, lid: c.lid, name: boundedOutsideText(c.name), updatedAtMs: atMs }))
@@ -58,12 +63,14 @@ export async function recordAddressBook(ctx: DomainContext, phoneId: string, con
 }
 
 /** The session callbacks for the phone's app state. */
-export function phoneAppStateEvents(ctx: DomainContext, phoneId: string): Pick<SessionEvents, "chatChangedOnPhone" | "addressBook" | "chatLabelledOnPhone"> {
+export function phoneAppStateEvents(ctx: DomainContext, phoneId: string): Pick<SessionEvents, "chatChangedOnPhone" | "addressBook" | "chatLabelledOnPhone" | "labelEditedOnPhone"> {
   return {
     chatChangedOnPhone: (seen) =>
       void recordPhoneChatChange(ctx, phoneId, seen).catch((err) => ctx.logger.error("recording a chat change from the phone failed", { phoneId, err })),
     chatLabelledOnPhone: (seen) =>
       void recordPhoneChatLabel(ctx, phoneId, seen).catch((err) => ctx.logger.error("recording a chat label from the phone failed", { phoneId, err })),
+    labelEditedOnPhone: (seen) =>
+      void recordPhoneLabel(ctx, phoneId, seen).catch((err) => ctx.logger.error("recording a label from the phone failed", { phoneId, err })),
     addressBook: (contacts) =>
       void recordAddressBook(ctx, phoneId, contacts).catch((err) => ctx.logger.error("recording the phone's address book failed", { phoneId, err })),
   }

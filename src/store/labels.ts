@@ -1,3 +1,5 @@
+import type { Environment } from "../lib/vocabulary"
+
 /**
  * A phone's WhatsApp Business labels (docs/api.md § "Labels"): a live phone's as its app state
  * tells them (`label_edit`), a sandbox phone's as test keys made them. Which chats carry a label
@@ -5,7 +7,7 @@
  */
 export interface LabelRow {
   phoneId: string
-  env: "live" | "test"
+  env: Environment
   /** WhatsApp's label id (a small number, as text). */
   labelId: string
   name: string
@@ -21,5 +23,5 @@ export interface LabelsQueries {
   /** Creates or replaces a label (name, colour, deleted). */
   upsertLabel(row: LabelRow): Promise<void>
   /** A phone's labels in one environment, deleted ones left out, by id (numerically). */
-  listLabels(phoneId: string, env: "live" | "test"): Promise<LabelRow[]>
+  listLabels(phoneId: string, env: Environment): Promise<LabelRow[]>
 }

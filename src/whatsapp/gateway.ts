@@ -452,6 +452,17 @@ export interface SessionEvents {
   addressBook?(contacts: AddressBookContact[]): void
   /** A WhatsApp Business label was put on a chat, or taken off it, on the phone. Optional. */
   chatLabelledOnPhone?(change: PhoneChatLabel): void
+  /** A WhatsApp Business label was made, renamed, recoloured or deleted on the phone. Optional. */
+  labelEditedOnPhone?(label: PhoneLabel): void
+}
+
+/** A label as the phone's app state tells it (`name` raw text: the domain bounds it). */
+export interface PhoneLabel {
+  labelId: string
+  name: string
+  color: number
+  deleted: boolean
+  atMs: number
 }
 
 /** A label put on (or taken off) a chat on the phone, from WhatsApp's app state. */

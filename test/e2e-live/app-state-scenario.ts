@@ -92,6 +92,8 @@ export function describeAppState(label: string, options: { prepare: () => Promis
       phone.labelChat("4", jid)
       expect(await hooks.next("chat.updated", (d) => d.chatId === chatId && d.changes.labels?.length === 1, WAIT_MS)).toMatchObject({ changes: { labels: ["4"] } })
       expect((await chatOf(chatId)).labels).toEqual(["4"])
+      const labels = await api.call("GET", `/labels?fromPhoneId=${encodeURIComponent(ME)}`)
+      expect([labels.status, labels.body.data]).toEqual([200, { labels: [{ id: "4", name: "Paid", color: 3 }] }])
       phone.labelChat("4", jid, false)
       await hooks.next("chat.updated", (d) => d.chatId === chatId && d.changes.labels?.length === 0, WAIT_MS)
       expect((await chatOf(chatId)).labels).toEqual([])

@@ -1,5 +1,5 @@
 import type { BaileysEventMap, WASocket } from "@whiskeysockets/baileys"
-import type { AddressBookContact, ChatModification, PhoneChatChange, PhoneChatLabel } from "../gateway"
+import type { AddressBookContact, ChatModification, PhoneChatChange, PhoneChatLabel, PhoneLabel } from "../gateway"
 import type { BaileysModule } from "./auth-state"
 import { contactOf } from "./contacts"
 import { isGroupJid, isIgnoredJid, isLidJid, isPnJid, normalizeUserJid } from "./mapping"
@@ -60,6 +60,7 @@ export interface AppStateListener {
   chatChanged(change: PhoneChatChange): void
   addressBook(contacts: AddressBookContact[]): void
   chatLabelled(change: PhoneChatLabel): void
+  labelEdited(label: PhoneLabel): void
   failed(what: string, err: unknown): void
 }
 
@@ -81,6 +82,11 @@ export function listenForAppState(sock: Sock, baileys: Pick<BaileysModule, "ALL_
         if (change && chat) listener.chatChanged({ chat, change, atMs: nowMs() })
       }
     }, "mapping a chat change from the phone")
+  })
+  sock.ev.on("labels.edit", (label) => {
+    tell(async () => {
+      listener.labelEdited({ labelId: label.id, name: label.name ?? "", color: Number(label.color ?? 0), deleted: !!label.deleted, atMs: nowMs() })
+    }, "mapping a label from the phone")
   })
   sock.ev.on("labels.association", ({ type, association }) => {
     // Labels on single messages (label_message) are not part of the API.

@@ -470,6 +470,7 @@ export class BaileysSession implements WhatsAppSession {
       chatChanged: (change) => this.sock === sock && this.call(() => this.events.chatChangedOnPhone?.(change)),
       addressBook: (contacts) => this.sock === sock && this.call(() => this.events.addressBook?.(contacts)),
       chatLabelled: (change) => this.sock === sock && this.call(() => this.events.chatLabelledOnPhone?.(change)),
+      labelEdited: (label) => this.sock === sock && this.call(() => this.events.labelEditedOnPhone?.(label)),
       failed: (what, err) => this.log.error(`${what} failed`, { err }),
     })
     const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)
