@@ -130,6 +130,13 @@ export function createChats(deps: { ctx: DomainContext; links: PhoneLinks }) {
       return chatView(await ctx.store.write(async (q, tx) => await applyChatChange(ctx, q, tx, input)))
     },
 
+    /** The phone's WhatsApp Business labels in the key's environment (a live phone's from its app state). */
+    async labels(principal: Principal, fromPhoneId: string) {
+      const phone = await resolvePhone(ctx, principal.accountId, fromPhoneId)
+      const rows = await ctx.store.listLabels(phone.id, principal.env)
+      return { labels: rows.map((r) => ({ id: r.labelId, name: r.name, color: r.color })) }
+    },
+
     async contacts(principal: Principal, cmd: ContactListCommand) {
       const phone = await resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
       const afterContactId = contactCursorOf(cmd.cursor)

@@ -14,6 +14,7 @@ import { recordInboundAction } from "./inbound-actions"
 import { recordPollVote } from "./polls"
 import { callEventsFor } from "./calls"
 import { recordGroupNotice } from "./group-events"
+import { phoneAppStateEvents } from "./phone-app-state"
 import { PAIRING_MAX_CODES, PAIRING_MAX_QR_CODES } from "./pairing-attempts"
 import { recordFailure, type StatusChange } from "./phone-status"
 
@@ -95,6 +96,7 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
     call: callEventsFor(ctx, phoneId, session),
     groupChanged: (notice) =>
       void recordGroupNotice(ctx, phoneId, notice).catch((err) => ctx.logger.error("recording a group change failed", { phoneId, err })),
+    ...phoneAppStateEvents(ctx, phoneId),
     offlineMarkerMissed: (info) => {
       if (!current() || h.stopped()) return
       void recordOfflineMarkerMissed(h, phoneId, info).catch((err) => ctx.logger.error("recording the offline-marker watchdog failed", { phoneId, err }))

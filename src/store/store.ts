@@ -35,6 +35,7 @@ import type { SentWaMessage } from "./wa-resend"
 import type { MessageSecret } from "./message-secrets"
 import type { PollsQueries } from "./polls"
 import type { ChatsQueries } from "./chats"
+import type { LabelsQueries } from "./labels"
 import type { CallPolicy, CallRow } from "./calls"
 import type { HistorySettingsQueries } from "./history-settings"
 import type { CallOutcome } from "../lib/vocabulary"
@@ -475,7 +476,7 @@ export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
     WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries,
-    PollsQueries, CallsQueries, SandboxGroupsQueries, SandboxBlocksQueries, ChatsQueries, HistorySettingsQueries {}
+    PollsQueries, CallsQueries, SandboxGroupsQueries, SandboxBlocksQueries, ChatsQueries, HistorySettingsQueries, LabelsQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

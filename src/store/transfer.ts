@@ -89,6 +89,7 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "chats", into: "chats" },
   { table: "chat_messages", into: "chat_messages" },
   { table: "contacts", into: "contacts" },
+  { table: "labels", into: "labels" },
   { table: "inbound_counts", into: "inbound_counts", set: { shard: 0 } },
   { table: "webhook_endpoints", into: "webhook_endpoints" },
   { table: "events", into: "events" },

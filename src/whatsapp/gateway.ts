@@ -460,6 +460,51 @@ export interface SessionEvents {
   clientExpiration?(info: { expiresAtMs: number; waVersion: string }): void
   /** The block list changed (on the phone, or by us): these contacts (as fetchBlocklist names them) are now blocked or unblocked. Optional. */
   blocklistChanged?(change: { contacts: string[]; blocked: boolean }): void
+  // App state from the phone (docs/api.md § "Chats and contacts"): what the phone's owner changed there.
+  /** A chat was archived, pinned, muted or marked read/unread on the phone (or another linked device). Optional. */
+  chatChangedOnPhone?(change: PhoneChatChange): void
+  /** Contacts of the phone's address book were saved or renamed there. Optional. */
+  addressBook?(contacts: AddressBookContact[]): void
+  /** A WhatsApp Business label was put on a chat, or taken off it, on the phone. Optional. */
+  chatLabelledOnPhone?(change: PhoneChatLabel): void
+  /** A WhatsApp Business label was made, renamed, recoloured or deleted on the phone. Optional. */
+  labelEditedOnPhone?(label: PhoneLabel): void
+}
+
+/** A label as the phone's app state tells it (`name` raw text: the domain bounds it). */
+export interface PhoneLabel {
+  labelId: string
+  name: string
+  color: number
+  deleted: boolean
+  atMs: number
+}
+
+/** A label put on (or taken off) a chat on the phone, from WhatsApp's app state. */
+export interface PhoneChatLabel {
+  /** As PhoneChatChange names it. */
+  chat: string
+  labelId: string
+  labeled: boolean
+  atMs: number
+}
+
+/** A chat change the phone made, from WhatsApp's app state. */
+export interface PhoneChatChange {
+  /** E.164 when the number is known, else the `…@lid` JID; a group's JID. */
+  chat: string
+  change: ChatModification
+  atMs: number
+}
+
+/** A contact as the phone's address book (app state) names it. */
+export interface AddressBookContact {
+  /** E.164 when the number is known, else the `…@lid` JID. */
+  contact: string
+  phoneNumber: string | null
+  lid: string | null
+  /** Raw text from WhatsApp: the domain bounds it. */
+  name: string
 }
 
 /** One phone's connection to WhatsApp. */

@@ -294,7 +294,10 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   const contacts = await client.GET("/v1/contacts", { params: { query: { fromPhoneId, search: "Ali" } } })
   const names: (string | null)[] = contacts.data?.data.contacts.map((c) => c.name ?? c.pushName) ?? []
   onUpdated({ phoneId: "ph_1", chatId: "+14155550199", changes: { archived: true, mutedUntil: null }, at: "2026-01-01T00:00:00.000Z" })
-  console.log(unread, preview, muted, origins, directions, archived)
+  const labels = await client.GET("/v1/labels", { params: { query: { fromPhoneId } } })
+  const labelNames: string[] = labels.data?.data.labels.map((l) => l.id + " " + l.name + " " + String(l.color)) ?? []
+  const onChat: string[] | undefined = first?.labels
+  console.log(unread, preview, muted, origins, directions, archived, labelNames, onChat)
   return names.filter((n): n is string => n !== null)
 }
 

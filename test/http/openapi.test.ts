@@ -99,6 +99,7 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["get", "/v1/chats/{chatId}/messages", 200, "listChatMessages", REQUIRED_SCOPES.messagesRead],
   ["patch", "/v1/chats/{chatId}", 200, "updateChat", REQUIRED_SCOPES.send],
   ["get", "/v1/contacts", 200, "listContacts", REQUIRED_SCOPES.contactsRead],
+  ["get", "/v1/labels", 200, "listLabels", REQUIRED_SCOPES.messagesRead],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]

@@ -21,7 +21,7 @@ function v1Routes(): { method: string; path: string }[] {
 
 describe("environment in the query string", () => {
   test("the route table has the forty-eight /v1 routes (the table below covers each)", () => {
-    expect(v1Routes()).toHaveLength(48)
+    expect(v1Routes()).toHaveLength(49)
   })
 
   test.each(["?environment=test", "?environment=live", "?limit=5&environment=", "?%65nvironment=test"])(

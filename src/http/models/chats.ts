@@ -153,3 +153,16 @@ export const ContactList = named("ContactList", Type.Object({ contacts: Type.Arr
 
 /** A query flag as a boolean, or undefined when absent. */
 export const flagOf = (value: "true" | "false" | undefined): boolean | undefined => (value === undefined ? undefined : value === "true")
+
+export const ListLabelsQuery = explainUnknownFields(Type.Object({ fromPhoneId: FromPhoneId }, { additionalProperties: false }), ENVIRONMENT_FROM_KEY)
+
+export const Label = named(
+  "Label",
+  Type.Object({
+    id: Type.String({ description: "WhatsApp's label id; a chat's `labels` name these.", examples: ["4"] }),
+    name: Type.String({ examples: ["Paid"] }),
+    color: Type.Integer({ minimum: 0, maximum: 19, description: "WhatsApp's label palette index." }),
+  }),
+)
+
+export const LabelList = named("LabelList", Type.Object({ labels: Type.Array(Label) }))

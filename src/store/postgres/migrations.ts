@@ -7,6 +7,7 @@ import { NODE_URLS_SQL } from "./migration-6-node-urls"
 import { MESSAGE_SECRETS_SQL } from "./migration-7-message-secrets"
 import { WA_CONTACTS_SQL } from "./migration-8-wa-contacts"
 import { SANDBOX_BLOCKS_SQL } from "./migration-14-sandbox-blocks"
+import { LABELS_SQL } from "./migration-18-labels"
 import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
 import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { POLLS_SQL } from "./migration-11-polls"
@@ -53,6 +54,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(15, "calls and call replies by environment", CALL_ENVIRONMENTS_SQL),
   sqlMigration(16, "chats, the phone's own and history messages, and contacts", CHATS_SQL),
   sqlMigration(17, "history settings per phone", HISTORY_SETTINGS_SQL),
+  sqlMigration(18, "WhatsApp Business labels", LABELS_SQL),
 ]
 
 /**

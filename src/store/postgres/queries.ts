@@ -20,6 +20,7 @@ import { pgWaContactsQueries } from "./wa-contacts"
 import { pgCallsQueries } from "./calls"
 import { pgSandboxGroupsQueries } from "./sandbox-groups"
 import { pgSandboxBlocksQueries } from "./sandbox-blocks"
+import { pgLabelsQueries } from "./labels"
 import { pgWaResendQueries } from "./wa-resend"
 import { pgMessageSecretsQueries } from "./message-secrets"
 import { pgPollsQueries } from "./polls"
@@ -63,6 +64,7 @@ const PG_QUERY_GROUPS = [
   pgChatsQueries,
   pgSandboxBlocksQueries,
   pgHistorySettingsQueries,
+  pgLabelsQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

@@ -508,6 +508,20 @@ const PHONES_OFFLINE_WATCHDOG = `ALTER TABLE phones ADD COLUMN offline_watchdog_
 // message, and one row per sender and phone with the identities and names last seen. A sender is
 // keyed by the address wagate records as `from` (E.164, or its `…@lid` when WhatsApp hid the
 // number); a contacts API can grow from this table.
+/** A phone's WhatsApp Business labels (src/store/labels.ts), as PostgreSQL migration 18. */
+const LABELS = `
+CREATE TABLE labels (
+  phone_id TEXT NOT NULL REFERENCES phones(id) ON DELETE CASCADE,
+  env TEXT NOT NULL,
+  label_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  color INTEGER NOT NULL,
+  deleted INTEGER NOT NULL DEFAULT 0,
+  updated_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (phone_id, env, label_id)
+) WITHOUT ROWID;
+`
+
 /** The sandbox's block lists (src/store/sandbox-blocks.ts). */
 const SANDBOX_BLOCKS = `
 CREATE TABLE sandbox_blocks (
@@ -715,5 +729,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 29,
     name: "history settings per phone",
     up: (db) => db.exec(HISTORY_SETTINGS_SQL),
+  },
+  {
+    version: 30,
+    name: "WhatsApp Business labels",
+    up: (db) => db.exec(LABELS),
   },
 ]

@@ -26,6 +26,8 @@ import * as wa_contacts from "./wa-contacts"
 import * as calls from "./calls"
 import * as sandbox_groups from "./sandbox-groups"
 import * as sandbox_blocks from "./sandbox-blocks"
+import * as labels from "./labels"
+import type { LabelsQueries } from "../labels"
 import * as replies from "./replies"
 import * as send_jobs from "./send-jobs"
 import * as settings from "./settings"
@@ -206,6 +208,13 @@ function sandboxGroupsQueries(db: Database): SandboxGroupsQueries {
   }
 }
 
+function labelsQueries(db: Database): LabelsQueries {
+  return {
+    upsertLabel: async (row) => labels.upsertLabel(db, row),
+    listLabels: async (phoneId, env) => labels.listLabels(db, phoneId, env),
+  }
+}
+
 function sandboxBlocksQueries(db: Database): SandboxBlocksQueries {
   return {
     setSandboxBlock: async (phoneId, contact, blocked, atMs) => sandbox_blocks.setSandboxBlock(db, phoneId, contact, blocked, atMs),
@@ -373,6 +382,7 @@ export function sqliteQueries(db: Database): StoreQueries {
     ...sandboxBlocksQueries(db),
     ...chatsQueries(db),
     ...sqliteHistorySettingsQueries(db),
+    ...labelsQueries(db),
   }
 }
 

@@ -1,4 +1,5 @@
 import { modifyChat as modifyChatOn } from "./chat-modify"
+import { listenForAppState } from "./app-state"
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
 import { isoDay, toIso } from "../../lib/time"
@@ -470,6 +471,13 @@ export class BaileysSession implements WhatsAppSession {
     })
     this.listenForPasskeyGateAndExpiry(sock)
     this.listenForGroupNotices(sock)
+    listenForAppState(sock, baileys, () => ctx.clock.nowMs(), {
+      chatChanged: (change) => this.sock === sock && this.call(() => this.events.chatChangedOnPhone?.(change)),
+      addressBook: (contacts) => this.sock === sock && this.call(() => this.events.addressBook?.(contacts)),
+      chatLabelled: (change) => this.sock === sock && this.call(() => this.events.chatLabelledOnPhone?.(change)),
+      labelEdited: (label) => this.sock === sock && this.call(() => this.events.labelEditedOnPhone?.(label)),
+      failed: (what, err) => this.log.error(`${what} failed`, { err }),
+    })
     const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)
     sock.ws.on("CB:ack,class:message", (node: AckNode) => {
       const signal = mapServerAck(node, ctx.clock.nowMs())

@@ -38,6 +38,7 @@ import { chatsList } from "./chats-list"
 import { chatsMessages } from "./chats-messages"
 import { chatsUpdate } from "./chats-update"
 import { contactsList } from "./contacts-list"
+import { labelsList } from "./labels-list"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -73,7 +74,7 @@ export function v1Routes(deps: HttpDeps) {
     // The sandbox answering back (docs/api.md § "Sandbox inbound and calls").
     .use(untyped(deps, [sandboxInbound, sandboxCalls]))
     // Chats and contacts (docs/api.md § "Chats and contacts").
-    .use(untyped(deps, [chatsList, chatsMessages, chatsUpdate, contactsList]))
+    .use(untyped(deps, [chatsList, chatsMessages, chatsUpdate, contactsList, labelsList]))
 }
 
 /**
