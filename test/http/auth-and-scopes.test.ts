@@ -103,6 +103,7 @@ function endpoints(phoneNumber: string, messageId: string) {
     { name: "GET /v1/chats", method: "GET", path: `/v1/chats?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
     { name: "GET /v1/chats/{id}/messages", method: "GET", path: `/v1/chats/%2B14155550199/messages?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
     { name: "PATCH /v1/chats/{id}", method: "PATCH", path: "/v1/chats/%2B14155550199", body: { fromPhoneId: phoneNumber, pinned: true }, ok: 200, scopes: ["messages:send", "messages:write"] },
+    { name: "GET /v1/labels", method: "GET", path: `/v1/labels?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
     { name: "GET /v1/contacts", method: "GET", path: `/v1/contacts?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["contacts:read", "contacts:write"] },
     { name: "GET /v1/contacts/blocked", method: "GET", path: `/v1/contacts/blocked?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["contacts:read", "contacts:write"] },
     {

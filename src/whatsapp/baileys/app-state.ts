@@ -64,42 +64,50 @@ export interface AppStateListener {
   failed(what: string, err: unknown): void
 }
 
-/** Listens to one socket's app-state events, telling them in arrival order; starts the resync at the key share. */
-export function listenForAppState(sock: Sock, baileys: Pick<BaileysModule, "ALL_WA_PATCH_NAMES">, nowMs: () => number, listener: AppStateListener): void {
+/**
+ * The handler of one socket's app-state events, for the session's `ev.process` batches: tells
+ * them in arrival order, and starts the resync at the key share.
+ */
+export function appStateHandler(sock: Sock, baileys: Pick<BaileysModule, "ALL_WA_PATCH_NAMES">, nowMs: () => number, listener: AppStateListener): (events: Partial<BaileysEventMap>) => void {
   let chain: Promise<void> = Promise.resolve()
   const tell = (work: () => Promise<void>, what: string) => {
     chain = chain.then(work).catch((err) => listener.failed(what, err))
   }
-  sock.ev.on("creds.update", ({ myAppStateKeyId }) => {
-    if (!myAppStateKeyId) return
-    sock.resyncAppState(baileys.ALL_WA_PATCH_NAMES, false).catch((err) => listener.failed("syncing WhatsApp's app state after the key share", err))
-  })
-  sock.ev.on("chats.update", (updates) => {
-    tell(async () => {
-      for (const update of updates) {
-        const change = chatModificationOf(update)
-        const chat = change && update.id ? await chatOf(sock, update.id) : null
-        if (change && chat) listener.chatChanged({ chat, change, atMs: nowMs() })
-      }
-    }, "mapping a chat change from the phone")
-  })
-  sock.ev.on("labels.edit", (label) => {
-    tell(async () => {
-      listener.labelEdited({ labelId: label.id, name: label.name ?? "", color: Number(label.color ?? 0), deleted: !!label.deleted, atMs: nowMs() })
-    }, "mapping a label from the phone")
-  })
-  sock.ev.on("labels.association", ({ type, association }) => {
+  return (events) => {
+    if (events["creds.update"]?.myAppStateKeyId) {
+      sock.resyncAppState(baileys.ALL_WA_PATCH_NAMES, false).catch((err) => listener.failed("syncing WhatsApp's app state after the key share", err))
+    }
+    const updates = events["chats.update"]
+    if (updates) {
+      tell(async () => {
+        for (const update of updates) {
+          const change = chatModificationOf(update)
+          const chat = change && update.id ? await chatOf(sock, update.id) : null
+          if (change && chat) listener.chatChanged({ chat, change, atMs: nowMs() })
+        }
+      }, "mapping a chat change from the phone")
+    }
+    const label = events["labels.edit"]
+    if (label) {
+      tell(async () => {
+        listener.labelEdited({ labelId: label.id, name: label.name ?? "", color: Number(label.color ?? 0), deleted: !!label.deleted, atMs: nowMs() })
+      }, "mapping a label from the phone")
+    }
+    const labelled = events["labels.association"]
     // Labels on single messages (label_message) are not part of the API.
-    if (association.type !== "label_jid") return
-    tell(async () => {
-      const chat = await chatOf(sock, association.chatId)
-      if (chat) listener.chatLabelled({ chat, labelId: association.labelId, labeled: type === "add", atMs: nowMs() })
-    }, "mapping a chat label from the phone")
-  })
-  sock.ev.on("contacts.upsert", (entries) => {
-    tell(async () => {
-      const contacts = (await Promise.all(entries.map((e) => addressBookEntryOf(sock, e)))).filter((c): c is AddressBookContact => c !== null)
-      if (contacts.length > 0) listener.addressBook(contacts)
-    }, "mapping the phone's address book")
-  })
+    if (labelled && labelled.association.type === "label_jid") {
+      const { type, association } = labelled
+      tell(async () => {
+        const chat = await chatOf(sock, association.chatId)
+        if (chat) listener.chatLabelled({ chat, labelId: association.labelId, labeled: type === "add", atMs: nowMs() })
+      }, "mapping a chat label from the phone")
+    }
+    const entries = events["contacts.upsert"]
+    if (entries) {
+      tell(async () => {
+        const contacts = (await Promise.all(entries.map((e) => addressBookEntryOf(sock, e)))).filter((c): c is AddressBookContact => c !== null)
+        if (contacts.length > 0) listener.addressBook(contacts)
+      }, "mapping the phone's address book")
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import { modifyChat as modifyChatOn } from "./chat-modify"
-import { listenForAppState } from "./app-state"
+import { appStateHandler } from "./app-state"
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
 import { isoDay, toIso } from "../../lib/time"
@@ -212,6 +212,8 @@ export class BaileysSession implements WhatsAppSession {
   private secrets: MessageSecrets | null = null
   private pollVotes: PollVotes | null = null
   private watchdog: OfflineWatchdog | null = null
+  /** The current socket's app-state events (app-state.ts), fed from its `ev.process` batches. */
+  private appStateEvents: ((events: Partial<BaileysEventMap>) => void) | null = null
   /** Group notices in arrival order (group-notices.ts). */
   private groupChain: Promise<void> = Promise.resolve()
   /** Whether each recent 1:1 part carried the contact's privacy token, so a 463 says which case it is. */
@@ -471,7 +473,7 @@ export class BaileysSession implements WhatsAppSession {
     })
     this.listenForPasskeyGateAndExpiry(sock)
     this.listenForGroupNotices(sock)
-    listenForAppState(sock, baileys, () => ctx.clock.nowMs(), {
+    this.appStateEvents = appStateHandler(sock, baileys, () => ctx.clock.nowMs(), {
       chatChanged: (change) => this.sock === sock && this.call(() => this.events.chatChangedOnPhone?.(change)),
       addressBook: (contacts) => this.sock === sock && this.call(() => this.events.addressBook?.(contacts)),
       chatLabelled: (change) => this.sock === sock && this.call(() => this.events.chatLabelledOnPhone?.(change)),
@@ -564,6 +566,7 @@ export class BaileysSession implements WhatsAppSession {
     const update = events["connection.update"]
     if (update) this.onConnectionUpdate(sock, update)
     if (events["creds.update"]) auth.saveCreds().catch((err) => this.log.error("saving WhatsApp credentials failed", { err }))
+    this.appStateEvents?.(events)
     const nowMs = this.ctx.clock.nowMs()
     const messageUpdates = events["messages.update"]
     if (messageUpdates) for (const signal of mapMessageUpdates(messageUpdates, nowMs)) this.report(signal)
