@@ -5,7 +5,6 @@ import type { Environment } from "../lib/vocabulary"
 import type { ChatChange } from "../store/chats"
 import type { StoreQueries, WriteTx } from "../store/store"
 import type { DomainContext } from "./context"
-import { ECHO_EVENT_ENTRIES } from "./echo-messages"
 
 /*
  * `chat.updated` (docs/webhooks.md § "Chat events"): a chat was archived, pinned, muted, marked
@@ -41,9 +40,8 @@ export const ChatUpdatedData = named(
   ),
 )
 
-/** The catalogue's entries (event-catalogue.ts spreads them in): chat changes, and the phone's own messages. */
+/** The catalogue's entry for chat changes (event-catalogue.ts composes every area's). */
 export const CHAT_EVENT_ENTRIES = {
-  ...ECHO_EVENT_ENTRIES,
   "chat.updated": { data: ChatUpdatedData, firesWhen: "A chat was archived, pinned, muted, marked read or unread, labelled or renamed (through the API or on the phone)." },
 } as const
 
