@@ -6,7 +6,7 @@ import { E164, FromUsername, InboundTypeSchema } from "./schemas"
 
 /*
  * The data of the events a contact's message, edit or deletion emits (docs/webhooks.md §
- * "Events" and § "Reactions, edits and deletions"). The event catalogue publishes these schemas; the builders below are the only way
+ * "Reactions, edits and deletions" for the last two). The event catalogue publishes these schemas; the builders below are the only way
  * the domain makes their data. A reaction's event is `message.reaction` (reaction-event.ts), the
  * same for a contact's reactions and for ours.
  */
