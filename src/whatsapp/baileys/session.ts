@@ -1,4 +1,5 @@
 import { modifyChat as modifyChatOn } from "./chat-modify"
+import * as labels from "./labels"
 import { appStateHandler } from "./app-state"
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
@@ -402,6 +403,10 @@ export class BaileysSession implements WhatsAppSession {
   downloadPicture = (url: string, path: string, maxBytes: number) => contacts.downloadPicture(this.requireOpen(), this.ctx.clock, url, path, maxBytes)
   // Chats (chat-modify.ts).
   modifyChat = (chatJid: string, change: ChatModification, last: { ref: WaMessageRef; atMs: number } | null) => modifyChatOn(this.requireOpen(), chatJid, change, last)
+  // Labels (labels.ts).
+  isBusinessAccount = async () => labels.isBusinessAccount(this.requireOpen(), await this.ctx.baileys())
+  writeLabel = (label: { labelId: string; name: string; color: number }) => labels.writeLabel(this.requireOpen(), label)
+  labelChat = (chatJid: string, labelId: string, labeled: boolean) => labels.labelChat(this.requireOpen(), chatJid, labelId, labeled)
 
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */
   detachAuth(): void {
