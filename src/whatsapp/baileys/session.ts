@@ -406,7 +406,8 @@ export class BaileysSession implements WhatsAppSession {
   // Labels (labels.ts).
   isBusinessAccount = async () => labels.isBusinessAccount(this.requireOpen(), await this.ctx.baileys())
   writeLabel = (label: { labelId: string; name: string; color: number }) => labels.writeLabel(this.requireOpen(), label)
-  labelChat = (chatJid: string, labelId: string, labeled: boolean) => labels.labelChat(this.requireOpen(), chatJid, labelId, labeled)
+  labelChat = (chatJid: string, labelId: string, labeled: boolean) => labels.labelChat(this.requireOpen(), this.ownLabelEchoes, chatJid, labelId, labeled)
+  private readonly ownLabelEchoes = new labels.OwnLabelEchoes()
 
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */
   detachAuth(): void {
@@ -483,6 +484,7 @@ export class BaileysSession implements WhatsAppSession {
       addressBook: (contacts) => this.sock === sock && this.call(() => this.events.addressBook?.(contacts)),
       chatLabelled: (change) => this.sock === sock && this.call(() => this.events.chatLabelledOnPhone?.(change)),
       labelEdited: (label) => this.sock === sock && this.call(() => this.events.labelEditedOnPhone?.(label)),
+      isOwnChatLabel: (chatJid, labelId, labeled) => this.ownLabelEchoes.isEcho(chatJid, labelId, labeled),
       failed: (what, err) => this.log.error(`${what} failed`, { err }),
     })
     const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)
