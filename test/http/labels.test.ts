@@ -74,7 +74,7 @@ describe("success", () => {
 describe("bad input", () => {
   test("a colour outside 0..19, an empty, blank or too long name and unknown fields are 400", async () => {
     const { key, phone } = await h.seedTenant()
-    for (const [name, color] of [["Paid", 20], ["Paid", -1], ["Paid", 2.5], ["Paid", "3"], ["", 3], ["   ", 3], ["x".repeat(101), 3]] as const) {
+    for (const [name, color] of [["Paid", 20], ["Paid", -1], ["Paid", 2.5], ["Paid", "3"], ["", 3], ["   ", 3], ["x".repeat(101), 3], ["Paid\nnow", 3], ["Paid\u0000", 3]] as const) {
       expectErrorEnvelope(await createLabel(key, phone, name, color as number), 400, "Bad Request")
     }
     expectErrorEnvelope(await h.request("POST", "/v1/labels", { key, body: { fromPhoneId: phone.phoneNumber, name: "Paid", color: 1, id: "9" } }), 400, "Bad Request")
@@ -93,6 +93,12 @@ describe("bad input", () => {
     expectErrorEnvelope(await setLabels(key, phone, ALICE, ["Paid"]), 400, "Bad Request")
     expectErrorEnvelope(await setLabels(key, phone, ALICE, "1"), 400, "Bad Request")
     expect(eventsOf(h, "chat.updated")).toEqual([])
+  })
+
+  test("GET without fromPhoneId or with an unknown parameter is 400", async () => {
+    const { key, phone } = await h.seedTenant()
+    expectErrorEnvelope(await h.request("GET", "/v1/labels", { key }), 400, "Bad Request")
+    expectErrorEnvelope(await h.request("GET", `/v1/labels?fromPhoneId=${enc(phone.phoneNumber)}&color=3`, { key }), 400, "Bad Request")
   })
 
   test("PUT on a chat the phone does not have is 404; a malformed chat id is 400", async () => {

@@ -26,9 +26,10 @@ export const CreateLabelBody = explainUnknownFields(
         name: Type.String({
           minLength: 1,
           maxLength: LABEL_NAME_MAX,
-          pattern: "\\S",
+          // Something besides spaces, and no control characters: the phone shows the name as it is.
+          pattern: "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$",
           examples: ["Paid"],
-          errorMessage: `name must be 1 to ${LABEL_NAME_MAX} characters, not only spaces`,
+          errorMessage: `name must be 1 to ${LABEL_NAME_MAX} characters, not only spaces, without control characters`,
         }),
         color: Type.Integer({ minimum: 0, maximum: LABEL_COLOR_MAX, description: "WhatsApp's label palette index.", examples: [3], errorMessage: `color must be an integer from 0 to ${LABEL_COLOR_MAX}` }),
       },
