@@ -1,4 +1,5 @@
 import { createChats } from "./domain/chats"
+import { createLabels } from "./domain/labels"
 import type { Config } from "./config"
 import { createNodeTrust } from "./domain/node-trust"
 import type { DomainContext } from "./domain/context"
@@ -277,6 +278,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     contactChecks,
     contactBlocks: createContactBlocks({ ctx, links }),
     chats: createChats({ ctx, links }),
+    labels: createLabels({ ctx, links }),
     contactProfiles: createContactProfiles({ ctx, links, lookups, checks: contactChecks, cache: mediaCache }),
     metrics,
     metricsPublic: config.metricsPublic,

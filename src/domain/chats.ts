@@ -48,7 +48,7 @@ export interface ContactListCommand {
 }
 
 /** A chat id as the API names one: E.164, a `…@lid` JID or a group JID; anything else is 400. */
-function requireChatId(chatId: string): void {
+export function requireChatId(chatId: string): void {
   if (!isE164(chatId) && !isLidJid(chatId) && !isGroupJid(chatId)) throw errors.validation(["chatId must be an E.164 number, a …@lid JID or a group JID"])
 }
 

@@ -141,6 +141,13 @@ export const errors = {
   chatNotFound: (chatId: string) => new AppError("not_found", [`Chat ${chatId} not found on this phone`]),
   chatChangeUnwritten: (chatId: string, cause: unknown) =>
     new AppError("bad_gateway", [`The change to chat ${chatId} could not be written to WhatsApp's app state, so the phone would not show it; nothing was changed. Retry after a moment`], { cause }),
+  // Labels (docs/api.md § "Labels").
+  phoneNotBusiness: (e164: string) =>
+    new AppError("conflict", [`Phone ${e164} is not a WhatsApp Business account: labels exist only in the WhatsApp Business app`]),
+  labelsUnknown: (ids: readonly string[]) =>
+    new AppError("bad_request", [`labels: ${ids.join(", ")} ${ids.length === 1 ? "is not a label" : "are not labels"} of this phone; GET /v1/labels lists them`]),
+  labelChangeUnwritten: (cause: unknown) =>
+    new AppError("bad_gateway", ["The label change could not be written to WhatsApp's app state, so the phone would not show it; nothing was recorded. Retry after a moment"], { cause }),
   whatsappUnanswered: (message: string, cause: unknown) => new AppError("bad_gateway", [message], { cause }),
   internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
 } as const

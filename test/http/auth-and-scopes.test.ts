@@ -104,6 +104,9 @@ function endpoints(phoneNumber: string, messageId: string) {
     { name: "GET /v1/chats/{id}/messages", method: "GET", path: `/v1/chats/%2B14155550199/messages?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
     { name: "PATCH /v1/chats/{id}", method: "PATCH", path: "/v1/chats/%2B14155550199", body: { fromPhoneId: phoneNumber, pinned: true }, ok: 200, scopes: ["messages:send", "messages:write"] },
     { name: "GET /v1/labels", method: "GET", path: `/v1/labels?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
+    // Labels made and put on chats (docs/api.md § "Labels"): test keys' sandbox phone counts as Business; `labels: []` needs no label made first.
+    { name: "POST /v1/labels", method: "POST", path: "/v1/labels", body: { fromPhoneId: phoneNumber, name: "Paid", color: 3 }, ok: 201, scopes: ["messages:send", "messages:write"] },
+    { name: "PUT /v1/chats/{id}/labels", method: "PUT", path: "/v1/chats/%2B14155550199/labels", body: { fromPhoneId: phoneNumber, labels: [] }, ok: 200, scopes: ["messages:send", "messages:write"] },
     { name: "GET /v1/contacts", method: "GET", path: `/v1/contacts?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["contacts:read", "contacts:write"] },
     { name: "GET /v1/contacts/blocked", method: "GET", path: `/v1/contacts/blocked?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["contacts:read", "contacts:write"] },
     {

@@ -297,7 +297,16 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   const labels = await client.GET("/v1/labels", { params: { query: { fromPhoneId } } })
   const labelNames: string[] = labels.data?.data.labels.map((l) => l.id + " " + l.name + " " + String(l.color)) ?? []
   const onChat: string[] | undefined = first?.labels
-  console.log(unread, preview, muted, origins, directions, archived, labelNames, onChat)
+  // Labels made and put on chats (docs/api.md § "Labels").
+  const made = await client.POST("/v1/labels", { body: { fromPhoneId, name: "Paid", color: 3 } })
+  const madeId: string | undefined = made.data?.data.id
+  // @ts-expect-error a label has a colour
+  await client.POST("/v1/labels", { body: { fromPhoneId, name: "Paid" } })
+  const labelled = await client.PUT("/v1/chats/{chatId}/labels", { params: { path: { chatId: "+14155550199" } }, body: { fromPhoneId, labels: madeId ? [madeId] : [] } })
+  const nowOn: string[] | undefined = labelled.data?.data.labels
+  // @ts-expect-error labels is a list of ids, not one id
+  await client.PUT("/v1/chats/{chatId}/labels", { params: { path: { chatId: "+14155550199" } }, body: { fromPhoneId, labels: "4" } })
+  console.log(unread, preview, muted, origins, directions, archived, labelNames, onChat, nowOn)
   return names.filter((n): n is string => n !== null)
 }
 

@@ -100,6 +100,9 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["patch", "/v1/chats/{chatId}", 200, "updateChat", REQUIRED_SCOPES.send],
   ["get", "/v1/contacts", 200, "listContacts", REQUIRED_SCOPES.contactsRead],
   ["get", "/v1/labels", 200, "listLabels", REQUIRED_SCOPES.messagesRead],
+  // Beyond the seed (docs/api.md § "Labels").
+  ["post", "/v1/labels", 201, "createLabel", REQUIRED_SCOPES.send],
+  ["put", "/v1/chats/{chatId}/labels", 200, "setChatLabels", REQUIRED_SCOPES.send],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]

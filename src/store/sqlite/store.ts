@@ -211,7 +211,7 @@ function sandboxGroupsQueries(db: Database): SandboxGroupsQueries {
 function labelsQueries(db: Database): LabelsQueries {
   return {
     upsertLabel: async (row) => labels.upsertLabel(db, row),
-    listLabels: async (phoneId, env) => labels.listLabels(db, phoneId, env),
+    listLabels: async (phoneId, env, options) => labels.listLabels(db, phoneId, env, options?.withDeleted ?? false),
   }
 }
 

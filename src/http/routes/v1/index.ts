@@ -39,6 +39,8 @@ import { chatsMessages } from "./chats-messages"
 import { chatsUpdate } from "./chats-update"
 import { contactsList } from "./contacts-list"
 import { labelsList } from "./labels-list"
+import { labelsCreate } from "./labels-create"
+import { chatsLabels } from "./chats-labels"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -75,6 +77,8 @@ export function v1Routes(deps: HttpDeps) {
     .use(untyped(deps, [sandboxInbound, sandboxCalls]))
     // Chats and contacts (docs/api.md § "Chats and contacts").
     .use(untyped(deps, [chatsList, chatsMessages, chatsUpdate, contactsList, labelsList]))
+    // Labels made and put on chats (docs/api.md § "Labels").
+    .use(untyped(deps, [labelsCreate, chatsLabels]))
 }
 
 /**
