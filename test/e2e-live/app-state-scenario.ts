@@ -8,7 +8,8 @@ import { liveScenarioWorld, type ScenarioRun } from "./live-scenario-world"
  * and real Baileys, through the TLS front as in production: the simulated phone archives, pins,
  * mutes and marks a chat read and unread in WhatsApp's app state, and names a contact in its
  * address book; wagate's live chat and contact show it, and each real change emits one
- * `chat.updated`. app-state-source.test.ts runs it against `bun src/main.ts serve`.
+ * `chat.updated`. app-state-source.test.ts runs it against `bun src/main.ts serve`,
+ * app-state-binary.test.ts against the compiled executable.
  */
 
 const ME = "+15550095111"

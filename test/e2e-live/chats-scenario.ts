@@ -8,7 +8,7 @@ import { liveScenarioWorld, type ScenarioRun } from "./live-scenario-world"
  * through the TLS front as in production: a contact's message makes a chat with its unread count,
  * and a PATCH with a live key is written to WhatsApp's app state (Baileys' chatModify), so the
  * simulated phone's own app state shows the chat archived, pinned and read. chats-source.test.ts
- * runs it against `bun src/main.ts serve`.
+ * runs it against `bun src/main.ts serve`, chats-binary.test.ts against the compiled executable.
  */
 
 const ME = "+15550091111"

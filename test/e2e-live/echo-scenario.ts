@@ -10,7 +10,7 @@ import { liveScenarioWorld, type ScenarioRun } from "./live-scenario-world"
  * device as its own message (test/wa-sim/README.md § "Messages sent from the phone"), lands in
  * the chat's timeline with `origin: "phone"`, fires `message.echo` once and stays out of
  * `GET /v1/messages`; a message wagate sent itself is no echo. echo-source.test.ts runs it
- * against `bun src/main.ts serve`.
+ * against `bun src/main.ts serve`, echo-binary.test.ts against the compiled executable.
  */
 
 const ME = "+15550091111"
