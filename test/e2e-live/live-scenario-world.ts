@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "bun:test"
 import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 import type { WaSim, WaSimOptions } from "../wa-sim/sim"
-import { Hooks, type ApiClient, type WagateProcess } from "./live-world"
+import { FileHost, Hooks, type ApiClient, type WagateProcess } from "./live-world"
 import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
 
 /*
@@ -29,6 +29,8 @@ export interface LiveScenarioOptions {
   events?: string[]
   /** The phone to add and pair by QR last; its id is `phoneId`. */
   pair?: string
+  /** Serve files over HTTPS with the media host's certificate (`files`), for media URLs wagate fetches. */
+  files?: boolean
 }
 
 /** The running scenario's world; each field throws when read before the `beforeAll` made it. */
@@ -39,6 +41,7 @@ export interface LiveScenarioWorld {
   readonly api: ApiClient
   readonly hooks: Hooks
   readonly phoneId: string
+  readonly files: FileHost
 }
 
 function made<T>(value: T | undefined, what: string): T {
@@ -51,9 +54,11 @@ export function liveScenarioWorld(run: ScenarioRun, options: LiveScenarioOptions
   let world: TlsWorld | undefined
   let hooks: Hooks | undefined
   let phoneId: string | undefined
+  let files: FileHost | undefined
 
   beforeAll(async () => {
     world = await startTlsWorld({ command: await run.prepare(), keyName: options.keyName, scopes: options.scopes, env: options.env, sim: options.sim, logLevel: options.logLevel })
+    if (options.files) files = new FileHost(world.cert)
     await options.setUp?.(world)
     if (options.events) {
       hooks = new Hooks()
@@ -66,6 +71,7 @@ export function liveScenarioWorld(run: ScenarioRun, options: LiveScenarioOptions
 
   afterAll(async () => {
     await hooks?.stop()
+    await files?.stop()
     await world?.stop()
   }, SLOW_HOOK_TIMEOUT_MS)
 
@@ -87,6 +93,9 @@ export function liveScenarioWorld(run: ScenarioRun, options: LiveScenarioOptions
     },
     get phoneId() {
       return made(phoneId, "the paired phone (no `pair` asked for)")
+    },
+    get files() {
+      return made(files, "the file host (no `files` asked for)")
     },
   }
 }
