@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
-import type { SimContact, WaSim } from "../wa-sim"
-import { ApiClient, Hooks, poll, type WagateProcess } from "./live-world"
-import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
+import { describe, expect, test } from "bun:test"
+import type { SimContact } from "../wa-sim"
+import { poll } from "./live-world"
+import { liveScenarioWorld, type ScenarioRun } from "./live-scenario-world"
+import { pairedPhone } from "./tls-world"
 
 /*
  * Labels made through the API (docs/api.md § "Labels") with wagate as a real process and real
@@ -17,42 +17,31 @@ const ORDINARY = "+15550085222"
 const STEP_TIMEOUT_MS = 60_000
 const WAIT_MS = 20_000
 
-export function describeLabels(label: string, options: { prepare: () => Promise<string[] | undefined>; prepareTimeoutMs: number }): void {
-  let world: TlsWorld
-  let sim: WaSim
-  let wagate: WagateProcess
-  let api: ApiClient
-  let hooks: Hooks
+export function describeLabels(label: string, run: ScenarioRun): void {
   let ana: SimContact
+  const live = liveScenarioWorld(run, {
+    keyName: "labels",
+    scopes: ["messages:read", "messages:send"],
+    setUp: async (world) => {
+      ana = world.sim.contact({ phoneNumber: "+15550086222", name: "Ana" })
+      world.sim.businessApp(ME, "Corner Shop")
+      // Made on the phone before this device was linked: its arrival shows the app-state keys were shared.
+      world.sim.phoneAppState(ME).label("1", "New customer", 0)
+      await pairedPhone(world, ORDINARY)
+    },
+    events: ["chat.updated"],
+    pair: ME,
+  })
 
-  beforeAll(async () => {
-    world = await startTlsWorld({ command: await options.prepare(), keyName: "labels", scopes: ["messages:read", "messages:send"] })
-    ;({ sim, wagate, api } = world)
-    ana = sim.contact({ phoneNumber: "+15550086222", name: "Ana" })
-    sim.businessApp(ME, "Corner Shop")
-    // Made on the phone before this device was linked: its arrival shows the app-state keys were shared.
-    sim.phoneAppState(ME).label("1", "New customer", 0)
-    hooks = new Hooks()
-    const endpoint = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/webhooks`, { url: hooks.url, environment: "live", events: ["chat.updated"] })
-    hooks.secret = endpoint.secret
-    await pairedPhone(world, ME)
-    await pairedPhone(world, ORDINARY)
-  }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await hooks?.stop()
-    await world?.stop()
-  }, SLOW_HOOK_TIMEOUT_MS)
-
-  const labelsOf = async (phone: string) => (await api.call("GET", `/labels?fromPhoneId=${encodeURIComponent(phone)}`)).body.data.labels as any[]
-  const labelUpdates = (chatId: string) => hooks.matching("chat.updated", (d) => d.chatId === chatId && "labels" in d.changes).map((e) => JSON.stringify(e.data.changes.labels))
+  const labelsOf = async (phone: string) => (await live.api.call("GET", `/labels?fromPhoneId=${encodeURIComponent(phone)}`)).body.data.labels as any[]
+  const labelUpdates = (chatId: string) => live.hooks.matching("chat.updated", (d) => d.chatId === chatId && "labels" in d.changes).map((e) => JSON.stringify(e.data.changes.labels))
 
   describe(`labels made through the API reach the phone, over TLS, ${label}`, () => {
     test("a label created on a WhatsApp Business phone is in the phone's app state and GET /v1/labels", async () => {
       await poll(async () => ((await labelsOf(ME)).length > 0 ? true : undefined), "the phone's labels after the key share", WAIT_MS)
-      const res = await api.call("POST", "/labels", { fromPhoneId: ME, name: "Paid", color: 3 })
+      const res = await live.api.call("POST", "/labels", { fromPhoneId: ME, name: "Paid", color: 3 })
       expect([res.status, res.body.data]).toEqual([201, { id: "2", name: "Paid", color: 3 }])
-      const phone = sim.phoneAppState(ME)
+      const phone = live.sim.phoneAppState(ME)
       expect(phone.refusals).toEqual([])
       expect(phone.labels()).toContainEqual({ id: "2", name: "Paid", color: 3, deleted: false })
       expect(await labelsOf(ME)).toEqual([{ id: "1", name: "New customer", color: 0 }, { id: "2", name: "Paid", color: 3 }])
@@ -61,23 +50,23 @@ export function describeLabels(label: string, options: { prepare: () => Promise<
     test("labels put on a chat and taken off with PUT are on the phone's chat, each change with one chat.updated", async () => {
       const chatId = `+${ana.phoneNumber}`
       const jid = `${ana.phoneNumber}@s.whatsapp.net`
-      await sim.sendInbound(ana, { text: "Did my order ship?" }, { to: ME })
+      await live.sim.sendInbound(ana, { text: "Did my order ship?" }, { to: ME })
       await poll(async () => {
-        const chats = (await api.call("GET", `/chats?fromPhoneId=${encodeURIComponent(ME)}`)).body.data.chats as any[]
+        const chats = (await live.api.call("GET", `/chats?fromPhoneId=${encodeURIComponent(ME)}`)).body.data.chats as any[]
         return chats.some((c) => c.id === chatId) || undefined
       }, "the contact's chat", WAIT_MS)
-      const put = await api.call("PUT", `/chats/${encodeURIComponent(chatId)}/labels`, { fromPhoneId: ME, labels: ["2", "1"] })
+      const put = await live.api.call("PUT", `/chats/${encodeURIComponent(chatId)}/labels`, { fromPhoneId: ME, labels: ["2", "1"] })
       expect([put.status, [...put.body.data.labels].sort()]).toEqual([200, ["1", "2"]])
-      const phone = sim.phoneAppState(ME)
+      const phone = live.sim.phoneAppState(ME)
       expect([...phone.chat(jid).labels].sort()).toEqual(["1", "2"])
-      await hooks.next("chat.updated", (d) => d.chatId === chatId && d.changes.labels?.length === 2, WAIT_MS)
-      const off = await api.call("PUT", `/chats/${encodeURIComponent(chatId)}/labels`, { fromPhoneId: ME, labels: ["1"] })
+      await live.hooks.next("chat.updated", (d) => d.chatId === chatId && d.changes.labels?.length === 2, WAIT_MS)
+      const off = await live.api.call("PUT", `/chats/${encodeURIComponent(chatId)}/labels`, { fromPhoneId: ME, labels: ["1"] })
       expect([off.status, off.body.data.labels]).toEqual([200, ["1"]])
       expect(phone.chat(jid).labels).toEqual(["1"])
-      await hooks.next("chat.updated", (d) => d.chatId === chatId && d.changes.labels?.length === 1, WAIT_MS)
+      await live.hooks.next("chat.updated", (d) => d.chatId === chatId && d.changes.labels?.length === 1, WAIT_MS)
       // The same labels again change nothing: no patch, no event.
       const version = phone.version("regular")
-      expect((await api.call("PUT", `/chats/${encodeURIComponent(chatId)}/labels`, { fromPhoneId: ME, labels: ["1"] })).status).toBe(200)
+      expect((await live.api.call("PUT", `/chats/${encodeURIComponent(chatId)}/labels`, { fromPhoneId: ME, labels: ["1"] })).status).toBe(200)
       expect(phone.version("regular")).toBe(version)
       expect(phone.refusals).toEqual([])
       // Baileys tells wagate its own patches back (emitOwnEvents) label by label: one PUT is still one chat.updated.
@@ -85,10 +74,10 @@ export function describeLabels(label: string, options: { prepare: () => Promise<
     }, STEP_TIMEOUT_MS)
 
     test("a phone running the ordinary WhatsApp app is 409 and nothing reaches its app state", async () => {
-      const res = await api.call("POST", "/labels", { fromPhoneId: ORDINARY, name: "Paid", color: 3 })
+      const res = await live.api.call("POST", "/labels", { fromPhoneId: ORDINARY, name: "Paid", color: 3 })
       expect(res.status).toBe(409)
       expect(JSON.stringify(res.body)).toContain("is not a WhatsApp Business account")
-      expect(sim.phoneAppState(ORDINARY).labels()).toEqual([])
+      expect(live.sim.phoneAppState(ORDINARY).labels()).toEqual([])
     }, STEP_TIMEOUT_MS)
   })
 }
