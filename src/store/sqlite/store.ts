@@ -318,6 +318,7 @@ function chatsQueries(db: Database): ChatsQueries {
     listTimeline: async (q) => chats.listTimeline(db, q),
     listReactionsFor: async (targetIds) => chats.listReactionsFor(db, targetIds),
     upsertContacts: async (rows) => chats.upsertContacts(db, rows),
+    pruneChatMessages: async (cutoffMs, limit) => chats.pruneChatMessages(db, cutoffMs, limit),
     listContacts: async (q) => chats.listContacts(db, q),
   }
 }
