@@ -182,4 +182,6 @@ export interface ChatsQueries {
    * oldest first; returns how many. Their chats keep their rows (WAGATE_HISTORY_RETENTION_DAYS).
    */
   pruneChatMessages(cutoffMs: number, limit: number): Promise<number>
+  /** One echo/history message by wagate's id (`wamsg_…`), or null. */
+  findChatMessage(id: string): Promise<ChatMessageRow | null>
 }

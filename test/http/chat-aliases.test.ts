@@ -61,3 +61,29 @@ describe("success", () => {
     expect(JSON.stringify(list.body.data)).not.toContain("40 €")
   })
 })
+
+describe("security", () => {
+  test("a timeline entry's media route answers 404 for another account's message, for a message of another chat, and for a message without media", async () => {
+    const mine = await h.seedTenant()
+    const other = await h.seedTenant()
+    const live = await h.seedKey(mine.account.id, { env: "live" })
+    const media = { mimetype: "image/png", sizeBytes: 10, fileName: null, capKind: "image" as const, descriptor: "{}" }
+    const echo = (tenant: typeof mine, n: number, chatId: string, withMedia: boolean) => ({
+      id: `wamsg_${String(n).padStart(26, "0")}`, accountId: tenant.account.id, env: "live" as const, phoneId: tenant.phone.id, waMessageId: `3EB0M${n}`, chatId,
+      origin: "phone" as const, direction: "out" as const, fromAddress: tenant.phone.phoneNumber, type: "image" as const, content: "", media: withMedia ? media : null,
+      location: null, contact: null, poll: null, replyToId: null, status: null, editedAtMs: null, revokedAtMs: null, atMs: h.clock.nowMs(), createdAtMs: h.clock.nowMs(),
+    })
+    await h.services.ctx.store.write(async (q) => {
+      await q.recordEchoMessage(echo(other, 1, ALICE, true))
+      await q.recordEchoMessage(echo(mine, 2, "+14155550177", true))
+      await q.recordEchoMessage(echo(mine, 3, ALICE, false))
+    })
+    const get = (n: number) =>
+      h.request("GET", `/v1/chats/${enc(ALICE)}/messages/wamsg_${String(n).padStart(26, "0")}/media?fromPhoneId=${enc(mine.phone.phoneNumber)}`, { key: live })
+    for (const n of [1, 2, 3]) {
+      const res = await get(n)
+      expect(res.status).toBe(404)
+      expect(res.body.message).toEqual([`Chat ${ALICE} has no message wamsg_${String(n).padStart(26, "0")} with media`])
+    }
+  })
+})

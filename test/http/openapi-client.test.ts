@@ -286,6 +286,12 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   const muted: string | null | undefined = first?.mutedUntil
   const page = await client.GET("/v1/chats/{chatId}/messages", { params: { path: { chatId: "+14155550199" }, query: { fromPhoneId, limit: 50, ...(next ? { before: next } : {}) } } })
   const origins: ("api" | "received" | "phone" | "history")[] = page.data?.data.messages.map((m) => m.origin) ?? []
+  // A photo the phone sent itself is downloaded from its timeline entry (docs/api.md § "Chats and contacts").
+  const withMedia = page.data?.data.messages.find((m) => m.media !== null)
+  const photo = withMedia
+    ? await client.GET("/v1/chats/{chatId}/messages/{messageId}/media", { params: { path: { chatId: "+14155550199", messageId: withMedia.id }, query: { fromPhoneId } }, parseAs: "blob" })
+    : null
+  const photoBytes: Blob | undefined = photo?.data
   const directions: ("in" | "out")[] = page.data?.data.messages.map((m) => m.direction) ?? []
   const changed = await client.PATCH("/v1/chats/{chatId}", { params: { path: { chatId: "+14155550199" } }, body: { fromPhoneId, archived: true, mutedUntil: null, unread: false } })
   const archived: boolean | undefined = changed.data?.data.archived
@@ -297,7 +303,7 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   const labels = await client.GET("/v1/labels", { params: { query: { fromPhoneId } } })
   const labelNames: string[] = labels.data?.data.labels.map((l) => l.id + " " + l.name + " " + String(l.color)) ?? []
   const onChat: string[] | undefined = first?.labels
-  console.log(unread, preview, muted, origins, directions, archived, labelNames, onChat)
+  console.log(unread, preview, muted, origins, directions, archived, labelNames, onChat, photoBytes?.size)
   return names.filter((n): n is string => n !== null)
 }
 

@@ -142,5 +142,9 @@ export function pgChatsQueries(sql: SQL): ChatsQueries {
     async pruneChatMessages(cutoffMs, limit) {
       return (await sql.unsafe(PRUNE, [cutoffMs, limit])).count
     },
+    async findChatMessage(id) {
+      const [raw] = (await sql.unsafe(`SELECT ${CHAT_MESSAGE_SELECT} FROM chat_messages WHERE id = $1`, [id])) as Record<string, unknown>[]
+      return raw ? chatMessageFromRaw(raw) : null
+    },
   }
 }

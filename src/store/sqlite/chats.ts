@@ -141,3 +141,8 @@ const PRUNE = `DELETE FROM chat_messages WHERE id IN (SELECT id FROM chat_messag
 export function pruneChatMessages(db: Database, cutoffMs: number, limit: number): number {
   return db.query(PRUNE).run(cutoffMs, limit).changes
 }
+
+export function findChatMessage(db: Database, id: string): ChatMessageRow | null {
+  const raw = db.query<RawChatMessage, [string]>(`SELECT ${CHAT_MESSAGE_SELECT} FROM chat_messages WHERE id = ?`).get(id)
+  return raw ? chatMessageFromRaw(raw) : null
+}

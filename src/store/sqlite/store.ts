@@ -319,6 +319,7 @@ function chatsQueries(db: Database): ChatsQueries {
     listReactionsFor: async (targetIds) => chats.listReactionsFor(db, targetIds),
     upsertContacts: async (rows) => chats.upsertContacts(db, rows),
     pruneChatMessages: async (cutoffMs, limit) => chats.pruneChatMessages(db, cutoffMs, limit),
+    findChatMessage: async (id) => chats.findChatMessage(db, id),
     listContacts: async (q) => chats.listContacts(db, q),
   }
 }
