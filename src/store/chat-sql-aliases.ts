@@ -24,7 +24,7 @@ const CHAT_FIELDS = `is_group, unread_count, last_activity_ms, last_message_id, 
 /**
  * Folds the chats of `source` (a query yielding phone_id, env, lid, phone_number) into the number's
  * chat: unread counts add up, the newer last message wins, the number's own settings stay (a
- * setting only the LID's chat had is taken). The LID's rows are deleted by foldedLidChatsGone.
+ * setting only the LID's chat had is taken). The LID's row is deleted next (by primary key in the trigger, by foldedLidChatsGone in the migration).
  */
 function foldLidChats(d: ChatSqlDialect, source: string): string {
   const newer = "excluded.last_activity_ms > chats.last_activity_ms"
@@ -47,10 +47,10 @@ function foldedLidChatsGone(source: string): string {
     WHERE m.phone_id = chats.phone_id AND m.env = chats.env AND m.lid = chats.chat_id)`
 }
 
-/** After a contact row is written with both its number and its LID: that LID's chat joins the number's. */
+/** After a contact row is written with both its number and its LID: that LID's chat joins the number's (primary-key seeks only). */
 export function foldChatOfMappedContact(d: ChatSqlDialect): string[] {
   const source = "SELECT NEW.phone_id AS phone_id, NEW.env AS env, NEW.lid AS lid, NEW.phone_number AS phone_number"
-  return [foldLidChats(d, source), foldedLidChatsGone(source)]
+  return [foldLidChats(d, source), "DELETE FROM chats WHERE phone_id = NEW.phone_id AND env = NEW.env AND chat_id = NEW.lid"]
 }
 
 /** Every mapping the install already knows, for the migration. */
@@ -67,9 +67,17 @@ export function foldKnownLidChats(d: ChatSqlDialect): string[] {
  */
 export const REVOKED_TYPE = "revoked"
 
-/** After a message of `table`'s row NEW is revoked: a chat showing it as its last message shows it deleted. */
-export function chatOfRevokedMessage(): string {
-  return `UPDATE chats SET last_type = '${REVOKED_TYPE}', last_preview = '' WHERE phone_id = NEW.phone_id AND env = NEW.env AND last_message_id = NEW.id`
+/** The chat id each message table's row NEW names its chat by. */
+export const REVOKABLE_CHAT_ID = {
+  messages: "NEW.to_address",
+  inbound_messages: "COALESCE(NEW.group_id, NEW.from_address)",
+  chat_messages: "NEW.chat_id",
+} as const
+
+/** After a message of `table` is revoked: its chat, if it shows that message as its last, shows it deleted. */
+export function chatOfRevokedMessage(table: keyof typeof REVOKABLE_CHAT_ID): string {
+  return `UPDATE chats SET last_type = '${REVOKED_TYPE}', last_preview = '' WHERE phone_id = NEW.phone_id AND env = NEW.env
+    AND chat_id = ${canonicalChatId(REVOKABLE_CHAT_ID[table])} AND last_message_id = NEW.id`
 }
 
 /** Chats whose last message is already revoked, for the migration. */

@@ -1,4 +1,4 @@
-import { ALIAS_INDEXES, chatOfRevokedMessage, foldChatOfMappedContact, foldKnownLidChats, resolvedChatStatements, revokedPreviewsOfKnownChats } from "../chat-sql-aliases"
+import { ALIAS_INDEXES, chatOfRevokedMessage, REVOKABLE_CHAT_ID, foldChatOfMappedContact, foldKnownLidChats, resolvedChatStatements, revokedPreviewsOfKnownChats } from "../chat-sql-aliases"
 import { contactOfInboundMessage, type ChatSqlDialect } from "../chat-sql"
 
 /*
@@ -26,8 +26,10 @@ BEGIN
 END $fn$;`
 }
 
-const revokeTrigger = (table: string) => `CREATE TRIGGER ${table}_chat_revoked AFTER UPDATE OF revoked_at_ms ON ${table} FOR EACH ROW
-  WHEN (OLD.revoked_at_ms IS NULL AND NEW.revoked_at_ms IS NOT NULL) EXECUTE FUNCTION chats_revoked_message();`
+// One function per table: each names its chat by its own columns.
+const revokeTrigger = (table: keyof typeof REVOKABLE_CHAT_ID) => `${triggerFunction(`chats_revoked_${table}`, [chatOfRevokedMessage(table)])}
+CREATE TRIGGER ${table}_chat_revoked AFTER UPDATE OF revoked_at_ms ON ${table} FOR EACH ROW
+  WHEN (OLD.revoked_at_ms IS NULL AND NEW.revoked_at_ms IS NOT NULL) EXECUTE FUNCTION chats_revoked_${table}();`
 
 export const CHAT_ALIASES_SQL = `${ALIAS_INDEXES};
 ${foldKnownLidChats(PG).join(";\n")};
@@ -36,7 +38,6 @@ ${triggerFunction("chats_touch_sent", [resolved.sent])}
 ${triggerFunction("chats_touch_inbound", [resolved.inbound, contactOfInboundMessage()])}
 ${triggerFunction("chats_read_inbound", [resolved.read])}
 ${triggerFunction("chats_touch_chat_message", [resolved.chatMessage])}
-${triggerFunction("chats_revoked_message", [chatOfRevokedMessage()])}
 ${revokeTrigger("messages")}
 ${revokeTrigger("inbound_messages")}
 ${revokeTrigger("chat_messages")}

@@ -1,4 +1,4 @@
-import { ALIAS_INDEXES, chatOfRevokedMessage, foldChatOfMappedContact, foldKnownLidChats, resolvedChatStatements, revokedPreviewsOfKnownChats } from "../chat-sql-aliases"
+import { ALIAS_INDEXES, chatOfRevokedMessage, REVOKABLE_CHAT_ID, foldChatOfMappedContact, foldKnownLidChats, resolvedChatStatements, revokedPreviewsOfKnownChats } from "../chat-sql-aliases"
 import { contactOfInboundMessage, type ChatSqlDialect } from "../chat-sql"
 
 /*
@@ -17,9 +17,9 @@ const SQLITE: ChatSqlDialect = {
 
 const resolved = resolvedChatStatements(SQLITE)
 
-const revokeTrigger = (table: string) => `CREATE TRIGGER ${table}_chat_revoked AFTER UPDATE OF revoked_at_ms ON ${table}
+const revokeTrigger = (table: keyof typeof REVOKABLE_CHAT_ID) => `CREATE TRIGGER ${table}_chat_revoked AFTER UPDATE OF revoked_at_ms ON ${table}
   WHEN OLD.revoked_at_ms IS NULL AND NEW.revoked_at_ms IS NOT NULL BEGIN
-  ${chatOfRevokedMessage()};
+  ${chatOfRevokedMessage(table)};
 END;`
 
 const mappedContactTrigger = (event: string) => `CREATE TRIGGER contacts_chat_fold_${event.split(" ")[0]!.toLowerCase()} AFTER ${event} ON contacts
