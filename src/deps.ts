@@ -31,6 +31,7 @@ import type { WhatsAppGateway } from "./whatsapp/gateway"
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
 import { createOutbox } from "./webhooks/outbox"
 import { createWaResendRetention } from "./domain/wa-resend-retention"
+import { createHistoryRetention, type HistoryRetention } from "./domain/history-retention"
 import { createWebhookRetention, type WebhookRetention } from "./webhooks/retention"
 import type { FetchLike } from "./webhooks/sender"
 import { createUsageRecorder, type UsageRecorder } from "./domain/usage"
@@ -57,6 +58,7 @@ export interface Services extends HttpDeps {
   sandbox: SandboxScheduler
   dispatcher: Dispatcher
   webhookRetention: WebhookRetention
+  historyRetention: HistoryRetention
   gateway: WhatsAppGateway
   /** Starts the background work: scheduled sandbox transitions, webhook deliveries and their retention. */
   start(): Promise<void>
@@ -189,6 +191,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const limiter = !store.sharedByNodes ? createRateLimiter(clock) : createSharedRateLimiter({ store, clock, logger, local: createRateLimiter(clock) })
   const webhookRetention = createWebhookRetention({ store, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
+  const historyRetention = createHistoryRetention({ store, clock, logger, scheduler, retentionDays: config.historyRetentionDays })
   const usage = createUsageRecorder(ctx)
   const sandbox = createSandboxScheduler(ctx, scheduler)
   const gateway =
@@ -265,6 +268,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     sandbox,
     dispatcher,
     webhookRetention,
+    historyRetention,
     live,
     sessions,
     gateway,
@@ -293,6 +297,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await sandbox.start()
       webhookRetention.start()
       waResendRetention.start()
+      historyRetention.start()
       await sessions.start()
       // After the node is registered (sessions.start refuses a node id a live process holds):
       // the dispatcher frees the claims its node id left, which must never be a live process's.
@@ -310,6 +315,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       if (started) await dispatcher.stop()
       await webhookRetention.stop()
       await waResendRetention.stop()
+      await historyRetention.stop()
       await usage.stop()
       await opened.close({ checkpoint: overrides.checkpointOnStop })
       logger.debug("services stopped", { at: toIso(clock.nowMs()) })

@@ -116,7 +116,8 @@ export function createChats(deps: { ctx: DomainContext; links: PhoneLinks }) {
     async timeline(principal: Principal, chatId: string, cmd: TimelineCommand) {
       const chat = await chatOf(principal, cmd.fromPhoneId, chatId)
       const before = timelineCursorOf(cmd.before)
-      const entries = await ctx.store.listTimeline({ phoneId: chat.phoneId, env: chat.env, chatId, before, limit: cmd.limit + 1 })
+      // A `…@lid` the phone maps to a number answers with the number's chat, which holds both (docs/api.md).
+      const entries = await ctx.store.listTimeline({ phoneId: chat.phoneId, env: chat.env, chatId: chat.chatId, before, limit: cmd.limit + 1 })
       const page = entries.slice(0, cmd.limit)
       const reactions = await ctx.store.listReactionsFor(page.map((e) => e.row.id))
       return { messages: page.map((e) => timelineView(e, reactions)), nextCursor: entries.length > cmd.limit ? timelineCursor(page.at(-1)!) : null }
@@ -126,7 +127,7 @@ export function createChats(deps: { ctx: DomainContext; links: PhoneLinks }) {
       const change = changeOf(patch)
       const chat = await chatOf(principal, patch.fromPhoneId, chatId)
       if (principal.env === "live") await writeToWhatsApp(chat, change)
-      const input = { accountId: principal.accountId, env: principal.env, phoneId: chat.phoneId, chatId, change, atMs: ctx.clock.nowMs() }
+      const input = { accountId: principal.accountId, env: principal.env, phoneId: chat.phoneId, chatId: chat.chatId, change, atMs: ctx.clock.nowMs() }
       return chatView(await ctx.store.write(async (q, tx) => await applyChatChange(ctx, q, tx, input)))
     },
 

@@ -139,6 +139,8 @@ export const errors = {
   contactPictureNotFound: (target: string) => new AppError("not_found", [`${target} has no profile picture, or its privacy settings hide it`]),
   // Chats (docs/api.md § "Chats and contacts").
   chatNotFound: (chatId: string) => new AppError("not_found", [`Chat ${chatId} not found on this phone`]),
+  chatMessageNotFound: (chatId: string, id: string) => new AppError("not_found", [`Chat ${chatId} has no message ${id} with media`]),
+  chatMessageMediaGone: (id: string) => new AppError("gone", [`WhatsApp no longer has the media of message ${id}`]),
   chatChangeUnwritten: (chatId: string, cause: unknown) =>
     new AppError("bad_gateway", [`The change to chat ${chatId} could not be written to WhatsApp's app state, so the phone would not show it; nothing was changed. Retry after a moment`], { cause }),
   // Labels (docs/api.md § "Labels").

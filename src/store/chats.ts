@@ -177,4 +177,11 @@ export interface ChatsQueries {
   upsertContacts(rows: readonly ContactUpsert[]): Promise<void>
   /** One page of a phone's contacts, by id. */
   listContacts(q: ContactListQuery): Promise<ContactRow[]>
+  /**
+   * Deletes at most `limit` echo/history messages sent (WhatsApp's timestamp) before `cutoffMs`,
+   * oldest first; returns how many. Their chats keep their rows (WAGATE_HISTORY_RETENTION_DAYS).
+   */
+  pruneChatMessages(cutoffMs: number, limit: number): Promise<number>
+  /** One echo/history message by wagate's id (`wamsg_…`), or null. */
+  findChatMessage(id: string): Promise<ChatMessageRow | null>
 }

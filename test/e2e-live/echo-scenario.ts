@@ -66,5 +66,20 @@ export function describeEcho(label: string, run: ScenarioRun): void {
       expect(entries.map((m) => m.origin)).toEqual(["api"])
       expect(live.hooks.matching("message.echo", (d) => d.content === "sent through the API")).toEqual([])
     }, STEP_TIMEOUT_MS)
+
+    test("a photo sent from the phone is downloaded byte-exact from its timeline entry's media route, and again on a second request", async () => {
+      const photo = new Uint8Array(6_000).map((_, i) => (i * 37 + 11) % 256)
+      await sim.sendFromPrimary(ME, { to: ana, message: { image: photo, caption: "the receipt", mimetype: "image/png" } })
+      const chatId = `+${ana.phoneNumber}`
+      const entry = await poll(async () => (await timeline(chatId)).find((m) => m.content === "the receipt"), "the photo echo in the timeline")
+      expect(entry).toMatchObject({ origin: "phone", media: { mimetype: "image/png", size: photo.length, urls: [] } })
+      const path = `/v1/chats/${encodeURIComponent(chatId)}/messages/${entry.id}/media?fromPhoneId=${encodeURIComponent(ME)}`
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${wagate.base}${path}`, { headers: { authorization: `Bearer ${api.key}` } })
+        expect(res.status).toBe(200)
+        expect(res.headers.get("content-type")).toBe("image/png")
+        expect(new Uint8Array(await res.arrayBuffer())).toEqual(photo)
+      }
+    }, STEP_TIMEOUT_MS)
   })
 }

@@ -102,6 +102,7 @@ function endpoints(phoneNumber: string, messageId: string) {
     // Chats and contacts (docs/api.md § "Chats and contacts"); the harness's send to +14155550199 made the chat.
     { name: "GET /v1/chats", method: "GET", path: `/v1/chats?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
     { name: "GET /v1/chats/{id}/messages", method: "GET", path: `/v1/chats/%2B14155550199/messages?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
+    { name: "GET /v1/chats/{id}/messages/{id}/media", method: "GET", path: `/v1/chats/%2B14155550199/messages/wamsg_x/media?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 404, scopes: ["messages:read"] },
     { name: "PATCH /v1/chats/{id}", method: "PATCH", path: "/v1/chats/%2B14155550199", body: { fromPhoneId: phoneNumber, pinned: true }, ok: 200, scopes: ["messages:send", "messages:write"] },
     { name: "GET /v1/labels", method: "GET", path: `/v1/labels?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
     // Labels made and put on chats (docs/api.md § "Labels"): test keys' sandbox phone counts as Business; `labels: []` needs no label made first.

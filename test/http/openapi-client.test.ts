@@ -286,6 +286,12 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   const muted: string | null | undefined = first?.mutedUntil
   const page = await client.GET("/v1/chats/{chatId}/messages", { params: { path: { chatId: "+14155550199" }, query: { fromPhoneId, limit: 50, ...(next ? { before: next } : {}) } } })
   const origins: ("api" | "received" | "phone" | "history")[] = page.data?.data.messages.map((m) => m.origin) ?? []
+  // A photo the phone sent itself is downloaded from its timeline entry (docs/api.md § "Chats and contacts").
+  const withMedia = page.data?.data.messages.find((m) => m.media !== null)
+  const photo = withMedia
+    ? await client.GET("/v1/chats/{chatId}/messages/{messageId}/media", { params: { path: { chatId: "+14155550199", messageId: withMedia.id }, query: { fromPhoneId } }, parseAs: "blob" })
+    : null
+  const photoBytes: Blob | undefined = photo?.data
   const directions: ("in" | "out")[] = page.data?.data.messages.map((m) => m.direction) ?? []
   const changed = await client.PATCH("/v1/chats/{chatId}", { params: { path: { chatId: "+14155550199" } }, body: { fromPhoneId, archived: true, mutedUntil: null, unread: false } })
   const archived: boolean | undefined = changed.data?.data.archived
@@ -306,7 +312,7 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   const nowOn: string[] | undefined = labelled.data?.data.labels
   // @ts-expect-error labels is a list of ids, not one id
   await client.PUT("/v1/chats/{chatId}/labels", { params: { path: { chatId: "+14155550199" } }, body: { fromPhoneId, labels: "4" } })
-  console.log(unread, preview, muted, origins, directions, archived, labelNames, onChat, nowOn)
+  console.log(unread, preview, muted, origins, directions, archived, labelNames, onChat, nowOn, photoBytes?.size)
   return names.filter((n): n is string => n !== null)
 }
 

@@ -97,6 +97,7 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   // Beyond the seed (docs/api.md § "Chats and contacts").
   ["get", "/v1/chats", 200, "listChats", REQUIRED_SCOPES.messagesRead],
   ["get", "/v1/chats/{chatId}/messages", 200, "listChatMessages", REQUIRED_SCOPES.messagesRead],
+  ["get", "/v1/chats/{chatId}/messages/{messageId}/media", 200, "getChatMessageMedia", REQUIRED_SCOPES.messagesRead],
   ["patch", "/v1/chats/{chatId}", 200, "updateChat", REQUIRED_SCOPES.send],
   ["get", "/v1/contacts", 200, "listContacts", REQUIRED_SCOPES.contactsRead],
   ["get", "/v1/labels", 200, "listLabels", REQUIRED_SCOPES.messagesRead],
@@ -211,7 +212,7 @@ describe("OpenAPI document: the whole", () => {
     }
     expect([...types.keys()].sort()).toEqual(["application/json", "application/octet-stream", "image/jpeg", "text/event-stream", "text/plain"])
     expect([...types.get("image/jpeg")!].sort()).toEqual(["paths get /v1/contacts/{contact}/picture", "paths get /v1/groups/{groupId}/picture", "paths get /v1/phone-numbers/{id}/picture"])
-    expect([...types.get("application/octet-stream")!]).toEqual(["paths get /v1/messages/inbound/{messageId}/media"])
+    expect([...types.get("application/octet-stream")!].sort()).toEqual(["paths get /v1/chats/{chatId}/messages/{messageId}/media", "paths get /v1/messages/inbound/{messageId}/media"])
     expect([...types.get("text/plain")!]).toEqual(["paths get /metrics"])
     expect([...types.get("text/event-stream")!]).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events"])
   })
@@ -233,7 +234,7 @@ describe("OpenAPI document: /v1", () => {
     if (ok === 204) {
       // No Content: no body at all, not even the envelope.
       expect(success.content).toBeUndefined()
-    } else if (id === "getInboundMessageMedia") {
+    } else if (id === "getInboundMessageMedia" || id === "getChatMessageMedia") {
       // The file itself, not an envelope.
       expect(success.content["application/octet-stream"].schema).toMatchObject({ type: "string", format: "binary" })
     } else if (id === "getOwnPicture" || id === "getContactPicture" || id === "getGroupPicture") {

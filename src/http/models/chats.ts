@@ -65,6 +65,13 @@ export const Chat = named(
 
 export const ChatList = named("ChatList", Type.Object({ chats: Type.Array(Chat), nextCursor: Nullable(Type.String({ description: "Pass as `cursor` for the next page; null on the last." })) }))
 
+/** GET /v1/chats/{chatId}/messages/{messageId}/media */
+export const ChatMessageParams = Type.Object({
+  chatId: ChatIdParams.properties.chatId,
+  messageId: Type.String({ description: "A timeline entry's id: `wamsg_…` (the phone's own or history) or `inmsg_…`.", examples: ["wamsg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
+})
+export const ChatMediaQuery = explainUnknownFields(Type.Object({ fromPhoneId: FromPhoneId }, { additionalProperties: false }), ENVIRONMENT_FROM_KEY)
+
 export const TimelineQuery = explainUnknownFields(
   Type.Object({ fromPhoneId: FromPhoneId, before: Cursor("before"), limit: Limit(100, 50) }, { additionalProperties: false }),
   ENVIRONMENT_FROM_KEY,
@@ -75,7 +82,9 @@ const TimelineMedia = Type.Object(
     mimetype: Nullable(Type.String({ examples: ["image/jpeg"] })),
     size: Nullable(Type.Integer({ minimum: 0 })),
     fileName: Nullable(Type.String()),
-    urls: Type.Array(Type.String(), { description: "An API send's mediaUrls; empty for a received message (its media route serves the bytes)." }),
+    urls: Type.Array(Type.String(), {
+      description: "An API send's mediaUrls; empty for any other message, whose bytes GET /v1/chats/{chatId}/messages/{messageId}/media serves.",
+    }),
   },
   { description: "The attachment, or null." },
 )

@@ -1,3 +1,4 @@
+import { CHAT_ALIASES_SQL } from "./migration-19-chat-aliases"
 import type { SQL } from "bun"
 import { SchemaTooNewError } from "../schema-version"
 import { DELIVERY_CLAIMS_SQL } from "./migration-3-delivery-claims"
@@ -55,6 +56,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(16, "chats, the phone's own and history messages, and contacts", CHATS_SQL),
   sqlMigration(17, "history settings per phone", HISTORY_SETTINGS_SQL),
   sqlMigration(18, "WhatsApp Business labels", LABELS_SQL),
+  sqlMigration(19, "one chat per contact by number and LID, revoked previews, history retention index", CHAT_ALIASES_SQL),
 ]
 
 /**

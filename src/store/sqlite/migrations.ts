@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite"
 import { CALLS_SQL } from "./migration-24-calls"
 import { CALL_ENVIRONMENTS_SQL } from "./migration-27-call-environments"
 import { CHATS_SQL } from "./migration-28-chats"
+import { CHAT_ALIASES_SQL } from "./migration-31-chat-aliases"
 import { HISTORY_SETTINGS_SQL } from "./history-settings"
 
 /** One forward-only schema change, shipped inside the binary. */
@@ -734,5 +735,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 30,
     name: "WhatsApp Business labels",
     up: (db) => db.exec(LABELS),
+  },
+  {
+    version: 31,
+    name: "one chat per contact by number and LID, revoked previews, history retention index",
+    up: (db) => db.exec(CHAT_ALIASES_SQL),
   },
 ]

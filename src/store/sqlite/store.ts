@@ -318,6 +318,8 @@ function chatsQueries(db: Database): ChatsQueries {
     listTimeline: async (q) => chats.listTimeline(db, q),
     listReactionsFor: async (targetIds) => chats.listReactionsFor(db, targetIds),
     upsertContacts: async (rows) => chats.upsertContacts(db, rows),
+    pruneChatMessages: async (cutoffMs, limit) => chats.pruneChatMessages(db, cutoffMs, limit),
+    findChatMessage: async (id) => chats.findChatMessage(db, id),
     listContacts: async (q) => chats.listContacts(db, q),
   }
 }

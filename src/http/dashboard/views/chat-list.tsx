@@ -69,7 +69,7 @@ function ChatItem(props: { chat: ChatView; scope: Pick<Scope, "account" | "env">
             {last ? <time datetime={last.at}>{shortTime(last.at, props.nowMs)}</time> : null}
           </span>
           <span class="chat-bottom">
-            <span class="chat-preview">{last ? `${last.direction === "out" ? "You: " : ""}${excerpt(last.preview || `[${last.type}]`, 90)}` : ""}</span>
+            <span class="chat-preview">{last ? `${last.direction === "out" ? "You: " : ""}${last.type === "revoked" ? "This message was deleted" : excerpt(last.preview || `[${last.type}]`, 90)}` : ""}</span>
             {chat.pinned ? <span class="mark tag">Pinned</span> : null}
             {muted ? <span class="mark tag">Muted</span> : null}
             {chat.archived ? <span class="mark tag">Archived</span> : null}

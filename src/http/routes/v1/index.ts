@@ -41,6 +41,7 @@ import { contactsList } from "./contacts-list"
 import { labelsList } from "./labels-list"
 import { labelsCreate } from "./labels-create"
 import { chatsLabels } from "./chats-labels"
+import { chatsMedia } from "./chats-media"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -79,6 +80,8 @@ export function v1Routes(deps: HttpDeps) {
     .use(untyped(deps, [chatsList, chatsMessages, chatsUpdate, contactsList, labelsList]))
     // Labels made and put on chats (docs/api.md § "Labels").
     .use(untyped(deps, [labelsCreate, chatsLabels]))
+    // A timeline entry's media (docs/api.md § "Chats and contacts").
+    .use(untyped(deps, [chatsMedia]))
 }
 
 /**
