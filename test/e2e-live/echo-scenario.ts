@@ -69,13 +69,13 @@ export function describeEcho(label: string, run: ScenarioRun): void {
 
     test("a photo sent from the phone is downloaded byte-exact from its timeline entry's media route, and again on a second request", async () => {
       const photo = new Uint8Array(6_000).map((_, i) => (i * 37 + 11) % 256)
-      await sim.sendFromPrimary(ME, { to: ana, message: { image: photo, caption: "the receipt", mimetype: "image/png" } })
+      await live.sim.sendFromPrimary(ME, { to: ana, message: { image: photo, caption: "the receipt", mimetype: "image/png" } })
       const chatId = `+${ana.phoneNumber}`
       const entry = await poll(async () => (await timeline(chatId)).find((m) => m.content === "the receipt"), "the photo echo in the timeline")
       expect(entry).toMatchObject({ origin: "phone", media: { mimetype: "image/png", size: photo.length, urls: [] } })
       const path = `/v1/chats/${encodeURIComponent(chatId)}/messages/${entry.id}/media?fromPhoneId=${encodeURIComponent(ME)}`
       for (let i = 0; i < 2; i++) {
-        const res = await fetch(`${wagate.base}${path}`, { headers: { authorization: `Bearer ${api.key}` } })
+        const res = await fetch(`${live.wagate.base}${path}`, { headers: { authorization: `Bearer ${live.api.key}` } })
         expect(res.status).toBe(200)
         expect(res.headers.get("content-type")).toBe("image/png")
         expect(new Uint8Array(await res.arrayBuffer())).toEqual(photo)
