@@ -146,7 +146,7 @@ export async function inboxPage(c: PageContext, failure?: { errors: string[]; st
               <ReplyBox scope={scope} state={state} csrfToken={c.session.csrfToken} keys={keys} values={values} quote={replyTo ? (quoted ? previewOf(quoted) : replyTo) : null} />
             </>
           ) : (
-            <p class="chat-empty muted">{list.chats.length === 0 && !state.search && state.filter === "all" ? "No chats yet: messages this phone sends and receives appear here." : "Pick a chat on the left."}</p>
+            <p class="chat-empty muted">{list.chats.length === 0 && !state.search && state.filter === "all" ? "No chats yet: messages this phone sends and receives appear on the left as they arrive." : "Pick a chat on the left."}</p>
           )}
         </section>
       </div>
