@@ -3,6 +3,7 @@ import type { AccountRow } from "../../src/store/accounts"
 import type { PhoneRow } from "../../src/store/phones"
 import { createHarness, type Harness } from "../helpers/harness"
 import { expectEscaped, HOSTILE, signIn, type DashboardClient } from "../helpers/dashboard"
+import { shortTime } from "../../src/http/dashboard/views/chat-list"
 
 /*
  * The Chats page's list as the store reads it (docs/dashboard.md § "Chats"): "Unread first",
@@ -77,6 +78,16 @@ describe("dashboard inbox list: success", () => {
     await archive("+14155550003")
     expect(listed((await client.get(inbox("&filter=unread"))).html)).toEqual(["+14155550001"])
     expect(listed((await client.get(inbox("&filter=archived&order=unread"))).html)).toEqual(["+14155550003"])
+  })
+})
+
+describe("dashboard inbox list: times", () => {
+  test("a chat's time reads as WhatsApp's list: the hour today, Yesterday, the weekday within a week, else the date", () => {
+    const now = Date.parse("2026-11-28T15:00:00.000Z") // a Saturday
+    expect(shortTime("2026-11-28T09:05:00.000Z", now)).toBe("09:05")
+    expect(shortTime("2026-11-27T23:59:00.000Z", now)).toBe("Yesterday")
+    expect(shortTime("2026-11-23T10:00:00.000Z", now)).toBe("Mon")
+    expect(shortTime("2026-11-21T10:00:00.000Z", now)).toBe("2026-11-21")
   })
 })
 

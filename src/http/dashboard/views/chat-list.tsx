@@ -55,9 +55,16 @@ export function initialOf(title: string): string {
   return /[\p{L}]/u.test(first) ? first.toUpperCase() : "#"
 }
 
-/** A time as the list shows it: the hour today, else the date. */
+const DAY_MS = 86_400_000
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+
+/** A time as WhatsApp's list shows it: the hour today, "Yesterday", the weekday within a week, else the date. */
 export function shortTime(iso: string, nowMs: number): string {
-  return new Date(nowMs).toISOString().slice(0, 10) === iso.slice(0, 10) ? `${iso.slice(11, 16)}` : iso.slice(0, 10)
+  const days = Math.floor(nowMs / DAY_MS) - Math.floor(Date.parse(iso) / DAY_MS)
+  if (days <= 0) return iso.slice(11, 16)
+  if (days === 1) return "Yesterday"
+  if (days < 7) return WEEKDAYS[new Date(iso).getUTCDay()]!
+  return iso.slice(0, 10)
 }
 
 function ChatItem(props: { chat: ChatView; scope: Pick<Scope, "account" | "env">; state: InboxState; nowMs: number }) {
