@@ -17,6 +17,7 @@ import { CALLS_SQL } from "./migration-12-calls"
 import { CALL_ENVIRONMENTS_SQL } from "./migration-15-call-environments"
 import { CHATS_SQL } from "./migration-16-chats"
 import { HISTORY_SETTINGS_SQL } from "./history-settings"
+import { CHAT_INBOX_INDEXES_SQL } from "../chat-inbox-indexes"
 
 /*
  * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/sqlite/migrations.ts;
@@ -55,6 +56,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(16, "chats, the phone's own and history messages, and contacts", CHATS_SQL),
   sqlMigration(17, "history settings per phone", HISTORY_SETTINGS_SQL),
   sqlMigration(18, "WhatsApp Business labels", LABELS_SQL),
+  sqlMigration(22, "the inbox order's indexes on chats", CHAT_INBOX_INDEXES_SQL),
 ]
 
 /**

@@ -3,6 +3,7 @@ import { CALLS_SQL } from "./migration-24-calls"
 import { CALL_ENVIRONMENTS_SQL } from "./migration-27-call-environments"
 import { CHATS_SQL } from "./migration-28-chats"
 import { HISTORY_SETTINGS_SQL } from "./history-settings"
+import { CHAT_INBOX_INDEXES_SQL } from "../chat-inbox-indexes"
 
 /** One forward-only schema change, shipped inside the binary. */
 export interface Migration {
@@ -734,5 +735,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 30,
     name: "WhatsApp Business labels",
     up: (db) => db.exec(LABELS),
+  },
+  {
+    version: 34,
+    name: "the inbox order's indexes on chats",
+    up: (db) => db.exec(CHAT_INBOX_INDEXES_SQL),
   },
 ]
