@@ -18,6 +18,8 @@ setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 const ME = "+15550096666"
 /** The panes poll every 3 s, and a message crosses Baileys and the store first: a loaded machine may take a few polls. */
 const ARRIVAL_MS = 30_000
+/** Three arrivals and a send on a loaded machine. */
+const STEP_TIMEOUT_MS = 120_000
 
 describeInBrowser("dashboard: a live phone's inbox against the WhatsApp simulator", () => {
   let world: TlsWorld
@@ -81,5 +83,5 @@ describeInBrowser("dashboard: a live phone's inbox against the WhatsApp simulato
     const quoted = reply.copies[0]!.message.extendedTextMessage?.contextInfo
     expect(quoted?.stanzaId).toBe(asked)
     await page.locator(".bubble.out", { hasText: "Yes, a table for four on the terrace at 20:00." }).waitFor({ timeout: ARRIVAL_MS })
-  })
+  }, STEP_TIMEOUT_MS)
 })
