@@ -21,9 +21,18 @@ export interface ChatListCommand {
   fromPhoneId: string
   archived?: boolean
   unread?: boolean
+  /** Pinned chats first (the dashboard's inbox, as WhatsApp lists them). */
+  pinnedFirst?: boolean
+  /** Chats with unread messages first, then the others, each newest activity first. */
+  unreadFirst?: boolean
+  /** A part of a name, number or LID; at most CHAT_SEARCH_MAX characters. */
+  search?: string
   limit: number
   cursor?: string
 }
+
+/** The longest chat search: a name or a number fits, a pasted paragraph is refused. */
+export const CHAT_SEARCH_MAX = 100
 
 export interface TimelineCommand {
   fromPhoneId: string
@@ -107,10 +116,18 @@ export function createChats(deps: { ctx: DomainContext; links: PhoneLinks }) {
   return {
     async list(principal: Principal, cmd: ChatListCommand) {
       const phone = await resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
-      const after = chatCursorOf(cmd.cursor)
-      const rows = await ctx.store.listChats({ phoneId: phone.id, env: principal.env, archived: cmd.archived, unread: cmd.unread, after, limit: cmd.limit + 1 })
+      const order = { pinnedFirst: cmd.pinnedFirst === true, unreadFirst: cmd.unreadFirst === true }
+      const after = chatCursorOf(cmd.cursor, order)
+      const search = cmd.search?.trim() || undefined
+      if (search && [...search].length > CHAT_SEARCH_MAX) throw errors.validation([`search must be at most ${CHAT_SEARCH_MAX} characters`])
+      const rows = await ctx.store.listChats({ phoneId: phone.id, env: principal.env, archived: cmd.archived, unread: cmd.unread, ...order, search, after, limit: cmd.limit + 1 })
       const page = rows.slice(0, cmd.limit)
-      return { chats: page.map(chatView), nextCursor: rows.length > cmd.limit ? chatCursor(page.at(-1)!) : null }
+      return { chats: page.map(chatView), nextCursor: rows.length > cmd.limit ? chatCursor(page.at(-1)!, order) : null }
+    },
+
+    /** One chat of the phone (404 when it has none under this id in the key's environment). */
+    async chat(principal: Principal, fromPhoneId: string, chatId: string) {
+      return chatView(await chatOf(principal, fromPhoneId, chatId))
     },
 
     async timeline(principal: Principal, chatId: string, cmd: TimelineCommand) {

@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox"
+import { CHAT_SEARCH_MAX } from "../../domain/chats"
 import { E164_PATTERN, LID_JID_PATTERN } from "../../lib/formats"
 import { named, Nullable, OneOf } from "../../lib/schema"
 import { MESSAGE_STATUSES, TIMELINE_ORIGINS } from "../../lib/vocabulary"
@@ -28,6 +29,21 @@ export const ListChatsQuery = explainUnknownFields(
       fromPhoneId: FromPhoneId,
       archived: Flag("archived", "true: only archived chats; false: only chats not archived."),
       unread: Flag("unread", "true: only chats with unread messages; false: only chats without."),
+      order: Type.Optional(
+        OneOf(["activity", "unread"] as const, {
+          description: "`activity` (the default): newest activity first; `unread`: chats with unread messages first, then the others, each newest activity first. A cursor pages only the order it was given for.",
+          errorMessage: "order must be activity or unread",
+        }),
+      ),
+      search: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: CHAT_SEARCH_MAX,
+          description: "Only chats whose name, contact's address-book or push name, number or LID contains this (case-insensitive for A–Z; `%` and `_` match themselves). Digits also match a number however it is spaced.",
+          examples: ["giulia"],
+          errorMessage: `search must be 1 to ${CHAT_SEARCH_MAX} characters`,
+        }),
+      ),
       limit: Limit(100, 50),
       cursor: Cursor("cursor"),
     },

@@ -2,6 +2,7 @@ import type { SQL } from "bun"
 import type { ChatsQueries } from "../chats"
 import type { ChatListQuery, ChatMessageRow, ContactListQuery, TimelineQuery } from "../chats"
 import { CHAT_COLUMNS, CHAT_MESSAGE_COLUMNS, CHAT_MESSAGE_SELECT, CONTACT_COLUMNS, chatChangeSets, chatFromRaw, chatMessageFromRaw, chatMessageValues, contactFromRaw, likePattern, mergeTimeline, type RawChat } from "../chat-rows"
+import { chatListClauses } from "../chat-list-sql"
 import { MESSAGE_COLUMNS, messageFromPg, type PgMessage } from "./message-rows"
 import { COLUMNS as INBOUND_COLUMNS, fromPg as inboundFromPg, type PgInbound } from "./inbound"
 import { toNumber } from "./rows"
@@ -11,12 +12,10 @@ import { toNumber } from "./rows"
 const CHAT_FROM = `FROM chats c LEFT JOIN contacts ct ON ct.phone_id = c.phone_id AND ct.env = c.env AND ct.contact_id = c.chat_id`
 
 async function listChats(sql: SQL, q: ChatListQuery) {
-  const params: unknown[] = [q.phoneId, q.env]
-  const where = ["c.phone_id = $1", "c.env = $2"]
-  if (q.archived !== undefined) where.push(`c.archived = $${params.push(q.archived)}`)
-  if (q.unread !== undefined) where.push(q.unread ? "c.unread_count > 0" : "c.unread_count = 0")
-  if (q.after) where.push(`(c.last_activity_ms, c.chat_id) < ($${params.push(q.after.activityMs)}::int8, $${params.push(q.after.chatId)})`)
-  const text = `SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE ${where.join(" AND ")} ORDER BY c.last_activity_ms DESC, c.chat_id DESC LIMIT $${params.push(q.limit)}`
+  const params: unknown[] = []
+  const param = (v: unknown, type?: string) => `$${params.push(v)}${type ? `::${type}` : ""}`
+  const { where, orderBy } = chatListClauses(q, { param, like: "ILIKE" })
+  const text = `SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE ${where.join(" AND ")} ORDER BY ${orderBy} LIMIT ${param(q.limit)}`
   return ((await sql.unsafe(text, params)) as RawChat[]).map(chatFromRaw)
 }
 

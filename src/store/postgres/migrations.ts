@@ -18,6 +18,7 @@ import { CALLS_SQL } from "./migration-12-calls"
 import { CALL_ENVIRONMENTS_SQL } from "./migration-15-call-environments"
 import { CHATS_SQL } from "./migration-16-chats"
 import { HISTORY_SETTINGS_SQL } from "./history-settings"
+import { CHAT_INBOX_INDEXES_SQL } from "../chat-inbox-indexes"
 
 /*
  * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/sqlite/migrations.ts;
@@ -57,6 +58,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(17, "history settings per phone", HISTORY_SETTINGS_SQL),
   sqlMigration(18, "WhatsApp Business labels", LABELS_SQL),
   sqlMigration(19, "one chat per contact by number and LID, revoked previews, history retention index", CHAT_ALIASES_SQL),
+  sqlMigration(20, "the inbox order's indexes on chats", CHAT_INBOX_INDEXES_SQL),
 ]
 
 /**

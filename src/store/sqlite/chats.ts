@@ -3,6 +3,7 @@ import type { SqlParams } from "./db"
 import type { Environment } from "../../lib/vocabulary"
 import type { ChatChange, ChatListQuery, ChatMessageRow, ChatRow, ContactListQuery, ContactRow, ContactUpsert, TimelineEntry, TimelineQuery } from "../chats"
 import { CHAT_COLUMNS, CHAT_MESSAGE_COLUMNS, CHAT_MESSAGE_SELECT, CONTACT_COLUMNS, chatChangeSets, chatFromRaw, chatMessageFromRaw, chatMessageValues, contactFromRaw, likePattern, mergeTimeline, type RawChat, type RawChatMessage, type RawContact } from "../chat-rows"
+import { chatListClauses } from "../chat-list-sql"
 import { COLUMNS as MESSAGE_COLUMNS, fromRaw as messageFromRaw, type RawRow as RawMessage } from "./messages"
 import { COLUMNS as INBOUND_COLUMNS, fromRaw as inboundFromRaw, type RawRow as RawInbound } from "./inbound"
 
@@ -11,17 +12,11 @@ import { COLUMNS as INBOUND_COLUMNS, fromRaw as inboundFromRaw, type RawRow as R
 const CHAT_FROM = `FROM chats c LEFT JOIN contacts ct ON ct.phone_id = c.phone_id AND ct.env = c.env AND ct.contact_id = c.chat_id`
 
 export function listChats(db: Database, q: ChatListQuery): ChatRow[] {
-  const where = ["c.phone_id = $phoneId", "c.env = $env"]
-  const params: SqlParams = { phoneId: q.phoneId, env: q.env, limit: q.limit }
-  if (q.archived !== undefined) (where.push("c.archived = $archived"), (params.archived = q.archived ? 1 : 0))
-  if (q.unread !== undefined) where.push(q.unread ? "c.unread_count > 0" : "c.unread_count = 0")
-  if (q.after) {
-    where.push("(c.last_activity_ms, c.chat_id) < ($afterMs, $afterId)")
-    params.afterMs = q.after.activityMs
-    params.afterId = q.after.chatId
-  }
-  const sql = `SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE ${where.join(" AND ")} ORDER BY c.last_activity_ms DESC, c.chat_id DESC LIMIT $limit`
-  return db.query<RawChat, SqlParams>(sql).all(params).map(chatFromRaw)
+  const values: (string | number)[] = []
+  const param = (v: unknown) => `?${values.push(typeof v === "boolean" ? (v ? 1 : 0) : (v as string | number))}`
+  const { where, orderBy } = chatListClauses(q, { param, like: "LIKE" })
+  const sql = `SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE ${where.join(" AND ")} ORDER BY ${orderBy} LIMIT ${param(q.limit)}`
+  return db.query<RawChat, (string | number)[]>(sql).all(...values).map(chatFromRaw)
 }
 
 // A `…@lid` the phone maps to a number names the number's chat (src/store/chat-sql-aliases.ts).

@@ -4,6 +4,7 @@ import { CALL_ENVIRONMENTS_SQL } from "./migration-27-call-environments"
 import { CHATS_SQL } from "./migration-28-chats"
 import { CHAT_ALIASES_SQL } from "./migration-31-chat-aliases"
 import { HISTORY_SETTINGS_SQL } from "./history-settings"
+import { CHAT_INBOX_INDEXES_SQL } from "../chat-inbox-indexes"
 
 /** One forward-only schema change, shipped inside the binary. */
 export interface Migration {
@@ -740,5 +741,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 31,
     name: "one chat per contact by number and LID, revoked previews, history retention index",
     up: (db) => db.exec(CHAT_ALIASES_SQL),
+  },
+  {
+    version: 32,
+    name: "the inbox order's indexes on chats",
+    up: (db) => db.exec(CHAT_INBOX_INDEXES_SQL),
   },
 ]
