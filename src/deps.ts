@@ -29,6 +29,8 @@ import { createBaileysGateway } from "./whatsapp/baileys/gateway"
 import type { WhatsAppGateway } from "./whatsapp/gateway"
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
 import { createOutbox } from "./webhooks/outbox"
+import { createEventWake } from "./webhooks/event-wake"
+import { createEventStreams } from "./domain/event-streams"
 import { createWaResendRetention } from "./domain/wa-resend-retention"
 import { createWebhookRetention, type WebhookRetention } from "./webhooks/retention"
 import type { FetchLike } from "./webhooks/sender"
@@ -90,6 +92,8 @@ export interface ServiceOverrides {
   leaseTimings?: { leaseMs?: number; renewEveryMs?: number; firstClaimDelayMs?: number }
   /** What happens when another process took this node id over; the server exits. */
   onNodeIdTaken?: (err: NodeIdInUseError) => void
+  /** Event stream bounds (src/domain/event-streams.ts); tests shrink the buffer to reach an overflow. */
+  eventStreams?: { bufferBytes?: number; perKey?: number }
 }
 
 /**
@@ -167,12 +171,20 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       userAgent: `wagate/${VERSION}`,
     },
   })
+  const wake = createEventWake()
   const ctx: DomainContext = {
     store,
     clock,
     ids,
     logger,
-    events: createOutbox({ ids, clock, onDeliveryCommitted: (delivery) => dispatcher.schedule(delivery), version: () => store.changeVersion() }),
+    events: createOutbox({
+      ids,
+      clock,
+      onDeliveryCommitted: (delivery) => dispatcher.schedule(delivery),
+      version: () => store.changeVersion(),
+      // The seam for several nodes: a database notification can ring the same wake-up.
+      onStreamedCommitted: (accountId, env) => wake.ring(accountId, env),
+    }),
     principalCache: new Map(),
     config: {
       rateLimitPerMinute: config.rateLimitPerMinute,
@@ -189,6 +201,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const webhookRetention = createWebhookRetention({ store, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
   const usage = createUsageRecorder(ctx)
+  const eventStreams = createEventStreams({ ctx, wake, ...overrides.eventStreams })
   const sandbox = createSandboxScheduler(ctx, scheduler)
   const gateway =
     overrides.gateway ??
@@ -277,6 +290,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     contactChecks,
     contactBlocks: createContactBlocks({ ctx, links }),
     chats: createChats({ ctx, links }),
+    eventStreams,
     contactProfiles: createContactProfiles({ ctx, links, lookups, checks: contactChecks, cache: mediaCache }),
     metrics,
     metricsPublic: config.metricsPublic,
@@ -301,6 +315,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       if (stopped) return
       stopped = true
       // Sessions may run without start() (pairing from the CLI): always close them.
+      eventStreams.closeAll()
       await sessions.stop()
       await live.stop()
       overrides.lagMonitor?.stop()

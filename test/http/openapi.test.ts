@@ -100,6 +100,8 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["patch", "/v1/chats/{chatId}", 200, "updateChat", REQUIRED_SCOPES.send],
   ["get", "/v1/contacts", 200, "listContacts", REQUIRED_SCOPES.contactsRead],
   ["get", "/v1/labels", 200, "listLabels", REQUIRED_SCOPES.messagesRead],
+  // Event streams (docs/webhooks.md § "Streams").
+  ["get", "/v1/events", 200, "streamEvents", REQUIRED_SCOPES.eventsRead],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -196,7 +198,7 @@ describe("OpenAPI document: the whole", () => {
     expect(checked).toBeGreaterThan(30)
   })
 
-  test("answers are JSON, except the metrics text, the pairing event stream, inbound media and pictures", () => {
+  test("answers are JSON, except the metrics text, the pairing and account event streams, inbound media and pictures", () => {
     const types = new Map<string, Set<string>>()
     for (const { where, op } of operations().filter((o) => o.where.startsWith("paths"))) {
       for (const response of Object.values(op.responses)) {
@@ -210,7 +212,7 @@ describe("OpenAPI document: the whole", () => {
     expect([...types.get("image/jpeg")!].sort()).toEqual(["paths get /v1/contacts/{contact}/picture", "paths get /v1/groups/{groupId}/picture", "paths get /v1/phone-numbers/{id}/picture"])
     expect([...types.get("application/octet-stream")!]).toEqual(["paths get /v1/messages/inbound/{messageId}/media"])
     expect([...types.get("text/plain")!]).toEqual(["paths get /metrics"])
-    expect([...types.get("text/event-stream")!]).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events"])
+    expect([...types.get("text/event-stream")!].sort()).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events", "paths get /v1/events"])
   })
 })
 
@@ -236,6 +238,9 @@ describe("OpenAPI document: /v1", () => {
     } else if (id === "getOwnPicture" || id === "getContactPicture" || id === "getGroupPicture") {
       // The JPEG itself, not an envelope.
       expect(success.content["image/jpeg"].schema).toMatchObject({ type: "string", format: "binary" })
+    } else if (id === "streamEvents") {
+      // Server-Sent Events, not an envelope.
+      expect(success.content["text/event-stream"].schema).toMatchObject({ type: "string" })
     } else {
       const schema = success.content["application/json"].schema
       expect(schema.properties.success).toEqual({ const: true, type: "boolean" })

@@ -8,6 +8,7 @@ import { MESSAGE_SECRETS_SQL } from "./migration-7-message-secrets"
 import { WA_CONTACTS_SQL } from "./migration-8-wa-contacts"
 import { SANDBOX_BLOCKS_SQL } from "./migration-14-sandbox-blocks"
 import { LABELS_SQL } from "./migration-18-labels"
+import { EVENT_STREAMS_SQL } from "./migration-23-event-streams"
 import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
 import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { POLLS_SQL } from "./migration-11-polls"
@@ -55,6 +56,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(16, "chats, the phone's own and history messages, and contacts", CHATS_SQL),
   sqlMigration(17, "history settings per phone", HISTORY_SETTINGS_SQL),
   sqlMigration(18, "WhatsApp Business labels", LABELS_SQL),
+  sqlMigration(23, "event stream positions and consumers", EVENT_STREAMS_SQL),
 ]
 
 /**

@@ -39,6 +39,7 @@ import { chatsMessages } from "./chats-messages"
 import { chatsUpdate } from "./chats-update"
 import { contactsList } from "./contacts-list"
 import { labelsList } from "./labels-list"
+import { eventsStream } from "./events-stream"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -75,6 +76,8 @@ export function v1Routes(deps: HttpDeps) {
     .use(untyped(deps, [sandboxInbound, sandboxCalls]))
     // Chats and contacts (docs/api.md § "Chats and contacts").
     .use(untyped(deps, [chatsList, chatsMessages, chatsUpdate, contactsList, labelsList]))
+    // Event streams (docs/webhooks.md § "Streams").
+    .use(untyped(deps, [eventsStream]))
 }
 
 /**
