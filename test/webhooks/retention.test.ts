@@ -116,6 +116,24 @@ describe("webhook retention", () => {
     expect([exists(older), exists(newest)]).toEqual([false, true])
   })
 
+  test("a pass forgets a stream consumer not seen within the retention, and the outbox stops keeping that account's events", async () => {
+    h = await createHarness()
+    const { ctx } = h.services
+    const account = await h.seedAccount()
+    const other = await h.seedAccount({ name: "Other" })
+    await ctx.store.write((q) => q.touchEventConsumer(account.id, "test", h.clock.nowMs() - 31 * DAY_MS), { changed: ["event_consumers"] })
+    await ctx.store.write((q) => q.touchEventConsumer(other.id, "test", h.clock.nowMs() - 29 * DAY_MS), { changed: ["event_consumers"] })
+    const record = (accountId: string) =>
+      ctx.store.write((q, tx) => ctx.events.record(q, tx, { accountId, env: "test", type: "message.received", data: {}, occurredAtMs: h.clock.nowMs() }))
+    await record(account.id)
+    expect(count("events")).toBe(1)
+    await h.advance(RETENTION_FIRST_DELAY_MS)
+    expect([await ctx.store.hasEventConsumer(account.id, "test"), await ctx.store.hasEventConsumer(other.id, "test")]).toEqual([false, true])
+    await record(account.id)
+    await record(other.id)
+    expect(count("events")).toBe(2)
+  })
+
   test("a retention of 0 keeps every event", async () => {
     await setUp({ WAGATE_WEBHOOK_RETENTION_DAYS: "0" })
     const ancient = await storeEvent(h.clock.nowMs() - 3_650 * DAY_MS, ["succeeded"])

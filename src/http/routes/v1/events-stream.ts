@@ -31,7 +31,8 @@ export const eventsStream = (deps: HttpDeps) => (app: ApiApp) =>
         throw errors.validation(["Last-Event-ID: must be an event id (evt_ and 26 characters)"])
       }
       const body = await deps.eventStreams.open(principal, { types: typesOf(q.types), after: q.after ?? lastEventId })
-      // A stream is quiet between events and heartbeats: the server's idle timeout must not end it.
+      // The heartbeat (15 s) already beats the server's idle timeout (Elysia's 30 s); a stream
+      // waits on its client, not on the timeout, even if the heartbeat is held up.
       server?.timeout(request, 0)
       return new Response(body, { headers: STREAM_HEADERS })
     },
