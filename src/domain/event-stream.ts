@@ -41,7 +41,14 @@ export function createEventStream(deps: {
   let reading = false
   let again = false
   const timers: TimerHandle[] = []
-  const send = (text: string) => controller.enqueue(encoder.encode(text))
+  /** Queues bytes for the client; a stream the client already left ends here instead of throwing in a timer. */
+  function send(text: string): void {
+    try {
+      controller.enqueue(encoder.encode(text))
+    } catch {
+      close()
+    }
+  }
 
   function close(final?: string): void {
     if (closed) return
@@ -51,7 +58,7 @@ export function createEventStream(deps: {
     deps.onClosed()
     if (final === undefined) return
     try {
-      if (final !== "") send(final)
+      if (final !== "") controller.enqueue(encoder.encode(final))
       controller.close()
     } catch {
       // The client left as the stream was ending.
