@@ -65,6 +65,10 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
  */
 export const PG_MIGRATION_GAPS: Readonly<Record<number, string>> = {
   2: "the number was set aside for the PostgreSQL message queries while they were written beside migrations 3 and 4, and they needed no schema change",
+  19: "set aside for the history, labels and retention work written beside the event streams (migration 23)",
+  20: "set aside for the history, labels and retention work written beside the event streams (migration 23)",
+  21: "set aside for the history, labels and retention work written beside the event streams (migration 23)",
+  22: "set aside for the history, labels and retention work written beside the event streams (migration 23)",
 }
 
 /** The newest PostgreSQL schema version this binary knows. */
