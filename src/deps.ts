@@ -30,6 +30,8 @@ import { createBaileysGateway } from "./whatsapp/baileys/gateway"
 import type { WhatsAppGateway } from "./whatsapp/gateway"
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
 import { createOutbox } from "./webhooks/outbox"
+import { createEventWake } from "./webhooks/event-wake"
+import { createEventStreams } from "./domain/event-streams"
 import { createWaResendRetention } from "./domain/wa-resend-retention"
 import { createHistoryRetention, type HistoryRetention } from "./domain/history-retention"
 import { createWebhookRetention, type WebhookRetention } from "./webhooks/retention"
@@ -93,6 +95,8 @@ export interface ServiceOverrides {
   leaseTimings?: { leaseMs?: number; renewEveryMs?: number; firstClaimDelayMs?: number }
   /** What happens when another process took this node id over; the server exits. */
   onNodeIdTaken?: (err: NodeIdInUseError) => void
+  /** Event stream bounds (src/domain/event-streams.ts); tests shrink the buffer to reach an overflow. */
+  eventStreams?: { bufferBytes?: number; perKey?: number }
 }
 
 /**
@@ -170,12 +174,20 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       userAgent: `wagate/${VERSION}`,
     },
   })
+  const wake = createEventWake()
   const ctx: DomainContext = {
     store,
     clock,
     ids,
     logger,
-    events: createOutbox({ ids, clock, onDeliveryCommitted: (delivery) => dispatcher.schedule(delivery), version: () => store.changeVersion() }),
+    events: createOutbox({
+      ids,
+      clock,
+      onDeliveryCommitted: (delivery) => dispatcher.schedule(delivery),
+      version: () => store.changeVersion(),
+      // The seam for several nodes: a database notification can ring the same wake-up.
+      onStreamedCommitted: (accountId, env) => wake.ring(accountId, env),
+    }),
     principalCache: new Map(),
     config: {
       rateLimitPerMinute: config.rateLimitPerMinute,
@@ -193,6 +205,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
   const historyRetention = createHistoryRetention({ store, clock, logger, scheduler, retentionDays: config.historyRetentionDays })
   const usage = createUsageRecorder(ctx)
+  const eventStreams = createEventStreams({ ctx, wake, ...overrides.eventStreams })
   const sandbox = createSandboxScheduler(ctx, scheduler)
   const gateway =
     overrides.gateway ??
@@ -283,6 +296,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     contactBlocks: createContactBlocks({ ctx, links }),
     chats: createChats({ ctx, links }),
     labels: createLabels({ ctx, links }),
+    eventStreams,
     contactProfiles: createContactProfiles({ ctx, links, lookups, checks: contactChecks, cache: mediaCache }),
     metrics,
     metricsPublic: config.metricsPublic,
@@ -308,6 +322,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       if (stopped) return
       stopped = true
       // Sessions may run without start() (pairing from the CLI): always close them.
+      eventStreams.closeAll()
       await sessions.stop()
       await live.stop()
       overrides.lagMonitor?.stop()

@@ -20,6 +20,7 @@ import type { UsageRecorder } from "../domain/usage"
 import type { LiveActionDeps } from "../domain/wa-targets"
 import type { InboundMediaDeps } from "../domain/inbound-media"
 import type { NodeTrust } from "../domain/node-trust"
+import type { EventStreams } from "../domain/event-streams"
 
 /** What the HTTP layer needs, built by the composition root. */
 export interface HttpDeps {
@@ -51,6 +52,8 @@ export interface HttpDeps {
   chats: Chats
   /** Labels made and put on chats (docs/api.md § "Labels"). */
   labels: Labels
+  /** Server-Sent Events over the event log (docs/webhooks.md § "Streams"). */
+  eventStreams: EventStreams
   metrics: AppMetrics
   /** Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (WAGATE_TRUSTED_PROXIES). */
   trustedProxies: CidrList

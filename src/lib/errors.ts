@@ -78,6 +78,9 @@ export const errors = {
     new AppError("unauthorized", ["The request names a sending node (X-Wagate-Forwarded-By) without a valid node signature; only nodes of this cluster may send it"]),
   authRateLimited: (retryAfterSeconds: number) =>
     new AppError("rate_limited", ["Too many failed authentication attempts"], { retryAfterSeconds }),
+  /** The key holds its event streams open already (docs/webhooks.md § "Streams"). */
+  tooManyStreams: (limit: number) =>
+    new AppError("rate_limited", [`This API key has ${limit} event streams open, the most it may; close one before opening another`], { retryAfterSeconds: 15 }),
   routeNotFound: (method: string, path: string) => new AppError("not_found", [`Route ${method} ${path} not found`]),
   methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
     new AppError("method_not_allowed", [`Method ${method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`], {

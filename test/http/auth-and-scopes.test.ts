@@ -163,6 +163,9 @@ function endpoints(phoneNumber: string, messageId: string) {
       ok: 200,
       scopes: ["account:read", "messages:read", "messages:send", "messages:write"],
     },
+    // The event stream (docs/webhooks.md § "Streams"): a malformed resume id is a 400 once the scope
+    // admitted the key, so the matrix gets an answer instead of a stream that never ends.
+    { name: "GET /v1/events", method: "GET", path: "/v1/events?after=evt_bad", ok: 400, scopes: ["events:read"] },
   ]
 }
 

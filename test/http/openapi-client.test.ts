@@ -316,6 +316,17 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   return names.filter((n): n is string => n !== null)
 }
 
+// Event streams (docs/webhooks.md § "Streams"): the stream's filter and resume id, typed; the body is the stream.
+export async function eventStream(): Promise<ReadableStream<Uint8Array> | null> {
+  const res = await client.GET("/v1/events", {
+    params: { query: { types: "message.received,group.*" }, header: { "Last-Event-ID": "evt_01jd0m3k7v5q9z8y6x4w2t0r1p" } },
+    parseAs: "stream",
+  })
+  // @ts-expect-error the stream has no such parameter
+  await client.GET("/v1/events", { params: { query: { since: "evt_01jd0m3k7v5q9z8y6x4w2t0r1p" } }, parseAs: "stream" })
+  return res.response.body
+}
+
 // History on pairing (docs/admin.md § "History on pairing"): a phone's settings, typed.
 export async function historySettings(): Promise<number | undefined> {
   const admin = createClient<paths>({ baseUrl: "http://127.0.0.1:3000", headers: { Authorization: "Bearer adm_x" } })

@@ -511,6 +511,18 @@ const PHONES_OFFLINE_WATCHDOG = `ALTER TABLE phones ADD COLUMN offline_watchdog_
 // keyed by the address wagate records as `from` (E.164, or its `…@lid` when WhatsApp hid the
 // number); a contacts API can grow from this table.
 /** A phone's WhatsApp Business labels (src/store/labels.ts), as PostgreSQL migration 18. */
+// Event streams (docs/webhooks.md § "Streams"): an account and environment with a stream seen
+// lately keeps its events in the log even without a webhook endpoint. Streams read the log in
+// rowid order, which is commit order with one writer, so events need no new column.
+const EVENT_STREAMS = `
+CREATE TABLE event_consumers (
+  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  env TEXT NOT NULL,
+  last_seen_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (account_id, env)
+) STRICT;
+`
+
 const LABELS = `
 CREATE TABLE labels (
   phone_id TEXT NOT NULL REFERENCES phones(id) ON DELETE CASCADE,
@@ -746,5 +758,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 32,
     name: "the inbox order's indexes on chats",
     up: (db) => db.exec(CHAT_INBOX_INDEXES_SQL),
+  },
+  {
+    version: 33,
+    name: "event stream consumers",
+    up: (db) => db.exec(EVENT_STREAMS),
   },
 ]

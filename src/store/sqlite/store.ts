@@ -27,6 +27,7 @@ import * as calls from "./calls"
 import * as sandbox_groups from "./sandbox-groups"
 import * as sandbox_blocks from "./sandbox-blocks"
 import * as labels from "./labels"
+import { sqliteEventStreamsQueries } from "./event-streams"
 import type { LabelsQueries } from "../labels"
 import * as replies from "./replies"
 import * as send_jobs from "./send-jobs"
@@ -385,6 +386,7 @@ export function sqliteQueries(db: Database): StoreQueries {
     ...chatsQueries(db),
     ...sqliteHistorySettingsQueries(db),
     ...labelsQueries(db),
+    ...sqliteEventStreamsQueries(db),
   }
 }
 

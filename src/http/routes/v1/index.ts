@@ -42,6 +42,7 @@ import { labelsList } from "./labels-list"
 import { labelsCreate } from "./labels-create"
 import { chatsLabels } from "./chats-labels"
 import { chatsMedia } from "./chats-media"
+import { eventsStream } from "./events-stream"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -82,6 +83,8 @@ export function v1Routes(deps: HttpDeps) {
     .use(untyped(deps, [labelsCreate, chatsLabels]))
     // A timeline entry's media (docs/api.md § "Chats and contacts").
     .use(untyped(deps, [chatsMedia]))
+    // Event streams (docs/webhooks.md § "Streams").
+    .use(untyped(deps, [eventsStream]))
 }
 
 /**
