@@ -21,7 +21,9 @@ import { freshMigratedDatabase } from "../store/contract/stores"
  * clock, as nodes kept in sync by NTP read theirs.
  */
 
-setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
+// A test waits for up to two real-time conditions (deliveries over loopback to PostgreSQL and a
+// receiver), each given 30 s so that a loaded 2-core machine slows it without failing it.
+setDefaultTimeout(3 * SLOW_TEST_TIMEOUT_MS)
 
 const WEBHOOK_TIMEOUT_MS = 15_000
 const nodes: Harness[] = []
@@ -87,7 +89,7 @@ async function advanceBySeconds(h: Harness, ms: number): Promise<void> {
     await waitUntil(async () => {
       const listed = await h.services.ctx.store.listNodes(h.clock.nowMs())
       return running.every((id) => (listed.find((n) => n.nodeId === id)?.heartbeatAtMs ?? 0) > h.clock.nowMs() + CLAIM_POLL_MS - LEASE_DEFAULTS.leaseMs)
-    }, 10_000, "the running nodes' heartbeats")
+    }, 30_000, "the running nodes' heartbeats")
   }
 }
 
@@ -103,7 +105,7 @@ test("two nodes delivering 300 events committed on both at once attempt each exa
   // One poll each, for the deliveries the other node committed; the rest is claimed as slots free.
   await n1.advance(CLAIM_POLL_MS)
   await waitUntil(() => perEvent().size === 300, 30_000, "every event at the receiver")
-  await waitUntil(async () => (await pendingCount(n1)) === 0, 10_000, "every delivery recorded as succeeded")
+  await waitUntil(async () => (await pendingCount(n1)) === 0, 30_000, "every delivery recorded as succeeded")
   expect([...perEvent().values()].every((n) => n === 1)).toBe(true)
   expect(receiver.received).toHaveLength(300)
   expect(succeededOn(n1) + succeededOn(n2)).toBe(300)
@@ -139,8 +141,8 @@ test("a node that dies holding claims, with no heartbeat row: its deliveries are
   expect(receiver.received).toHaveLength(0)
   // Past it: claimable, and claimed at the next poll.
   await n2.advance(CLAIM_POLL_MS)
-  await waitUntil(() => perEvent().size === 20, 10_000, "every event of the dead node at the receiver")
-  await waitUntil(async () => (await pendingCount(n1)) === 0, 10_000, "every delivery recorded as succeeded")
+  await waitUntil(() => perEvent().size === 20, 30_000, "every event of the dead node at the receiver")
+  await waitUntil(async () => (await pendingCount(n1)) === 0, 30_000, "every delivery recorded as succeeded")
   expect(receiver.received).toHaveLength(20)
   // Signed when attempted: none before the claims expired.
   expect(Math.min(...receiver.received.map(signedAtS))).toBeGreaterThan(Math.floor((nowMs + leaseMs) / 1000) - 1)
@@ -158,8 +160,8 @@ test("a node that dies holding claims: the live nodes attempt its deliveries onc
   expect(receiver.received).toHaveLength(0)
   // Past it: claimed at the next poll and attempted once each.
   await n2.advance(CLAIM_POLL_MS)
-  await waitUntil(() => perEvent().size === 20, 10_000, "every event of the dead node at the receiver")
-  await waitUntil(async () => (await pendingCount(n1)) === 0, 10_000, "every delivery recorded as succeeded")
+  await waitUntil(() => perEvent().size === 20, 30_000, "every event of the dead node at the receiver")
+  await waitUntil(async () => (await pendingCount(n1)) === 0, 30_000, "every delivery recorded as succeeded")
   expect(receiver.received).toHaveLength(20)
   expect(Math.max(...receiver.received.map(signedAtS))).toBeLessThan(Math.floor((nowMs + claimLeaseFor(WEBHOOK_TIMEOUT_MS)) / 1000))
   expect(succeededOn(n1) + succeededOn(n2)).toBe(20)
@@ -171,7 +173,7 @@ test("a node whose own heartbeat is older than a lease starts no attempt: it giv
   // More than the endpoint's share: WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT in flight, the rest claimed and queued.
   const queued = 16
   await commitEvents(n1, accountId, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT + queued, "n1")
-  await receiver.waitFor(WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, 10_000)
+  await receiver.waitFor(WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, 30_000)
   // The clock jumps past a lease in one go, as for a node frozen that long: at most the first
   // renewal on the way commits (the next is armed once it has), so the heartbeat ends more than
   // a lease old; the attempts in flight time out (the clock passes their timeout too) and free
@@ -182,7 +184,7 @@ test("a node whose own heartbeat is older than a lease starts no attempt: it giv
     await waitUntil(async () => {
       const [row] = await sql`SELECT count(*)::int4 AS n FROM webhook_deliveries WHERE attempt_count = 0 AND claimed_by IS NULL`
       return row.n === queued
-    }, 10_000, "the queued deliveries' claims given back")
+    }, 30_000, "the queued deliveries' claims given back")
   } finally {
     await sql.close()
   }
@@ -202,8 +204,8 @@ test("a node stopped with attempts in flight releases their claims: the other no
   await n1.close()
   nodes.splice(nodes.indexOf(n1), 1)
   await n2.advance(CLAIM_POLL_MS)
-  await waitUntil(() => receiver.received.length === 10, 10_000, "n2's attempts of n1's abandoned deliveries")
-  await waitUntil(async () => (await pendingCount(n2)) === 0, 10_000, "every delivery recorded as succeeded")
+  await waitUntil(() => receiver.received.length === 10, 30_000, "n2's attempts of n1's abandoned deliveries")
+  await waitUntil(async () => (await pendingCount(n2)) === 0, 30_000, "every delivery recorded as succeeded")
   // The abandoned attempts were never recorded: n2's are first attempts too, long before a claim could expire.
   expect(receiver.received.slice(5).map((r) => r.headers["x-service-delivery-attempt"])).toEqual(["1", "1", "1", "1", "1"])
   expect(new Set(receiver.received.slice(5).map((r) => r.headers["x-service-event-id"]))).toEqual(new Set(receiver.received.slice(0, 5).map((r) => r.headers["x-service-event-id"])))
