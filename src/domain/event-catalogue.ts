@@ -13,6 +13,7 @@ import { CallEndedData, CallReceivedData } from "./call-events"
 import { MessageReactionData } from "./reaction-event"
 import { GROUP_EVENT_ENTRIES } from "./group-events"
 import { CHAT_EVENT_ENTRIES } from "./chat-events"
+import { HISTORY_EVENT_ENTRIES } from "./history-events"
 import { ConnectionStatusSchema, ErrorCodeSchema, FromUsername, InboundTypeSchema } from "./schemas"
 
 /*
@@ -146,6 +147,7 @@ export const EVENT_CATALOGUE = {
   "call.ended": { data: CallEndedData, firesWhen: "An incoming call ended: missed, rejected or answered on another device (once per call)." },
   ...GROUP_EVENT_ENTRIES,
   ...CHAT_EVENT_ENTRIES,
+  ...HISTORY_EVENT_ENTRIES,
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>
 
 /** Every event name, in catalogue order. */
