@@ -6,6 +6,7 @@ import type { ChatChange } from "../store/chats"
 import type { StoreQueries, WriteTx } from "../store/store"
 import type { DomainContext } from "./context"
 import { ECHO_EVENT_ENTRIES } from "./echo-messages"
+import { HISTORY_EVENT_ENTRIES } from "./history-events"
 
 /*
  * `chat.updated` (docs/webhooks.md § "Chat events"): a chat was archived, pinned, muted, marked
@@ -41,9 +42,10 @@ export const ChatUpdatedData = named(
   ),
 )
 
-/** The catalogue's entries (event-catalogue.ts spreads them in): chat changes, and the phone's own messages. */
+/** The catalogue's entries (event-catalogue.ts spreads them in): chat changes, the phone's own messages, and its history. */
 export const CHAT_EVENT_ENTRIES = {
   ...ECHO_EVENT_ENTRIES,
+  ...HISTORY_EVENT_ENTRIES,
   "chat.updated": { data: ChatUpdatedData, firesWhen: "A chat was archived, pinned, muted, marked read or unread, labelled or renamed (through the API or on the phone)." },
 } as const
 
