@@ -55,3 +55,9 @@ export function buildCallReceivedData(call: CallRow): typeof CallReceivedData.st
 export function buildCallEndedData(call: CallRow, outcome: CallOutcome, atMs: number): typeof CallEndedData.static {
   return { callId: call.callId, phoneId: call.phoneId, from: call.caller, outcome, at: toIso(atMs) }
 }
+
+/** The catalogue's entries for incoming calls (event-catalogue.ts composes every area's). */
+export const CALL_EVENT_ENTRIES = {
+  "call.received": { data: CallReceivedData, firesWhen: "Someone called a live phone, or POST /v1/sandbox/calls simulated a call (once per call)." },
+  "call.ended": { data: CallEndedData, firesWhen: "An incoming call ended: missed, rejected or answered on another device (once per call)." },
+} as const

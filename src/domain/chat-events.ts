@@ -5,8 +5,6 @@ import type { Environment } from "../lib/vocabulary"
 import type { ChatChange } from "../store/chats"
 import type { StoreQueries, WriteTx } from "../store/store"
 import type { DomainContext } from "./context"
-import { ECHO_EVENT_ENTRIES } from "./echo-messages"
-import { HISTORY_EVENT_ENTRIES } from "./history-events"
 
 /*
  * `chat.updated` (docs/webhooks.md § "Chat events"): a chat was archived, pinned, muted, marked
@@ -42,10 +40,8 @@ export const ChatUpdatedData = named(
   ),
 )
 
-/** The catalogue's entries (event-catalogue.ts spreads them in): chat changes, the phone's own messages, and its history. */
+/** The catalogue's entry for chat changes (event-catalogue.ts composes every area's). */
 export const CHAT_EVENT_ENTRIES = {
-  ...ECHO_EVENT_ENTRIES,
-  ...HISTORY_EVENT_ENTRIES,
   "chat.updated": { data: ChatUpdatedData, firesWhen: "A chat was archived, pinned, muted, marked read or unread, labelled or renamed (through the API or on the phone)." },
 } as const
 

@@ -6,7 +6,7 @@ import { pushNameFromOutside, usernameFromOutside } from "../lib/wa-username"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import type { Environment, Page } from "../lib/vocabulary"
-import { buildMessageReceivedData } from "./event-catalogue"
+import { buildMessageReceivedData } from "./inbound-events"
 import { messageIdForWaId } from "./inbound-actions"
 
 /**

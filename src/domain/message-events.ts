@@ -4,7 +4,7 @@ import { type MessageRow } from "../store/messages"
 import type { WriteTx } from "../store/store"
 import type { OutboxEvent } from "../webhooks/outbox"
 import type { DomainContext } from "./context"
-import { buildMessageEventData } from "./event-catalogue"
+import { buildMessageEventData } from "./message-event-data"
 import { applySignal, type MessageState, type StatusSignal } from "./message-status"
 
 /** When the step an event announces happened. */

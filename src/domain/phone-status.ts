@@ -3,7 +3,7 @@ import { LeaseLostError, type LeaseFence } from "../store/leases"
 import type { ConnectionFailure } from "../whatsapp/failures"
 import { logFailure, toLastError, type LastError } from "./connection-errors"
 import type { DomainContext } from "./context"
-import { buildPhoneEventData } from "./event-catalogue"
+import { buildPhoneEventData } from "./phone-events"
 
 /** What a connection change writes besides the status. */
 export interface StatusChange {

@@ -89,3 +89,8 @@ export function tallyPoll(poll: Pick<PollRow, "question" | "options" | "optionHa
   })
   return { question: poll.question, multipleAnswers: poll.multipleAnswers, options: poll.options.map((name, i) => ({ name, votes: counts[i]! })), voters }
 }
+
+/** The catalogue's entry for poll votes (event-catalogue.ts composes every area's). */
+export const POLL_EVENT_ENTRIES = {
+  "poll.vote": { data: PollVoteData, firesWhen: "Someone voted on a poll of ours or a contact's, changed their vote or withdrew it." },
+} as const

@@ -27,3 +27,8 @@ export const MessageReactionData = named(
 export function buildReactionData(reaction: { messageId: string; from: string; emoji: string; atMs: number }) {
   return { messageId: reaction.messageId, from: reaction.from, emoji: reaction.emoji, removed: reaction.emoji === "", at: toIso(reaction.atMs) }
 }
+
+/** The catalogue's entry for reactions (event-catalogue.ts composes every area's). */
+export const REACTION_EVENT_ENTRIES = {
+  "message.reaction": { data: MessageReactionData, firesWhen: "Someone reacted to a message or took a reaction back, our own reactions through the API included." },
+} as const

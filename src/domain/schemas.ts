@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox"
+import { E164_PATTERN } from "../lib/formats"
 import { named, OneOf } from "../lib/schema"
 import { CONNECTION_STATUSES, INBOUND_TYPES, MESSAGE_ERROR_CODES, MESSAGE_STATUSES, MESSAGE_TYPES } from "../lib/vocabulary"
 import { USERNAME_MAX_CHARS, USERNAME_PATTERN } from "../lib/wa-username"
@@ -35,3 +36,6 @@ export const FromUsername = named(
     description: "The sender's WhatsApp username when WhatsApp sent one with the message (senders with a username may hide their number), else null.",
   }),
 )
+
+/** A phone number in E.164, as events and models publish it. */
+export const E164 = Type.String({ pattern: E164_PATTERN, examples: ["+14155550123"] })
