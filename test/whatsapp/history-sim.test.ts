@@ -80,7 +80,7 @@ describe("history sync read by the adapter", () => {
   test("every chunk of the sync is reported in order, inline bootstrap and blobs alike, with every message of the history", async () => {
     const result = await sim.history.automatic[0]!
     await waitUntil(() => chunks.length >= result.chunks.length, 20_000, "every chunk reported")
-    expect(chunks.map((c) => c.kind)).toEqual(result.chunks.map((c) => ({ 0: "bootstrap", 4: "push_names", 3: "recent" })[c.syncType as 0 | 3 | 4]))
+    expect(chunks.map((c): string => c.kind)).toEqual(result.chunks.map((c) => ({ 0: "bootstrap", 4: "push_names", 3: "recent" })[c.syncType as 0 | 3 | 4]))
     expect(chunks.every((c) => !c.failed)).toBe(true)
     expect(chunks.at(-1)?.progress).toBe(100)
     expect(idsOf(chunks).size).toBe(historyTotals(world).messages)
