@@ -84,12 +84,12 @@ async function resolveReplies(q: StoreQueries, phoneId: string, batch: ChatMessa
   }
 }
 
-/** Stores one chunk and records its `history.synced`; a phone set to `none` (or gone) stores nothing. */
-export async function recordHistoryChunk(ctx: DomainContext, phoneId: string, chunk: HistoryChunk): Promise<void> {
+/** Stores one chunk and records its `history.synced`; returns how many messages it stored (none for a phone set to `none`, or gone). */
+export async function recordHistoryChunk(ctx: DomainContext, phoneId: string, chunk: HistoryChunk): Promise<number> {
   const phone = await ctx.store.findPhone(phoneId)
   const settings = await ctx.store.findHistorySettings(phoneId)
   const mode: HistorySync = settings?.historySync ?? DEFAULT_HISTORY_SYNC
-  if (!phone || mode === "none") return
+  if (!phone || mode === "none") return 0
   const nowMs = ctx.clock.nowMs()
   const rows = historyRows({ phone, messages: chunk.messages, historyDays: settings?.historyDays ?? DEFAULT_HISTORY_DAYS, nowMs, newId: () => ctx.ids.newId("wamsg") })
   const quoted = new Map(chunk.messages.flatMap((m) => (m.details?.quotedWaMessageId ? [[m.waMessageId, m.details.quotedWaMessageId] as const] : [])))
@@ -110,4 +110,5 @@ export async function recordHistoryChunk(ctx: DomainContext, phoneId: string, ch
     const data = historySyncedData(phoneId, { chats: chats.size, messages: stored }, chunkCompletes(chunk))
     await ctx.events.record(q, tx, { accountId: phone.accountId, env: "live", type: "history.synced", data, occurredAtMs: nowMs })
   })
+  return stored
 }

@@ -90,7 +90,7 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
     receipt: (id, kind, atMs) => void h.receipts.receipt(id, kind, atMs),
     inbound: (message) =>
       void recordInbound(ctx, phoneId, message).catch((err) => ctx.logger.error("recording an inbound message failed", { phoneId, err })),
-    historyChunk: (chunk) => recordHistoryChunk(ctx, phoneId, chunk).catch((err) => ctx.logger.error("recording a history chunk failed", { phoneId, err })),
+    historyChunk: async (chunk) => void (await recordHistoryChunk(ctx, phoneId, chunk).catch((err) => ctx.logger.error("recording a history chunk failed", { phoneId, err }))),
     echo: (message) => void recordEcho(ctx, phoneId, message).catch((err) => ctx.logger.error("recording a message the phone sent failed", { phoneId, err })),
     inboundAction: (action) =>
       void recordInboundAction(ctx, phoneId, action).catch((err) => ctx.logger.error("recording a reaction, edit or deletion failed", { phoneId, err })),

@@ -108,7 +108,7 @@ describe("history sync read by the adapter", () => {
     expect(hidden.pnJid).toBeUndefined()
     const ofHidden = messages.filter((m) => m.waMessageId.startsWith(historyMessageId(5, 0).slice(0, 10)))
     expect(new Set(ofHidden.map((m) => m.waMessageId)).size).toBe(hidden.messageCount)
-    expect(new Set(ofHidden.map((m) => m.chatId))).toEqual(new Set([hidden.lidJid]))
+    expect(new Set(ofHidden.map((m) => m.chatId))).toEqual(new Set([hidden.lidJid!]))
   })
 
   test("contacts carry number, LID and push name as the chunks tell them", async () => {
