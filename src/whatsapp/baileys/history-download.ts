@@ -61,18 +61,19 @@ export interface HistoryDownloadDeps {
   maxBytes?: number
 }
 
-/** The chunk a notification names, decoded. */
-export async function readHistoryChunk(deps: HistoryDownloadDeps, notification: proto.Message.IHistorySyncNotification): Promise<proto.HistorySync> {
+/** The chunk a notification names, decoded, and how many bytes it inflated to. */
+export async function readHistoryChunk(deps: HistoryDownloadDeps, notification: proto.Message.IHistorySyncNotification): Promise<{ sync: proto.HistorySync; bytes: number }> {
   const limit = deps.maxBytes ?? MAX_HISTORY_CHUNK_BYTES
   const inline = notification.initialHistBootstrapInlinePayload
   if (inline && inline.length > 0) {
     const bytes = await inflateAsync(inline, { maxOutputLength: limit }).catch((err: NodeJS.ErrnoException) => {
       throw err.code === "ERR_BUFFER_TOO_LARGE" ? new HistoryChunkTooLargeError(limit) : err
     })
-    return deps.baileys.proto.HistorySync.decode(bytes)
+    return { sync: deps.baileys.proto.HistorySync.decode(bytes), bytes: bytes.length }
   }
   if (!notification.directPath || !notification.mediaKey) throw new Error("the history notification names no blob")
   const host = await deps.mediaHost()
   const stream = await deps.baileys.downloadContentFromMessage({ directPath: notification.directPath, mediaKey: notification.mediaKey }, "md-msg-hist", { host })
-  return deps.baileys.proto.HistorySync.decode(await inflateBounded(stream, limit))
+  const bytes = await inflateBounded(stream, limit)
+  return { sync: deps.baileys.proto.HistorySync.decode(bytes), bytes: bytes.length }
 }

@@ -1,4 +1,5 @@
 import type { proto } from "@whiskeysockets/baileys"
+import { createGarbagePacer, type GarbagePacer } from "../../lib/garbage-pacer"
 import type { HistoryChunk, HistoryChunkKind, HistoryContact, HistoryMessage } from "../gateway"
 import { mapDetails, type DetailsContentLike } from "./inbound-details"
 import { readHistoryChunk, type HistoryDownloadDeps } from "./history-download"
@@ -28,6 +29,8 @@ export interface HistoryIngestDeps extends HistoryDownloadDeps {
   }
   nowMs(): number
   report(chunk: HistoryChunk): Promise<void>
+  /** Collects the chunks' garbage when RSS rose too far (default: the media stages' pacer, lib/garbage-pacer.ts). */
+  pacer?: GarbagePacer
   warn(message: string, fields: Record<string, unknown>): void
 }
 
@@ -124,11 +127,17 @@ export async function mapHistoryChunk(sync: proto.IHistorySync, pnForLid: PnForL
 /** Reads the announced chunks one after another and reports each; a chunk that cannot be read is reported `failed`. */
 export function createHistoryIngest(deps: HistoryIngestDeps): { onUpsert(upsert: UpsertLike): void; idle(): Promise<void> } {
   let chain: Promise<void> = Promise.resolve()
+  // A chunk's inflated buffer and decoded messages are garbage once it is stored; Bun is slow to
+  // count discarded buffers toward a collection (lib/garbage-pacer.ts), so a history of fifty
+  // chunks would raise RSS by several of them without the pacer.
+  let pacer = deps.pacer
   const ingest = async (notification: proto.Message.IHistorySyncNotification): Promise<void> => {
     const kind = SYNC_KINDS[notification.syncType ?? 0] ?? "other"
     let chunk: HistoryChunk
     try {
-      const sync = await readHistoryChunk(deps, notification)
+      const { sync, bytes } = await readHistoryChunk(deps, notification)
+      pacer ??= createGarbagePacer()
+      pacer.passed(bytes)
       const pairs = [...mappingsOf(sync)].map(([lid, pn]) => ({ lid, pn }))
       if (pairs.length > 0) await deps.lidMapping.storeLIDPNMappings(pairs).catch(() => undefined)
       chunk = await mapHistoryChunk(sync, (lid) => deps.lidMapping.getPNForLID(lid), deps.nowMs())
