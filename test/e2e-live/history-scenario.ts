@@ -83,6 +83,7 @@ export function describeHistory(label: string, options: { prepare: () => Promise
       const contacts = (await api.call("GET", `/contacts?fromPhoneId=${enc(ME)}&search=${enc("+15557000002")}`)).body.data.contacts
       expect(contacts[0]).toMatchObject({ id: "+15557000002", phoneNumber: "+15557000002", lid: historyContact(past, 2).lidJid, pushName: historyContact(past, 2).pushName })
       expect(hooks.matching("message.received")).toEqual([])
+      expect(hooks.matching("message.echo")).toEqual([])
     }, STEP_TIMEOUT_MS)
 
     test("a re-sync of the same history stores nothing twice", async () => {
