@@ -8,6 +8,7 @@ import type { PhoneRow } from "../../src/store/phones"
 import type { HistoryChunk, HistoryMessage } from "../../src/whatsapp/gateway"
 import { createHarness, expectSchema, type Harness } from "../helpers/harness"
 import { eventsOf } from "../live/live-helpers"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 
 /*
  * History chunks stored by the domain (src/domain/history-sync.ts; docs/admin.md § "History on
@@ -91,6 +92,22 @@ describe("success", () => {
     await recordHistoryChunk(h.services.ctx, phone.id, chunk(many))
     expect(eventsOf(h, "history.synced").map((e) => [e.data.chats, e.data.messages])).toEqual([[40, 1_234]])
   })
+})
+
+describe("on PostgreSQL", () => {
+  test("a chunk lands in the timeline and a re-sync stores nothing twice, as on SQLite", async () => {
+    await h.close()
+    h = await createHarness({ database: "postgres" })
+    const { key, phone } = await h.seedTenant({ env: "live" })
+    const first = await recordHistoryChunk(h.services.ctx, phone.id, chunk([past(1), past(2)]))
+    const again = await recordHistoryChunk(h.services.ctx, phone.id, chunk([past(1), past(2), past(3)]))
+    expect([first, again]).toEqual([2, 1])
+    expect((await timelineOf(key, phone, ALICE)).messages.map((m: any) => [m.origin, m.content])).toEqual([
+      ["history", "past 3"],
+      ["history", "past 2"],
+      ["history", "past 1"],
+    ])
+  }, SLOW_TEST_TIMEOUT_MS)
 })
 
 describe("limits", () => {
