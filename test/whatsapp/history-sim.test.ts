@@ -111,6 +111,33 @@ describe("history sync read by the adapter", () => {
     expect(new Set(ofHidden.map((m) => m.chatId))).toEqual(new Set([hidden.lidJid!]))
   })
 
+  test("a LID group's participants are their numbers in every chunk, resolved through the bootstrap's mappings", async () => {
+    const group = historyChat(world, 4)
+    expect(group.addressing).toBe("lid")
+    const received = chunks.filter((c) => c.kind === "recent").flatMap((c) => c.messages).filter((m) => m.chatId === group.id && !m.fromMe)
+    expect(received.length).toBeGreaterThan(0)
+    const expected = new Set(group.participants.map((p) => (p.pnJid ? `+${p.pnJid.split("@")[0]}` : p.lidJid)))
+    for (const m of received) expect(expected.has(m.from!)).toBe(true)
+    expect(received.some((m) => m.from!.startsWith("+"))).toBe(true)
+  })
+
+  test("the mappings of a chunk Baileys never read (a bootstrap sent as a blob) resolve a later chunk's LID participant", async () => {
+    const before = chunks.length
+    const Type = proto.HistorySync.HistorySyncType
+    const lid = "210000000000777@lid"
+    const bootstrap: proto.IHistorySync = { syncType: Type.INITIAL_BOOTSTRAP, chunkOrder: 0, progress: 100, conversations: [], phoneNumberToLidMappings: [{ lidJid: lid, pnJid: "15557000777@s.whatsapp.net" }] }
+    const group = "120363499999999999@g.us"
+    const recent: proto.IHistorySync = {
+      syncType: Type.RECENT,
+      chunkOrder: 0,
+      progress: 100,
+      conversations: [{ id: group, messages: [{ message: { key: { remoteJid: group, fromMe: false, id: "3AMAPPED0001", participant: lid }, message: { conversation: "hello team" }, messageTimestamp: 1_700_000_000 } }] }],
+    }
+    await sim.history.send(ME, { chunks: [bootstrap, recent] })
+    await waitUntil(() => chunks.length === before + 2, 20_000, "both chunks reported")
+    expect(chunks.at(-1)?.messages).toEqual([expect.objectContaining({ waMessageId: "3AMAPPED0001", chatId: group, from: "+15557000777" })])
+  })
+
   test("contacts carry number, LID and push name as the chunks tell them", async () => {
     const contacts = chunks.flatMap((c) => c.contacts)
     const ana = historyContact(world, 2)
