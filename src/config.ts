@@ -64,6 +64,8 @@ export interface Config {
   webhookRetentionDays: number
   /** Days each sent WhatsApp message is kept so a recipient's retry receipt gets it re-encrypted; 0 keeps none. */
   waResendRetentionDays: number
+  /** Days echo and history messages (the timeline rows beyond the seed's lists) are kept, by WhatsApp's timestamp; 0 (unset) keeps them for ever. */
+  historyRetentionDays: number
   /** Pause between two live sends of one phone (±30% jitter), so WhatsApp sees a human pace. */
   sendIntervalMs: number
   /** How long a live send may wait for a disconnected phone before it fails with send_timeout. */
@@ -273,6 +275,7 @@ export const SETTINGS = [
   { key: "webhookTimeoutMs", flag: "webhook-timeout-ms", env: "WAGATE_WEBHOOK_TIMEOUT_MS", parse: integer(100, 120_000) },
   { key: "webhookRetentionDays", flag: "webhook-retention-days", env: "WAGATE_WEBHOOK_RETENTION_DAYS", parse: integer(0, 36_500) },
   { key: "waResendRetentionDays", flag: "wa-resend-retention-days", env: "WAGATE_WA_RESEND_RETENTION_DAYS", parse: integer(0, 365) },
+  { key: "historyRetentionDays", flag: "history-retention-days", env: "WAGATE_HISTORY_RETENTION_DAYS", parse: integer(0, 36_500) },
   { key: "sendIntervalMs", flag: "send-interval-ms", env: "WAGATE_SEND_INTERVAL_MS", parse: integer(0, 3_600_000) },
   { key: "sendTimeoutMs", flag: "send-timeout-ms", env: "WAGATE_SEND_TIMEOUT_MS", parse: integer(1_000, 7 * 86_400_000) },
   { key: "mediaMemoryMb", flag: "media-memory-mb", env: "WAGATE_MEDIA_MEMORY_MB", parse: integer(1, 65_536) },
@@ -314,6 +317,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     webhookTimeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS,
     webhookRetentionDays: DEFAULT_WEBHOOK_RETENTION_DAYS,
     waResendRetentionDays: DEFAULT_WA_RESEND_RETENTION_DAYS,
+    historyRetentionDays: 0,
     sendIntervalMs: DEFAULT_SEND_INTERVAL_MS,
     sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
     mediaMemoryMb: DEFAULT_MEDIA_MEMORY_MB,

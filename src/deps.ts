@@ -1,4 +1,5 @@
 import { createChats } from "./domain/chats"
+import { createLabels } from "./domain/labels"
 import type { Config } from "./config"
 import { createNodeTrust } from "./domain/node-trust"
 import type { DomainContext } from "./domain/context"
@@ -29,7 +30,10 @@ import { createBaileysGateway } from "./whatsapp/baileys/gateway"
 import type { WhatsAppGateway } from "./whatsapp/gateway"
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
 import { createOutbox } from "./webhooks/outbox"
+import { createEventWake } from "./webhooks/event-wake"
+import { createEventStreams } from "./domain/event-streams"
 import { createWaResendRetention } from "./domain/wa-resend-retention"
+import { createHistoryRetention, type HistoryRetention } from "./domain/history-retention"
 import { createWebhookRetention, type WebhookRetention } from "./webhooks/retention"
 import type { FetchLike } from "./webhooks/sender"
 import { createUsageRecorder, type UsageRecorder } from "./domain/usage"
@@ -56,6 +60,7 @@ export interface Services extends HttpDeps {
   sandbox: SandboxScheduler
   dispatcher: Dispatcher
   webhookRetention: WebhookRetention
+  historyRetention: HistoryRetention
   gateway: WhatsAppGateway
   /** Starts the background work: scheduled sandbox transitions, webhook deliveries and their retention. */
   start(): Promise<void>
@@ -90,6 +95,8 @@ export interface ServiceOverrides {
   leaseTimings?: { leaseMs?: number; renewEveryMs?: number; firstClaimDelayMs?: number }
   /** What happens when another process took this node id over; the server exits. */
   onNodeIdTaken?: (err: NodeIdInUseError) => void
+  /** Event stream bounds (src/domain/event-streams.ts); tests shrink the buffer to reach an overflow. */
+  eventStreams?: { bufferBytes?: number; perKey?: number }
 }
 
 /**
@@ -167,12 +174,20 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       userAgent: `wagate/${VERSION}`,
     },
   })
+  const wake = createEventWake()
   const ctx: DomainContext = {
     store,
     clock,
     ids,
     logger,
-    events: createOutbox({ ids, clock, onDeliveryCommitted: (delivery) => dispatcher.schedule(delivery), version: () => store.changeVersion() }),
+    events: createOutbox({
+      ids,
+      clock,
+      onDeliveryCommitted: (delivery) => dispatcher.schedule(delivery),
+      version: () => store.changeVersion(),
+      // The seam for several nodes: a database notification can ring the same wake-up.
+      onStreamedCommitted: (accountId, env) => wake.ring(accountId, env),
+    }),
     principalCache: new Map(),
     config: {
       rateLimitPerMinute: config.rateLimitPerMinute,
@@ -188,7 +203,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const limiter = !store.sharedByNodes ? createRateLimiter(clock) : createSharedRateLimiter({ store, clock, logger, local: createRateLimiter(clock) })
   const webhookRetention = createWebhookRetention({ store, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
+  const historyRetention = createHistoryRetention({ store, clock, logger, scheduler, retentionDays: config.historyRetentionDays })
   const usage = createUsageRecorder(ctx)
+  const eventStreams = createEventStreams({ ctx, wake, ...overrides.eventStreams })
   const sandbox = createSandboxScheduler(ctx, scheduler)
   const gateway =
     overrides.gateway ??
@@ -264,6 +281,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     sandbox,
     dispatcher,
     webhookRetention,
+    historyRetention,
     live,
     sessions,
     gateway,
@@ -277,6 +295,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     contactChecks,
     contactBlocks: createContactBlocks({ ctx, links }),
     chats: createChats({ ctx, links }),
+    labels: createLabels({ ctx, links }),
+    eventStreams,
     contactProfiles: createContactProfiles({ ctx, links, lookups, checks: contactChecks, cache: mediaCache }),
     metrics,
     metricsPublic: config.metricsPublic,
@@ -291,6 +311,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await sandbox.start()
       webhookRetention.start()
       waResendRetention.start()
+      historyRetention.start()
       await sessions.start()
       // After the node is registered (sessions.start refuses a node id a live process holds):
       // the dispatcher frees the claims its node id left, which must never be a live process's.
@@ -301,6 +322,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       if (stopped) return
       stopped = true
       // Sessions may run without start() (pairing from the CLI): always close them.
+      eventStreams.closeAll()
       await sessions.stop()
       await live.stop()
       overrides.lagMonitor?.stop()
@@ -308,6 +330,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       if (started) await dispatcher.stop()
       await webhookRetention.stop()
       await waResendRetention.stop()
+      await historyRetention.stop()
       await usage.stop()
       await opened.close({ checkpoint: overrides.checkpointOnStop })
       logger.debug("services stopped", { at: toIso(clock.nowMs()) })

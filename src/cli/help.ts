@@ -57,6 +57,7 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
     text: "days each sent WhatsApp message is kept to answer a recipient's retry receipt; 0 keeps none",
     default: String(DEFAULT_WA_RESEND_RETENTION_DAYS),
   },
+  "history-retention-days": { value: "DAYS", text: "days the phone's own and history messages stay in chat timelines; 0 keeps them", default: "none: kept for ever" },
   "send-interval-ms": { value: "MS", text: "pause between two live sends of one phone, ±30 %", default: String(DEFAULT_SEND_INTERVAL_MS) },
   "send-timeout-ms": { value: "MS", text: "how long live sends wait for a disconnected phone", default: String(DEFAULT_SEND_TIMEOUT_MS) },
   "checks-per-phone-per-hour": { value: "N", text: "numbers each phone may check per hour with POST /v1/contacts/check", default: String(DEFAULT_CHECKS_PER_PHONE_PER_HOUR) },

@@ -54,15 +54,24 @@ export function contactView(row: ContactRow, blocked: boolean) {
 
 const badCursor = (name: string) => errors.validation([`${name} is not a cursor this API gave; start again without it`])
 
-/** The position of a chat-list cursor (400 when it is not one this API gave). */
-export function chatCursorOf(cursor: string | undefined): ChatCursor | null {
-  if (cursor === undefined) return null
-  const p = decodeCursor(cursor) as { a?: unknown; c?: unknown } | null
-  if (!p || typeof p.a !== "number" || !Number.isSafeInteger(p.a) || typeof p.c !== "string") throw badCursor("cursor")
-  return { activityMs: p.a, chatId: p.c }
+/** Which keys a chat list's order puts before its activity (src/store/chat-list-sql.ts). */
+export interface ChatOrder {
+  pinnedFirst: boolean
+  unreadFirst: boolean
 }
 
-export const chatCursor = (row: ChatRow) => encodeCursor({ a: row.lastActivityMs, c: row.chatId })
+/** The position of a chat-list cursor (400 when it is not one this API gave for this order). */
+export function chatCursorOf(cursor: string | undefined, order: ChatOrder = { pinnedFirst: false, unreadFirst: false }): ChatCursor | null {
+  if (cursor === undefined) return null
+  const p = decodeCursor(cursor) as { a?: unknown; c?: unknown; p?: unknown; u?: unknown } | null
+  if (!p || typeof p.a !== "number" || !Number.isSafeInteger(p.a) || typeof p.c !== "string") throw badCursor("cursor")
+  // A cursor of another order would start the page at the wrong place: it is refused, not guessed.
+  if (order.pinnedFirst !== (typeof p.p === "boolean") || order.unreadFirst !== (typeof p.u === "boolean")) throw badCursor("cursor")
+  return { activityMs: p.a, chatId: p.c, ...(typeof p.p === "boolean" ? { pinned: p.p } : {}), ...(typeof p.u === "boolean" ? { unread: p.u } : {}) }
+}
+
+export const chatCursor = (row: ChatRow, order: ChatOrder = { pinnedFirst: false, unreadFirst: false }) =>
+  encodeCursor({ a: row.lastActivityMs, c: row.chatId, ...(order.pinnedFirst ? { p: row.pinned } : {}), ...(order.unreadFirst ? { u: row.unreadCount > 0 } : {}) })
 
 /** The position of a timeline cursor (`before`). */
 export function timelineCursorOf(cursor: string | undefined): TimelineCursor | null {

@@ -21,9 +21,18 @@ export interface ChatListCommand {
   fromPhoneId: string
   archived?: boolean
   unread?: boolean
+  /** Pinned chats first (the dashboard's inbox, as WhatsApp lists them). */
+  pinnedFirst?: boolean
+  /** Chats with unread messages first, then the others, each newest activity first. */
+  unreadFirst?: boolean
+  /** A part of a name, number or LID; at most CHAT_SEARCH_MAX characters. */
+  search?: string
   limit: number
   cursor?: string
 }
+
+/** The longest chat search: a name or a number fits, a pasted paragraph is refused. */
+export const CHAT_SEARCH_MAX = 100
 
 export interface TimelineCommand {
   fromPhoneId: string
@@ -48,7 +57,7 @@ export interface ContactListCommand {
 }
 
 /** A chat id as the API names one: E.164, a `…@lid` JID or a group JID; anything else is 400. */
-function requireChatId(chatId: string): void {
+export function requireChatId(chatId: string): void {
   if (!isE164(chatId) && !isLidJid(chatId) && !isGroupJid(chatId)) throw errors.validation(["chatId must be an E.164 number, a …@lid JID or a group JID"])
 }
 
@@ -107,16 +116,25 @@ export function createChats(deps: { ctx: DomainContext; links: PhoneLinks }) {
   return {
     async list(principal: Principal, cmd: ChatListCommand) {
       const phone = await resolvePhone(ctx, principal.accountId, cmd.fromPhoneId)
-      const after = chatCursorOf(cmd.cursor)
-      const rows = await ctx.store.listChats({ phoneId: phone.id, env: principal.env, archived: cmd.archived, unread: cmd.unread, after, limit: cmd.limit + 1 })
+      const order = { pinnedFirst: cmd.pinnedFirst === true, unreadFirst: cmd.unreadFirst === true }
+      const after = chatCursorOf(cmd.cursor, order)
+      const search = cmd.search?.trim() || undefined
+      if (search && [...search].length > CHAT_SEARCH_MAX) throw errors.validation([`search must be at most ${CHAT_SEARCH_MAX} characters`])
+      const rows = await ctx.store.listChats({ phoneId: phone.id, env: principal.env, archived: cmd.archived, unread: cmd.unread, ...order, search, after, limit: cmd.limit + 1 })
       const page = rows.slice(0, cmd.limit)
-      return { chats: page.map(chatView), nextCursor: rows.length > cmd.limit ? chatCursor(page.at(-1)!) : null }
+      return { chats: page.map(chatView), nextCursor: rows.length > cmd.limit ? chatCursor(page.at(-1)!, order) : null }
+    },
+
+    /** One chat of the phone (404 when it has none under this id in the key's environment). */
+    async chat(principal: Principal, fromPhoneId: string, chatId: string) {
+      return chatView(await chatOf(principal, fromPhoneId, chatId))
     },
 
     async timeline(principal: Principal, chatId: string, cmd: TimelineCommand) {
       const chat = await chatOf(principal, cmd.fromPhoneId, chatId)
       const before = timelineCursorOf(cmd.before)
-      const entries = await ctx.store.listTimeline({ phoneId: chat.phoneId, env: chat.env, chatId, before, limit: cmd.limit + 1 })
+      // A `…@lid` the phone maps to a number answers with the number's chat, which holds both (docs/api.md).
+      const entries = await ctx.store.listTimeline({ phoneId: chat.phoneId, env: chat.env, chatId: chat.chatId, before, limit: cmd.limit + 1 })
       const page = entries.slice(0, cmd.limit)
       const reactions = await ctx.store.listReactionsFor(page.map((e) => e.row.id))
       return { messages: page.map((e) => timelineView(e, reactions)), nextCursor: entries.length > cmd.limit ? timelineCursor(page.at(-1)!) : null }
@@ -126,7 +144,7 @@ export function createChats(deps: { ctx: DomainContext; links: PhoneLinks }) {
       const change = changeOf(patch)
       const chat = await chatOf(principal, patch.fromPhoneId, chatId)
       if (principal.env === "live") await writeToWhatsApp(chat, change)
-      const input = { accountId: principal.accountId, env: principal.env, phoneId: chat.phoneId, chatId, change, atMs: ctx.clock.nowMs() }
+      const input = { accountId: principal.accountId, env: principal.env, phoneId: chat.phoneId, chatId: chat.chatId, change, atMs: ctx.clock.nowMs() }
       return chatView(await ctx.store.write(async (q, tx) => await applyChatChange(ctx, q, tx, input)))
     },
 

@@ -24,6 +24,8 @@ export const REQUIRED_SCOPES = {
   contactsWrite: ["contacts:write"],
   /** The phone's own profile (name, about, picture). */
   phoneNumbersWrite: ["phone_numbers:write"],
+  /** Event streams (docs/webhooks.md § "Streams"): a key of its own for them is recommended, as it may travel in a URL. */
+  eventsRead: ["events:read"],
 } as const satisfies Record<string, readonly Scope[]>
 
 export function isScope(value: string): value is Scope {

@@ -2,6 +2,7 @@ import type { OwnProfileDeps } from "../domain/own-profile"
 import type { GroupPictureDeps } from "../domain/group-pictures"
 import type { ContactBlocks } from "../domain/contact-blocks"
 import type { Chats } from "../domain/chats"
+import type { Labels } from "../domain/labels"
 import type { ContactProfiles } from "../domain/contact-profiles"
 import type { ContactChecker } from "../domain/contact-checks"
 import type { GroupService } from "../domain/group-service"
@@ -19,6 +20,7 @@ import type { UsageRecorder } from "../domain/usage"
 import type { LiveActionDeps } from "../domain/wa-targets"
 import type { InboundMediaDeps } from "../domain/inbound-media"
 import type { NodeTrust } from "../domain/node-trust"
+import type { EventStreams } from "../domain/event-streams"
 
 /** What the HTTP layer needs, built by the composition root. */
 export interface HttpDeps {
@@ -48,6 +50,10 @@ export interface HttpDeps {
   contactProfiles: ContactProfiles
   /** Chats, timelines and contacts (docs/api.md § "Chats and contacts"). */
   chats: Chats
+  /** Labels made and put on chats (docs/api.md § "Labels"). */
+  labels: Labels
+  /** Server-Sent Events over the event log (docs/webhooks.md § "Streams"). */
+  eventStreams: EventStreams
   metrics: AppMetrics
   /** Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (WAGATE_TRUSTED_PROXIES). */
   trustedProxies: CidrList

@@ -78,6 +78,9 @@ export const errors = {
     new AppError("unauthorized", ["The request names a sending node (X-Wagate-Forwarded-By) without a valid node signature; only nodes of this cluster may send it"]),
   authRateLimited: (retryAfterSeconds: number) =>
     new AppError("rate_limited", ["Too many failed authentication attempts"], { retryAfterSeconds }),
+  /** The key holds its event streams open already (docs/webhooks.md § "Streams"). */
+  tooManyStreams: (limit: number) =>
+    new AppError("rate_limited", [`This API key has ${limit} event streams open, the most it may; close one before opening another`], { retryAfterSeconds: 15 }),
   routeNotFound: (method: string, path: string) => new AppError("not_found", [`Route ${method} ${path} not found`]),
   methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
     new AppError("method_not_allowed", [`Method ${method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`], {
@@ -139,8 +142,17 @@ export const errors = {
   contactPictureNotFound: (target: string) => new AppError("not_found", [`${target} has no profile picture, or its privacy settings hide it`]),
   // Chats (docs/api.md § "Chats and contacts").
   chatNotFound: (chatId: string) => new AppError("not_found", [`Chat ${chatId} not found on this phone`]),
+  chatMessageNotFound: (chatId: string, id: string) => new AppError("not_found", [`Chat ${chatId} has no message ${id} with media`]),
+  chatMessageMediaGone: (id: string) => new AppError("gone", [`WhatsApp no longer has the media of message ${id}`]),
   chatChangeUnwritten: (chatId: string, cause: unknown) =>
     new AppError("bad_gateway", [`The change to chat ${chatId} could not be written to WhatsApp's app state, so the phone would not show it; nothing was changed. Retry after a moment`], { cause }),
+  // Labels (docs/api.md § "Labels").
+  phoneNotBusiness: (e164: string) =>
+    new AppError("conflict", [`Phone ${e164} is not a WhatsApp Business account: labels exist only in the WhatsApp Business app`]),
+  labelsUnknown: (ids: readonly string[]) =>
+    new AppError("bad_request", [`labels: ${ids.join(", ")} ${ids.length === 1 ? "is not a label" : "are not labels"} of this phone; GET /v1/labels lists them`]),
+  labelChangeUnwritten: (cause: unknown) =>
+    new AppError("bad_gateway", ["The label change could not be written to WhatsApp's app state, so the phone would not show it; nothing was recorded. Retry after a moment"], { cause }),
   whatsappUnanswered: (message: string, cause: unknown) => new AppError("bad_gateway", [message], { cause }),
   internal: (cause: unknown) => new AppError("internal", ["Internal server error"], { cause }),
 } as const

@@ -142,6 +142,8 @@ export const ALL_SCOPES = [
   "contacts:read",
   "contacts:write",
   "phone_numbers:write",
+  // Event streams (docs/webhooks.md § "Streams").
+  "events:read",
 ] as const
 export type Scope = (typeof ALL_SCOPES)[number]
 
@@ -156,6 +158,7 @@ export const CANONICAL_SCOPES: readonly Scope[] = [
   "contacts:read",
   "contacts:write",
   "phone_numbers:write",
+  "events:read",
 ]
 
 /** A page of rows and the total they are a page of. */

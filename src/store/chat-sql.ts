@@ -53,10 +53,14 @@ function outboundType(d: ChatSqlDialect): string {
     WHEN ${d.hasKey("NEW.extras", "contact")} THEN 'contact' WHEN NEW.media_urls <> '[]' THEN 'media' ELSE 'text' END`
 }
 
+/** Turns a chat id expression into the canonical one (src/store/chat-sql-aliases.ts); migration 28/16 keep it as is. */
+export type ChatIdResolver = (chatId: string) => string
+const asIs: ChatIdResolver = (chatId) => chatId
+
 /** After an API send is inserted. */
-export function chatOfSentMessage(d: ChatSqlDialect): string {
+export function chatOfSentMessage(d: ChatSqlDialect, resolve: ChatIdResolver = asIs): string {
   return touchChat(d, {
-    chatId: "NEW.to_address",
+    chatId: resolve("NEW.to_address"),
     isGroup: "NEW.is_group",
     unread: "0",
     atMs: "NEW.created_at_ms",
@@ -68,9 +72,9 @@ export function chatOfSentMessage(d: ChatSqlDialect): string {
 }
 
 /** After an inbound message is inserted: unread unless it was recorded read. */
-export function chatOfInboundMessage(d: ChatSqlDialect): string {
+export function chatOfInboundMessage(d: ChatSqlDialect, resolve: ChatIdResolver = asIs): string {
   return touchChat(d, {
-    chatId: "COALESCE(NEW.group_id, NEW.from_address)",
+    chatId: resolve("COALESCE(NEW.group_id, NEW.from_address)"),
     isGroup: "NEW.is_group",
     unread: "CASE WHEN NEW.read_at_ms IS NULL THEN 1 ELSE 0 END",
     atMs: "NEW.received_at_ms",
@@ -85,9 +89,9 @@ export function chatOfInboundMessage(d: ChatSqlDialect): string {
  * After an echo or history message is inserted. Neither counts as unread: what the phone sent is
  * read, and history's unread state comes from WhatsApp's own chat metadata (applyChatChange).
  */
-export function chatOfChatMessage(d: ChatSqlDialect): string {
+export function chatOfChatMessage(d: ChatSqlDialect, resolve: ChatIdResolver = asIs): string {
   return touchChat(d, {
-    chatId: "NEW.chat_id",
+    chatId: resolve("NEW.chat_id"),
     isGroup: `CASE WHEN NEW.chat_id LIKE '%@g.us' THEN ${d.yes} ELSE ${d.no} END`,
     unread: "0",
     atMs: "NEW.at_ms",
@@ -99,9 +103,9 @@ export function chatOfChatMessage(d: ChatSqlDialect): string {
 }
 
 /** A read receipt covered an unread inbound message: its chat has one unread fewer. */
-export function chatReadOfInbound(d: ChatSqlDialect): string {
+export function chatReadOfInbound(d: ChatSqlDialect, resolve: ChatIdResolver = asIs): string {
   return `UPDATE chats SET unread_count = ${d.greatest}(unread_count - 1, 0)
-  WHERE phone_id = NEW.phone_id AND env = NEW.env AND chat_id = COALESCE(NEW.group_id, NEW.from_address)`
+  WHERE phone_id = NEW.phone_id AND env = NEW.env AND chat_id = ${resolve("COALESCE(NEW.group_id, NEW.from_address)")}`
 }
 
 /** The sender of an inbound message becomes a contact of the phone (nothing else is known of it here). */

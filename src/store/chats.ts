@@ -43,10 +43,14 @@ export interface ChatRow {
   updatedAtMs: number
 }
 
-/** Where a page of the chat list starts: after the chat with this activity and id (newest first). */
+/** Where a page of the chat list starts: after the chat with these values of the list's order (newest first). */
 export interface ChatCursor {
   activityMs: number
   chatId: string
+  /** The last chat's pinned flag, when the list puts pinned chats first. */
+  pinned?: boolean
+  /** Whether the last chat had unread messages, when the list puts those first. */
+  unread?: boolean
 }
 
 export interface ChatListQuery {
@@ -55,6 +59,16 @@ export interface ChatListQuery {
   archived?: boolean
   /** true: only chats with unread messages; false: only read ones. */
   unread?: boolean
+  /** Pinned chats before the others, as WhatsApp's own list shows them. */
+  pinnedFirst?: boolean
+  /** Chats with unread messages before the others (the dashboard's "Unread first"); each part newest activity first. */
+  unreadFirst?: boolean
+  /**
+   * A substring of the chat's name, the contact's address-book or push name, the chat id, number
+   * or LID (case-insensitive for A–Z; `%`, `_` and `\` match themselves). A number written with
+   * spaces or dashes also matches by its digits.
+   */
+  search?: string
   after: ChatCursor | null
   limit: number
 }
@@ -153,7 +167,7 @@ export interface ContactListQuery {
 
 /** src/store/sqlite/chats.ts and src/store/postgres/chats.ts */
 export interface ChatsQueries {
-  /** One page of a phone's chats, newest activity first. */
+  /** One page of a phone's chats, newest activity first (pinned or unread ones first when asked). */
   listChats(q: ChatListQuery): Promise<ChatRow[]>
   /** One chat, or null when the phone has none under this id in this environment. */
   findChat(phoneId: string, env: Environment, chatId: string): Promise<ChatRow | null>
@@ -177,4 +191,11 @@ export interface ChatsQueries {
   upsertContacts(rows: readonly ContactUpsert[]): Promise<void>
   /** One page of a phone's contacts, by id. */
   listContacts(q: ContactListQuery): Promise<ContactRow[]>
+  /**
+   * Deletes at most `limit` echo/history messages sent (WhatsApp's timestamp) before `cutoffMs`,
+   * oldest first; returns how many. Their chats keep their rows (WAGATE_HISTORY_RETENTION_DAYS).
+   */
+  pruneChatMessages(cutoffMs: number, limit: number): Promise<number>
+  /** One echo/history message by wagate's id (`wamsg_…`), or null. */
+  findChatMessage(id: string): Promise<ChatMessageRow | null>
 }

@@ -22,6 +22,9 @@ export interface LabelRow {
 export interface LabelsQueries {
   /** Creates or replaces a label (name, colour, deleted). */
   upsertLabel(row: LabelRow): Promise<void>
-  /** A phone's labels in one environment, deleted ones left out, by id (numerically). */
-  listLabels(phoneId: string, env: Environment): Promise<LabelRow[]>
+  /**
+   * A phone's labels in one environment, by id (numerically); deleted ones left out unless
+   * `withDeleted` (a new label's id must not reuse a deleted one's: the phone still knows it).
+   */
+  listLabels(phoneId: string, env: Environment, options?: { withDeleted?: boolean }): Promise<LabelRow[]>
 }

@@ -38,6 +38,7 @@ import type { ChatsQueries } from "./chats"
 import type { LabelsQueries } from "./labels"
 import type { CallPolicy, CallRow } from "./calls"
 import type { HistorySettingsQueries } from "./history-settings"
+import type { EventStreamsQueries } from "./event-streams"
 import type { CallOutcome } from "../lib/vocabulary"
 import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
 
@@ -476,7 +477,8 @@ export interface StoreQueries
   extends AccountsQueries, ApiKeysQueries, DashboardSessionsQueries, InboundQueries, MessageActionsQueries, MessagePartsQueries,
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
     WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries,
-    PollsQueries, CallsQueries, SandboxGroupsQueries, SandboxBlocksQueries, ChatsQueries, HistorySettingsQueries, LabelsQueries {}
+    PollsQueries, CallsQueries, SandboxGroupsQueries, SandboxBlocksQueries, ChatsQueries, HistorySettingsQueries, LabelsQueries,
+    EventStreamsQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

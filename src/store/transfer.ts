@@ -51,7 +51,7 @@ export type FixedValues = Record<string, string | number | boolean | null>
 
 /** Where one SQLite table's rows go. */
 export type TablePlan =
-  | { table: string; into: string; set?: FixedValues; only?: string }
+  | { table: string; into: string; set?: FixedValues; only?: string; generated?: readonly string[] }
   | { table: string; skip: string }
 
 /*
@@ -92,7 +92,10 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   { table: "labels", into: "labels" },
   { table: "inbound_counts", into: "inbound_counts", set: { shard: 0 } },
   { table: "webhook_endpoints", into: "webhook_endpoints" },
-  { table: "events", into: "events" },
+  // seq and xid are PostgreSQL's own (src/store/postgres/migration-21-event-streams.ts): their
+  // defaults number the imported events in the file's order.
+  { table: "events", into: "events", generated: ["seq", "xid"] },
+  { table: "event_consumers", into: "event_consumers" },
   // A claim names the SQLite node, which will not come back: the deliveries start unclaimed.
   { table: "webhook_deliveries", into: "webhook_deliveries", set: { claimed_by: null, claim_expires_at_ms: null } },
   { table: "webhook_attempts", into: "webhook_attempts" },

@@ -6,6 +6,14 @@ import type { Environment } from "../lib/vocabulary"
 import type { WriteTx } from "../store/store"
 import { type DeliveryRow, type EndpointRow, type EventRow } from "../store/webhooks"
 import type { EventType } from "../lib/vocabulary"
+import { eventMatches } from "../lib/event-filter"
+
+/** An account and environment's webhook endpoints and whether it has a stream consumer, at one change version. */
+interface Listeners {
+  version: string
+  endpoints: EndpointRow[]
+  streamed: boolean
+}
 
 /** An event to record, with its spec data. */
 export interface OutboxEvent {
@@ -40,19 +48,22 @@ export function createOutbox(deps: {
   onDeliveryCommitted: (delivery: DeliveryRow) => void
   /** The database's change version: the subscription cache is valid while it stays the same. */
   version: () => string
+  /** Events of an account and environment that has event streams were committed (src/webhooks/event-wake.ts). */
+  onStreamedCommitted?: (accountId: string, env: Environment) => void
 }): EventOutbox {
-  // Every event looks up its subscribers; endpoints change rarely, so they are cached per
-  // account and environment until the database changes.
-  const subscribers = new Map<string, { version: string; endpoints: EndpointRow[] }>()
-  async function subscribed(q: StoreQueries, accountId: string, env: Environment, type: string): Promise<EndpointRow[]> {
+  // Every event looks up its listeners: endpoints change rarely, and a stream consumer is
+  // recorded when a stream opens (docs/webhooks.md § "Streams"), so both are cached per account
+  // and environment until the database changes.
+  const listeners = new Map<string, Listeners>()
+  async function listenersOf(q: StoreQueries, accountId: string, env: Environment): Promise<Listeners> {
     const key = `${accountId}|${env}`
     const version = deps.version()
-    let entry = subscribers.get(key)
+    let entry = listeners.get(key)
     if (!entry || entry.version !== version) {
-      entry = { version, endpoints: await q.listEnabledEndpoints(accountId, env) }
-      subscribers.set(key, entry)
+      entry = { version, endpoints: await q.listEnabledEndpoints(accountId, env), streamed: await q.hasEventConsumer(accountId, env) }
+      listeners.set(key, entry)
     }
-    return entry.endpoints.filter((e) => e.events.includes("*") || e.events.includes(type))
+    return entry
   }
 
   /** A pending delivery due now, with a new id. */
@@ -78,10 +89,13 @@ export function createOutbox(deps: {
   async function recordMany(q: StoreQueries, tx: WriteTx, events: readonly OutboxEvent[]): Promise<void> {
     const eventRows: EventRow[] = []
     const deliveries: DeliveryRow[] = []
+    let streamed: Listeners | null = null
     for (const event of events) {
-      const endpoints = await subscribed(q, event.accountId, event.env, event.type)
-      // Nobody listens: nothing to deliver, nothing to keep.
-      if (endpoints.length === 0) continue
+      const listening = await listenersOf(q, event.accountId, event.env)
+      const endpoints = listening.endpoints.filter((e) => eventMatches(e.events, event.type))
+      // Nobody listens: nothing to deliver, nothing to keep. A stream consumer reads the log.
+      if (endpoints.length === 0 && !listening.streamed) continue
+      if (listening.streamed) streamed = listening
       const eventId = deps.ids.newId("evt")
       const body = JSON.stringify({ event: event.type, timestamp: toIso(event.occurredAtMs), data: event.data })
       eventRows.push({ id: eventId, accountId: event.accountId, env: event.env, type: event.type, body, occurredAtMs: event.occurredAtMs })
@@ -89,8 +103,10 @@ export function createOutbox(deps: {
     }
     if (eventRows.length === 0) return
     await q.insertEventsAndDeliveries(eventRows, deliveries)
+    const streamedEvents = streamed === null ? [] : eventRows
     tx.afterCommit(() => {
       for (const row of deliveries) deps.onDeliveryCommitted(row)
+      for (const row of streamedEvents) deps.onStreamedCommitted?.(row.accountId, row.env)
     })
   }
 

@@ -44,6 +44,10 @@ export function createWebhookRetention(deps: {
   async function pass(): Promise<void> {
     const n = await prune()
     if (n > 0) logger.info("old webhook events deleted", { events: n, retentionDays })
+    // A stream consumer not seen within the retention stops keeping its account's events
+    // (docs/webhooks.md § "Streams"); the outbox learns it through the change version.
+    const cutoffMs = clock.nowMs() - retentionDays * DAY_MS
+    await store.write(async (q) => q.pruneEventConsumers(cutoffMs), { changed: ["event_consumers"] })
   }
 
   function prune(): Promise<number> {

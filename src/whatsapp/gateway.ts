@@ -615,6 +615,14 @@ export interface WhatsAppSession {
    * WhatsApp (or the missing app-state keys) refuses.
    */
   modifyChat(chatJid: string, change: ChatModification, last: { ref: WaMessageRef; atMs: number } | null): Promise<void>
+
+  // Labels (docs/api.md § "Labels").
+  /** True when the phone runs the WhatsApp Business app, as the pairing told it; labels exist only there. */
+  isBusinessAccount(): Promise<boolean>
+  /** Creates or edits a label in WhatsApp's app state (`label_edit`); rejects when WhatsApp refuses. */
+  writeLabel(label: { labelId: string; name: string; color: number }): Promise<void>
+  /** Puts a label on a chat, or takes it off, in WhatsApp's app state (`label_jid`); rejects when WhatsApp refuses. */
+  labelChat(chatJid: string, labelId: string, labeled: boolean): Promise<void>
 }
 
 /** A chat change as the port takes it (docs/api.md § "Chats and contacts"). */

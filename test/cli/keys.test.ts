@@ -67,7 +67,7 @@ describe("wagate keys create", () => {
     const res = await cli(dir, ["keys", "create", "--scopes", "message:send"])
     expect(res.code).toBe(1)
     expect(res.stderr).toBe(
-      "error: scopes contains an unknown scope: message:send; the valid scopes are messages:send, messages:write, messages:read, groups:read, phone_numbers:read, phone-numbers:read, account:read, groups:write, contacts:read, contacts:write, phone_numbers:write\n",
+      "error: scopes contains an unknown scope: message:send; the valid scopes are messages:send, messages:write, messages:read, groups:read, phone_numbers:read, phone-numbers:read, account:read, groups:write, contacts:read, contacts:write, phone_numbers:write, events:read\n",
     )
   })
 

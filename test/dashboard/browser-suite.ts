@@ -7,6 +7,7 @@ import { PNG, poll, WagateProcess } from "../e2e-live/live-world"
 import { startWaSim, type WaSim } from "../wa-sim/sim"
 import { describeInBrowser, launchBrowser } from "../helpers/browser"
 import { WebhookReceiver } from "../helpers/webhook-receiver"
+import type { Harness } from "../helpers/harness"
 
 /*
  * The dashboard in a real browser (Debian's Chromium through playwright-core) against a real
@@ -54,6 +55,48 @@ export function splitWordsInTables(): string[] {
     }
   }
   return split
+}
+
+/** An in-process wagate served on 127.0.0.1 and a Chromium page signed in to its dashboard. */
+export interface SignedInPage {
+  browser: Browser
+  page: Page
+  /** `http://127.0.0.1:<port>`, the served app's origin. */
+  base: string
+  /** Closes the browser and stops the server; the harness stays the caller's to close. */
+  close(): Promise<void>
+}
+
+/**
+ * Serves the harness's app on a free port of 127.0.0.1, opens Chromium at 1280 px and signs in
+ * with the admin token, waiting for the Overview heading. With `failOnDialog` a dialog (an alert
+ * from injected script) throws, which fails the test that caused it.
+ */
+export async function signedInPage(h: Pick<Harness, "app" | "adminToken">, options: { failOnDialog: boolean }): Promise<SignedInPage> {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) })
+  const base = `http://127.0.0.1:${server.port}`
+  let browser: Browser | undefined
+  const close = async () => {
+    await browser?.close()
+    server.stop(true)
+  }
+  try {
+    browser = await launchBrowser()
+    const page = await browser.newPage({ viewport: WIDTHS[0] })
+    if (options.failOnDialog) {
+      page.on("dialog", () => {
+        throw new Error("a dialog opened: injected script ran")
+      })
+    }
+    await page.goto(`${base}/dashboard/sign-in`)
+    await page.getByLabel("Admin token").fill(await h.adminToken())
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
+    return { browser, page, base, close }
+  } catch (error) {
+    await close()
+    throw error
+  }
 }
 
 /** Markup written by a stranger on WhatsApp: it must show as text and run nothing. */

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { Browser, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { addPhone } from "../../src/domain/phones"
-import { describeInBrowser, launchBrowser } from "../helpers/browser"
+import { describeInBrowser } from "../helpers/browser"
 import { createHarness, type Harness } from "../helpers/harness"
-import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-import { WIDTHS } from "./browser-suite"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { signedInPage, type SignedInPage, WIDTHS } from "./browser-suite"
 
 /*
  * The call policy on a phone's page in Chromium (docs/dashboard.md § "Pages"): the operator
@@ -23,8 +23,7 @@ const LONG_PHONE_NAME = "Kundendienstzentrale-Nordrhein-Westfalen Wochenend- und
 
 describeInBrowser("dashboard: the call policy in Chromium", () => {
   let h: Harness
-  let server: ReturnType<typeof Bun.serve>
-  let browser: Browser
+  let ui: SignedInPage
   let page: Page
   let base: string
   let phoneId: string
@@ -34,24 +33,15 @@ describeInBrowser("dashboard: the call policy in Chromium", () => {
     const account = await h.seedAccount({ name: "Acme Support" })
     const phone = await addPhone(h.services.ctx, account.id, "+14155550123", LONG_PHONE_NAME)
     phoneId = phone.id
-    server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) })
-    base = `http://127.0.0.1:${server.port}`
-    browser = await launchBrowser()
-    page = await browser.newPage({ viewport: WIDTHS[0] })
-    page.on("dialog", () => {
-      throw new Error("a dialog opened: injected script ran")
-    })
-    await page.goto(`${base}/dashboard/sign-in`)
-    await page.getByLabel("Admin token").fill(await h.adminToken())
-    await page.getByRole("button", { name: "Sign in" }).click()
-    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
-  })
+    ui = await signedInPage(h, { failOnDialog: true })
+    page = ui.page
+    base = ui.base
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   afterAll(async () => {
-    await browser?.close()
-    server?.stop(true)
+    await ui?.close()
     await h?.close()
-  })
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   test("ticking reject and saving a reply: the page says calls are rejected and shows the reply as text; too long a reply is refused with why", async () => {
     await page.goto(`${base}/dashboard/phones/${phoneId}`)

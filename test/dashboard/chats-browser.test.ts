@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import type { Browser, Page } from "playwright-core"
-import { describeInBrowser, launchBrowser } from "../helpers/browser"
+import type { Page } from "playwright-core"
+import { describeInBrowser } from "../helpers/browser"
 import { createHarness, type Harness } from "../helpers/harness"
-import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-import { WIDTHS } from "./browser-suite"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { signedInPage, type SignedInPage, WIDTHS } from "./browser-suite"
 
 /*
  * The Chats page in Chromium (docs/dashboard.md § "Chats"): the operator opens a customer's chat,
@@ -24,8 +24,7 @@ const ARRIVAL_MS = 20_000
 
 describeInBrowser("dashboard: the Chats page in Chromium", () => {
   let h: Harness
-  let server: ReturnType<typeof Bun.serve>
-  let browser: Browser
+  let ui: SignedInPage
   let page: Page
   let base: string
   let inbox: string
@@ -45,25 +44,16 @@ describeInBrowser("dashboard: the Chats page in Chromium", () => {
     key = await h.seedKey(account.id, { env: "test", scopes: ["messages:send", "messages:read"] })
     for (let i = 0; i < 30; i++) await customerSays(`Reservation question number ${i}`, `+1415555${String(1000 + i)}`)
     await customerSays("Do you have a table for four tonight?")
-    server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) })
-    base = `http://127.0.0.1:${server.port}`
+    ui = await signedInPage(h, { failOnDialog: true })
+    page = ui.page
+    base = ui.base
     inbox = `${base}/dashboard/phones/${phoneId}/chats?account=${account.id}&env=test`
-    browser = await launchBrowser()
-    page = await browser.newPage({ viewport: WIDTHS[0] })
-    page.on("dialog", () => {
-      throw new Error("a dialog opened: injected script ran")
-    })
-    await page.goto(`${base}/dashboard/sign-in`)
-    await page.getByLabel("Admin token").fill(await h.adminToken())
-    await page.getByRole("button", { name: "Sign in" }).click()
-    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
-  })
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   afterAll(async () => {
-    await browser?.close()
-    server?.stop(true)
+    await ui?.close()
     await h?.close()
-  })
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   test("opening a chat, sending a reply shows its bubble, and a customer's message appears without a reload", async () => {
     await page.goto(inbox)

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import type { AccountRow } from "../../src/store/accounts"
-import { createHarness, type Harness } from "../helpers/harness"
-import { ORIGIN, signIn, type DashboardClient } from "../helpers/dashboard"
+import type { Harness } from "../helpers/harness"
+import { ORIGIN, signIn, type DashboardClient, signedInForEachTest } from "../helpers/dashboard"
 import { waMessageIdFor } from "../../src/domain/wa-ids"
 import { liveTenant } from "../live/live-helpers"
 
@@ -14,12 +14,7 @@ import { liveTenant } from "../live/live-helpers"
 let h: Harness
 let client: DashboardClient
 let account: AccountRow
-beforeEach(async () => {
-  h = await createHarness()
-  account = await h.seedAccount({ name: "Acme" })
-  client = await signIn(h)
-})
-afterEach(() => h.close())
+signedInForEachTest((made) => void ({ h, client, account } = made))
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { tmpdir } from "node:os"
-import type { Browser, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import type { Principal } from "../../src/domain/api-keys"
 import { createGroupService } from "../../src/domain/group-service"
-import { describeInBrowser, launchBrowser } from "../helpers/browser"
+import { describeInBrowser } from "../helpers/browser"
 import { createHarness, type Harness } from "../helpers/harness"
-import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-import { splitWordsInTables, WIDTHS } from "./browser-suite"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { signedInPage, type SignedInPage, splitWordsInTables, WIDTHS } from "./browser-suite"
 
 /*
  * A group's page in Chromium (docs/dashboard.md § "Groups"), with a realistic sandbox group: 24
@@ -25,8 +25,7 @@ const HOSTILE = `<img src=x onerror="window.pwned=1"><script>window.pwned=2</scr
 
 describeInBrowser("dashboard: a group's page in Chromium", () => {
   let h: Harness
-  let server: ReturnType<typeof Bun.serve>
-  let browser: Browser
+  let ui: SignedInPage
   let page: Page
   let base: string
   let phoneId: string
@@ -41,21 +40,15 @@ describeInBrowser("dashboard: a group's page in Chromium", () => {
     const members = [...Array.from({ length: 22 }, (_, i) => `+4915155${String(10000 + i * 37).padStart(5, "0")}`), "271828182845904@lid"]
     const { group } = await service.create(operator, phone.id, { subject: SUBJECT, participants: members, description: HOSTILE })
     await service.participants(operator, phone.id, group.id, "promote", members.slice(3, 5))
-    server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) })
-    base = `http://127.0.0.1:${server.port}`
-    browser = await launchBrowser()
-    page = await browser.newPage({ viewport: WIDTHS[0] })
-    await page.goto(`${base}/dashboard/sign-in`)
-    await page.getByLabel("Admin token").fill(await h.adminToken())
-    await page.getByRole("button", { name: "Sign in" }).click()
-    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
-  })
+    ui = await signedInPage(h, { failOnDialog: false })
+    page = ui.page
+    base = ui.base
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   afterAll(async () => {
-    await browser?.close()
-    server?.stop(true)
+    await ui?.close()
     await h?.close()
-  })
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   async function openGroup(): Promise<void> {
     await page.goto(`${base}/dashboard/phones/${phoneId}?env=test`)

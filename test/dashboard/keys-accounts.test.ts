@@ -1,20 +1,15 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { authenticateApiKey } from "../../src/domain/api-keys"
 import { createApiKey } from "../../src/domain/api-keys"
 import { CANONICAL_SCOPES } from "../../src/domain/scopes"
 import type { AccountRow } from "../../src/store/accounts"
-import { createHarness, type Harness } from "../helpers/harness"
-import { expectEscaped, HOSTILE, signIn, type DashboardClient } from "../helpers/dashboard"
+import type { Harness } from "../helpers/harness"
+import { expectEscaped, HOSTILE, type DashboardClient, signedInForEachTest } from "../helpers/dashboard"
 
 let h: Harness
 let client: DashboardClient
 let account: AccountRow
-beforeEach(async () => {
-  h = await createHarness()
-  account = await h.seedAccount({ name: "Acme" })
-  client = await signIn(h)
-})
-afterEach(() => h.close())
+signedInForEachTest((made) => void ({ h, client, account } = made))
 
 const newKeyOf = (html: string) => /<code id="new-key">(sk_(?:test|live)_[0-9A-Za-z]{43})<\/code>/.exec(html)?.[1] ?? null
 

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { Browser, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { LEASE_DEFAULTS } from "../../src/domain/lease-timings"
-import { describeInBrowser, launchBrowser } from "../helpers/browser"
+import { describeInBrowser } from "../helpers/browser"
 import { createHarness, type Harness } from "../helpers/harness"
-import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-import { splitWordsInTables, WIDTHS } from "./browser-suite"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { signedInPage, type SignedInPage, splitWordsInTables, WIDTHS } from "./browser-suite"
 import { markPaired } from "../helpers/paired-phones"
 
 /*
@@ -24,8 +24,7 @@ const LONG_NODE = "wagate-eu-central-1a-production-worker-node-0042.internal.exa
 
 describeInBrowser("dashboard: the Nodes page in Chromium", () => {
   let h: Harness
-  let server: ReturnType<typeof Bun.serve>
-  let browser: Browser
+  let ui: SignedInPage
   let page: Page
   let base: string
 
@@ -50,21 +49,15 @@ describeInBrowser("dashboard: the Nodes page in Chromium", () => {
       if (nodeId !== "node-c") await store.renewLeases(identity, nowMs - 1_500, LEASE_MS)
     }
     await store.releaseNode({ nodeId: HOSTILE_NODE, instanceId: `i-${HOSTILE_NODE.length}` }, nowMs - 1_000)
-    server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) })
-    base = `http://127.0.0.1:${server.port}`
-    browser = await launchBrowser()
-    page = await browser.newPage({ viewport: WIDTHS[0] })
-    await page.goto(`${base}/dashboard/sign-in`)
-    await page.getByLabel("Admin token").fill(await h.adminToken())
-    await page.getByRole("button", { name: "Sign in" }).click()
-    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
-  })
+    ui = await signedInPage(h, { failOnDialog: false })
+    page = ui.page
+    base = ui.base
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   afterAll(async () => {
-    await browser?.close()
-    server?.stop(true)
+    await ui?.close()
     await h?.close()
-  })
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   test("at 1280 and 390 px, with and without the phones: no sideways scroll, no id split, the hostile id is text; screenshots saved", async () => {
     const folder = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "wagate-dashboard-nodes-"))

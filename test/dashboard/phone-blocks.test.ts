@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
-import { createHarness, type Harness } from "../helpers/harness"
-import { signIn, type DashboardClient } from "../helpers/dashboard"
+import { describe, expect, test } from "bun:test"
+import type { Harness } from "../helpers/harness"
+import { type DashboardClient, signedInForEachTest } from "../helpers/dashboard"
 import type { AccountRow } from "../../src/store/accounts"
 
 /* The block list on a phone's page (docs/dashboard.md § "Phones"): list, block, unblock, CSRF. */
@@ -8,12 +8,7 @@ import type { AccountRow } from "../../src/store/accounts"
 let h: Harness
 let client: DashboardClient
 let account: AccountRow
-beforeEach(async () => {
-  h = await createHarness()
-  account = await h.seedAccount({ name: "Acme" })
-  client = await signIn(h)
-})
-afterEach(() => h.close())
+signedInForEachTest((made) => void ({ h, client, account } = made))
 
 describe("dashboard: a phone's block list", () => {
   test("a connected phone's page lists WhatsApp's block list with an unblock button per contact, and a block form", async () => {

@@ -1,18 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
-import { createHarness, type Harness } from "../helpers/harness"
-import { expectEscaped, HOSTILE, ORIGIN, signIn, type DashboardClient } from "../helpers/dashboard"
+import { describe, expect, test } from "bun:test"
+import type { Harness } from "../helpers/harness"
+import { expectEscaped, HOSTILE, ORIGIN, type DashboardClient, signedInForEachTest } from "../helpers/dashboard"
 import { addPhone } from "../../src/domain/phones"
 import type { AccountRow } from "../../src/store/accounts"
 
 let h: Harness
 let client: DashboardClient
 let account: AccountRow
-beforeEach(async () => {
-  h = await createHarness()
-  account = await h.seedAccount({ name: "Acme" })
-  client = await signIn(h)
-})
-afterEach(() => h.close())
+signedInForEachTest((made) => void ({ h, client, account } = made))
 
 /** Reads SSE messages from a live region's stream until `until` matches one (or the reads run out). */
 async function readLive(res: Response, until: (html: string) => boolean, act: () => void | Promise<void> = () => {}): Promise<string[]> {

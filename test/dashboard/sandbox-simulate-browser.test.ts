@@ -2,14 +2,14 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { Browser, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { createApiKey } from "../../src/domain/api-keys"
 import { setCallPolicy } from "../../src/domain/call-actions"
 import { addPhone } from "../../src/domain/phones"
-import { describeInBrowser, launchBrowser } from "../helpers/browser"
+import { describeInBrowser } from "../helpers/browser"
 import { createHarness, type Harness } from "../helpers/harness"
-import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-import { WIDTHS } from "./browser-suite"
+import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { signedInPage, type SignedInPage, WIDTHS } from "./browser-suite"
 
 /*
  * The Sandbox page's simulation forms in Chromium (docs/dashboard.md § "Sandbox: a customer's
@@ -26,8 +26,7 @@ const LONG_PHONE_NAME = "Kundendienstzentrale-Nordrhein-Westfalen Wochenend- und
 
 describeInBrowser("dashboard: the sandbox's simulation forms in Chromium", () => {
   let h: Harness
-  let server: ReturnType<typeof Bun.serve>
-  let browser: Browser
+  let ui: SignedInPage
   let page: Page
   let base: string
   let accountId: string
@@ -43,24 +42,15 @@ describeInBrowser("dashboard: the sandbox's simulation forms in Chromium", () =>
     await createApiKey(h.services.ctx, { accountId, env: "test", scopes: ["messages:send", "messages:read"], name: "Sandbox key" })
     const key = await h.seedKey(accountId)
     sentId = (await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "Your table for four is booked for 19:30." } })).body.data.id
-    server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => h.app.handle(request) })
-    base = `http://127.0.0.1:${server.port}`
-    browser = await launchBrowser()
-    page = await browser.newPage({ viewport: WIDTHS[0] })
-    page.on("dialog", () => {
-      throw new Error("a dialog opened: injected script ran")
-    })
-    await page.goto(`${base}/dashboard/sign-in`)
-    await page.getByLabel("Admin token").fill(await h.adminToken())
-    await page.getByRole("button", { name: "Sign in" }).click()
-    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
-  })
+    ui = await signedInPage(h, { failOnDialog: true })
+    page = ui.page
+    base = ui.base
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   afterAll(async () => {
-    await browser?.close()
-    server?.stop(true)
+    await ui?.close()
     await h?.close()
-  })
+  }, SLOW_HOOK_TIMEOUT_MS)
 
   test("a customer's answer quoting a sent message opens its inbound page with the text shown as text", async () => {
     await page.goto(`${base}/dashboard/sandbox?account=${accountId}&env=test`)

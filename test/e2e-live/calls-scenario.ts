@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import type { SimContact, WaSim } from "../wa-sim"
-import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
-import { ApiClient, Hooks, poll, WagateProcess } from "./live-world"
-import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
+import { describe, expect, test } from "bun:test"
+import type { SimContact } from "../wa-sim"
+import { poll } from "./live-world"
+import { liveScenarioWorld, type ScenarioRun } from "./live-scenario-world"
 
 /*
  * Calls (docs/api.md § "Calls") over the TLS front, as in production: a call arrives and emits
@@ -14,73 +13,61 @@ import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
 
 const ME = "+15550091111"
 
-export function describeCalls(label: string, options: { prepare: () => Promise<string[] | undefined>; prepareTimeoutMs: number }): void {
-  let world: TlsWorld
-  let sim: WaSim
-  let wagate: WagateProcess
-  let api: ApiClient
-  let hooks: Hooks
-  let phoneId: string
+export function describeCalls(label: string, run: ScenarioRun): void {
   let alice: SimContact
   let bob: SimContact
   let carol: SimContact
+  const live = liveScenarioWorld(run, {
+    keyName: "calls",
+    scopes: ["messages:send"],
+    setUp: ({ sim }) => {
+      alice = sim.contact({ phoneNumber: "+15550092222", name: "Alice" })
+      bob = sim.contact({ phoneNumber: "+15550093333", name: "Bob", addressing: "lid" })
+      carol = sim.contact({ phoneNumber: "+15550094444", name: "Carol" })
+    },
+    events: ["call.received", "call.ended"],
+    pair: ME,
+  })
 
-  beforeAll(async () => {
-    world = await startTlsWorld({ command: await options.prepare(), keyName: "calls", scopes: ["messages:send"] })
-    ;({ sim, wagate, api } = world)
-    alice = sim.contact({ phoneNumber: "+15550092222", name: "Alice" })
-    bob = sim.contact({ phoneNumber: "+15550093333", name: "Bob", addressing: "lid" })
-    carol = sim.contact({ phoneNumber: "+15550094444", name: "Carol" })
-    hooks = new Hooks()
-    const endpoint = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/webhooks`, { url: hooks.url, environment: "live", events: ["call.received", "call.ended"] })
-    hooks.secret = endpoint.secret
-    phoneId = await pairedPhone(world, ME)
-  }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await hooks?.stop()
-    await world?.stop()
-  }, SLOW_HOOK_TIMEOUT_MS)
-
-  const ended = (callId: string) => hooks.next("call.ended", (d) => d.callId === callId, 15_000)
-  const messagesTo = (contact: SimContact) => sim.outbox.all.filter((m) => m.contact === contact)
+  const ended = (callId: string) => live.hooks.next("call.ended", (d) => d.callId === callId, 15_000)
+  const messagesTo = (contact: SimContact) => live.sim.outbox.all.filter((m) => m.contact === contact)
 
   describe(`calls over TLS, ${label}`, () => {
     test("a video call arrives as call.received; rejected by API, WhatsApp gets the reject and call.ended says rejected; a second reject is 409", async () => {
-      const callId = sim.calls.offer(alice, { video: true })
-      expect(await hooks.next("call.received", (d) => d.callId === callId, 15_000)).toMatchObject({ callId, phoneId, from: "+15550092222", isVideo: true, isGroup: false })
-      const res = await api.call("POST", `/calls/${callId}/reject`, { fromPhoneId: ME })
+      const callId = live.sim.calls.offer(alice, { video: true })
+      expect(await live.hooks.next("call.received", (d) => d.callId === callId, 15_000)).toMatchObject({ callId, phoneId: live.phoneId, from: "+15550092222", isVideo: true, isGroup: false })
+      const res = await live.api.call("POST", `/calls/${callId}/reject`, { fromPhoneId: ME })
       expect(res.status).toBe(204)
-      expect(sim.calls.rejects.map((r) => r.callId)).toEqual([callId])
-      expect(await ended(callId)).toMatchObject({ callId, phoneId, from: "+15550092222", outcome: "rejected" })
-      const again = await api.call("POST", `/calls/${callId}/reject`, { fromPhoneId: ME })
+      expect(live.sim.calls.rejects.map((r) => r.callId)).toEqual([callId])
+      expect(await ended(callId)).toMatchObject({ callId, phoneId: live.phoneId, from: "+15550092222", outcome: "rejected" })
+      const again = await live.api.call("POST", `/calls/${callId}/reject`, { fromPhoneId: ME })
       expect(again.status).toBe(409)
     })
 
     test("a call the caller cancels ends missed", async () => {
-      const callId = sim.calls.offer(carol)
-      await hooks.next("call.received", (d) => d.callId === callId, 15_000)
-      sim.calls.cancel(callId)
+      const callId = live.sim.calls.offer(carol)
+      await live.hooks.next("call.received", (d) => d.callId === callId, 15_000)
+      live.sim.calls.cancel(callId)
       expect(await ended(callId)).toMatchObject({ callId, outcome: "missed" })
     })
 
     test("with the policy on (set by the CLI), wagate rejects each call; the caller gets the reply once, not for a second call within the hour", async () => {
-      const set = await wagate.cli(["phones", "call-policy", ME, "--reject", "on", "--reply", "We cannot take calls here; please write to us."])
+      const set = await live.wagate.cli(["phones", "call-policy", ME, "--reject", "on", "--reply", "We cannot take calls here; please write to us."])
       expect(set.code).toBe(0)
-      const first = sim.calls.offer(bob)
+      const first = live.sim.calls.offer(bob)
       expect(await ended(first)).toMatchObject({ callId: first, from: "+15550093333", outcome: "rejected" })
-      const reply = await sim.nextMessage(bob, { timeoutMs: 15_000 })
+      const reply = await live.sim.nextMessage(bob, { timeoutMs: 15_000 })
       expect(reply.text).toBe("We cannot take calls here; please write to us.")
 
-      const second = sim.calls.offer(bob, { video: true })
+      const second = live.sim.calls.offer(bob, { video: true })
       expect(await ended(second)).toMatchObject({ callId: second, outcome: "rejected" })
       // Calls of a phone are handled one after the other: once Carol's reply is out, Bob's second call is done.
-      const third = sim.calls.offer(carol)
+      const third = live.sim.calls.offer(carol)
       expect(await ended(third)).toMatchObject({ callId: third, outcome: "rejected" })
-      expect((await sim.nextMessage(carol, { timeoutMs: 15_000 })).text).toBe("We cannot take calls here; please write to us.")
+      expect((await live.sim.nextMessage(carol, { timeoutMs: 15_000 })).text).toBe("We cannot take calls here; please write to us.")
       expect(messagesTo(bob)).toHaveLength(1)
-      expect(sim.calls.rejects.map((r) => r.callId).slice(-3)).toEqual([first, second, third])
-      await poll(async () => (hooks.matching("call.received").length >= 5 ? true : undefined), "five call.received events")
+      expect(live.sim.calls.rejects.map((r) => r.callId).slice(-3)).toEqual([first, second, third])
+      await poll(async () => (live.hooks.matching("call.received").length >= 5 ? true : undefined), "five call.received events")
     })
   })
 }

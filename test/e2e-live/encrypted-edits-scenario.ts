@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import type { SimContact, WaSim } from "../wa-sim"
+import { describe, expect, test } from "bun:test"
+import type { SimContact } from "../wa-sim"
 import { edit } from "../wa-sim/inbound-kinds"
-import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
-import { ApiClient, Hooks, poll, WagateProcess } from "./live-world"
-import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
+import { poll } from "./live-world"
+import { liveScenarioWorld, type ScenarioRun } from "./live-scenario-world"
 
 /*
  * Encrypted edits (docs/live-whatsapp.md § "Encrypted edits"): contacts whose app sends an edit
@@ -16,37 +15,25 @@ import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
 
 const ME = "+15550071111"
 
-export function describeEncryptedEdits(label: string, options: { prepare: () => Promise<string[] | undefined>; prepareTimeoutMs: number }): void {
-  let world: TlsWorld
-  let sim: WaSim
-  let wagate: WagateProcess
-  let api: ApiClient
-  let hooks: Hooks
-  let phoneId: string
+export function describeEncryptedEdits(label: string, run: ScenarioRun): void {
   let alice: SimContact
   let bob: SimContact
   const myJid = `${ME.slice(1)}@s.whatsapp.net`
-
-  beforeAll(async () => {
-    world = await startTlsWorld({ command: await options.prepare(), keyName: "edits", scopes: ["messages:send", "messages:read"] })
-    ;({ sim, wagate, api } = world)
-    alice = sim.contact({ phoneNumber: "+15550072222", name: "Alice", addressing: "lid", encryptedEdits: "lid" })
-    bob = sim.contact({ phoneNumber: "+15550073333", name: "Bob", encryptedEdits: "pn" })
-    hooks = new Hooks()
-    const endpoint = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/webhooks`, { url: hooks.url, environment: "live", events: ["*"] })
-    hooks.secret = endpoint.secret
-    phoneId = await pairedPhone(world, ME)
-  }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await hooks?.stop()
-    await world?.stop()
-  }, SLOW_HOOK_TIMEOUT_MS)
+  const live = liveScenarioWorld(run, {
+    keyName: "edits",
+    scopes: ["messages:send", "messages:read"],
+    setUp: ({ sim }) => {
+      alice = sim.contact({ phoneNumber: "+15550072222", name: "Alice", addressing: "lid", encryptedEdits: "lid" })
+      bob = sim.contact({ phoneNumber: "+15550073333", name: "Bob", encryptedEdits: "pn" })
+    },
+    events: ["*"],
+    pair: ME,
+  })
 
   /** The inbound message with this text, once wagate recorded it. */
   async function inbound(text: string): Promise<any> {
     return poll(async () => {
-      const res = await api.call("GET", "/messages/inbound?limit=100")
+      const res = await live.api.call("GET", "/messages/inbound?limit=100")
       return (res.body.data.data as any[]).find((m) => m.content === text)
     }, `inbound "${text}"`)
   }
@@ -54,29 +41,29 @@ export function describeEncryptedEdits(label: string, options: { prepare: () => 
   /** A contact edits its message `waId` (seen by wagate as `messageId`); resolves with the message.edited data. */
   async function edited(contact: SimContact, waId: string, messageId: string, text: string): Promise<any> {
     const atMs = Date.now() - 1_000
-    await sim.sendInbound(contact, edit({ remoteJid: myJid, id: waId, fromMe: true }, text, atMs))
-    const data = await hooks.next("message.edited", (d) => d.messageId === messageId, 15_000)
+    await live.sim.sendInbound(contact, edit({ remoteJid: myJid, id: waId, fromMe: true }, text, atMs))
+    const data = await live.hooks.next("message.edited", (d) => d.messageId === messageId, 15_000)
     expect(data).toEqual({ messageId, from: `+${contact.phoneNumber}`, content: text, editedAt: new Date(atMs).toISOString() })
-    expect((await api.call("GET", `/messages/inbound/${messageId}`)).body.data.content).toBe(text)
+    expect((await live.api.call("GET", `/messages/inbound/${messageId}`)).body.data.content).toBe(text)
     return data
   }
 
   describe(`encrypted edits over TLS, ${label}`, () => {
     test("a contact sealing with its LID edits its message: the new text, message.edited with editedAt, and no empty message beside it", async () => {
-      const waId = await sim.sendInbound(alice, { text: "meet at 5" })
+      const waId = await live.sim.sendInbound(alice, { text: "meet at 5" })
       const original = await inbound("meet at 5")
       await edited(alice, waId, original.id, "meet at 6")
-      const all = (await api.call("GET", "/messages/inbound?limit=100")).body.data.data as any[]
+      const all = (await live.api.call("GET", "/messages/inbound?limit=100")).body.data.data as any[]
       expect(all.filter((m) => m.type === "other")).toEqual([])
     })
 
     test("a contact sealing with its number edits a message it wrote before wagate restarted: the secret comes from the store", async () => {
-      const waId = await sim.sendInbound(bob, { text: "the invoice is 40" })
+      const waId = await live.sim.sendInbound(bob, { text: "the invoice is 40" })
       const original = await inbound("the invoice is 40")
-      await wagate.restart()
-      await api.phoneWithStatus(phoneId, "connected", 15_000)
+      await live.wagate.restart()
+      await live.api.phoneWithStatus(live.phoneId, "connected", 15_000)
       await edited(bob, waId, original.id, "the invoice is 45")
-      const metrics = await wagate.request(wagate.adminToken, "GET", "/metrics")
+      const metrics = await live.wagate.request(live.wagate.adminToken, "GET", "/metrics")
       expect(String(metrics.body)).toMatch(/wagate_encrypted_edits_total\{[^}]*result="decrypted"[^}]*\} 1/)
     })
   })

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { bandedPicture } from "../helpers/pictures"
-import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
-import type { SimContact, SimGroup, WaSim } from "../wa-sim"
+import type { SimContact, SimGroup } from "../wa-sim"
 import { groupBookOf, type GroupBook } from "../wa-sim/group-admin"
-import { FileHost, Hooks, type ApiClient, type WagateProcess } from "./live-world"
-import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
+import { liveScenarioWorld, type ScenarioRun } from "./live-scenario-world"
 
 /*
  * The group events of the phone's own changes made through wagate's API (docs/webhooks.md
@@ -19,14 +17,7 @@ const ME = "+15550091111"
 const STEP_TIMEOUT_MS = 30_000
 const WAIT_MS = 15_000
 
-export function describeGroupEcho(label: string, options: { prepare: () => Promise<string[] | undefined>; prepareTimeoutMs: number }): void {
-  let world: TlsWorld
-  let sim: WaSim
-  let api: ApiClient
-  let wagate: WagateProcess
-  let hooks: Hooks
-  let files: FileHost
-  let phoneId: string
+export function describeGroupEcho(label: string, run: ScenarioRun): void {
   let book: GroupBook
   let alice: SimContact
   let bob: SimContact
@@ -36,34 +27,27 @@ export function describeGroupEcho(label: string, options: { prepare: () => Promi
   /** Every group event the steps expect, as `event data` strings without `at`. */
   const expected: string[] = []
   const made = { id: "", joined: "" }
-
-  beforeAll(async () => {
-    world = await startTlsWorld({ command: await options.prepare(), keyName: "echo", scopes: ["groups:write", "groups:read", "phone_numbers:read"] })
-    ;({ sim, api, wagate } = world)
-    files = new FileHost(world.cert)
-    alice = sim.contact({ phoneNumber: "+15550092222", name: "Alice" })
-    bob = sim.contact({ phoneNumber: "+15550093333", name: "Bob" })
-    carol = sim.contact({ phoneNumber: "+15550094444", name: "Carol" })
-    dave = sim.contact({ phoneNumber: "+15550095555", name: "Dave" })
-    team = sim.group({ subject: "Team", members: [alice], admins: ["me", alice] })
-    hooks = new Hooks()
-    const endpoint = await wagate.adminOk("POST", `/accounts/${wagate.accountId}/webhooks`, { url: hooks.url, environment: "live", events: ["group.joined", "group.participants", "group.updated"] })
-    hooks.secret = endpoint.secret
-    phoneId = await pairedPhone(world, ME)
-    book = groupBookOf(sim.primary(ME).account)
-  }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await hooks?.stop()
-    await files?.stop()
-    await world?.stop()
-  }, SLOW_HOOK_TIMEOUT_MS)
+  const live = liveScenarioWorld(run, {
+    keyName: "echo",
+    scopes: ["groups:write", "groups:read", "phone_numbers:read"],
+    files: true,
+    setUp: ({ sim }) => {
+      alice = sim.contact({ phoneNumber: "+15550092222", name: "Alice" })
+      bob = sim.contact({ phoneNumber: "+15550093333", name: "Bob" })
+      carol = sim.contact({ phoneNumber: "+15550094444", name: "Carol" })
+      dave = sim.contact({ phoneNumber: "+15550095555", name: "Dave" })
+      team = sim.group({ subject: "Team", members: [alice], admins: ["me", alice] })
+      book = groupBookOf(sim.primary(ME).account)
+    },
+    events: ["group.joined", "group.participants", "group.updated"],
+    pair: ME,
+  })
 
   const e164 = (c: SimContact) => `+${c.phoneNumber}`
 
   /** Calls the API and expects `status`, returning the envelope's data. */
   async function ok(method: string, path: string, body: unknown, status = 200): Promise<any> {
-    const res = await api.call(method, path, body)
+    const res = await live.api.call(method, path, body)
     expect({ path, status: res.status, body: res.status === status ? null : res.body }).toEqual({ path, status, body: null })
     return res.body?.data
   }
@@ -73,9 +57,9 @@ export function describeGroupEcho(label: string, options: { prepare: () => Promi
   /** Waits for each event (in any order) with this phone as `by`, and remembers it for the final count. */
   async function expectEvents(groupId: string, events: [string, Record<string, unknown>][]): Promise<void> {
     for (const [event, fields] of events) {
-      const data = { phoneId, groupId, ...fields, by: ME }
+      const data = { phoneId: live.phoneId, groupId, ...fields, by: ME }
       const wanted = key(event, data)
-      const got = await hooks.next(event, (d) => key(event, d) === wanted, WAIT_MS)
+      const got = await live.hooks.next(event, (d) => key(event, d) === wanted, WAIT_MS)
       expect(Number.isNaN(Date.parse(got.at))).toBe(false)
       expected.push(wanted)
     }
@@ -120,7 +104,7 @@ export function describeGroupEcho(label: string, options: { prepare: () => Promi
     }, STEP_TIMEOUT_MS)
 
     test("a group's picture set and removed: group.updated picture set, then removed", async () => {
-      const url = files.put("/team.png", await bandedPicture("png", 500, 500), "image/png")
+      const url = live.files.put("/team.png", await bandedPicture("png", 500, 500), "image/png")
       await ok("PUT", `/groups/${team.jid}/picture`, { fromPhoneId: ME, mediaUrl: url })
       await expectEvents(team.jid, [["group.updated", { changes: { picture: "set" } }]])
       await ok("DELETE", `/groups/${team.jid}/picture`, { fromPhoneId: ME })
@@ -141,11 +125,11 @@ export function describeGroupEcho(label: string, options: { prepare: () => Promi
 
     test("each of those changes emitted its events exactly once, and nothing else came", async () => {
       // A change another admin makes last: WhatsApp's notifications are told in order, so once it is here every earlier one was told.
-      sim.notifyGroup(team, alice, [{ kind: "subject", subject: "Last" }])
-      await hooks.next("group.updated", (d) => d.changes.subject === "Last", WAIT_MS)
+      live.sim.notifyGroup(team, alice, [{ kind: "subject", subject: "Last" }])
+      await live.hooks.next("group.updated", (d) => d.changes.subject === "Last", WAIT_MS)
       const ours = [made.id, made.joined, team.jid]
       // Counted by event id: a delivery wagate retried (the receiver slow to answer) is one event.
-      const byId = new Map(hooks.events().map((hook) => [hook.headers["x-service-event-id"], hook.json]))
+      const byId = new Map(live.hooks.events().map((hook) => [hook.headers["x-service-event-id"], hook.json]))
       const received = [...byId.values()].filter((json) => ours.includes(json.data.groupId) && json.data.by === ME).map((json) => key(json.event, json.data))
       expect(received.toSorted()).toEqual(expected.toSorted())
     }, STEP_TIMEOUT_MS)

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
-import type { SimContact, WaSim } from "../wa-sim"
+import { describe, expect, test } from "bun:test"
+import type { SimContact } from "../wa-sim"
 import { groupBookOf, type AdminGroup } from "../wa-sim/group-admin"
-import type { ApiClient } from "./live-world"
-import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
+import { liveScenarioWorld, type ScenarioRun } from "./live-scenario-world"
 
 /*
  * Running groups (docs/api.md § "Groups") with wagate as a real process and real Baileys, through
@@ -19,40 +17,34 @@ import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
 const ME = "+15550081111"
 const STEP_TIMEOUT_MS = 30_000
 
-export function describeGroups(label: string, options: { prepare: () => Promise<string[] | undefined>; prepareTimeoutMs: number }): void {
-  let world: TlsWorld
-  let sim: WaSim
-  let api: ApiClient
+export function describeGroups(label: string, run: ScenarioRun): void {
   let alice: SimContact
   let shy: SimContact
   let absent: SimContact
   let boss: SimContact
   const made = { id: "" }
-
-  beforeAll(async () => {
-    world = await startTlsWorld({ command: await options.prepare(), keyName: "groups", scopes: ["groups:write", "groups:read", "messages:send"] })
-    ;({ sim, api } = world)
-    alice = sim.contact({ phoneNumber: "+15550082222", name: "Alice" })
-    shy = sim.contact({ phoneNumber: "+15550083333", name: "Shy" })
-    absent = sim.contact({ phoneNumber: "+15550084444", onWhatsApp: false })
-    boss = sim.contact({ phoneNumber: "+15550085555", name: "Boss" })
-    groupBookOf(sim.primary(ME).account).refuseAdds(shy)
-    await pairedPhone(world, ME)
-  }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await world?.stop()
-  }, SLOW_HOOK_TIMEOUT_MS)
+  const live = liveScenarioWorld(run, {
+    keyName: "groups",
+    scopes: ["groups:write", "groups:read", "messages:send"],
+    setUp: ({ sim }) => {
+      alice = sim.contact({ phoneNumber: "+15550082222", name: "Alice" })
+      shy = sim.contact({ phoneNumber: "+15550083333", name: "Shy" })
+      absent = sim.contact({ phoneNumber: "+15550084444", onWhatsApp: false })
+      boss = sim.contact({ phoneNumber: "+15550085555", name: "Boss" })
+      groupBookOf(sim.primary(ME).account).refuseAdds(shy)
+    },
+    pair: ME,
+  })
 
   /** Calls the API and expects `status`, returning the envelope's data. */
   async function ok(method: string, path: string, body: unknown, status = 200): Promise<any> {
-    const res = await api.call(method, path, body)
+    const res = await live.api.call(method, path, body)
     expect({ path, status: res.status, body: res.status === status ? null : res.body }).toEqual({ path, status, body: null })
     return res.body?.data
   }
 
   /** The simulator's state of a group: what WhatsApp itself holds. */
-  const onWhatsApp = (groupId: string): AdminGroup => groupBookOf(sim.primary(ME).account).get(groupId)!
+  const onWhatsApp = (groupId: string): AdminGroup => groupBookOf(live.sim.primary(ME).account).get(groupId)!
 
   describe(`running groups against the WhatsApp simulator, over TLS, ${label}`, () => {
     test("create: Alice is added, Shy (privacy refuses adds) is invited and gets WhatsApp's group invite message, an absent number is not_on_whatsapp", async () => {
@@ -65,7 +57,7 @@ export function describeGroups(label: string, options: { prepare: () => Promise<
         { participant: `+${shy.phoneNumber}`, result: "invited" },
         { participant: `+${absent.phoneNumber}`, result: "not_on_whatsapp" },
       ])
-      const invite = (await sim.nextMessage(shy, { timeoutMs: 15_000 })).message?.groupInviteMessage
+      const invite = (await live.sim.nextMessage(shy, { timeoutMs: 15_000 })).message?.groupInviteMessage
       const handedBack = onWhatsApp(made.id).addRequests.get(shy)!
       expect(invite).toMatchObject({ groupJid: made.id, groupName: "Customers", inviteCode: handedBack.code })
       expect(Number(invite?.inviteExpiration)).toBe(Number(handedBack.expiration))
@@ -99,13 +91,13 @@ export function describeGroups(label: string, options: { prepare: () => Promise<
     }, STEP_TIMEOUT_MS)
 
     test("a group where the phone is a plain member: admin actions answer 403 saying so, and WhatsApp's group is unchanged", async () => {
-      const theirs = sim.group({ subject: "Theirs", members: [boss, alice], admins: [boss] })
-      const res = await api.call("POST", `/groups/${theirs.jid}/participants`, { fromPhoneId: ME, action: "remove", participants: [`+${alice.phoneNumber}`] })
+      const theirs = live.sim.group({ subject: "Theirs", members: [boss, alice], admins: [boss] })
+      const res = await live.api.call("POST", `/groups/${theirs.jid}/participants`, { fromPhoneId: ME, action: "remove", participants: [`+${alice.phoneNumber}`] })
       expect(res.status).toBe(403)
       expect(res.body.message).toEqual([`Phone ${ME} is not an admin of group ${theirs.jid}: this action needs admin rights`])
-      const settings = await api.call("PATCH", `/groups/${theirs.jid}`, { fromPhoneId: ME, locked: true })
+      const settings = await live.api.call("PATCH", `/groups/${theirs.jid}`, { fromPhoneId: ME, locked: true })
       expect(settings.status).toBe(403)
-      const invite = await api.call("GET", `/groups/${theirs.jid}/invite?fromPhoneId=${encodeURIComponent(ME)}`)
+      const invite = await live.api.call("GET", `/groups/${theirs.jid}/invite?fromPhoneId=${encodeURIComponent(ME)}`)
       expect(invite.status).toBe(403)
       expect(onWhatsApp(theirs.jid).seats.map((seat) => seat.who)).toContain(alice)
       expect(onWhatsApp(theirs.jid).locked).toBe(false)
@@ -121,26 +113,26 @@ export function describeGroups(label: string, options: { prepare: () => Promise<
     }, STEP_TIMEOUT_MS)
 
     test("join: by a chat.whatsapp.com link (GroupDetail); where admins approve, 202 requested; a revoked link is refused", async () => {
-      const book = groupBookOf(sim.primary(ME).account)
+      const book = groupBookOf(live.sim.primary(ME).account)
       const open = book.host({ subject: "Open club", admin: boss, members: [alice], nowMs: Date.now() })
       const joined = await ok("POST", "/groups/join", { fromPhoneId: ME, invite: `https://chat.whatsapp.com/${open.code}` })
       expect(joined).toMatchObject({ id: open.jid, name: "Open club" })
-      expect(open.seatOf(sim.primary(ME).account)?.rank).toBe("member")
+      expect(open.seatOf(live.sim.primary(ME).account)?.rank).toBe("member")
       const strict = book.host({ subject: "Approved only", admin: boss, approval: true, nowMs: Date.now() })
       expect(await ok("POST", "/groups/join", { fromPhoneId: ME, invite: strict.code }, 202)).toEqual({ status: "requested" })
       expect(strict.mePending).toBe(true)
       const revoked = open.code
       open.revokedCodes.add(revoked)
       open.code = "R".repeat(22)
-      const refused = await api.call("POST", "/groups/join", { fromPhoneId: ME, invite: revoked })
+      const refused = await live.api.call("POST", "/groups/join", { fromPhoneId: ME, invite: revoked })
       expect(refused.status).toBe(404)
     }, STEP_TIMEOUT_MS)
 
     test("leave: 204, WhatsApp no longer counts the phone in, and the group's detail is then 404", async () => {
-      const res = await api.call("POST", `/groups/${made.id}/leave`, { fromPhoneId: ME })
+      const res = await live.api.call("POST", `/groups/${made.id}/leave`, { fromPhoneId: ME })
       expect(res.status).toBe(204)
-      expect(onWhatsApp(made.id).seatOf(sim.primary(ME).account)).toBeUndefined()
-      const after = await api.call("GET", `/groups/${made.id}?fromPhoneId=${encodeURIComponent(ME)}`)
+      expect(onWhatsApp(made.id).seatOf(live.sim.primary(ME).account)).toBeUndefined()
+      const after = await live.api.call("GET", `/groups/${made.id}?fromPhoneId=${encodeURIComponent(ME)}`)
       expect(after.status).toBe(404)
     }, STEP_TIMEOUT_MS)
   })

@@ -167,5 +167,21 @@ export function describeInboundRicher(label: string, options: { prepare: () => P
       const all = (await api.call("GET", "/messages/inbound?limit=100")).body.data.data as any[]
       expect(all.filter((x) => x.type === "other")).toEqual([])
     })
+
+    test("a contact who wrote by LID alone, then with the number, is one chat under the number holding both (docs/api.md § \"Chats and contacts\")", async () => {
+      const lea = sim.contact({ phoneNumber: "+15550043333", name: "Lea", addressing: "lid", hidesNumber: true })
+      await sim.sendInbound(lea, { text: "hi, by LID" })
+      await inboundWhere("the LID message", (x) => x.content === "hi, by LID" && x.from === lea.lidJid)
+      lea.hidesNumber = false
+      await sim.sendInbound(lea, { text: "and with my number" })
+      const number = `+${lea.phoneNumber}`
+      await inboundWhere("the message with the number", (x) => x.content === "and with my number" && x.from === number)
+      const chats = (await api.call("GET", `/chats?fromPhoneId=${encodeURIComponent(ME)}&limit=100`)).body.data.chats as any[]
+      expect(chats.filter((c) => c.id === number || c.id === lea.lidJid).map((c) => [c.id, c.unreadCount])).toEqual([[number, 2]])
+      for (const chatId of [number, lea.lidJid]) {
+        const timeline = (await api.call("GET", `/chats/${encodeURIComponent(chatId)}/messages?fromPhoneId=${encodeURIComponent(ME)}`)).body.data.messages as any[]
+        expect(timeline.map((m) => m.content)).toEqual(["and with my number", "hi, by LID"])
+      }
+    })
   })
 }

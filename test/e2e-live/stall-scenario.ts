@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import type { SimContact, WaSim } from "../wa-sim"
-import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
+import { describe, expect, test } from "bun:test"
+import type { SimContact } from "../wa-sim"
 import { DEFAULT_OFFLINE_MARKER_WAIT_MS } from "../../src/whatsapp/gateway"
-import { Hooks, type WagateProcess } from "./live-world"
-import { pairedPhone, startTlsWorld, type TlsWorld } from "./tls-world"
+import { liveScenarioWorld, type ScenarioRun } from "./live-scenario-world"
 
 /*
  * Receiving stalls (docs/live-whatsapp.md § "Receiving stalls", WhiskeySockets/Baileys#2810):
@@ -20,34 +18,26 @@ const LIVE_BOUND_MS = DEFAULT_OFFLINE_MARKER_WAIT_MS / 2
 const HELD_BOUND_MS = DEFAULT_OFFLINE_MARKER_WAIT_MS + 8_000
 const HELD_TEST_TIMEOUT_MS = 60_000
 
-export function describeReceivingStalls(label: string, options: { prepare: () => Promise<string[] | undefined>; prepareTimeoutMs: number }): void {
-  let world: TlsWorld
-  let sim: WaSim
-  let wagate: WagateProcess
-  const hooks = new Hooks()
-  let phoneId: string
+export function describeReceivingStalls(label: string, run: ScenarioRun): void {
   let alice: SimContact
   let bob: SimContact
-
-  beforeAll(async () => {
-    world = await startTlsWorld({ command: await options.prepare(), keyName: "stalls", scopes: ["messages:read"], sim: { offlineMarker: false, liveOfflineZero: true } })
-    ;({ sim, wagate } = world)
-    hooks.secret = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/webhooks`, { url: hooks.url, environment: "live", events: ["*"] })).secret
-    alice = sim.contact({ phoneNumber: "+15550062222", name: "Alice" })
-    bob = sim.contact({ phoneNumber: "+15550063333", name: "Bob" })
-    phoneId = await pairedPhone(world, ME)
-  }, options.prepareTimeoutMs + SLOW_HOOK_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await world?.stop()
-    await hooks.stop()
-  }, SLOW_HOOK_TIMEOUT_MS)
+  const live = liveScenarioWorld(run, {
+    keyName: "stalls",
+    scopes: ["messages:read"],
+    sim: { offlineMarker: false, liveOfflineZero: true },
+    setUp: ({ sim }) => {
+      alice = sim.contact({ phoneNumber: "+15550062222", name: "Alice" })
+      bob = sim.contact({ phoneNumber: "+15550063333", name: "Bob" })
+    },
+    events: ["*"],
+    pair: ME,
+  })
 
   describe(`receiving stalls over TLS, ${label}`, () => {
     test('a live message marked offline="0" is a message.received at once while the marker is missing, not after the watchdog (the Baileys patch)', async () => {
       const sentAt = Date.now()
-      await sim.sendInbound(alice, { text: "live while the marker is missing" }, { to: ME })
-      const received = await hooks.next("message.received", (d) => d.content === "live while the marker is missing", LIVE_BOUND_MS)
+      await live.sim.sendInbound(alice, { text: "live while the marker is missing" }, { to: ME })
+      const received = await live.hooks.next("message.received", (d) => d.content === "live while the marker is missing", LIVE_BOUND_MS)
       expect(received.from).toBe(`+${alice.phoneNumber}`)
       expect(Date.now() - sentAt).toBeLessThan(LIVE_BOUND_MS)
     })
@@ -55,19 +45,19 @@ export function describeReceivingStalls(label: string, options: { prepare: () =>
     test(
       "what WhatsApp held while the phone was away is a message.received within the watchdog's wait after the reconnect though the marker never comes; the pairing state says when the watchdog released it",
       async () => {
-        await wagate.adminOk("POST", `/phones/${phoneId}/disconnect`)
-        await sim.waitFor(() => (sim.loggedInConnections(ME).length === 0 ? true : undefined), "the phone to be away", 10_000)
-        await sim.sendInbound(bob, { text: "held while away" }, { to: ME })
-        expect(sim.heldFor(ME, 1)).toBeGreaterThan(0)
-        const before = (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).offlineWatchdogAt as string | null
+        await live.wagate.adminOk("POST", `/phones/${live.phoneId}/disconnect`)
+        await live.sim.waitFor(() => (live.sim.loggedInConnections(ME).length === 0 ? true : undefined), "the phone to be away", 10_000)
+        await live.sim.sendInbound(bob, { text: "held while away" }, { to: ME })
+        expect(live.sim.heldFor(ME, 1)).toBeGreaterThan(0)
+        const before = (await live.wagate.adminOk("GET", `/phones/${live.phoneId}/pairing`)).offlineWatchdogAt as string | null
 
         const reconnectAt = Date.now()
-        await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
-        const received = await hooks.next("message.received", (d) => d.content === "held while away", HELD_BOUND_MS)
+        await live.wagate.adminOk("POST", `/phones/${live.phoneId}/connect`, { method: "qr" })
+        const received = await live.hooks.next("message.received", (d) => d.content === "held while away", HELD_BOUND_MS)
         expect(received.from).toBe(`+${bob.phoneNumber}`)
         // Not before the wait: Baileys held it until the watchdog released it.
         expect(Date.now() - reconnectAt).toBeGreaterThanOrEqual(DEFAULT_OFFLINE_MARKER_WAIT_MS - 1_000)
-        const state = await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)
+        const state = await live.wagate.adminOk("GET", `/phones/${live.phoneId}/pairing`)
         expect(state.offlineWatchdogAt).not.toBeNull()
         expect(state.offlineWatchdogAt).not.toBe(before)
         expect(Date.parse(state.offlineWatchdogAt)).toBeGreaterThanOrEqual(reconnectAt)

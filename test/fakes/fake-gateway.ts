@@ -192,6 +192,30 @@ export class FakeSession implements WhatsAppSession {
     this.chatModifications.push({ chatJid, change, last })
   }
 
+  /** Whether the fake phone runs the WhatsApp Business app (labels need it). Default false, as for an ordinary phone. */
+  business = false
+  /** The label edits and chat labels written to app state, in order. */
+  readonly labelWrites: ({ kind: "label"; labelId: string; name: string; color: number } | { kind: "chat"; chatJid: string; labelId: string; labeled: boolean })[] = []
+  /** When set, label writes reject with it (WhatsApp refused the patch). */
+  labelWriteError: Error | null = null
+
+  async isBusinessAccount(): Promise<boolean> {
+    if (!this.connected) throw new Error("not connected")
+    return this.business
+  }
+
+  async writeLabel(label: { labelId: string; name: string; color: number }): Promise<void> {
+    if (!this.connected) throw new Error("not connected")
+    if (this.labelWriteError) throw this.labelWriteError
+    this.labelWrites.push({ kind: "label", ...label })
+  }
+
+  async labelChat(chatJid: string, labelId: string, labeled: boolean): Promise<void> {
+    if (!this.connected) throw new Error("not connected")
+    if (this.labelWriteError) throw this.labelWriteError
+    this.labelWrites.push({ kind: "chat", chatJid, labelId, labeled })
+  }
+
   connect(pairing?: { method: "qr" } | { method: "code"; phoneNumber: string }): void {
     this.connects.push(pairing)
   }

@@ -1,4 +1,6 @@
-import type { Harness } from "./harness"
+import { afterEach, beforeEach } from "bun:test"
+import type { AccountRow } from "../../src/store/accounts"
+import { createHarness, type Harness } from "./harness"
 
 /** The origin every in-process dashboard request is sent to. */
 export const ORIGIN = "http://localhost"
@@ -101,4 +103,26 @@ export function expectEscaped(html: string, values: readonly string[]): void {
   for (const marker of ["<script>alert", "<img"]) {
     if (html.includes(marker)) throw new Error(`unescaped markup in the page: ${marker}`)
   }
+}
+
+/** What each test of a dashboard page's file starts from. */
+export interface SignedInDashboard {
+  h: Harness
+  /** The account "Acme", the only one. */
+  account: AccountRow
+  client: DashboardClient
+}
+
+/**
+ * Registers hooks that give each test a fresh harness with the account "Acme" and a client
+ * signed in to the dashboard (handed to `use`), and close the harness after the test.
+ */
+export function signedInForEachTest(use: (made: SignedInDashboard) => void): void {
+  let h: Harness | undefined
+  beforeEach(async () => {
+    h = await createHarness()
+    const account = await h.seedAccount({ name: "Acme" })
+    use({ h, account, client: await signIn(h) })
+  })
+  afterEach(() => h?.close())
 }

@@ -78,6 +78,8 @@ export async function createHarness(
     random?: () => number
     /** The store: SQLite in memory (the default), or a fresh, migrated PostgreSQL database. */
     database?: "sqlite" | "postgres"
+    /** Event stream bounds (src/domain/event-streams.ts). */
+    eventStreams?: { bufferBytes?: number; perKey?: number }
   } = {},
 ): Promise<Harness> {
   const env = options.database === "postgres" ? { ...options.env, WAGATE_DATABASE_URL: await freshMigratedDatabase() } : options.env
@@ -92,6 +94,7 @@ export async function createHarness(
     fetchMedia: options.fetchMedia ?? (async (url) => ({ ok: false, errorCode: "media_fetch_failed", message: `no media fixture for ${url}` })),
     // Deterministic jitter: exactly the configured intervals.
     random: options.random ?? (() => 0.5),
+    eventStreams: options.eventStreams,
   })
   await services.start()
   const app = createApp(services)

@@ -102,8 +102,12 @@ function endpoints(phoneNumber: string, messageId: string) {
     // Chats and contacts (docs/api.md § "Chats and contacts"); the harness's send to +14155550199 made the chat.
     { name: "GET /v1/chats", method: "GET", path: `/v1/chats?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
     { name: "GET /v1/chats/{id}/messages", method: "GET", path: `/v1/chats/%2B14155550199/messages?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
+    { name: "GET /v1/chats/{id}/messages/{id}/media", method: "GET", path: `/v1/chats/%2B14155550199/messages/wamsg_x/media?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 404, scopes: ["messages:read"] },
     { name: "PATCH /v1/chats/{id}", method: "PATCH", path: "/v1/chats/%2B14155550199", body: { fromPhoneId: phoneNumber, pinned: true }, ok: 200, scopes: ["messages:send", "messages:write"] },
     { name: "GET /v1/labels", method: "GET", path: `/v1/labels?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["messages:read"] },
+    // Labels made and put on chats (docs/api.md § "Labels"): test keys' sandbox phone counts as Business; `labels: []` needs no label made first.
+    { name: "POST /v1/labels", method: "POST", path: "/v1/labels", body: { fromPhoneId: phoneNumber, name: "Paid", color: 3 }, ok: 201, scopes: ["messages:send", "messages:write"] },
+    { name: "PUT /v1/chats/{id}/labels", method: "PUT", path: "/v1/chats/%2B14155550199/labels", body: { fromPhoneId: phoneNumber, labels: [] }, ok: 200, scopes: ["messages:send", "messages:write"] },
     { name: "GET /v1/contacts", method: "GET", path: `/v1/contacts?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["contacts:read", "contacts:write"] },
     { name: "GET /v1/contacts/blocked", method: "GET", path: `/v1/contacts/blocked?fromPhoneId=${encodeURIComponent(phoneNumber)}`, ok: 200, scopes: ["contacts:read", "contacts:write"] },
     {
@@ -159,6 +163,9 @@ function endpoints(phoneNumber: string, messageId: string) {
       ok: 200,
       scopes: ["account:read", "messages:read", "messages:send", "messages:write"],
     },
+    // The event stream (docs/webhooks.md § "Streams"): a malformed resume id is a 400 once the scope
+    // admitted the key, so the matrix gets an answer instead of a stream that never ends.
+    { name: "GET /v1/events", method: "GET", path: "/v1/events?after=evt_bad", ok: 400, scopes: ["events:read"] },
   ]
 }
 

@@ -144,6 +144,43 @@ describe("success", () => {
   })
 })
 
+describe("order and search", () => {
+  test("order=unread lists chats with unread messages first and its cursor walks them; search finds a chat by its contact's push name or spaced number", async () => {
+    const { key, phone } = await h.seedTenant()
+    await receive(phone, "test", 1, ALICE, "unread, older")
+    await h.advance(1000)
+    await send(key, phone, BOB, "read, newer")
+    await h.advance(1000)
+    await send(key, phone, "+14155550188", "read, newest")
+    const byActivity = (await chatsOf(key, phone)).body.data.chats.map((c: any) => c.id)
+    expect(byActivity).toEqual(["+14155550188", BOB, ALICE])
+    const res = await chatsOf(key, phone, "&order=unread")
+    expect(res.status).toBe(200)
+    expectSchema(ChatList, res.body.data)
+    expect(res.body.data.chats.map((c: any) => c.id)).toEqual([ALICE, "+14155550188", BOB])
+    const page1 = await chatsOf(key, phone, "&order=unread&limit=2")
+    const page2 = await chatsOf(key, phone, `&order=unread&limit=2&cursor=${enc(page1.body.data.nextCursor)}`)
+    expect([...page1.body.data.chats, ...page2.body.data.chats].map((c: any) => c.id)).toEqual([ALICE, "+14155550188", BOB])
+    await h.services.ctx.store.write((q) => q.upsertContacts([{ phoneId: phone.id, env: "test", contactId: BOB, name: "Bob Builder", pushName: "bobby_b", updatedAtMs: h.clock.nowMs() }]))
+    expect((await chatsOf(key, phone, "&search=bobby_b")).body.data.chats.map((c: any) => c.id)).toEqual([BOB])
+    expect((await chatsOf(key, phone, `&search=${enc("+1 415 555 0166")}`)).body.data.chats.map((c: any) => c.id)).toEqual([ALICE])
+    expect((await chatsOf(key, phone, "&search=%25")).body.data.chats).toEqual([])
+  })
+
+  test("a search over 100 characters, an unknown order, and a cursor of the other order are 400", async () => {
+    const { key, phone } = await h.seedTenant()
+    await send(key, phone, ALICE, "a")
+    await h.advance(1000)
+    await send(key, phone, BOB, "b")
+    expectErrorEnvelope(await chatsOf(key, phone, `&search=${"x".repeat(101)}`), 400, "Bad Request")
+    expectErrorEnvelope(await chatsOf(key, phone, "&order=name"), 400, "Bad Request")
+    const byActivity = (await chatsOf(key, phone, "&limit=1")).body.data.nextCursor as string
+    expectErrorEnvelope(await chatsOf(key, phone, `&order=unread&cursor=${enc(byActivity)}`), 400, "Bad Request")
+    const unreadFirst = (await chatsOf(key, phone, "&order=unread&limit=1")).body.data.nextCursor as string
+    expectErrorEnvelope(await chatsOf(key, phone, `&cursor=${enc(unreadFirst)}`), 400, "Bad Request")
+  })
+})
+
 describe("errors", () => {
   test("a tampered or foreign cursor is 400 on every paged route", async () => {
     const { key, phone } = await h.seedTenant()

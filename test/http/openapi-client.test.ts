@@ -286,6 +286,12 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   const muted: string | null | undefined = first?.mutedUntil
   const page = await client.GET("/v1/chats/{chatId}/messages", { params: { path: { chatId: "+14155550199" }, query: { fromPhoneId, limit: 50, ...(next ? { before: next } : {}) } } })
   const origins: ("api" | "received" | "phone" | "history")[] = page.data?.data.messages.map((m) => m.origin) ?? []
+  // A photo the phone sent itself is downloaded from its timeline entry (docs/api.md § "Chats and contacts").
+  const withMedia = page.data?.data.messages.find((m) => m.media !== null)
+  const photo = withMedia
+    ? await client.GET("/v1/chats/{chatId}/messages/{messageId}/media", { params: { path: { chatId: "+14155550199", messageId: withMedia.id }, query: { fromPhoneId } }, parseAs: "blob" })
+    : null
+  const photoBytes: Blob | undefined = photo?.data
   const directions: ("in" | "out")[] = page.data?.data.messages.map((m) => m.direction) ?? []
   const changed = await client.PATCH("/v1/chats/{chatId}", { params: { path: { chatId: "+14155550199" } }, body: { fromPhoneId, archived: true, mutedUntil: null, unread: false } })
   const archived: boolean | undefined = changed.data?.data.archived
@@ -297,8 +303,28 @@ export async function readAnInbox(onUpdated: (e: components["schemas"]["ChatUpda
   const labels = await client.GET("/v1/labels", { params: { query: { fromPhoneId } } })
   const labelNames: string[] = labels.data?.data.labels.map((l) => l.id + " " + l.name + " " + String(l.color)) ?? []
   const onChat: string[] | undefined = first?.labels
-  console.log(unread, preview, muted, origins, directions, archived, labelNames, onChat)
+  // Labels made and put on chats (docs/api.md § "Labels").
+  const made = await client.POST("/v1/labels", { body: { fromPhoneId, name: "Paid", color: 3 } })
+  const madeId: string | undefined = made.data?.data.id
+  // @ts-expect-error a label has a colour
+  await client.POST("/v1/labels", { body: { fromPhoneId, name: "Paid" } })
+  const labelled = await client.PUT("/v1/chats/{chatId}/labels", { params: { path: { chatId: "+14155550199" } }, body: { fromPhoneId, labels: madeId ? [madeId] : [] } })
+  const nowOn: string[] | undefined = labelled.data?.data.labels
+  // @ts-expect-error labels is a list of ids, not one id
+  await client.PUT("/v1/chats/{chatId}/labels", { params: { path: { chatId: "+14155550199" } }, body: { fromPhoneId, labels: "4" } })
+  console.log(unread, preview, muted, origins, directions, archived, labelNames, onChat, nowOn, photoBytes?.size)
   return names.filter((n): n is string => n !== null)
+}
+
+// Event streams (docs/webhooks.md § "Streams"): the stream's filter and resume id, typed; the body is the stream.
+export async function eventStream(): Promise<ReadableStream<Uint8Array> | null> {
+  const res = await client.GET("/v1/events", {
+    params: { query: { types: "message.received,group.*" }, header: { "Last-Event-ID": "evt_01jd0m3k7v5q9z8y6x4w2t0r1p" } },
+    parseAs: "stream",
+  })
+  // @ts-expect-error the stream has no such parameter
+  await client.GET("/v1/events", { params: { query: { since: "evt_01jd0m3k7v5q9z8y6x4w2t0r1p" } }, parseAs: "stream" })
+  return res.response.body
 }
 
 // History on pairing (docs/admin.md § "History on pairing"): a phone's settings, typed.

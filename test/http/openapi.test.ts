@@ -97,9 +97,15 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   // Beyond the seed (docs/api.md § "Chats and contacts").
   ["get", "/v1/chats", 200, "listChats", REQUIRED_SCOPES.messagesRead],
   ["get", "/v1/chats/{chatId}/messages", 200, "listChatMessages", REQUIRED_SCOPES.messagesRead],
+  ["get", "/v1/chats/{chatId}/messages/{messageId}/media", 200, "getChatMessageMedia", REQUIRED_SCOPES.messagesRead],
   ["patch", "/v1/chats/{chatId}", 200, "updateChat", REQUIRED_SCOPES.send],
   ["get", "/v1/contacts", 200, "listContacts", REQUIRED_SCOPES.contactsRead],
   ["get", "/v1/labels", 200, "listLabels", REQUIRED_SCOPES.messagesRead],
+  // Beyond the seed (docs/api.md § "Labels").
+  ["post", "/v1/labels", 201, "createLabel", REQUIRED_SCOPES.send],
+  ["put", "/v1/chats/{chatId}/labels", 200, "setChatLabels", REQUIRED_SCOPES.send],
+  // Event streams (docs/webhooks.md § "Streams").
+  ["get", "/v1/events", 200, "streamEvents", REQUIRED_SCOPES.eventsRead],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -196,7 +202,7 @@ describe("OpenAPI document: the whole", () => {
     expect(checked).toBeGreaterThan(30)
   })
 
-  test("answers are JSON, except the metrics text, the pairing event stream, inbound media and pictures", () => {
+  test("answers are JSON, except the metrics text, the pairing and account event streams, inbound media and pictures", () => {
     const types = new Map<string, Set<string>>()
     for (const { where, op } of operations().filter((o) => o.where.startsWith("paths"))) {
       for (const response of Object.values(op.responses)) {
@@ -208,9 +214,9 @@ describe("OpenAPI document: the whole", () => {
     }
     expect([...types.keys()].sort()).toEqual(["application/json", "application/octet-stream", "image/jpeg", "text/event-stream", "text/plain"])
     expect([...types.get("image/jpeg")!].sort()).toEqual(["paths get /v1/contacts/{contact}/picture", "paths get /v1/groups/{groupId}/picture", "paths get /v1/phone-numbers/{id}/picture"])
-    expect([...types.get("application/octet-stream")!]).toEqual(["paths get /v1/messages/inbound/{messageId}/media"])
+    expect([...types.get("application/octet-stream")!].sort()).toEqual(["paths get /v1/chats/{chatId}/messages/{messageId}/media", "paths get /v1/messages/inbound/{messageId}/media"])
     expect([...types.get("text/plain")!]).toEqual(["paths get /metrics"])
-    expect([...types.get("text/event-stream")!]).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events"])
+    expect([...types.get("text/event-stream")!].sort()).toEqual(["paths get /admin/v1/phones/{phoneId}/pairing/events", "paths get /v1/events"])
   })
 })
 
@@ -230,12 +236,15 @@ describe("OpenAPI document: /v1", () => {
     if (ok === 204) {
       // No Content: no body at all, not even the envelope.
       expect(success.content).toBeUndefined()
-    } else if (id === "getInboundMessageMedia") {
+    } else if (id === "getInboundMessageMedia" || id === "getChatMessageMedia") {
       // The file itself, not an envelope.
       expect(success.content["application/octet-stream"].schema).toMatchObject({ type: "string", format: "binary" })
     } else if (id === "getOwnPicture" || id === "getContactPicture" || id === "getGroupPicture") {
       // The JPEG itself, not an envelope.
       expect(success.content["image/jpeg"].schema).toMatchObject({ type: "string", format: "binary" })
+    } else if (id === "streamEvents") {
+      // Server-Sent Events, not an envelope.
+      expect(success.content["text/event-stream"].schema).toMatchObject({ type: "string" })
     } else {
       const schema = success.content["application/json"].schema
       expect(schema.properties.success).toEqual({ const: true, type: "boolean" })

@@ -37,6 +37,8 @@ export class SimAccount {
   readonly devices = new Map<number, CompanionDevice>()
   /** The server gates every new link of this account on its passkey (passkey-gate.ts). Default off. */
   passkeyToLink = false
+  /** The phone runs the WhatsApp Business app under this business name (business.ts); null: the ordinary app. Default null. */
+  businessName: string | null = null
   private nextDeviceId = 1
 
   constructor(

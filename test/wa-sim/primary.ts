@@ -14,6 +14,7 @@ import {
 import type { SimAccount } from "./accounts"
 import type { SimConnection } from "./connection"
 import { childBytes, contentBytes, requiredChildBytes, unixSeconds } from "./nodes"
+import { pairSuccessAppNodes } from "./business"
 import { advRefreshNode, RetiredQrSecretError } from "./adv-refresh"
 import { PasskeyRequiredError, passkeyRequestNode } from "./passkey-gate"
 import { deriveAdvSecret, openKeyBundle, unwrapEphemeralKey, wrapEphemeralKey } from "./pairing-code"
@@ -198,7 +199,7 @@ export class SimPrimary {
           attrs: {},
           content: [
             { tag: "device-identity", attrs: {}, content: identityWithHmac },
-            { tag: "platform", attrs: { name: "android" } },
+            ...pairSuccessAppNodes(account),
             { tag: "device", attrs: { jid: linked.jid, lid: linked.lid } },
           ],
         },

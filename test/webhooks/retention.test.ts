@@ -84,23 +84,54 @@ describe("webhook retention", () => {
     await setUp()
     const old = h.clock.nowMs() - 40 * DAY_MS
     for (let i = 0; i < RETENTION_BATCH * 2 + 7; i++) await storeEvent(old + i, ["succeeded"])
+    // Stored last: SQLite keeps its newest event whatever its age (src/store/sqlite/webhooks.ts).
+    await storeEvent(h.clock.nowMs(), ["succeeded"])
 
     expect(await h.services.webhookRetention.prune()).toBe(RETENTION_BATCH * 2 + 7)
-    expect([count("events"), count("webhook_deliveries"), count("webhook_attempts")]).toEqual([0, 0, 0])
+    expect([count("events"), count("webhook_deliveries"), count("webhook_attempts")]).toEqual([1, 1, 1])
   })
 
   test("passes run by themselves a minute after start and then every hour", async () => {
     await setUp({ WAGATE_WEBHOOK_RETENTION_DAYS: "7" })
     const first = await storeEvent(h.clock.nowMs() - 8 * DAY_MS, ["succeeded"])
+    // Young events stored after each old one: SQLite keeps its newest event whatever its age.
+    await storeEvent(h.clock.nowMs(), ["succeeded"])
     await h.advance(RETENTION_FIRST_DELAY_MS)
     expect(exists(first)).toBe(false)
 
     // Eight days minus half an hour old now: old enough within the next hour.
     const second = await storeEvent(h.clock.nowMs() - 8 * DAY_MS + DAY_MS - 1_800_000, ["succeeded"])
+    await storeEvent(h.clock.nowMs(), ["succeeded"])
     await h.advance(RETENTION_INTERVAL_MS - 1)
     expect(exists(second)).toBe(true)
     await h.advance(1)
     expect(exists(second)).toBe(false)
+  })
+
+  test("SQLite keeps its newest event however old, so a new event's rowid never falls below an open stream's position", async () => {
+    await setUp()
+    const older = await storeEvent(h.clock.nowMs() - 41 * DAY_MS, ["succeeded"])
+    const newest = await storeEvent(h.clock.nowMs() - 40 * DAY_MS, ["succeeded"])
+    expect(await h.services.webhookRetention.prune()).toBe(1)
+    expect([exists(older), exists(newest)]).toEqual([false, true])
+  })
+
+  test("a pass forgets a stream consumer not seen within the retention, and the outbox stops keeping that account's events", async () => {
+    h = await createHarness()
+    const { ctx } = h.services
+    const account = await h.seedAccount()
+    const other = await h.seedAccount({ name: "Other" })
+    await ctx.store.write((q) => q.touchEventConsumer(account.id, "test", h.clock.nowMs() - 31 * DAY_MS), { changed: ["event_consumers"] })
+    await ctx.store.write((q) => q.touchEventConsumer(other.id, "test", h.clock.nowMs() - 29 * DAY_MS), { changed: ["event_consumers"] })
+    const record = (accountId: string) =>
+      ctx.store.write((q, tx) => ctx.events.record(q, tx, { accountId, env: "test", type: "message.received", data: {}, occurredAtMs: h.clock.nowMs() }))
+    await record(account.id)
+    expect(count("events")).toBe(1)
+    await h.advance(RETENTION_FIRST_DELAY_MS)
+    expect([await ctx.store.hasEventConsumer(account.id, "test"), await ctx.store.hasEventConsumer(other.id, "test")]).toEqual([false, true])
+    await record(account.id)
+    await record(other.id)
+    expect(count("events")).toBe(2)
   })
 
   test("a retention of 0 keeps every event", async () => {

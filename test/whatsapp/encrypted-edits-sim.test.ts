@@ -4,8 +4,9 @@ import { silentLogger } from "../../src/lib/logger"
 import { Counter } from "../../src/lib/metrics"
 import { migrate, openDatabase, type Database } from "../../src/store/sqlite/db"
 import { createWriter, type Writer } from "../../src/store/sqlite/writer"
-import type { InboundAction, InboundMessage, SessionEvents, WhatsAppSession } from "../../src/whatsapp/gateway"
+import type { InboundAction, InboundMessage } from "../../src/whatsapp/gateway"
 import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
+import { openSimSession, type SimSession } from "../helpers/sim-session"
 import { TestClock } from "../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { waitUntil } from "../helpers/webhook-receiver"
@@ -32,7 +33,7 @@ const clock = new TestClock()
 const counter = new Counter("wagate_encrypted_edits_total", "test", {})
 const inbound: InboundMessage[] = []
 const actions: InboundAction[] = []
-let session: WhatsAppSession | null = null
+let phone: SimSession
 let lidAlice: SimContact
 let pnBob: SimContact
 let mixedCarol: SimContact
@@ -40,28 +41,7 @@ let mixedCarol: SimContact
 /** Opens a session on a fresh gateway over the one store, reconnecting when Baileys asks for a restart (after the scan). */
 async function openSession(pair: boolean): Promise<void> {
   const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: sim.wsUrl, encryptedEdits: counter })
-  let connected = false
-  const events = (): SessionEvents => ({
-    connecting() {},
-    qr: (qr) => void sim.primary(ME).scanQr(qr),
-    pairingCode() {},
-    scanned() {},
-    connected: () => void (connected = true),
-    disconnected: (info) => {
-      if (!info.final) start()
-    },
-    partAcked() {},
-    partRejected() {},
-    receipt() {},
-    inbound: (m) => void inbound.push(m),
-    inboundAction: (a) => void actions.push(a),
-  })
-  const start = () => {
-    session = gateway.session("ph_1", events())
-    session.connect(pair ? { method: "qr" } : undefined)
-  }
-  start()
-  await waitUntil(() => connected, 20_000, "the phone to connect")
+  phone = await openSimSession(gateway, sim, ME, { pair, events: { inbound: (m) => void inbound.push(m), inboundAction: (a) => void actions.push(a) } })
 }
 
 beforeAll(async () => {
@@ -76,7 +56,7 @@ beforeAll(async () => {
 }, SLOW_HOOK_TIMEOUT_MS)
 
 afterAll(async () => {
-  await session?.close()
+  await phone?.session.close()
   await sim?.stop()
 }, SLOW_HOOK_TIMEOUT_MS)
 
@@ -110,7 +90,7 @@ describe("encrypted edits from the simulator, in process", () => {
   test("a contact deriving with its number, the edit arriving after the gateway started over on the same store", async () => {
     const before = counted("decrypted")
     const action = await writeAndEdit(pnBob, "the total is 40", "the total is 45", async () => {
-      await session?.close()
+      await phone?.session.close()
       await openSession(false)
     })
     expect(action).toMatchObject({ kind: "edit", from: `+${pnBob.phoneNumber}`, content: "the total is 45" })
@@ -118,7 +98,7 @@ describe("encrypted edits from the simulator, in process", () => {
   })
 
   test("the secret of a message we send is stored under our number and LID, the one the contact received", async () => {
-    await session!.sendPart({ waMessageId: "3EB0OURSECRET0001", toJid: `${pnBob.phoneNumber}@s.whatsapp.net`, text: "your order shipped" })
+    await phone.session.sendPart({ waMessageId: "3EB0OURSECRET0001", toJid: `${pnBob.phoneNumber}@s.whatsapp.net`, text: "your order shipped" })
     const received = await sim.nextMessage(pnBob, { timeoutMs: 10_000 })
     const sentSecret = received.copies[0]!.message.messageContextInfo?.messageSecret
     expect(sentSecret?.length).toBe(32)

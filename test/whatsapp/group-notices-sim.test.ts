@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { silentLogger } from "../../src/lib/logger"
 import { migrate, openDatabase, type Database } from "../../src/store/sqlite/db"
 import { createWriter, type Writer } from "../../src/store/sqlite/writer"
-import type { GroupNotice, SessionEvents, WhatsAppSession } from "../../src/whatsapp/gateway"
+import type { GroupNotice } from "../../src/whatsapp/gateway"
 import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
+import { openSimSession, type SimSession } from "../helpers/sim-session"
 import { TestClock } from "../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { waitUntil } from "../helpers/webhook-receiver"
@@ -29,8 +30,7 @@ let db: Database
 let writer: Writer
 const clock = new TestClock()
 const notices: GroupNotice[] = []
-let session: WhatsAppSession | null = null
-let connects = 0
+let phone: SimSession
 let alice: SimContact
 let bob: SimContact
 let carol: SimContact
@@ -50,35 +50,11 @@ beforeAll(async () => {
   club = sim.group({ subject: "Book club", members: [alice, bob], admins: [alice] })
   lidGroup = sim.group({ subject: "Neighbours", members: [carol, dave], admins: [carol], addressing: "lid" })
   const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: sim.wsUrl })
-  let connected = false
-  const events = (): SessionEvents => ({
-    connecting() {},
-    qr: (qr) => void sim.primary(ME).scanQr(qr),
-    pairingCode() {},
-    scanned() {},
-    connected: () => {
-      connected = true
-      connects++
-    },
-    disconnected: (info) => {
-      if (!info.final) start()
-    },
-    partAcked() {},
-    partRejected() {},
-    receipt() {},
-    inbound() {},
-    groupChanged: (notice) => void notices.push(notice),
-  })
-  const start = () => {
-    session = gateway.session("ph_1", events())
-    session.connect({ method: "qr" })
-  }
-  start()
-  await waitUntil(() => connected, 20_000, "the phone to connect")
+  phone = await openSimSession(gateway, sim, ME, { pair: true, events: { groupChanged: (notice) => void notices.push(notice) } })
 }, SLOW_HOOK_TIMEOUT_MS)
 
 afterAll(async () => {
-  await session?.close()
+  await phone?.session.close()
   await sim?.stop()
 }, SLOW_HOOK_TIMEOUT_MS)
 
@@ -152,7 +128,7 @@ describe("group notifications from the simulator, in process", () => {
   })
 
   test("the phone's own changes through the session come back from WhatsApp once each, made by this phone", async () => {
-    const own = session!.groups
+    const own = phone.session.groups
     const before = notices.length
     const { detail } = await own.create("Own group", [alice.pnJid])
     await waitUntil(() => notices.length > before, 10_000, "the create's notice")
@@ -177,7 +153,7 @@ describe("group notifications from the simulator, in process", () => {
   test("a join by an invite link this phone used comes back as a join adding this phone", async () => {
     const open = groupBookOf(sim.primary(ME).account).host({ subject: "Open door", admin: bob, members: [alice], nowMs: Date.now() })
     const before = notices.length
-    expect(await session!.groups.join(open.code)).toEqual({ joined: true, groupJid: open.jid })
+    expect(await phone.session.groups.join(open.code)).toEqual({ joined: true, groupJid: open.jid })
     await waitUntil(() => notices.length > before, 10_000, "the join's notice")
     expect(notices.slice(before)).toEqual([
       {
@@ -204,9 +180,9 @@ describe("group notifications from the simulator, in process", () => {
   test("a notification sent again after a reconnect (its acknowledgement lost) is told once", async () => {
     const id = sim.notifyGroup(club, alice, [{ kind: "subject", subject: "Before the drop" }])
     await waitUntil(() => notices.some((n) => n.changes.some((c) => c.kind === "updated" && c.changes.subject === "Before the drop")), 10_000, "the first notice")
-    const before = connects
+    const before = phone.connects
     sim.dropConnections()
-    await waitUntil(() => connects > before, 30_000, "the reconnect")
+    await waitUntil(() => phone.connects > before, 30_000, "the reconnect")
     sim.notifyGroup(club, alice, [{ kind: "subject", subject: "Before the drop" }], { id })
     sim.notifyGroup(club, alice, [{ kind: "subject", subject: "After the drop" }])
     await waitUntil(() => notices.some((n) => n.changes.some((c) => c.kind === "updated" && c.changes.subject === "After the drop")), 10_000, "the later notice")

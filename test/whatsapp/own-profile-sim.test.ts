@@ -5,9 +5,9 @@ import { Counter } from "../../src/lib/metrics"
 import { toProfileJpeg } from "../../src/lib/profile-picture"
 import { migrate, openDatabase, type Database } from "../../src/store/sqlite/db"
 import { createWriter, type Writer } from "../../src/store/sqlite/writer"
-import type { SessionEvents, WhatsAppSession } from "../../src/whatsapp/gateway"
 import { createBaileysGateway } from "../../src/whatsapp/baileys/gateway"
 import { bandedPicture } from "../helpers/pictures"
+import { openSimSession, type SimSession } from "../helpers/sim-session"
 import { TestClock } from "../helpers/test-clock"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
 import { waitUntil } from "../helpers/webhook-receiver"
@@ -27,7 +27,7 @@ const ME = "+15550071111"
 let sim: WaSim
 let db: Database
 let writer: Writer
-let session: WhatsAppSession | null = null
+let phone: SimSession
 let team: SimGroup
 const clock = new TestClock()
 
@@ -39,32 +39,11 @@ beforeAll(async () => {
   const alice = sim.contact({ phoneNumber: "+15550072222", name: "Alice" })
   team = sim.group({ subject: "Team", members: [alice], admins: ["me"] })
   const gateway = createBaileysGateway({ store: storeOver(db, writer), clock, logger: silentLogger, wsUrl: sim.wsUrl, encryptedEdits: new Counter("t", "t", {}) })
-  let connected = false
-  const events = (): SessionEvents => ({
-    connecting() {},
-    qr: (qr) => void sim.primary(ME).scanQr(qr),
-    pairingCode() {},
-    scanned() {},
-    connected: () => void (connected = true),
-    disconnected: (info) => {
-      if (!info.final) start()
-    },
-    partAcked() {},
-    partRejected() {},
-    receipt() {},
-    inbound() {},
-    inboundAction() {},
-  })
-  const start = () => {
-    session = gateway.session("ph_1", events())
-    session.connect({ method: "qr" })
-  }
-  start()
-  await waitUntil(() => connected, 20_000, "the phone to connect")
+  phone = await openSimSession(gateway, sim, ME, { pair: true, events: { inboundAction() {} } })
 }, SLOW_HOOK_TIMEOUT_MS)
 
 afterAll(async () => {
-  await session?.close()
+  await phone?.session.close()
   await sim?.stop()
   db?.close()
 }, SLOW_HOOK_TIMEOUT_MS)
@@ -78,29 +57,29 @@ async function jpeg(): Promise<Uint8Array> {
 describe("own profile through Baileys against the simulator", () => {
   test("our picture: WhatsApp receives the converted JPEG byte for byte, and a removal clears it", async () => {
     const picture = await jpeg()
-    await session!.setPicture(null, picture)
+    await phone.session.setPicture(null, picture)
     const mine = profileOf(sim.primary(ME).account)
     expect(Buffer.from(mine.picture!).equals(Buffer.from(picture))).toBe(true)
-    await session!.removePicture(null)
+    await phone.session.removePicture(null)
     expect(mine.picture).toBeNull()
   })
 
   test("a group's picture goes to the group named by target, not to our own profile", async () => {
     const picture = await jpeg()
-    await session!.setPicture(`${team.id}@g.us`, picture)
+    await phone.session.setPicture(`${team.id}@g.us`, picture)
     expect(Buffer.from(profileOf(team).picture!).equals(Buffer.from(picture))).toBe(true)
     expect(profileOf(sim.primary(ME).account).picture).toBeNull()
-    await session!.removePicture(`${team.id}@g.us`)
+    await phone.session.removePicture(`${team.id}@g.us`)
     expect(profileOf(team).picture).toBeNull()
   })
 
   test("a group WhatsApp does not know: the change is refused", async () => {
-    await expect(session!.setPicture("120363999999999999@g.us", await jpeg())).rejects.toThrow()
+    await expect(phone.session.setPicture("120363999999999999@g.us", await jpeg())).rejects.toThrow()
   })
 
   test("the about text and the push name reach WhatsApp", async () => {
-    await session!.setAbout("We answer within the hour")
-    await session!.setProfileName("Acme Support")
+    await phone.session.setAbout("We answer within the hour")
+    await phone.session.setProfileName("Acme Support")
     const mine = profileOf(sim.primary(ME).account)
     expect(mine.about).toBe("We answer within the hour")
     await waitUntil(() => mine.pushName === "Acme Support", 10_000, "the push name")

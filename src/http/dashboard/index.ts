@@ -10,6 +10,7 @@ import { nodesRoutes } from "./pages/nodes"
 import { overviewRoutes } from "./pages/overview"
 import { phoneRoutes } from "./pages/phone"
 import { callPolicyRoutes } from "./pages/call-policy"
+import { historySettingsRoutes } from "./pages/history-settings"
 import { chatActionRoutes } from "./pages/chat-actions"
 import { chatsRoutes } from "./pages/chats"
 import { groupRoutes } from "./pages/group"
@@ -34,6 +35,7 @@ export function dashboardRoutes(deps: HttpDeps) {
       .use(phonesRoutes(dash))
       .use(phoneRoutes(dash))
       .use(callPolicyRoutes(dash))
+      .use(historySettingsRoutes(dash))
       .use(groupRoutes(dash))
       .use(keysRoutes(dash))
       .use(webhooksRoutes(dash))

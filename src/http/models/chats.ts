@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox"
+import { CHAT_SEARCH_MAX } from "../../domain/chats"
 import { E164_PATTERN, LID_JID_PATTERN } from "../../lib/formats"
 import { named, Nullable, OneOf } from "../../lib/schema"
 import { MESSAGE_STATUSES, TIMELINE_ORIGINS } from "../../lib/vocabulary"
@@ -28,6 +29,21 @@ export const ListChatsQuery = explainUnknownFields(
       fromPhoneId: FromPhoneId,
       archived: Flag("archived", "true: only archived chats; false: only chats not archived."),
       unread: Flag("unread", "true: only chats with unread messages; false: only chats without."),
+      order: Type.Optional(
+        OneOf(["activity", "unread"] as const, {
+          description: "`activity` (the default): newest activity first; `unread`: chats with unread messages first, then the others, each newest activity first. A cursor pages only the order it was given for.",
+          errorMessage: "order must be activity or unread",
+        }),
+      ),
+      search: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: CHAT_SEARCH_MAX,
+          description: "Only chats whose name, contact's address-book or push name, number or LID contains this (case-insensitive for A–Z; `%` and `_` match themselves). Digits also match a number however it is spaced.",
+          examples: ["giulia"],
+          errorMessage: `search must be 1 to ${CHAT_SEARCH_MAX} characters`,
+        }),
+      ),
       limit: Limit(100, 50),
       cursor: Cursor("cursor"),
     },
@@ -65,6 +81,13 @@ export const Chat = named(
 
 export const ChatList = named("ChatList", Type.Object({ chats: Type.Array(Chat), nextCursor: Nullable(Type.String({ description: "Pass as `cursor` for the next page; null on the last." })) }))
 
+/** GET /v1/chats/{chatId}/messages/{messageId}/media */
+export const ChatMessageParams = Type.Object({
+  chatId: ChatIdParams.properties.chatId,
+  messageId: Type.String({ description: "A timeline entry's id: `wamsg_…` (the phone's own or history) or `inmsg_…`.", examples: ["wamsg_01jd0m3k7v5q9z8y6x4w2t0r1p"] }),
+})
+export const ChatMediaQuery = explainUnknownFields(Type.Object({ fromPhoneId: FromPhoneId }, { additionalProperties: false }), ENVIRONMENT_FROM_KEY)
+
 export const TimelineQuery = explainUnknownFields(
   Type.Object({ fromPhoneId: FromPhoneId, before: Cursor("before"), limit: Limit(100, 50) }, { additionalProperties: false }),
   ENVIRONMENT_FROM_KEY,
@@ -75,7 +98,9 @@ const TimelineMedia = Type.Object(
     mimetype: Nullable(Type.String({ examples: ["image/jpeg"] })),
     size: Nullable(Type.Integer({ minimum: 0 })),
     fileName: Nullable(Type.String()),
-    urls: Type.Array(Type.String(), { description: "An API send's mediaUrls; empty for a received message (its media route serves the bytes)." }),
+    urls: Type.Array(Type.String(), {
+      description: "An API send's mediaUrls; empty for any other message, whose bytes GET /v1/chats/{chatId}/messages/{messageId}/media serves.",
+    }),
   },
   { description: "The attachment, or null." },
 )

@@ -28,6 +28,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: "Phone numbers", description: "The account's sender phones and their connection state." },
   { name: "Contacts", description: "Which numbers are on WhatsApp, within each phone's hourly budget." },
   { name: "Chats", description: "A phone's conversations and each one's timeline, both directions and every origin; archive, pin, mute, mark read." },
+  { name: "Events", description: "The account's events as a resumable Server-Sent Events stream, for clients without a public URL for webhooks." },
   { name: "Account", description: "The account and its usage." },
   { name: "Calls", description: "Incoming WhatsApp calls (simulated ones for test keys): reject one while it rings." },
   { name: "Sandbox", description: "Test keys only: make the sandbox receive a contact's message, reaction, poll vote or call, with the events a live one emits." },

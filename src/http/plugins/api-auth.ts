@@ -9,11 +9,22 @@ import { verifiedNodeRequest } from "../node-requests"
 import { readRawBody } from "./body"
 import { refuseAuthentication } from "./failed-auth"
 import { ENVIRONMENT_FROM_KEY, queryNamesEnvironment } from "../validation"
+import { EVENT_STREAM_PATH } from "../models/events"
 
 /** Reads `Authorization: Bearer <token>`; null when absent or not a bearer credential. */
 export function bearerToken(header: string | undefined): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")
   return match ? match[1]! : null
+}
+
+/**
+ * The key a stream client put in the URL (`?access_token=`), accepted on the event stream only:
+ * EventSource and no-code tools cannot set headers (docs/webhooks.md § "Streams"). Nothing logs
+ * query strings (src/app.ts), so the token stays out of the logs.
+ */
+function streamQueryToken(request: Request): string | null {
+  const url = new URL(request.url)
+  return url.pathname === EVENT_STREAM_PATH ? url.searchParams.get("access_token") : null
 }
 
 /**
@@ -30,7 +41,7 @@ export function apiBase(deps: HttpDeps) {
     .onParse(readRawBody)
     .derive(async ({ headers, request, server, set, body }): Promise<{ principal: Principal }> => {
       const fromNode = await verifiedNodeRequest(deps, server, request, body)
-      const token = bearerToken(headers.authorization)
+      const token = bearerToken(headers.authorization) ?? streamQueryToken(request)
       const principal = token ? await authenticateApiKey(ctx, token) : null
       if (!principal) {
         // The sending node admitted this key a moment ago (it was revoked since): no guess to count.

@@ -2,6 +2,7 @@ import type { SQL } from "bun"
 import type { ChatsQueries } from "../chats"
 import type { ChatListQuery, ChatMessageRow, ContactListQuery, TimelineQuery } from "../chats"
 import { CHAT_COLUMNS, CHAT_MESSAGE_COLUMNS, CHAT_MESSAGE_SELECT, CONTACT_COLUMNS, chatChangeSets, chatFromRaw, chatMessageFromRaw, chatMessageValues, contactFromRaw, likePattern, mergeTimeline, type RawChat } from "../chat-rows"
+import { chatListClauses } from "../chat-list-sql"
 import { MESSAGE_COLUMNS, messageFromPg, type PgMessage } from "./message-rows"
 import { COLUMNS as INBOUND_COLUMNS, fromPg as inboundFromPg, type PgInbound } from "./inbound"
 import { toNumber } from "./rows"
@@ -11,17 +12,34 @@ import { toNumber } from "./rows"
 const CHAT_FROM = `FROM chats c LEFT JOIN contacts ct ON ct.phone_id = c.phone_id AND ct.env = c.env AND ct.contact_id = c.chat_id`
 
 async function listChats(sql: SQL, q: ChatListQuery) {
-  const params: unknown[] = [q.phoneId, q.env]
-  const where = ["c.phone_id = $1", "c.env = $2"]
-  if (q.archived !== undefined) where.push(`c.archived = $${params.push(q.archived)}`)
-  if (q.unread !== undefined) where.push(q.unread ? "c.unread_count > 0" : "c.unread_count = 0")
-  if (q.after) where.push(`(c.last_activity_ms, c.chat_id) < ($${params.push(q.after.activityMs)}::int8, $${params.push(q.after.chatId)})`)
-  const text = `SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE ${where.join(" AND ")} ORDER BY c.last_activity_ms DESC, c.chat_id DESC LIMIT $${params.push(q.limit)}`
+  const params: unknown[] = []
+  const param = (v: unknown, type?: string) => `$${params.push(v)}${type ? `::${type}` : ""}`
+  const { where, orderBy } = chatListClauses(q, { param, like: "ILIKE" })
+  const text = `SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE ${where.join(" AND ")} ORDER BY ${orderBy} LIMIT ${param(q.limit)}`
   return ((await sql.unsafe(text, params)) as RawChat[]).map(chatFromRaw)
 }
 
+// A `…@lid` the phone maps to a number names the number's chat (src/store/chat-sql-aliases.ts).
+const CANONICAL = `SELECT phone_number AS n FROM contacts WHERE phone_id = $1 AND env = $2 AND lid = $3 AND phone_number IS NOT NULL LIMIT 1`
+const ALIASES = `SELECT phone_number AS n, lid AS l FROM contacts WHERE phone_id = $1 AND env = $2 AND (phone_number = $3 OR lid = $3)
+  AND phone_number IS NOT NULL AND lid IS NOT NULL`
+
+async function canonicalChatId(sql: SQL, phoneId: string, env: string, chatId: string): Promise<string> {
+  if (!chatId.endsWith("@lid")) return chatId
+  const [row] = (await sql.unsafe(CANONICAL, [phoneId, env, chatId])) as { n: string }[]
+  return row?.n ?? chatId
+}
+
+/** Every id the chat's messages may carry: the chat's own, and the number or LID it maps to. */
+async function chatAliases(sql: SQL, phoneId: string, env: string, chatId: string): Promise<string[]> {
+  const ids = new Set([chatId])
+  for (const r of (await sql.unsafe(ALIASES, [phoneId, env, chatId])) as { n: string; l: string }[]) ids.add(r.n).add(r.l)
+  return [...ids]
+}
+
 async function findChat(sql: SQL, phoneId: string, env: string, chatId: string) {
-  const [raw] = (await sql.unsafe(`SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE c.phone_id = $1 AND c.env = $2 AND c.chat_id = $3`, [phoneId, env, chatId])) as RawChat[]
+  const id = await canonicalChatId(sql, phoneId, env, chatId)
+  const [raw] = (await sql.unsafe(`SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE c.phone_id = $1 AND c.env = $2 AND c.chat_id = $3`, [phoneId, env, id])) as RawChat[]
   return raw ? chatFromRaw(raw) : null
 }
 
@@ -54,12 +72,17 @@ const OTHERS = `SELECT ${CHAT_MESSAGE_SELECT} FROM chat_messages
   WHERE phone_id = $1 AND env = $2 AND chat_id = $3 AND (at_ms, id) < ($4::int8, $5) ORDER BY at_ms DESC, id DESC LIMIT $6`
 
 async function listTimeline(sql: SQL, q: TimelineQuery) {
-  const params = [q.phoneId, q.env, q.chatId, q.before?.atMs ?? Number.MAX_SAFE_INTEGER, q.before?.id ?? "~", q.limit]
-  const [sent, received, others] = await Promise.all([sql.unsafe(SENT, params), sql.unsafe(RECEIVED, params), sql.unsafe(OTHERS, params)])
+  // One index seek per table and id; a contact reached by number and by LID has two.
+  const pages = await Promise.all(
+    (await chatAliases(sql, q.phoneId, q.env, q.chatId)).map((chatId) => {
+      const params = [q.phoneId, q.env, chatId, q.before?.atMs ?? Number.MAX_SAFE_INTEGER, q.before?.id ?? "~", q.limit]
+      return Promise.all([sql.unsafe(SENT, params), sql.unsafe(RECEIVED, params), sql.unsafe(OTHERS, params)])
+    }),
+  )
   return mergeTimeline(
-    (sent as PgMessage[]).map(messageFromPg),
-    (received as PgInbound[]).map(inboundFromPg),
-    (others as Record<string, unknown>[]).map(chatMessageFromRaw),
+    pages.flatMap(([sent]) => (sent as PgMessage[]).map(messageFromPg)),
+    pages.flatMap(([, received]) => (received as PgInbound[]).map(inboundFromPg)),
+    pages.flatMap(([, , others]) => (others as Record<string, unknown>[]).map(chatMessageFromRaw)),
     q.limit,
   )
 }
@@ -81,11 +104,14 @@ async function listContacts(sql: SQL, q: ContactListQuery) {
   return ((await sql.unsafe(text, params)) as Record<string, unknown>[]).map(contactFromRaw)
 }
 
+const PRUNE = `DELETE FROM chat_messages WHERE id IN (SELECT id FROM chat_messages WHERE at_ms < $1::int8 ORDER BY at_ms LIMIT $2)`
+
 export function pgChatsQueries(sql: SQL): ChatsQueries {
   return {
     listChats: (q) => listChats(sql, q),
     findChat: (phoneId, env, chatId) => findChat(sql, phoneId, env, chatId),
-    async applyChatChange(phoneId, env, chatId, change, atMs) {
+    async applyChatChange(phoneId, env, givenChatId, change, atMs) {
+      const chatId = await canonicalChatId(sql, phoneId, env, givenChatId)
       await sql.unsafe(`INSERT INTO chats (phone_id, env, chat_id, is_group, last_activity_ms, updated_at_ms) VALUES ($1, $2, $3, $4, $5, $5)
         ON CONFLICT (phone_id, env, chat_id) DO NOTHING`, [phoneId, env, chatId, chatId.endsWith("@g.us"), atMs])
       const values: unknown[] = []
@@ -112,5 +138,12 @@ export function pgChatsQueries(sql: SQL): ChatsQueries {
       }
     },
     listContacts: (q) => listContacts(sql, q),
+    async pruneChatMessages(cutoffMs, limit) {
+      return (await sql.unsafe(PRUNE, [cutoffMs, limit])).count
+    },
+    async findChatMessage(id) {
+      const [raw] = (await sql.unsafe(`SELECT ${CHAT_MESSAGE_SELECT} FROM chat_messages WHERE id = $1`, [id])) as Record<string, unknown>[]
+      return raw ? chatMessageFromRaw(raw) : null
+    },
   }
 }

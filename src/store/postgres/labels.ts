@@ -15,8 +15,8 @@ export function pgLabelsQueries(sql: SQL): LabelsQueries {
         [r.phoneId, r.env, r.labelId, r.name, r.color, r.deleted, r.updatedAtMs],
       )
     },
-    async listLabels(phoneId, env) {
-      const rows = (await sql.unsafe(`SELECT ${COLUMNS} FROM labels WHERE phone_id = $1 AND env = $2 AND NOT deleted ORDER BY length(label_id), label_id`, [phoneId, env])) as (Omit<LabelRow, "updatedAtMs"> & { updatedAtMs: string })[]
+    async listLabels(phoneId, env, options) {
+      const rows = (await sql.unsafe(`SELECT ${COLUMNS} FROM labels WHERE phone_id = $1 AND env = $2 AND (NOT deleted OR $3) ORDER BY length(label_id), label_id`, [phoneId, env, options?.withDeleted ?? false])) as (Omit<LabelRow, "updatedAtMs"> & { updatedAtMs: string })[]
       return rows.map((r) => ({ ...r, updatedAtMs: toNumber(r.updatedAtMs) }))
     },
   }

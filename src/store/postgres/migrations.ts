@@ -1,3 +1,4 @@
+import { CHAT_ALIASES_SQL } from "./migration-19-chat-aliases"
 import type { SQL } from "bun"
 import { SchemaTooNewError } from "../schema-version"
 import { DELIVERY_CLAIMS_SQL } from "./migration-3-delivery-claims"
@@ -8,6 +9,7 @@ import { MESSAGE_SECRETS_SQL } from "./migration-7-message-secrets"
 import { WA_CONTACTS_SQL } from "./migration-8-wa-contacts"
 import { SANDBOX_BLOCKS_SQL } from "./migration-14-sandbox-blocks"
 import { LABELS_SQL } from "./migration-18-labels"
+import { EVENT_STREAMS_SQL } from "./migration-21-event-streams"
 import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
 import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { POLLS_SQL } from "./migration-11-polls"
@@ -17,6 +19,7 @@ import { CALLS_SQL } from "./migration-12-calls"
 import { CALL_ENVIRONMENTS_SQL } from "./migration-15-call-environments"
 import { CHATS_SQL } from "./migration-16-chats"
 import { HISTORY_SETTINGS_SQL } from "./history-settings"
+import { CHAT_INBOX_INDEXES_SQL } from "../chat-inbox-indexes"
 
 /*
  * The PostgreSQL schema's own forward-only migrations (the SQLite ones are src/store/sqlite/migrations.ts;
@@ -55,6 +58,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(16, "chats, the phone's own and history messages, and contacts", CHATS_SQL),
   sqlMigration(17, "history settings per phone", HISTORY_SETTINGS_SQL),
   sqlMigration(18, "WhatsApp Business labels", LABELS_SQL),
+  sqlMigration(19, "one chat per contact by number and LID, revoked previews, history retention index", CHAT_ALIASES_SQL),
+  sqlMigration(20, "the inbox order's indexes on chats", CHAT_INBOX_INDEXES_SQL),
+  sqlMigration(21, "event stream positions and consumers", EVENT_STREAMS_SQL),
 ]
 
 /**

@@ -27,6 +27,7 @@ import { pgPollsQueries } from "./polls"
 import { pgChatsQueries } from "./chats"
 import { pgHistorySettingsQueries } from "./history-settings"
 import { pgWebhooksQueries } from "./webhooks"
+import { pgEventStreamsQueries } from "./event-streams"
 
 /*
  * The PostgreSQL query groups, merged into one flat set of methods like the SQLite store's
@@ -65,6 +66,7 @@ const PG_QUERY_GROUPS = [
   pgSandboxBlocksQueries,
   pgHistorySettingsQueries,
   pgLabelsQueries,
+  pgEventStreamsQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

@@ -3,6 +3,7 @@ import type { SqlParams } from "./db"
 import type { Environment } from "../../lib/vocabulary"
 import type { ChatChange, ChatListQuery, ChatMessageRow, ChatRow, ContactListQuery, ContactRow, ContactUpsert, TimelineEntry, TimelineQuery } from "../chats"
 import { CHAT_COLUMNS, CHAT_MESSAGE_COLUMNS, CHAT_MESSAGE_SELECT, CONTACT_COLUMNS, chatChangeSets, chatFromRaw, chatMessageFromRaw, chatMessageValues, contactFromRaw, likePattern, mergeTimeline, type RawChat, type RawChatMessage, type RawContact } from "../chat-rows"
+import { chatListClauses } from "../chat-list-sql"
 import { COLUMNS as MESSAGE_COLUMNS, fromRaw as messageFromRaw, type RawRow as RawMessage } from "./messages"
 import { COLUMNS as INBOUND_COLUMNS, fromRaw as inboundFromRaw, type RawRow as RawInbound } from "./inbound"
 
@@ -11,26 +12,38 @@ import { COLUMNS as INBOUND_COLUMNS, fromRaw as inboundFromRaw, type RawRow as R
 const CHAT_FROM = `FROM chats c LEFT JOIN contacts ct ON ct.phone_id = c.phone_id AND ct.env = c.env AND ct.contact_id = c.chat_id`
 
 export function listChats(db: Database, q: ChatListQuery): ChatRow[] {
-  const where = ["c.phone_id = $phoneId", "c.env = $env"]
-  const params: SqlParams = { phoneId: q.phoneId, env: q.env, limit: q.limit }
-  if (q.archived !== undefined) (where.push("c.archived = $archived"), (params.archived = q.archived ? 1 : 0))
-  if (q.unread !== undefined) where.push(q.unread ? "c.unread_count > 0" : "c.unread_count = 0")
-  if (q.after) {
-    where.push("(c.last_activity_ms, c.chat_id) < ($afterMs, $afterId)")
-    params.afterMs = q.after.activityMs
-    params.afterId = q.after.chatId
-  }
-  const sql = `SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE ${where.join(" AND ")} ORDER BY c.last_activity_ms DESC, c.chat_id DESC LIMIT $limit`
-  return db.query<RawChat, SqlParams>(sql).all(params).map(chatFromRaw)
+  const values: (string | number)[] = []
+  const param = (v: unknown) => `?${values.push(typeof v === "boolean" ? (v ? 1 : 0) : (v as string | number))}`
+  const { where, orderBy } = chatListClauses(q, { param, like: "LIKE" })
+  const sql = `SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE ${where.join(" AND ")} ORDER BY ${orderBy} LIMIT ${param(q.limit)}`
+  return db.query<RawChat, (string | number)[]>(sql).all(...values).map(chatFromRaw)
+}
+
+// A `…@lid` the phone maps to a number names the number's chat (src/store/chat-sql-aliases.ts).
+const CANONICAL = `SELECT phone_number AS n FROM contacts WHERE phone_id = ? AND env = ? AND lid = ? AND phone_number IS NOT NULL LIMIT 1`
+const ALIASES = `SELECT phone_number AS n, lid AS l FROM contacts WHERE phone_id = ?1 AND env = ?2 AND (phone_number = ?3 OR lid = ?3)
+  AND phone_number IS NOT NULL AND lid IS NOT NULL`
+
+function canonicalChatId(db: Database, phoneId: string, env: Environment, chatId: string): string {
+  if (!chatId.endsWith("@lid")) return chatId
+  return db.query<{ n: string }, [string, string, string]>(CANONICAL).get(phoneId, env, chatId)?.n ?? chatId
+}
+
+/** Every id the chat's messages may carry: the chat's own, and the number or LID it maps to. */
+function chatAliases(db: Database, phoneId: string, env: Environment, chatId: string): string[] {
+  const ids = new Set([chatId])
+  for (const r of db.query<{ n: string; l: string }, [string, string, string]>(ALIASES).all(phoneId, env, chatId)) ids.add(r.n).add(r.l)
+  return [...ids]
 }
 
 export function findChat(db: Database, phoneId: string, env: Environment, chatId: string): ChatRow | null {
   const sql = `SELECT ${CHAT_COLUMNS} ${CHAT_FROM} WHERE c.phone_id = ? AND c.env = ? AND c.chat_id = ?`
-  const raw = db.query<RawChat, [string, string, string]>(sql).get(phoneId, env, chatId)
+  const raw = db.query<RawChat, [string, string, string]>(sql).get(phoneId, env, canonicalChatId(db, phoneId, env, chatId))
   return raw ? chatFromRaw(raw) : null
 }
 
-export function applyChatChange(db: Database, phoneId: string, env: Environment, chatId: string, change: ChatChange, atMs: number): ChatRow {
+export function applyChatChange(db: Database, phoneId: string, env: Environment, givenChatId: string, change: ChatChange, atMs: number): ChatRow {
+  const chatId = canonicalChatId(db, phoneId, env, givenChatId)
   db.query(`INSERT INTO chats (phone_id, env, chat_id, is_group, last_activity_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?5)
     ON CONFLICT (phone_id, env, chat_id) DO NOTHING`).run(phoneId, env, chatId, chatId.endsWith("@g.us") ? 1 : 0, atMs)
   const values: (string | number | null)[] = []
@@ -74,10 +87,16 @@ const OTHERS = `SELECT ${CHAT_MESSAGE_SELECT} FROM chat_messages
 
 export function listTimeline(db: Database, q: TimelineQuery): TimelineEntry[] {
   // An id sorts after every real one ("~" > any id character), so the first page takes the newest instant whole.
-  const params: SqlParams = { phoneId: q.phoneId, env: q.env, chatId: q.chatId, atMs: q.before?.atMs ?? Number.MAX_SAFE_INTEGER, id: q.before?.id ?? "~", limit: q.limit }
-  const sent = db.query<RawMessage, SqlParams>(SENT).all(params).map(messageFromRaw)
-  const received = db.query<RawInbound, SqlParams>(RECEIVED).all(params).map(inboundFromRaw)
-  const others = db.query<RawChatMessage, SqlParams>(OTHERS).all(params).map(chatMessageFromRaw)
+  const sent: ReturnType<typeof messageFromRaw>[] = []
+  const received: ReturnType<typeof inboundFromRaw>[] = []
+  const others: ReturnType<typeof chatMessageFromRaw>[] = []
+  // One index seek per table and id; a contact reached by number and by LID has two.
+  for (const chatId of chatAliases(db, q.phoneId, q.env, q.chatId)) {
+    const params: SqlParams = { phoneId: q.phoneId, env: q.env, chatId, atMs: q.before?.atMs ?? Number.MAX_SAFE_INTEGER, id: q.before?.id ?? "~", limit: q.limit }
+    sent.push(...db.query<RawMessage, SqlParams>(SENT).all(params).map(messageFromRaw))
+    received.push(...db.query<RawInbound, SqlParams>(RECEIVED).all(params).map(inboundFromRaw))
+    others.push(...db.query<RawChatMessage, SqlParams>(OTHERS).all(params).map(chatMessageFromRaw))
+  }
   return mergeTimeline(sent, received, others, q.limit)
 }
 
@@ -110,4 +129,15 @@ export function listContacts(db: Database, q: ContactListQuery): ContactRow[] {
   }
   const sql = `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE ${where.join(" AND ")} ORDER BY contact_id LIMIT $limit`
   return db.query<RawContact, SqlParams>(sql).all(params).map(contactFromRaw)
+}
+
+const PRUNE = `DELETE FROM chat_messages WHERE id IN (SELECT id FROM chat_messages WHERE at_ms < ? ORDER BY at_ms LIMIT ?)`
+
+export function pruneChatMessages(db: Database, cutoffMs: number, limit: number): number {
+  return db.query(PRUNE).run(cutoffMs, limit).changes
+}
+
+export function findChatMessage(db: Database, id: string): ChatMessageRow | null {
+  const raw = db.query<RawChatMessage, [string]>(`SELECT ${CHAT_MESSAGE_SELECT} FROM chat_messages WHERE id = ?`).get(id)
+  return raw ? chatMessageFromRaw(raw) : null
 }

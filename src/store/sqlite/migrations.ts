@@ -2,7 +2,9 @@ import type { Database } from "bun:sqlite"
 import { CALLS_SQL } from "./migration-24-calls"
 import { CALL_ENVIRONMENTS_SQL } from "./migration-27-call-environments"
 import { CHATS_SQL } from "./migration-28-chats"
+import { CHAT_ALIASES_SQL } from "./migration-31-chat-aliases"
 import { HISTORY_SETTINGS_SQL } from "./history-settings"
+import { CHAT_INBOX_INDEXES_SQL } from "../chat-inbox-indexes"
 
 /** One forward-only schema change, shipped inside the binary. */
 export interface Migration {
@@ -509,6 +511,18 @@ const PHONES_OFFLINE_WATCHDOG = `ALTER TABLE phones ADD COLUMN offline_watchdog_
 // keyed by the address wagate records as `from` (E.164, or its `…@lid` when WhatsApp hid the
 // number); a contacts API can grow from this table.
 /** A phone's WhatsApp Business labels (src/store/labels.ts), as PostgreSQL migration 18. */
+// Event streams (docs/webhooks.md § "Streams"): an account and environment with a stream seen
+// lately keeps its events in the log even without a webhook endpoint. Streams read the log in
+// rowid order, which is commit order with one writer, so events need no new column.
+const EVENT_STREAMS = `
+CREATE TABLE event_consumers (
+  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  env TEXT NOT NULL,
+  last_seen_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (account_id, env)
+) STRICT;
+`
+
 const LABELS = `
 CREATE TABLE labels (
   phone_id TEXT NOT NULL REFERENCES phones(id) ON DELETE CASCADE,
@@ -734,5 +748,20 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 30,
     name: "WhatsApp Business labels",
     up: (db) => db.exec(LABELS),
+  },
+  {
+    version: 31,
+    name: "one chat per contact by number and LID, revoked previews, history retention index",
+    up: (db) => db.exec(CHAT_ALIASES_SQL),
+  },
+  {
+    version: 32,
+    name: "the inbox order's indexes on chats",
+    up: (db) => db.exec(CHAT_INBOX_INDEXES_SQL),
+  },
+  {
+    version: 33,
+    name: "event stream consumers",
+    up: (db) => db.exec(EVENT_STREAMS),
   },
 ]

@@ -27,6 +27,7 @@ import * as calls from "./calls"
 import * as sandbox_groups from "./sandbox-groups"
 import * as sandbox_blocks from "./sandbox-blocks"
 import * as labels from "./labels"
+import { sqliteEventStreamsQueries } from "./event-streams"
 import type { LabelsQueries } from "../labels"
 import * as replies from "./replies"
 import * as send_jobs from "./send-jobs"
@@ -211,7 +212,7 @@ function sandboxGroupsQueries(db: Database): SandboxGroupsQueries {
 function labelsQueries(db: Database): LabelsQueries {
   return {
     upsertLabel: async (row) => labels.upsertLabel(db, row),
-    listLabels: async (phoneId, env) => labels.listLabels(db, phoneId, env),
+    listLabels: async (phoneId, env, options) => labels.listLabels(db, phoneId, env, options?.withDeleted ?? false),
   }
 }
 
@@ -318,6 +319,8 @@ function chatsQueries(db: Database): ChatsQueries {
     listTimeline: async (q) => chats.listTimeline(db, q),
     listReactionsFor: async (targetIds) => chats.listReactionsFor(db, targetIds),
     upsertContacts: async (rows) => chats.upsertContacts(db, rows),
+    pruneChatMessages: async (cutoffMs, limit) => chats.pruneChatMessages(db, cutoffMs, limit),
+    findChatMessage: async (id) => chats.findChatMessage(db, id),
     listContacts: async (q) => chats.listContacts(db, q),
   }
 }
@@ -383,6 +386,7 @@ export function sqliteQueries(db: Database): StoreQueries {
     ...chatsQueries(db),
     ...sqliteHistorySettingsQueries(db),
     ...labelsQueries(db),
+    ...sqliteEventStreamsQueries(db),
   }
 }
 

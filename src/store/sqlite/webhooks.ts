@@ -317,6 +317,9 @@ const PRUNE_EVENTS = `DELETE FROM events WHERE id IN (
   SELECT e.id FROM events e
   WHERE e.occurred_at_ms < $cutoffMs
     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+    -- The newest event stays, so a new row's rowid never falls below an open stream's position
+    -- (src/store/sqlite/event-streams.ts).
+    AND e.rowid < (SELECT MAX(rowid) FROM events)
   ORDER BY e.occurred_at_ms LIMIT $limit)`
 
 /** Deletes up to `limit` events that occurred before `cutoffMs` and are done with, with their deliveries and attempts; returns how many events. */

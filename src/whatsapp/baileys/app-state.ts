@@ -61,6 +61,8 @@ export interface AppStateListener {
   addressBook(contacts: AddressBookContact[]): void
   chatLabelled(change: PhoneChatLabel): void
   labelEdited(label: PhoneLabel): void
+  /** True when a chat label is the echo of one this session wrote (labels.ts OwnLabelEchoes): the domain recorded it already. */
+  isOwnChatLabel?(chatJid: string, labelId: string, labeled: boolean): boolean
   failed(what: string, err: unknown): void
 }
 
@@ -95,7 +97,7 @@ export function appStateHandler(sock: Sock, baileys: Pick<BaileysModule, "ALL_WA
     }
     const labelled = events["labels.association"]
     // Labels on single messages (label_message) are not part of the API.
-    if (labelled && labelled.association.type === "label_jid") {
+    if (labelled && labelled.association.type === "label_jid" && !listener.isOwnChatLabel?.(labelled.association.chatId, labelled.association.labelId, labelled.type === "add")) {
       const { type, association } = labelled
       tell(async () => {
         const chat = await chatOf(sock, association.chatId)

@@ -1,4 +1,5 @@
 import { modifyChat as modifyChatOn } from "./chat-modify"
+import * as labels from "./labels"
 import { appStateHandler } from "./app-state"
 import type { BaileysEventMap, CacheStore, SocketConfig, WASocket } from "@whiskeysockets/baileys"
 import type { Clock } from "../../lib/clock"
@@ -404,6 +405,11 @@ export class BaileysSession implements WhatsAppSession {
   downloadPicture = (url: string, path: string, maxBytes: number) => contacts.downloadPicture(this.requireOpen(), this.ctx.clock, url, path, maxBytes)
   // Chats (chat-modify.ts).
   modifyChat = (chatJid: string, change: ChatModification, last: { ref: WaMessageRef; atMs: number } | null) => modifyChatOn(this.requireOpen(), chatJid, change, last)
+  // Labels (labels.ts).
+  isBusinessAccount = async () => labels.isBusinessAccount(this.requireOpen(), await this.ctx.baileys())
+  writeLabel = (label: { labelId: string; name: string; color: number }) => labels.writeLabel(this.requireOpen(), label)
+  labelChat = (chatJid: string, labelId: string, labeled: boolean) => labels.labelChat(this.requireOpen(), this.ownLabelEchoes, chatJid, labelId, labeled)
+  private readonly ownLabelEchoes = new labels.OwnLabelEchoes()
 
   /** Stops writing credentials; the gateway calls it when the phone's rows are wiped under a live session. */
   detachAuth(): void {
@@ -494,6 +500,7 @@ export class BaileysSession implements WhatsAppSession {
       addressBook: (contacts) => this.sock === sock && this.call(() => this.events.addressBook?.(contacts)),
       chatLabelled: (change) => this.sock === sock && this.call(() => this.events.chatLabelledOnPhone?.(change)),
       labelEdited: (label) => this.sock === sock && this.call(() => this.events.labelEditedOnPhone?.(label)),
+      isOwnChatLabel: (chatJid, labelId, labeled) => this.ownLabelEchoes.isEcho(chatJid, labelId, labeled),
       failed: (what, err) => this.log.error(`${what} failed`, { err }),
     })
     const lidRefresher = new LidRefresher(socketLidDirectory(baileys, sock), this.log)

@@ -41,4 +41,13 @@ describeStores("labels", (open) => {
     await put(store, label({ labelId: "2", deleted: true, updatedAtMs: T + 6 }))
     expect(await store.listLabels("ph_1", "live")).toEqual([label({ labelId: "1", name: "Lead", color: 7, updatedAtMs: T + 5 })])
   })
+
+  test("withDeleted lists deleted labels too, so a new label never takes the id of one the phone deleted", async () => {
+    const store = await withPhones(await open())
+    await put(store, label({ labelId: "1" }))
+    await put(store, label({ labelId: "12", deleted: true, updatedAtMs: T + 6 }))
+    await put(store, label({ labelId: "13", env: "test", deleted: true }))
+    expect((await store.listLabels("ph_1", "live", { withDeleted: true })).map((l) => [l.labelId, l.deleted])).toEqual([["1", false], ["12", true]])
+    expect((await store.listLabels("ph_1", "live", { withDeleted: false })).map((l) => l.labelId)).toEqual(["1"])
+  })
 })

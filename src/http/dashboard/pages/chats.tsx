@@ -8,7 +8,8 @@ import type { DashboardApp } from "../base"
 import { page, type Dashboard, type PageContext } from "../context"
 import { fragmentResponse, htmlResponse, redirect, renderFragment, SECURITY_HEADERS } from "../respond"
 import { href, type Scope } from "../scope"
-import { ChatItems, ChatListHead, chatTitle, initialOf, inboxHref, matchesSearch, type ChatFilter, type ChatView, type InboxState } from "../views/chat-list"
+import { CHAT_SEARCH_MAX } from "../../../domain/chats"
+import { ChatItems, ChatListHead, chatTitle, initialOf, inboxHref, LIST_MAX, LIST_STEP, type ChatView, type InboxState } from "../views/chat-list"
 import { Bubbles, previewOf, type TimelineView } from "../views/chat-thread"
 import { ChatHeader, ReplyBox } from "../views/chat-reply"
 import { Layout } from "../views/layout"
@@ -24,8 +25,6 @@ import { sendingKeys } from "./inbound-message"
  * nothing changed, so a quiet inbox costs one small query per pane.
  */
 
-/** How many chats the list reads at once; the search filters these (a phone's inbox, not an archive of years). */
-const LIST_MAX = 2000
 /** Messages per timeline page. */
 const TIMELINE_PAGE = 60
 /** How often the open panes ask for news. */
@@ -48,17 +47,23 @@ export async function inboxOf(c: PageContext, chatId?: string | null): Promise<I
   const operator: Principal = { keyId: "dashboard", accountId: account.id, env: c.scope.env, scopes: [], account }
   const q = c.url.searchParams
   const filter = (["unread", "archived"] as const).find((f) => f === q.get("filter")) ?? "all"
-  const state: InboxState = { phoneId: phone.id, filter, search: q.get("q") ?? "", chatId: chatId !== undefined ? chatId : q.get("chat") || null }
+  // A longer search than a name or number is cut, not refused: the box keeps to it anyway (maxlength).
+  const search = [...(q.get("q") ?? "").trim()].slice(0, CHAT_SEARCH_MAX).join("")
+  const asked = Number.parseInt(q.get("shown") ?? "", 10)
+  const shown = Number.isSafeInteger(asked) ? Math.min(Math.max(Math.ceil(asked / LIST_STEP) * LIST_STEP, LIST_STEP), LIST_MAX) : LIST_STEP
+  const state: InboxState = { phoneId: phone.id, filter, unreadFirst: q.get("order") === "unread", search, shown, chatId: chatId !== undefined ? chatId : q.get("chat") || null }
   return { phone, scope: c.scope, operator, state }
 }
 
-function inFilter(chat: ChatView, filter: ChatFilter): boolean {
-  if (filter === "archived") return chat.archived
-  return !chat.archived && (filter === "all" || chat.unreadCount > 0)
-}
-
-async function chatsOf(c: PageContext, inbox: Inbox): Promise<ChatView[]> {
-  return (await c.dash.deps.chats.list(inbox.operator, { fromPhoneId: inbox.phone.id, limit: LIST_MAX })).chats
+/**
+ * The chats the list shows, read by the store in the list's order (pinned first, unread first when
+ * asked) with the filter and the search in the query, `shown` of them at most.
+ */
+async function chatsOf(c: PageContext, inbox: Inbox): Promise<{ chats: ChatView[]; more: boolean }> {
+  const { filter, unreadFirst, search, shown } = inbox.state
+  const which = filter === "archived" ? { archived: true } : { archived: false, ...(filter === "unread" ? { unread: true } : {}) }
+  const page = await c.dash.deps.chats.list(inbox.operator, { fromPhoneId: inbox.phone.id, ...which, pinnedFirst: true, unreadFirst, search: search || undefined, limit: shown })
+  return { chats: page.chats, more: page.nextCursor !== null }
 }
 
 async function timelineOf(c: PageContext, inbox: Inbox, chatId: string) {
@@ -89,10 +94,8 @@ function pollAnswer(c: PageContext, pane: VNode): Response {
   return fragmentResponse(pane)
 }
 
-function listPane(c: PageContext, inbox: Inbox, chats: ChatView[]): VNode {
-  // Pinned chats first, as WhatsApp lists them; otherwise the domain's order (newest activity first).
-  const shown = chats.filter((chat) => inFilter(chat, inbox.state.filter) && matchesSearch(chat, inbox.state.search)).sort((a, b) => Number(b.pinned) - Number(a.pinned))
-  const items = <ChatItems chats={shown} scope={inbox.scope} state={inbox.state} nowMs={c.dash.deps.ctx.clock.nowMs()} />
+function listPane(c: PageContext, inbox: Inbox, list: { chats: ChatView[]; more: boolean }): VNode {
+  const items = <ChatItems chats={list.chats} more={list.more} scope={inbox.scope} state={inbox.state} nowMs={c.dash.deps.ctx.clock.nowMs()} />
   return <Polled id="chat-items" url={inboxHref(inbox.scope, inbox.state, {}, "/live/list")} children={items} />
 }
 
@@ -116,9 +119,9 @@ export interface ReplyValues {
 export async function inboxPage(c: PageContext, failure?: { errors: string[]; status: number; values?: ReplyValues }): Promise<Response> {
   const inbox = await inboxOf(c)
   const { phone, scope, state } = inbox
-  const chats = await chatsOf(c, inbox)
-  const open = state.chatId ? chats.find((chat) => chat.id === state.chatId) : undefined
-  if (state.chatId && !open) throw errors.chatNotFound(state.chatId)
+  const list = await chatsOf(c, inbox)
+  // The open chat need not be among those the list shows (another filter, a search, further down).
+  const open = state.chatId ? await c.dash.deps.chats.chat(inbox.operator, phone.id, state.chatId) : undefined
   const timeline = open ? await timelineOf(c, inbox, open.id) : null
   const keys: ApiKeyRow[] = await sendingKeys(c, phone.accountId, scope.env)
   const replyTo = failure?.values?.replyTo ?? c.url.searchParams.get("reply") ?? ""
@@ -132,7 +135,7 @@ export async function inboxPage(c: PageContext, failure?: { errors: string[]; st
             <a href={href(`/dashboard/phones/${encodeURIComponent(phone.id)}`, scope)}>{`← ${phone.phoneNumber}`}</a>
           </p>
           <ChatListHead scope={scope} state={state} />
-          <div class="chat-items-scroll">{listPane(c, inbox, chats)}</div>
+          <div class="chat-items-scroll">{listPane(c, inbox, list)}</div>
         </aside>
         <section class="chat-pane" aria-label={open ? `Chat with ${chatTitle(open)}` : "No chat open"}>
           {open && timeline ? (
@@ -143,7 +146,7 @@ export async function inboxPage(c: PageContext, failure?: { errors: string[]; st
               <ReplyBox scope={scope} state={state} csrfToken={c.session.csrfToken} keys={keys} values={values} quote={replyTo ? (quoted ? previewOf(quoted) : replyTo) : null} />
             </>
           ) : (
-            <p class="chat-empty muted">{chats.length === 0 ? "No chats yet: messages this phone sends and receives appear here." : "Pick a chat on the left."}</p>
+            <p class="chat-empty muted">{list.chats.length === 0 && !state.search && state.filter === "all" ? "No chats yet: messages this phone sends and receives appear on the left as they arrive." : "Pick a chat on the left."}</p>
           )}
         </section>
       </div>

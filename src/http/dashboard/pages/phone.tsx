@@ -17,6 +17,8 @@ import { statusOf } from "../../errors"
 import { onHolder, type AdminCall } from "../on-holder"
 import { getCallPolicy } from "../../../domain/call-actions"
 import { CallPolicySection, type CallPolicyValues } from "../views/call-policy"
+import { getHistorySettings } from "../../../domain/history-settings"
+import { HistorySettingsSection, type HistoryValues } from "../views/history-settings"
 
 /**
  * The QR as an SVG drawing, made by the `qrcode` library from WhatsApp's string. The library
@@ -61,8 +63,16 @@ async function blockListOf(c: PageContext, phone: PhoneRow): Promise<BlockListSt
   }
 }
 
-/** The phone's page; `policy` is a refused call policy form, shown again with why. */
-export async function phonePage(c: PageContext, failure?: ActionFailure, policy?: { values: CallPolicyValues; errors: readonly string[] }): Promise<Response> {
+/** A phone in these states holds a linking: history settings wait for the next one. */
+const LINKED = new Set(["connecting", "connected", "disconnected"])
+
+/** The phone's page; `policy` and `history` are a refused form, shown again with why. */
+export async function phonePage(
+  c: PageContext,
+  failure?: ActionFailure,
+  policy?: { values: CallPolicyValues; errors: readonly string[] },
+  history?: { values: HistoryValues; errors: readonly string[] },
+): Promise<Response> {
   const { phone, scope } = await phoneInScope(c)
   const state = await c.dash.deps.sessions.pairingState(phone.id)
   const base = `/dashboard/phones/${encodeURIComponent(phone.id)}`
@@ -108,10 +118,11 @@ export async function phonePage(c: PageContext, failure?: ActionFailure, policy?
           />
         </div>
       </section>
+      <HistorySettingsSection phoneId={phone.id} settings={await getHistorySettings(c.dash.deps.ctx, phone.id)} linked={LINKED.has(phone.connectionStatus)} values={history?.values} errors={history?.errors} scope={scope} csrfToken={c.session.csrfToken} />
       <CallPolicySection phoneId={phone.id} policy={await getCallPolicy(c.dash.deps.ctx, phone.id)} values={policy?.values} errors={policy?.errors} scope={scope} csrfToken={c.session.csrfToken} />
       <BlockListSection phoneId={phone.id} state={await blockListOf(c, phone)} scope={scope} csrfToken={c.session.csrfToken} errors={failure?.blocks ? failure.errors : undefined} />
     </Layout>,
-    policy ? 400 : failure?.status,
+    policy || history ? 400 : failure?.status,
   )
 }
 

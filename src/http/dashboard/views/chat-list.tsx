@@ -1,4 +1,5 @@
 import type { chatView } from "../../../domain/chat-views"
+import { CHAT_SEARCH_MAX } from "../../../domain/chats"
 import { href, type Scope } from "../scope"
 import { excerpt } from "./parts"
 
@@ -13,11 +14,20 @@ export type ChatView = ReturnType<typeof chatView>
 /** Which chats the list shows: all active ones, only unread ones, or the archive. */
 export type ChatFilter = "all" | "unread" | "archived"
 
-/** What the list and its links keep: the phone, the filter and the search. */
+/** How many chats the list shows at first, and how many more each "More chats" adds. */
+export const LIST_STEP = 50
+/** The most chats one list shows (a "More chats" past it is not offered; the search finds the rest). */
+export const LIST_MAX = 1000
+
+/** What the list and its links keep: the phone, the filter, the order, the search and how many chats are shown. */
 export interface InboxState {
   phoneId: string
   filter: ChatFilter
+  /** Chats with unread messages first ("Unread first"), else newest activity first; pinned ones on top either way. */
+  unreadFirst: boolean
   search: string
+  /** How many chats the list shows (LIST_STEP more per "More chats"). */
+  shown: number
   /** The open chat, null when none is. */
   chatId: string | null
 }
@@ -25,7 +35,13 @@ export interface InboxState {
 /** The inbox's address with some of its state changed (the scope kept). */
 export function inboxHref(scope: Pick<Scope, "account" | "env">, state: InboxState, change: Partial<InboxState> = {}, suffix = ""): string {
   const s = { ...state, ...change }
-  return href(`/dashboard/phones/${encodeURIComponent(s.phoneId)}/chats${suffix}`, scope, { filter: s.filter === "all" ? null : s.filter, q: s.search, chat: s.chatId })
+  return href(`/dashboard/phones/${encodeURIComponent(s.phoneId)}/chats${suffix}`, scope, {
+    filter: s.filter === "all" ? null : s.filter,
+    order: s.unreadFirst ? "unread" : null,
+    q: s.search,
+    shown: s.shown > LIST_STEP ? String(s.shown) : null,
+    chat: s.chatId,
+  })
 }
 
 /** How a chat is named: its name, else its number or JID. */
@@ -39,17 +55,16 @@ export function initialOf(title: string): string {
   return /[\p{L}]/u.test(first) ? first.toUpperCase() : "#"
 }
 
-/** A time as the list shows it: the hour today, else the date. */
-export function shortTime(iso: string, nowMs: number): string {
-  return new Date(nowMs).toISOString().slice(0, 10) === iso.slice(0, 10) ? `${iso.slice(11, 16)}` : iso.slice(0, 10)
-}
+const DAY_MS = 86_400_000
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 
-/** True when a chat matches the search, by name or number, case-insensitively. */
-export function matchesSearch(chat: ChatView, search: string): boolean {
-  const q = search.trim().toLowerCase()
-  if (q === "") return true
-  const digits = q.replace(/[^0-9]/g, "")
-  return (chat.name ?? "").toLowerCase().includes(q) || chat.id.toLowerCase().includes(q) || (digits.length > 2 && chat.id.replace(/[^0-9]/g, "").includes(digits))
+/** A time as WhatsApp's list shows it: the hour today, "Yesterday", the weekday within a week, else the date. */
+export function shortTime(iso: string, nowMs: number): string {
+  const days = Math.floor(nowMs / DAY_MS) - Math.floor(Date.parse(iso) / DAY_MS)
+  if (days <= 0) return iso.slice(11, 16)
+  if (days === 1) return "Yesterday"
+  if (days < 7) return WEEKDAYS[new Date(iso).getUTCDay()]!
+  return iso.slice(0, 10)
 }
 
 function ChatItem(props: { chat: ChatView; scope: Pick<Scope, "account" | "env">; state: InboxState; nowMs: number }) {
@@ -69,7 +84,7 @@ function ChatItem(props: { chat: ChatView; scope: Pick<Scope, "account" | "env">
             {last ? <time datetime={last.at}>{shortTime(last.at, props.nowMs)}</time> : null}
           </span>
           <span class="chat-bottom">
-            <span class="chat-preview">{last ? `${last.direction === "out" ? "You: " : ""}${excerpt(last.preview || `[${last.type}]`, 90)}` : ""}</span>
+            <span class="chat-preview">{last ? `${last.direction === "out" ? "You: " : ""}${last.type === "revoked" ? "This message was deleted" : excerpt(last.preview || `[${last.type}]`, 90)}` : ""}</span>
             {chat.pinned ? <span class="mark tag">Pinned</span> : null}
             {muted ? <span class="mark tag">Muted</span> : null}
             {chat.archived ? <span class="mark tag">Archived</span> : null}
@@ -81,15 +96,23 @@ function ChatItem(props: { chat: ChatView; scope: Pick<Scope, "account" | "env">
   )
 }
 
-/** The list itself (the part that refreshes). */
-export function ChatItems(props: { chats: ChatView[]; scope: Pick<Scope, "account" | "env">; state: InboxState; nowMs: number }) {
-  if (props.chats.length === 0) return <p class="muted pad">{props.state.search ? "No chat matches this search." : "No chats yet."}</p>
+/** The list itself (the part that refreshes); `more` when the store holds more chats than are shown. */
+export function ChatItems(props: { chats: ChatView[]; more: boolean; scope: Pick<Scope, "account" | "env">; state: InboxState; nowMs: number }) {
+  const { state } = props
+  if (props.chats.length === 0) return <p class="muted pad">{state.search ? "No chat matches this search." : state.filter === "all" ? "No chats yet." : "No chats here."}</p>
   return (
-    <ul class="chat-items">
-      {props.chats.map((chat) => (
-        <ChatItem chat={chat} scope={props.scope} state={props.state} nowMs={props.nowMs} />
-      ))}
-    </ul>
+    <>
+      <ul class="chat-items">
+        {props.chats.map((chat) => (
+          <ChatItem chat={chat} scope={props.scope} state={state} nowMs={props.nowMs} />
+        ))}
+      </ul>
+      {props.more && state.shown < LIST_MAX ? (
+        <p class="chat-more">
+          <a href={inboxHref(props.scope, state, { shown: state.shown + LIST_STEP })}>More chats</a>
+        </p>
+      ) : null}
+    </>
   )
 }
 
@@ -107,17 +130,21 @@ export function ChatListHead(props: { scope: Pick<Scope, "account" | "env">; sta
         {scope.account ? <input type="hidden" name="account" value={scope.account.id} /> : null}
         <input type="hidden" name="env" value={scope.env} />
         {state.filter === "all" ? null : <input type="hidden" name="filter" value={state.filter} />}
+        {state.unreadFirst ? <input type="hidden" name="order" value="unread" /> : null}
         <label for="chat-search" class="visually-hidden">
           Search chats
         </label>
-        <input id="chat-search" name="q" type="search" placeholder="Search name or number" value={state.search} autocomplete="off" />
+        <input id="chat-search" name="q" type="search" placeholder="Search name or number" value={state.search} maxlength={CHAT_SEARCH_MAX} autocomplete="off" />
       </form>
       <nav aria-label="Chat filter" class="chat-filters">
         {filters.map(([filter, label]) => (
-          <a href={inboxHref(scope, state, { filter, chatId: null })} aria-current={state.filter === filter ? "true" : undefined}>
+          <a href={inboxHref(scope, state, { filter, chatId: null, shown: LIST_STEP })} aria-current={state.filter === filter ? "true" : undefined}>
             {label}
           </a>
         ))}
+        <a class="chat-order" role="switch" aria-checked={state.unreadFirst ? "true" : "false"} href={inboxHref(scope, state, { unreadFirst: !state.unreadFirst, shown: LIST_STEP })}>
+          Unread first
+        </a>
       </nav>
     </div>
   )

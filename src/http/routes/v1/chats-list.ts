@@ -12,14 +12,15 @@ export const chatsList = (deps: HttpDeps) => (app: ApiApp) =>
     "/chats",
     async ({ query, principal }) => {
       const q = parseQuery(ListChatsQuery, query)
-      return ok(await deps.chats.list(principal, { fromPhoneId: q.fromPhoneId, archived: flagOf(q.archived), unread: flagOf(q.unread), limit: q.limit ?? 50, cursor: q.cursor }))
+      const listing = { archived: flagOf(q.archived), unread: flagOf(q.unread), unreadFirst: q.order === "unread", search: q.search }
+      return ok(await deps.chats.list(principal, { fromPhoneId: q.fromPhoneId, ...listing, limit: q.limit ?? 50, cursor: q.cursor }))
     },
     {
       ...apiOperation({
         operationId: "listChats",
         scopes: REQUIRED_SCOPES.messagesRead,
         tag: "Chats",
-        summary: "List a phone's chats, newest activity first",
+        summary: "List a phone's chats, newest activity first (or unread first), searchable",
         description:
           "Every conversation the phone has: API sends, received messages, what the phone sent itself and history. " +
           "Test keys see the chats of what the sandbox recorded. Pages by `cursor`; a cursor this API did not give is `400`.",

@@ -39,6 +39,10 @@ import { chatsMessages } from "./chats-messages"
 import { chatsUpdate } from "./chats-update"
 import { contactsList } from "./contacts-list"
 import { labelsList } from "./labels-list"
+import { labelsCreate } from "./labels-create"
+import { chatsLabels } from "./chats-labels"
+import { chatsMedia } from "./chats-media"
+import { eventsStream } from "./events-stream"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -75,6 +79,12 @@ export function v1Routes(deps: HttpDeps) {
     .use(untyped(deps, [sandboxInbound, sandboxCalls]))
     // Chats and contacts (docs/api.md § "Chats and contacts").
     .use(untyped(deps, [chatsList, chatsMessages, chatsUpdate, contactsList, labelsList]))
+    // Labels made and put on chats (docs/api.md § "Labels").
+    .use(untyped(deps, [labelsCreate, chatsLabels]))
+    // A timeline entry's media (docs/api.md § "Chats and contacts").
+    .use(untyped(deps, [chatsMedia]))
+    // Event streams (docs/webhooks.md § "Streams").
+    .use(untyped(deps, [eventsStream]))
 }
 
 /**

@@ -1,0 +1,10 @@
+import { setDefaultTimeout } from "bun:test"
+import { BUILD_TIMEOUT_MS, ensureBinary } from "../helpers/binary"
+import { describeEcho } from "./echo-scenario"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+
+// Spawns processes (or runs the simulator): see test/helpers/timeouts.ts.
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
+
+/* Messages the phone sends itself (see echo-scenario.ts) over the TLS front, against the compiled executable, built if stale. */
+describeEcho("as the compiled executable", { prepare: async () => [await ensureBinary()], prepareTimeoutMs: BUILD_TIMEOUT_MS })
