@@ -4,6 +4,7 @@ import { CALL_EVENT_ENTRIES } from "./call-events"
 import { CHAT_EVENT_ENTRIES } from "./chat-events"
 import { ECHO_EVENT_ENTRIES } from "./echo-messages"
 import { GROUP_EVENT_ENTRIES } from "./group-events"
+import { HISTORY_EVENT_ENTRIES } from "./history-events"
 import { INBOUND_EVENT_ENTRIES } from "./inbound-events"
 import { MESSAGE_STATUS_EVENT_ENTRIES } from "./message-event-data"
 import { PHONE_EVENT_ENTRIES } from "./phone-events"
@@ -30,6 +31,7 @@ export const EVENT_CATALOGUE = {
   ...GROUP_EVENT_ENTRIES,
   ...ECHO_EVENT_ENTRIES,
   ...CHAT_EVENT_ENTRIES,
+  ...HISTORY_EVENT_ENTRIES,
 } as const satisfies Record<EventType, { data: TSchema; firesWhen: string }>
 
 /** Every event name, in catalogue order. */

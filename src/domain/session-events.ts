@@ -1,4 +1,5 @@
 import { recordEcho } from "./echo-messages"
+import { recordHistoryChunk } from "./history-sync"
 import type { ConnectionStatus, PairingMethod } from "../lib/vocabulary"
 import type { PhoneRow } from "../store/phones"
 import type { ConnectionFailure } from "../whatsapp/failures"
@@ -89,6 +90,7 @@ export function sessionEventsFor(h: LifecycleHandlers, phoneId: string, rt: Runt
     receipt: (id, kind, atMs) => void h.receipts.receipt(id, kind, atMs),
     inbound: (message) =>
       void recordInbound(ctx, phoneId, message).catch((err) => ctx.logger.error("recording an inbound message failed", { phoneId, err })),
+    historyChunk: async (chunk) => void (await recordHistoryChunk(ctx, phoneId, chunk).catch((err) => ctx.logger.error("recording a history chunk failed", { phoneId, err }))),
     echo: (message) => void recordEcho(ctx, phoneId, message).catch((err) => ctx.logger.error("recording a message the phone sent failed", { phoneId, err })),
     inboundAction: (action) =>
       void recordInboundAction(ctx, phoneId, action).catch((err) => ctx.logger.error("recording a reaction, edit or deletion failed", { phoneId, err })),

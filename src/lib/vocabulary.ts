@@ -83,6 +83,7 @@ export const EVENT_TYPES = [
   "chat.updated",
   // Messages the phone sent itself, and history sync (docs/webhooks.md § "Chat events").
   "message.echo",
+  "history.synced",
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 

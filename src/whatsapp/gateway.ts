@@ -162,6 +162,35 @@ export interface EchoMessage {
   details?: InboundDetails
 }
 
+/** Which part of a history sync a chunk belongs to, in WhatsApp's order (docs/admin.md § "History on pairing"). */
+export type HistoryChunkKind = "bootstrap" | "push_names" | "recent" | "full" | "other"
+
+/** A message of the phone's past, from a history chunk: one the phone sent (`fromMe`) or received. */
+export interface HistoryMessage extends EchoMessage {
+  fromMe: boolean
+  /** The sender of a received message: E.164, or `…@lid` when WhatsApp hides the number; null for `fromMe`. */
+  from: string | null
+}
+
+/** A contact a history chunk named: number and LID as far as WhatsApp told them, and its push name (raw text). */
+export interface HistoryContact {
+  /** E.164 when the number is known, else the `…@lid` JID. */
+  contact: string
+  phoneNumber: string | null
+  lid: string | null
+  pushName: string | null
+}
+
+/** One history chunk, downloaded and decoded by the adapter; `failed` when it could not be (expired, undecryptable). */
+export interface HistoryChunk {
+  kind: HistoryChunkKind
+  /** WhatsApp's progress of this part of the sync, 0..100; null when it named none. */
+  progress: number | null
+  messages: HistoryMessage[]
+  contacts: HistoryContact[]
+  failed: boolean
+}
+
 /** A sender's identities and names as a received message named them, already made safe. */
 export interface InboundSender {
   /** Its LID (`…@lid`), when WhatsApp named one. */
@@ -441,6 +470,11 @@ export interface SessionEvents {
   echo?(message: EchoMessage): void
   /** A contact reacted to, edited or deleted an earlier message (optional: a listener that records no inbound ignores it). */
   inboundAction?(action: InboundAction): void
+  /**
+   * A chunk of the phone's history landed (optional). The adapter waits for the returned promise
+   * before it reads the next chunk, so a history is stored chunk by chunk, never held whole.
+   */
+  historyChunk?(chunk: HistoryChunk): Promise<void>
   /** A poll vote was decrypted (optional: a listener that records no inbound ignores it). */
   pollVote?(vote: PollVoteSeen): void
   /** A step of an incoming call (optional: a listener that keeps no calls ignores it). */

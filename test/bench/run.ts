@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process"
 import { benchChats, chatLines } from "./chats"
+import { benchHistorySync, historySyncLines } from "./history-sync"
 import { benchPolls, pollLines } from "./polls"
 import { benchPictures, pictureLines } from "./pictures"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -650,6 +651,8 @@ async function main() {
   if (pictures) console.log(pictureLines(pictures).join("\n"))
   const chats = await step("chats", () => benchChats(progress))
   if (chats) console.log(chatLines(chats).join("\n"))
+  const historySync = await step("historySync", () => benchHistorySync(progress))
+  if (historySync) console.log(historySyncLines(historySync).join("\n"))
   if (webhookCpu) {
     console.log(
       `webhook CPU per sandbox message: ${webhookCpu.noEndpointUsPerMessage.toFixed(0)} µs with no endpoint, ` +

@@ -1,3 +1,5 @@
+import { proto } from "@whiskeysockets/baileys"
+import type { HistorySendOptions } from "../wa-sim/history-sync"
 import { generateLoopbackCertificate, type TlsCertificate } from "../wa-sim/media-cert"
 import { startWaSim, type WaSim, type WaSimOptions } from "../wa-sim/sim"
 import { TestCa } from "../wa-sim/test-ca"
@@ -66,11 +68,22 @@ export async function startTlsWorld(options: {
 }
 
 /**
+ * What WhatsApp sends a device right after it links: a first history chunk (empty here, inline), so
+ * Baileys ends its initial sync at once instead of holding every event for 20 s after each login
+ * until one connection has lasted that long (7.0.0-rc14 lib/Socket/chats.js, `AwaitingInitialSync`).
+ * `pairedPhone` gives it to every phone whose scenario planned no history of its own.
+ */
+export function firstHistoryChunk(): HistorySendOptions {
+  return { chunks: [{ syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP, conversations: [] }], inlineBootstrap: true }
+}
+
+/**
  * Adds `phoneNumber` to the first account and pairs it by QR through the simulator's secret
  * rotation (the phone scans again after the first QR's secret is retired). Returns its id.
  */
 export async function pairedPhone(world: TlsWorld, phoneNumber: string, displayName?: string): Promise<string> {
   const { wagate, sim } = world
+  if (!sim.history.hasPlan(phoneNumber)) sim.history.onLink(phoneNumber, firstHistoryChunk)
   const phoneId: string = (await wagate.adminOk("POST", `/accounts/${wagate.accountId}/phones`, { phoneNumber, displayName })).id
   await wagate.adminOk("POST", `/phones/${phoneId}/connect`, { method: "qr" })
   await sim.primary(phoneNumber).scanShownQr(async () => (await wagate.adminOk("GET", `/phones/${phoneId}/pairing`)).qr ?? undefined)

@@ -16,7 +16,7 @@ import type {
   WhatsAppGateway,
   WhatsAppSession,
 } from "../../src/whatsapp/gateway"
-import type { EchoMessage } from "../../src/whatsapp/gateway"
+import type { EchoMessage, HistoryChunk } from "../../src/whatsapp/gateway"
 import { MediaGoneError, MediaTooLargeError, type ChatModification, type WhatsAppGroups } from "../../src/whatsapp/gateway"
 import { FakeGroupWorld, fakeGroups } from "./fake-groups"
 import { FakeContacts } from "./fake-contacts"
@@ -396,6 +396,11 @@ export class FakeSession implements WhatsAppSession {
   /** The phone (or another linked device) sent a message itself. */
   echo(message: EchoMessage): void {
     this.events.echo?.(message)
+  }
+
+  /** A history chunk the adapter read; resolves once the listener stored it. */
+  history(chunk: HistoryChunk): Promise<void> {
+    return this.events.historyChunk?.(chunk) ?? Promise.resolve()
   }
 
   /** A contact reacted to, edited or deleted an earlier message. */

@@ -347,6 +347,14 @@ export function onEcho(e: components["schemas"]["MessageEchoEventData"]): string
   return [e.phoneId, e.chatId, e.id, type, e.content, e.at].join(" ")
 }
 
+// History on pairing (docs/webhooks.md § "History events"): history.synced's data, typed.
+export function onHistorySynced(e: components["schemas"]["HistorySyncedEventData"]): string {
+  const complete: boolean = e.complete
+  // @ts-expect-error a history chunk's counts are numbers
+  const chats: string = e.chats
+  return [e.phoneId, e.messages, chats, complete].join(" ")
+}
+
 // Groups (docs/api.md § "Groups"): every operation, and what the types refuse.
 export async function runAGroup(): Promise<string[]> {
   const created = await client.POST("/v1/groups", {

@@ -166,6 +166,11 @@ export class SimHistory {
     this.plans.set(this.deps.account(phoneNumber), plan)
   }
 
+  /** Whether `onLink` gave the account a plan. */
+  hasPlan(phoneNumber: string): boolean {
+    return this.plans.has(this.deps.account(phoneNumber))
+  }
+
   /** Called at every login: a device's first login after linking starts its automatic sync. */
   onLogin(account: SimAccount, deviceId: number): void {
     const plan = this.plans.get(account)

@@ -89,6 +89,8 @@ describe("the event catalogue", () => {
     })
     // A message typed on the phone itself (docs/webhooks.md § "Chat events").
     session.echo({ waMessageId: "ECHO1", chatId: "+14155550166", isGroup: false, type: "text", content: "On my way", atMs: nowMs })
+    // A chunk of the phone's history (docs/webhooks.md § "History events").
+    await session.history({ kind: "recent", progress: 100, messages: [{ waMessageId: "HIST1", chatId: "+14155550166", isGroup: false, fromMe: false, from: "+14155550166", type: "text", content: "Last week", atMs: nowMs - 86_400_000 }], contacts: [], failed: false })
     await h.settle()
     // Our own reaction through the API (docs/api.md § "Act on a message") emits message.reaction.
     expect((await h.request("POST", `/v1/messages/${ids[0]}/reaction`, { key, body: { emoji: "👍" } })).status).toBe(200)

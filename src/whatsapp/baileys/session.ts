@@ -62,6 +62,7 @@ import { mapCalls } from "./calls"
 import { parseDescriptor } from "./inbound-details"
 import * as contacts from "./contacts"
 import { downloadMedia, reuploadMedia } from "./media-download"
+import { baileysReadsHistory, createHistoryIngest, type HistoryIngest } from "./history-ingest"
 import { sendMediaPart } from "./media-message"
 import * as profileActions from "./profile-actions"
 import { createOfflineWatchdog, type OfflineWatchdog } from "./offline-watchdog"
@@ -212,6 +213,7 @@ export class BaileysSession implements WhatsAppSession {
   private resend: ResendStore | null = null
   private secrets: MessageSecrets | null = null
   private pollVotes: PollVotes | null = null
+  private historyIngest: HistoryIngest | null = null
   private watchdog: OfflineWatchdog | null = null
   /** The current socket's app-state events (app-state.ts), fed from its `ev.process` batches. */
   private appStateEvents: ((events: Partial<BaileysEventMap>) => void) | null = null
@@ -450,7 +452,9 @@ export class BaileysSession implements WhatsAppSession {
       // Online would silence the phone's notifications and send read receipts as "active".
       markOnlineOnConnect: false,
       syncFullHistory: history === "full",
-      ...(history === "none" ? { shouldSyncHistoryMessage: () => false } : {}),
+      // Baileys reads only what needs no download (the inline bootstrap, which ends its initial-sync
+      // wait and starts its app-state sync); history-ingest.ts reads every chunk itself.
+      shouldSyncHistoryMessage: history === "none" ? () => false : baileysReadsHistory,
       // Ignored stanzas are acked and dropped before decryption: status updates, broadcasts, newsletters.
       shouldIgnoreJid: (jid) => isIgnoredJid(jid),
       // A recipient's retry receipt that Baileys' own five-minute cache cannot answer.
@@ -458,6 +462,18 @@ export class BaileysSession implements WhatsAppSession {
       msgRetryCounterCache: ctx.retryCache(phoneId),
     })
     this.sock = sock
+    this.historyIngest = history === "none" ? null : createHistoryIngest({
+      baileys,
+      mediaHost: async () => {
+        const host = (await sock.refreshMediaConn(false)).hosts[0]?.hostname
+        if (!host) throw new Error("WhatsApp named no media host")
+        return host
+      },
+      lidMapping: sock.signalRepository.lidMapping,
+      nowMs: () => ctx.clock.nowMs(),
+      report: async (chunk) => await this.events.historyChunk?.(chunk),
+      warn: (message, fields) => this.log.warn(message, fields),
+    })
     this.watchdog = this.offlineWatchdogFor(sock)
     // A code is asked for only on an unpaired socket; a paired one logs in whatever was asked.
     this.codeFor = this.pairing && pairing?.method === "code" ? pairing.phoneNumber.replace(/\D/g, "") : null
@@ -589,6 +605,7 @@ export class BaileysSession implements WhatsAppSession {
     const upsert = events["messages.upsert"]
     if (upsert) {
       for (const signal of mapOwnUpserts(upsert, nowMs)) this.report(signal)
+      if (this.sock === sock) this.historyIngest?.onUpsert(upsert)
       const pnForLid = (lid: string) => sock.signalRepository.lidMapping.getPNForLID(lid)
       const secrets = this.secrets
       const pollVotes = this.pollVotes
