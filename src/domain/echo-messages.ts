@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox"
 import { named, Timestamp } from "../lib/schema"
 import { toIso } from "../lib/time"
-import type { EchoMessage } from "../whatsapp/gateway"
+import type { EchoMessage, InboundDetails } from "../whatsapp/gateway"
 import type { ChatMessageRow } from "../store/chats"
 import type { DomainContext } from "./context"
 import { messageIdForWaId } from "./inbound-actions"
@@ -54,10 +54,7 @@ export async function recordEcho(ctx: DomainContext, phoneId: string, echo: Echo
       fromAddress: phone.phoneNumber,
       type: echo.type,
       content: echo.content,
-      media: details.media ?? null,
-      location: details.location ?? null,
-      contact: details.contact ?? null,
-      poll: details.poll ? { question: details.poll.question, options: details.poll.options, multipleAnswers: details.poll.multipleAnswers } : null,
+      ...timelineDetails(details),
       replyToId: quoted ? await messageIdForWaId(q, phoneId, quoted, null) : null,
       status: "sent",
       editedAtMs: null,
@@ -70,4 +67,15 @@ export async function recordEcho(ctx: DomainContext, phoneId: string, echo: Echo
     await ctx.events.record(q, tx, { accountId: row.accountId, env: row.env, type: "message.echo", data, occurredAtMs: row.createdAtMs })
     return row
   })
+}
+
+/** What a timeline row keeps of a message's richer fields, for the phone's own messages and history alike. */
+export function timelineDetails(details: InboundDetails): Pick<ChatMessageRow, "media" | "location" | "contact" | "poll"> {
+  const poll = details.poll
+  return {
+    media: details.media ?? null,
+    location: details.location ?? null,
+    contact: details.contact ?? null,
+    poll: poll ? { question: poll.question, options: poll.options, multipleAnswers: poll.multipleAnswers } : null,
+  }
 }

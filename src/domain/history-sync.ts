@@ -7,6 +7,7 @@ import type { HistoryChunk, HistoryMessage } from "../whatsapp/gateway"
 import type { DomainContext } from "./context"
 import { historySyncedData } from "./history-events"
 import { DEFAULT_HISTORY_DAYS, DEFAULT_HISTORY_SYNC } from "./history-settings"
+import { timelineDetails } from "./echo-messages"
 import { messageIdForWaId } from "./inbound-actions"
 
 /*
@@ -48,10 +49,7 @@ export function historyRows(input: { phone: PhoneRow; messages: readonly History
       fromAddress: m.fromMe ? input.phone.phoneNumber : (m.from ?? m.chatId),
       type: m.type,
       content: m.content,
-      media: details.media ?? null,
-      location: details.location ?? null,
-      contact: details.contact ?? null,
-      poll: details.poll ? { question: details.poll.question, options: details.poll.options, multipleAnswers: details.poll.multipleAnswers } : null,
+      ...timelineDetails(details),
       replyToId: null,
       status: m.fromMe ? "sent" : null,
       editedAtMs: null,
