@@ -72,7 +72,7 @@ export interface ChatChangeInput {
  */
 export async function applyChatChange(ctx: Pick<DomainContext, "events">, q: StoreQueries, tx: WriteTx, input: ChatChangeInput) {
   const chat = await q.applyChatChange(input.phoneId, input.env, input.chatId, input.change, input.atMs)
-  const data = { phoneId: input.phoneId, chatId: input.chatId, changes: chatChangesView(input.change), at: toIso(input.atMs) }
+  const data = { phoneId: input.phoneId, chatId: chat.chatId, changes: chatChangesView(input.change), at: toIso(input.atMs) }
   await ctx.events.record(q, tx, { accountId: input.accountId, env: input.env, type: "chat.updated", data, occurredAtMs: input.atMs })
   return chat
 }

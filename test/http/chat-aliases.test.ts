@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { ChatList, Timeline } from "../../src/http/models/chats"
 import type { PhoneRow } from "../../src/store/phones"
+import { createEndpoint } from "../../src/domain/webhook-endpoints"
+import { recordPhoneChatChange } from "../../src/domain/phone-app-state"
 import { createHarness, expectSchema, type Harness } from "../helpers/harness"
+import { eventsOf } from "../live/live-helpers"
 
 /*
  * GET /v1/chats and GET /v1/chats/{chatId}/messages for a contact reached by number and by LID,
@@ -49,6 +52,18 @@ describe("success", () => {
       expectSchema(Timeline, timeline.body.data)
       expect(timeline.body.data.messages.map((m: { id: string; from: string }) => [m.id, m.from])).toEqual([[byNumber, ALICE], [byLid, ALICE_LID]])
     }
+  })
+
+  test("a change the phone makes to a chat it names by LID updates the number's chat, and chat.updated names the number", async () => {
+    const { account, phone } = await h.seedTenant()
+    await createEndpoint(h.services.ctx, { accountId: account.id, env: "live", url: "http://127.0.0.1:9/unused", events: ["chat.updated"] })
+    await receive(phone, 1, ALICE)
+    await h.services.ctx.store.write((q) => q.upsertContacts([{ phoneId: phone.id, env: "live", contactId: ALICE, phoneNumber: ALICE, lid: ALICE_LID, updatedAtMs: h.clock.nowMs() }]))
+    await recordPhoneChatChange(h.services.ctx, phone.id, { chat: ALICE_LID, change: { archived: true }, atMs: h.clock.nowMs() })
+    expect(eventsOf(h, "chat.updated").map((e) => [e.data.chatId, e.data.changes])).toEqual([[ALICE, { archived: true }]])
+    const live = await h.seedKey(account.id, { env: "live" })
+    const list = await h.request("GET", `/v1/chats?fromPhoneId=${enc(phone.phoneNumber)}&archived=true`, { key: live })
+    expect(list.body.data.chats.map((c: { id: string }) => c.id)).toEqual([ALICE])
   })
 
   test("after DELETE /v1/messages/{id} of a chat's last message, the chat list shows it deleted: type revoked, empty preview", async () => {
