@@ -50,6 +50,7 @@ describe("dashboard: the webhook event checkboxes", () => {
       { heading: "Call events", events: inOrder("call.") },
       { heading: "Group events", events: inOrder("group.") },
       { heading: "Chat events", events: inOrder("chat.") },
+      { heading: "History events", events: inOrder("history.") },
     ])
     expect(groups.flatMap((g) => g.events).sort()).toEqual([...EVENT_NAMES].sort())
   })

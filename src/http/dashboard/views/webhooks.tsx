@@ -67,7 +67,7 @@ export const ENDPOINT_WORDS: FormWords = {
 }
 
 /** The heading of each resource's events; a resource not named here is headed by its own name. */
-const RESOURCE_HEADINGS: Record<string, string> = { message: "Message events", phone: "Phone events", poll: "Poll events", call: "Call events", group: "Group events", chat: "Chat events" }
+const RESOURCE_HEADINGS: Record<string, string> = { message: "Message events", phone: "Phone events", poll: "Poll events", call: "Call events", group: "Group events", chat: "Chat events", history: "History events" }
 
 /**
  * The event names grouped by resource (the part before the first dot), the groups in the order of
