@@ -118,6 +118,28 @@ describe("dashboard chats: success", () => {
     expect(html).not.toContain('<span class="text">oops, wrong chat')
   })
 
+  test("a photo the phone sent itself is shown inline through the chat's media route, which serves its bytes; another chat's id gets none", async () => {
+    await h.connectPhone(phone)
+    const bytes = new Uint8Array(64).map((_, i) => i)
+    h.gateway.media.set("own-photo", bytes)
+    const id = "wamsg_" + "0".repeat(25) + "1"
+    const media = { mimetype: "image/png", sizeBytes: bytes.length, fileName: null, capKind: "image" as const, descriptor: "own-photo" }
+    await h.services.ctx.store.write((q) =>
+      q.recordEchoMessage({
+        id, accountId: account.id, env: "live", phoneId: phone.id, waMessageId: "3EB0OWN1", chatId: CUSTOMER, origin: "phone", direction: "out",
+        fromAddress: phone.phoneNumber, type: "image", content: "the receipt", media, location: null, contact: null, poll: null, replyToId: null,
+        status: "sent", editedAtMs: null, revokedAtMs: null, atMs: h.clock.nowMs(), createdAtMs: h.clock.nowMs(),
+      }),
+    )
+    const page = `/dashboard/phones/${phone.id}/chats?account=${account.id}&env=live${chatParam()}`
+    const src = `/dashboard/phones/${phone.id}/chats/media/${id}?account=${account.id}&env=live&chat=${encodeURIComponent(CUSTOMER)}`
+    expect((await client.get(page)).html).toContain(`<img class="bubble-img" src="${src.replaceAll("&", "&amp;")}"`)
+    const res = await h.app.handle(new Request(`http://127.0.0.1${src}`, { headers: { cookie: client.cookie } }))
+    expect([res.status, res.headers.get("content-type"), res.headers.get("content-security-policy")]).toEqual([200, "image/png", "default-src 'none'; img-src 'self'; sandbox"])
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes)
+    expect((await client.get(src.replace(encodeURIComponent(CUSTOMER), encodeURIComponent("+14155550111")))).status).toBe(404)
+  })
+
   test("in a group chat each received bubble names its sender", async () => {
     await recorded(5, "test", "who brings the wine?", { isGroup: true, groupId: "120363000000000001@g.us" })
     const { html } = await client.get(inbox(chatParam("120363000000000001@g.us")))

@@ -1,9 +1,11 @@
 import type { VNode } from "preact"
 import type { Principal } from "../../../domain/api-keys"
+import { chatMediaFile } from "../../../domain/chat-media"
 import { listPhones, resolvePhone } from "../../../domain/phones"
 import { errors } from "../../../lib/errors"
 import type { ApiKeyRow } from "../../../store/api-keys"
 import type { PhoneRow } from "../../../store/phones"
+import { attachmentResponse } from "../attachment"
 import type { DashboardApp } from "../base"
 import { page, type Dashboard, type PageContext } from "../context"
 import { fragmentResponse, htmlResponse, redirect, renderFragment, SECURITY_HEADERS } from "../respond"
@@ -180,10 +182,18 @@ async function chatsIndex(c: PageContext): Promise<Response> {
   )
 }
 
-/** GET /dashboard/chats, a phone's inbox and its two self-refreshing panes. */
+/** A timeline entry's attachment, through the same domain function as GET /v1/chats/{chatId}/messages/{messageId}/media. */
+async function chatMedia(c: PageContext): Promise<Response> {
+  const inbox = await inboxOf(c)
+  const cmd = { fromPhoneId: inbox.phone.id, chatId: inbox.state.chatId ?? "", messageId: c.params.messageId! }
+  return attachmentResponse(await chatMediaFile(c.dash.deps.ctx, c.dash.deps.inboundMedia, inbox.operator, cmd))
+}
+
+/** GET /dashboard/chats, a phone's inbox, its two self-refreshing panes and its attachments. */
 export const chatsRoutes = (dash: Dashboard) => (app: DashboardApp) =>
   app
     .get("/dashboard/chats", page(dash, chatsIndex, errorPage))
     .get("/dashboard/phones/:phoneId/chats", page(dash, (c) => inboxPage(c), errorPage))
     .get("/dashboard/phones/:phoneId/chats/live/list", page(dash, (c) => livePane(c, "list"), errorPage))
     .get("/dashboard/phones/:phoneId/chats/live/timeline", page(dash, (c) => livePane(c, "timeline"), errorPage))
+    .get("/dashboard/phones/:phoneId/chats/media/:messageId", page(dash, chatMedia, errorPage))

@@ -9,10 +9,10 @@ import { errors } from "../../../lib/errors"
 import type { ApiKeyRow, Environment } from "../../../store/api-keys"
 import type { InboundRow } from "../../../store/inbound"
 import { SendMessageBody } from "../../models/messages"
-import { contentDisposition } from "../../routes/v1/inbound-media"
+import { attachmentResponse, INLINE_IMAGES } from "../attachment"
 import type { DashboardApp } from "../base"
 import { action, formFailure, page, validated, type Dashboard, type FormWords, type PageContext } from "../context"
-import { htmlResponse, redirect, SECURITY_HEADERS } from "../respond"
+import { htmlResponse, redirect } from "../respond"
 import { href, scopeAt, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ErrorList, Time } from "../views/parts"
@@ -25,9 +25,6 @@ import { errorPage } from "./errors"
  * location or contact card, its attachment (an image shown inline, anything else a download),
  * the reactions and replies it got, and a form that answers it with a reply quoting it.
  */
-
-/** Image types a browser may show inline; every other attachment is served as a download. */
-const INLINE_IMAGES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"])
 
 /** The reply form's labels for the API's field names. */
 const REPLY_WORDS: FormWords = {
@@ -186,19 +183,7 @@ async function sendReply(c: PageContext): Promise<Response> {
 /** The attachment's bytes for a signed-in operator: an image inline, anything else as a download. */
 async function serveMedia(c: PageContext): Promise<Response> {
   const ctx = c.dash.deps.ctx
-  const file = await inboundRowMediaFile(ctx, c.dash.deps.inboundMedia, await inboundMessage(ctx, c.params.messageId!))
-  const disposition = INLINE_IMAGES.has(file.mimetype) ? contentDisposition(file.fileName, file.mimetype) : contentDisposition(file.fileName, "application/octet-stream")
-  return new Response(Bun.file(file.path), {
-    headers: {
-      ...SECURITY_HEADERS,
-      // A sender's file never runs in this origin: no script even if a browser were told to render it.
-      "Content-Security-Policy": "default-src 'none'; img-src 'self'; sandbox",
-      "Content-Type": file.mimetype,
-      "Content-Disposition": disposition,
-      "Content-Length": String(file.sizeBytes),
-      "Cache-Control": "private, no-store",
-    },
-  })
+  return attachmentResponse(await inboundRowMediaFile(ctx, c.dash.deps.inboundMedia, await inboundMessage(ctx, c.params.messageId!)))
 }
 
 export const inboundMessageRoutes = (dash: Dashboard) => (app: DashboardApp) =>

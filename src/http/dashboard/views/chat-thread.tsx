@@ -1,5 +1,6 @@
 import type { timelineView } from "../../../domain/chat-views"
 import type { MessageStatus } from "../../../lib/vocabulary"
+import { INLINE_IMAGES } from "../attachment"
 import type { Scope } from "../scope"
 import { inboxHref, type InboxState } from "./chat-list"
 import { CsrfField } from "./layout"
@@ -13,9 +14,6 @@ import { excerpt } from "./parts"
  */
 
 export type TimelineView = ReturnType<typeof timelineView>
-
-/** Images the dashboard's media route serves inline (pages/inbound-message.tsx). */
-const INLINE_IMAGES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"])
 
 /** The reactions the bubble's React menu offers, as WhatsApp's quick row does. */
 export const QUICK_REACTIONS = ["👍", "❤️", "😂", "😮", "😢", "🙏"] as const
@@ -36,13 +34,21 @@ export function previewOf(m: Pick<TimelineView, "content" | "type" | "revokedAt"
   return m.content.trim() === "" ? `[${m.type}]` : excerpt(m.content, 120)
 }
 
-function Media(props: { m: TimelineView; scope: Pick<Scope, "account" | "env"> }) {
+/** Where the page fetches a timeline entry's attachment: a received one's own route, or the chat's (the phone's own and history messages). */
+function mediaSrc(m: TimelineView, scope: Pick<Scope, "account" | "env">, state: InboxState): string {
+  const query = new URLSearchParams({ ...(scope.account ? { account: scope.account.id } : {}), env: scope.env })
+  if (m.id.startsWith("inmsg_")) return `/dashboard/messages/${encodeURIComponent(m.id)}/media?${query}`
+  query.set("chat", state.chatId ?? "")
+  return `/dashboard/phones/${encodeURIComponent(state.phoneId)}/chats/media/${encodeURIComponent(m.id)}?${query}`
+}
+
+function Media(props: { m: TimelineView; scope: Pick<Scope, "account" | "env">; state: InboxState }) {
   const { m } = props
   const media = m.media
   if (!media || m.revokedAt) return null
-  if (m.id.startsWith("inmsg_") && media.mimetype && INLINE_IMAGES.has(media.mimetype)) {
-    const src = `/dashboard/messages/${encodeURIComponent(m.id)}/media?${new URLSearchParams({ ...(props.scope.account ? { account: props.scope.account.id } : {}), env: props.scope.env })}`
-    return <img class="bubble-img" src={src} alt={`Image from ${m.from}`} loading="lazy" />
+  // API sends (msg_) carry the URLs the client gave, shown as text; received, phone and history messages hold WhatsApp's media.
+  if (!m.id.startsWith("msg_") && media.mimetype && INLINE_IMAGES.has(media.mimetype)) {
+    return <img class="bubble-img" src={mediaSrc(m, props.scope, props.state)} alt={`Image from ${m.from}`} loading="lazy" />
   }
   const names = media.urls.length > 0 ? media.urls : [media.fileName ?? `${media.mimetype ?? "file"}`]
   return (
@@ -95,7 +101,7 @@ function Bubble(props: { m: TimelineView; quoted: Map<string, TimelineView>; sco
     <li class={`bubble ${m.direction}${m.revokedAt ? " revoked" : ""}`} id={`m-${m.id}`} data-id={m.id}>
       {m.direction === "in" && state.chatId?.endsWith("@g.us") ? <span class="sender">{m.from}</span> : null}
       {m.replyTo ? <span class="quote">{quote ? previewOf(quote) : "A reply to an earlier message"}</span> : null}
-      <Media m={m} scope={props.scope} />
+      <Media m={m} scope={props.scope} state={state} />
       <Kind m={m} />
       <span class="text">{m.revokedAt ? "This message was deleted" : m.content}</span>
       <span class="meta">
