@@ -89,13 +89,14 @@ export function createOutbox(deps: {
   async function recordMany(q: StoreQueries, tx: WriteTx, events: readonly OutboxEvent[]): Promise<void> {
     const eventRows: EventRow[] = []
     const deliveries: DeliveryRow[] = []
-    let streamed: Listeners | null = null
+    // The accounts and environments whose streams read these events: each is rung once per commit.
+    const streamed = new Map<string, { accountId: string; env: Environment }>()
     for (const event of events) {
       const listening = await listenersOf(q, event.accountId, event.env)
       const endpoints = listening.endpoints.filter((e) => eventMatches(e.events, event.type))
       // Nobody listens: nothing to deliver, nothing to keep. A stream consumer reads the log.
       if (endpoints.length === 0 && !listening.streamed) continue
-      if (listening.streamed) streamed = listening
+      if (listening.streamed) streamed.set(`${event.accountId}|${event.env}`, { accountId: event.accountId, env: event.env })
       const eventId = deps.ids.newId("evt")
       const body = JSON.stringify({ event: event.type, timestamp: toIso(event.occurredAtMs), data: event.data })
       eventRows.push({ id: eventId, accountId: event.accountId, env: event.env, type: event.type, body, occurredAtMs: event.occurredAtMs })
@@ -103,10 +104,9 @@ export function createOutbox(deps: {
     }
     if (eventRows.length === 0) return
     await q.insertEventsAndDeliveries(eventRows, deliveries)
-    const streamedEvents = streamed === null ? [] : eventRows
     tx.afterCommit(() => {
       for (const row of deliveries) deps.onDeliveryCommitted(row)
-      for (const row of streamedEvents) deps.onStreamedCommitted?.(row.accountId, row.env)
+      for (const { accountId, env } of streamed.values()) deps.onStreamedCommitted?.(accountId, env)
     })
   }
 
