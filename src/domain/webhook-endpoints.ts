@@ -1,4 +1,5 @@
 import { errors } from "../lib/errors"
+import { EVENT_GROUPS } from "../lib/event-filter"
 import type { Environment, Page } from "../lib/vocabulary"
 import { type AttemptRow, type DeliveryRow, type DeliveryStatus, type EndpointRow } from "../store/webhooks"
 import { newSigningSecret } from "../webhooks/signer"
@@ -10,11 +11,13 @@ import { checkWebhookUrl } from "./webhook-url"
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
 export { WEBHOOK_URL_MAX_LENGTH } from "./webhook-url"
 
+/** What an endpoint's event list must be: names of the catalogue, or groups that take every event of one prefix. */
+export const EVENTS_RULE = `events must be ["*"] or a non-empty list of: ${[...EVENT_NAMES, ...EVENT_GROUPS].join(", ")}`
+
 function eventsProblem(events: readonly string[]): string | null {
   if (events.length === 1 && events[0] === "*") return null
-  if (events.length === 0 || events.some((e) => !(EVENT_NAMES as readonly string[]).includes(e))) {
-    return `events must be ["*"] or a non-empty list of: ${EVENT_NAMES.join(", ")}`
-  }
+  const known = (e: string) => (EVENT_NAMES as readonly string[]).includes(e) || EVENT_GROUPS.includes(e)
+  if (events.length === 0 || !events.every(known)) return EVENTS_RULE
   return null
 }
 

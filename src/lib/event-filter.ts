@@ -6,6 +6,9 @@ import { EVENT_TYPES } from "./vocabulary"
  * names, anything else the event of that exact name.
  */
 
+/** Every `group.*` that takes some event, in the catalogue's order of first appearance. */
+export const EVENT_GROUPS: readonly string[] = [...new Set(EVENT_TYPES.filter((t) => t.includes(".")).map((t) => `${t.slice(0, t.indexOf("."))}.*`))]
+
 /** Whether an event named `type` is one that `filter` takes. */
 export function eventMatches(filter: readonly string[], type: string): boolean {
   for (const name of filter) {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { EVENT_NAMES } from "../../src/domain/event-catalogue"
+import { EVENT_GROUPS } from "../../src/lib/event-filter"
 import { join } from "node:path"
 import { createApp } from "../../src/app"
 import { loadConfig } from "../../src/config"
@@ -152,7 +153,7 @@ describe("wagate webhooks update, remove and rotate-secret", () => {
 })
 
 describe("wagate webhooks: mistakes get one clear line and exit 1 (failure) or 2 (usage)", () => {
-  const EVENTS = `events must be ["*"] or a non-empty list of: ${EVENT_NAMES.join(", ")}`
+  const EVENTS = `events must be ["*"] or a non-empty list of: ${[...EVENT_NAMES, ...EVENT_GROUPS].join(", ")}`
   test.each([
     [["webhooks", "add"], 2, "error: webhooks add needs --url"],
     [["webhooks", "add", "--url", "ftp://hooks.example.com"], 1, "error: url must use http or https\n"],

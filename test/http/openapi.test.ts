@@ -2,6 +2,7 @@ import { E164_PATTERN } from "../../src/lib/formats"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import Ajv2020 from "ajv/dist/2020"
 import { Elysia } from "elysia"
+import { EVENT_GROUPS } from "../../src/lib/event-filter"
 import { EVENT_NAMES } from "../../src/domain/event-catalogue"
 import { MESSAGE_ERROR_CODES } from "../../src/lib/vocabulary"
 import { REQUIRED_SCOPES } from "../../src/domain/scopes"
@@ -360,9 +361,12 @@ describe("OpenAPI document: webhooks", () => {
     }
   })
 
-  test("the admin API's event list is the catalogue's", () => {
+  test("the admin API's event list is the catalogue's names, and the groups that take them", () => {
     const events = doc.components.schemas.CreateWebhookEndpointRequest.properties.events
-    expect(resolve(events.anyOf[1].items).enum).toEqual([...EVENT_NAMES])
+    const [names, groups] = events.anyOf[1].items.anyOf.map((item: unknown) => resolve(item).enum)
+    expect(names).toEqual([...EVENT_NAMES])
+    expect(groups).toEqual([...EVENT_GROUPS])
+    expect(groups).toContain("message.*")
   })
 })
 

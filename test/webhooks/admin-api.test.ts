@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { Type } from "@sinclair/typebox"
 import { EVENT_NAMES } from "../../src/domain/event-catalogue"
+import { EVENT_GROUPS } from "../../src/lib/event-filter"
 import { Envelope, PageEnvelope } from "../../src/http/models/common"
 import { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from "../../src/http/models/webhooks"
 import { createHarness, expectErrorEnvelope, expectSchema, type Harness } from "../helpers/harness"
@@ -26,7 +27,7 @@ afterEach(async () => {
 })
 
 // The catalogue's names in its order: the spec's eight, then the events added after (reactions, edits, deletions, calls, …).
-const EVENTS_MESSAGE = `events must be ["*"] or a non-empty list of: ${EVENT_NAMES.join(", ")}`
+const EVENTS_MESSAGE = `events must be ["*"] or a non-empty list of: ${[...EVENT_NAMES, ...EVENT_GROUPS].join(", ")}`
 const DAY_MS = 24 * 60 * 60 * 1000
 /** A recipient the sandbox leaves at `sent`: exactly one event per send. */
 const OFFLINE_RECIPIENT = "+12025550104"
@@ -145,6 +146,7 @@ describe("admin API: webhook endpoints and their secrets", () => {
     ],
     ["a URL over 2048 characters", { ...VALID, url: `https://hooks.example.com/${"a".repeat(2048)}` }, ["url must be an absolute http:// or https:// URL of at most 2048 characters"]],
     ["an unknown event name", { ...VALID, events: ["message.sent", "message.bogus"] }, [EVENTS_MESSAGE]],
+    ["a group that takes no event", { ...VALID, events: ["bogus.*"] }, [EVENTS_MESSAGE]],
     ["an empty event list", { ...VALID, events: [] }, [EVENTS_MESSAGE]],
     ['"*" mixed with names', { ...VALID, events: ["*", "message.sent"] }, [EVENTS_MESSAGE]],
     ["events as a string", { ...VALID, events: "*" }, [EVENTS_MESSAGE]],
@@ -209,6 +211,18 @@ describe("admin API: webhook endpoints and their secrets", () => {
     expect(enabled.body.data).toMatchObject({ enabled: true, events: ["*"] })
     await send(key, phone.phoneNumber)
     expect(deliveryRows(h, id)).toHaveLength(2)
+  })
+
+  test("an endpoint subscribed to a group (message.*) is sent that group's events and no other's", async () => {
+    const { account, key, phone } = await h.seedTenant()
+    const created = await create(account.id, { url: receiver.url(), environment: "test", events: ["message.*", "message.sent"] })
+    expect(created.status).toBe(201)
+    expect(created.body.data.events).toEqual(["message.*", "message.sent"])
+    const other = await addEndpoint(account.id, "https://hooks.example.com/phones", { events: ["phone.*"] })
+    await send(key, phone.phoneNumber)
+    const [hook] = await receiver.waitFor(1)
+    expect(hook!.json.event).toBe("message.sent")
+    expect(deliveryRows(h, other.id)).toHaveLength(0)
   })
 
   test.each([

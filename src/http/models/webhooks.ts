@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox"
 import { webhookDeliveryView, webhookEndpointView } from "../../domain/api-views"
 import { EVENT_NAMES } from "../../domain/event-catalogue"
-import { WEBHOOK_URL_MAX_LENGTH, type DeliveryWithAttempts } from "../../domain/webhook-endpoints"
+import { EVENTS_RULE, WEBHOOK_URL_MAX_LENGTH, type DeliveryWithAttempts } from "../../domain/webhook-endpoints"
+import { EVENT_GROUPS } from "../../lib/event-filter"
 import { named, OneOf, withDomainRules } from "../../lib/schema"
 import { DELIVERY_STATUSES } from "../../lib/vocabulary"
 import type { EndpointRow } from "../../store/webhooks"
@@ -18,13 +19,13 @@ const EventsField = withDomainRules(
   Type.Array(Type.String(), {
     minItems: 1,
     examples: [["message.delivered", "message.read"], ["*"]],
-    description: `["*"] for every event, or any of: ${EVENT_NAMES.join(", ")}`,
-    errorMessage: `events must be ["*"] or a non-empty list of: ${EVENT_NAMES.join(", ")}`,
+    description: `["*"] for every event, or any of: ${EVENT_NAMES.join(", ")}; or groups, each taking every event of its prefix: ${EVENT_GROUPS.join(", ")}`,
+    errorMessage: EVENTS_RULE,
   }),
   {
     anyOf: [
       Type.Array(Type.Literal("*"), { maxItems: 1, description: "Every event, present and future." }),
-      Type.Array(named("EventName", OneOf(EVENT_NAMES))),
+      Type.Array(Type.Union([named("EventName", OneOf(EVENT_NAMES)), named("EventGroup", OneOf(EVENT_GROUPS))])),
     ],
   },
 )
@@ -45,7 +46,7 @@ const WebhookEndpointFields = {
   accountId: Type.String(),
   environment: Environment,
   url: Type.String(),
-  events: Type.Array(Type.String(), { description: `["*"], or event names.` }),
+  events: Type.Array(Type.String(), { description: `["*"], or event names and groups (\`message.*\`).` }),
   enabled: Type.Boolean(),
   previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
     description: "While set and in the future, the rotated-out secret still signs beside the current one.",
