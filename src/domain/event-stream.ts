@@ -1,10 +1,10 @@
 import { eventMatches } from "../lib/event-filter"
 import type { TimerHandle } from "../lib/clock"
-import type { EventWake } from "../webhooks/event-wake"
+import type { EventTail } from "./event-tail"
 import type { LoggedEvent } from "../store/event-streams"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
-import { STREAM_CONSUMER_REFRESH_MS, STREAM_HEARTBEAT_MS, STREAM_RESCAN_MS, type StreamRequest, type StreamStart } from "./event-streams"
+import { STREAM_CONSUMER_REFRESH_MS, STREAM_HEARTBEAT_MS, type StreamRequest, type StreamStart } from "./event-streams"
 
 /** Events read from the log per query. */
 const PAGE = 200
@@ -15,13 +15,14 @@ const frame = (e: LoggedEvent) => `id: ${e.id}\nevent: ${e.type}\ndata: ${e.body
 /**
  * One stream's bytes (docs/webhooks.md § "Streams"): it keeps its own position in the log and
  * reads what came after it when the outbox rings (after a commit), on a rescan timer, and once at
- * the start (the replay). It never holds events the log does not hold: a consumer that stops
+ * the start (the replay), through the reads it shares with the account's other streams. It never holds events the log does not hold: a consumer that stops
  * reading lets the unsent bytes grow to `bufferBytes`, and then the stream ends with
  * `event: overflow` for the client to resume from its last id.
  */
 export function createEventStream(deps: {
   ctx: DomainContext
-  wake: EventWake
+  /** The log reads and wake-ups this node's streams share (src/domain/event-tail.ts). */
+  tail: EventTail
   bufferBytes: number
   principal: Principal
   request: StreamRequest
@@ -32,7 +33,7 @@ export function createEventStream(deps: {
   register: (close: (final?: string) => void) => void
   onClosed: () => void
 }): ReadableStream<Uint8Array> {
-  const { ctx, wake, principal, request, start } = deps
+  const { ctx, tail, principal, request, start } = deps
   const { accountId, env } = principal
   let position = start.position
   let lastId = request.after
@@ -73,7 +74,7 @@ export function createEventStream(deps: {
       close(`event: overflow\ndata: ${JSON.stringify({ lastEventId: lastId })}\n\n`)
       return false
     }
-    const page = await ctx.store.listEventsAfter(accountId, env, position, PAGE)
+    const page = await tail.read(accountId, env, position, PAGE)
     if (closed) return false
     for (const event of page) {
       position = event.position
@@ -114,7 +115,8 @@ export function createEventStream(deps: {
     timers[slot] = ctx.clock.setTimer(ms, tick)
   }
 
-  const unlisten = wake.listen(accountId, env, () => void pump())
+  // Rung after commits and on the rescan timer, which the tail runs for all streams of the account.
+  const unlisten = tail.listen(accountId, env, () => void pump())
   deps.register(close)
   return new ReadableStream<Uint8Array>(
     {
@@ -122,7 +124,6 @@ export function createEventStream(deps: {
         controller = c
         send(start.reset ? `event: reset\ndata: ${JSON.stringify({ after: request.after })}\n\n` : ": connected\n\n")
         every(STREAM_HEARTBEAT_MS, () => send(": keep-alive\n\n"))
-        every(STREAM_RESCAN_MS, () => void pump())
         every(STREAM_CONSUMER_REFRESH_MS, deps.refresh)
         void pump()
       },

@@ -3,6 +3,7 @@ import type { EventWake } from "../webhooks/event-wake"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
 import { createEventStream } from "./event-stream"
+import { createEventTail } from "./event-tail"
 
 /** Open streams one API key may hold at once (docs/webhooks.md § "Streams"); the next is refused with 429. */
 export const STREAMS_PER_KEY = 5
@@ -49,6 +50,8 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
   const { ctx, wake } = deps
   const bufferBytes = deps.bufferBytes ?? STREAM_BUFFER_BYTES
   const perKey = deps.perKey ?? STREAMS_PER_KEY
+  // One log read per account and wake-up, whatever the number of streams at its head.
+  const tail = createEventTail({ store: ctx.store, wake, clock: ctx.clock, rescanMs: STREAM_RESCAN_MS })
   const open = new Map<string, number>()
   const closers = new Set<(final?: string) => void>()
 
@@ -86,7 +89,7 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
         let close: (final?: string) => void = () => {}
         return createEventStream({
           ctx,
-          wake,
+          tail,
           bufferBytes,
           principal,
           request,
