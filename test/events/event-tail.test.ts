@@ -31,9 +31,10 @@ afterEach(async () => {
 function collect(body: ReadableStream<Uint8Array>): { ids: string[] } {
   const seen = { ids: [] as string[] }
   let text = ""
+  const decoder = new TextDecoder()
   void (async () => {
-    for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-      text += chunk
+    for await (const chunk of body) {
+      text += decoder.decode(chunk, { stream: true })
       for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
         const id = /^id: (\S+)$/m.exec(text.slice(0, end))?.[1]
         if (id) seen.ids.push(id)
