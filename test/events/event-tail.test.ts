@@ -94,3 +94,26 @@ test("a stream resuming far behind reads its replay on its own, then shares the 
   expect(lagging.ids).toEqual(head[0]!.ids.slice(1))
   expect(new Set(lagging.ids).size).toBe(450)
 })
+
+test("the events signal rings its account's streams only, and a renewed listening connection rings every stream", async () => {
+  let signal: (payload: string) => void = () => {}
+  let resubscribed: () => void = () => {}
+  const store = {
+    listen: async (_channel: string, onSignal: (payload: string) => void, onResubscribed?: () => void) => {
+      signal = onSignal
+      resubscribed = onResubscribed ?? (() => {})
+      return async () => {}
+    },
+  }
+  const wake = createEventWake()
+  await listenForEvents(store, wake)
+  const rung: string[] = []
+  wake.listen("acc_1", "test", () => rung.push("acc_1|test"))
+  wake.listen("acc_1", "live", () => rung.push("acc_1|live"))
+  wake.listen("acc_2", "test", () => rung.push("acc_2|test"))
+  signal("acc_1|test")
+  expect(rung).toEqual(["acc_1|test"])
+  rung.length = 0
+  resubscribed()
+  expect(rung.sort()).toEqual(["acc_1|live", "acc_1|test", "acc_2|test"])
+})
