@@ -30,7 +30,7 @@ import { createBaileysGateway } from "./whatsapp/baileys/gateway"
 import type { WhatsAppGateway } from "./whatsapp/gateway"
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
 import { createOutbox } from "./webhooks/outbox"
-import { createEventWake } from "./webhooks/event-wake"
+import { createEventWake, listenForEvents } from "./webhooks/event-wake"
 import { createEventStreams } from "./domain/event-streams"
 import { createWaResendRetention } from "./domain/wa-resend-retention"
 import { createHistoryRetention, type HistoryRetention } from "./domain/history-retention"
@@ -185,8 +185,6 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       clock,
       onDeliveryCommitted: (delivery) => dispatcher.schedule(delivery),
       version: () => store.changeVersion(),
-      // The seam for several nodes: a database notification can ring the same wake-up.
-      onStreamedCommitted: (accountId, env) => wake.ring(accountId, env),
     }),
     principalCache: new Map(),
     config: {
@@ -270,6 +268,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   })
   let started = false
   let stopped = false
+  let unlistenEvents: (() => Promise<void>) | null = null
   // One cache for inbound media and pictures: WAGATE_MEDIA_CACHE_MB bounds them together.
   const mediaCache = createMediaCache({ dataDir: config.dataDir, maxBytes: config.mediaCacheMb * 1024 * 1024, clock })
   const contactChecks = createContactChecker({ ctx, lookups, links, perPhonePerHour: config.checksPerPhonePerHour })
@@ -317,12 +316,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       // the dispatcher frees the claims its node id left, which must never be a live process's.
       await dispatcher.start()
       await live.start()
+      // The streams of this node wake on events committed by any node (src/webhooks/event-wake.ts).
+      unlistenEvents = await listenForEvents(store, wake)
     },
     async stop() {
       if (stopped) return
       stopped = true
       // Sessions may run without start() (pairing from the CLI): always close them.
       eventStreams.closeAll()
+      await unlistenEvents?.().catch((err) => logger.debug("unlistening event signals failed", { err }))
       await sessions.stop()
       await live.stop()
       overrides.lagMonitor?.stop()

@@ -71,6 +71,9 @@ export async function serveCommand(argv: string[], io: CliIo, stopSignal: Promis
     const signal = await stopSignal
     logger.info("shutting down", { signal })
     const forced = clock.setTimer(SHUTDOWN_GRACE_MS, () => void server?.stop(true))
+    // Event streams never finish by themselves: ended now, their clients resume on another node
+    // at once (docs/webhooks.md § "Streams on several nodes") instead of after the grace.
+    services.eventStreams.closeAll()
     await server?.stop(false)
     forced.cancel()
     return 0

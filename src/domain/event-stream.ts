@@ -1,87 +1,104 @@
 import { eventMatches } from "../lib/event-filter"
 import type { TimerHandle } from "../lib/clock"
-import type { EventWake } from "../webhooks/event-wake"
+import type { EventTail } from "./event-tail"
 import type { LoggedEvent } from "../store/event-streams"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
-import { STREAM_CONSUMER_REFRESH_MS, STREAM_HEARTBEAT_MS, STREAM_RESCAN_MS, type StreamRequest, type StreamStart } from "./event-streams"
+import { STREAM_CONSUMER_REFRESH_MS, STREAM_HEARTBEAT_MS, type StreamRequest, type StreamStart } from "./event-streams"
 
 /** Events read from the log per query. */
 const PAGE = 200
 
-const encoder = new TextEncoder()
-const frame = (e: LoggedEvent) => `id: ${e.id}\nevent: ${e.type}\ndata: ${e.body}\n\n`
+/** What a stream says, whatever carries it: Server-Sent Events (event-stream-sse.ts) or WebSocket frames (event-stream-ws.ts). */
+export type StreamFrame =
+  | { kind: "event"; event: LoggedEvent }
+  /** The stream is positioned and live (no resume id, or a known one). */
+  | { kind: "connected" }
+  /** The client's resume id is not in the log: the stream goes on from now. */
+  | { kind: "reset"; after: string | null }
+  | { kind: "heartbeat" }
+  /** The consumer left too much unread: it resumes from `lastEventId`. */
+  | { kind: "overflow"; lastEventId: string | null }
+  /** The event log could not be read. */
+  | { kind: "error" }
+
+/** A transport's side of one stream. */
+export interface StreamSink {
+  /** Sends one frame; false when the client has left. */
+  send(frame: StreamFrame): boolean
+  /** Bytes sent that the client has not taken yet. */
+  pendingBytes(): number
+  /** Ends the transport, after a last frame when one is given (null: the server is stopping). */
+  end(last: StreamFrame | null): void
+}
+
+/** Ends a stream: with no argument the client left (the transport is gone already). */
+export type StreamClose = (last?: StreamFrame | null) => void
 
 /**
- * One stream's bytes (docs/webhooks.md § "Streams"): it keeps its own position in the log and
- * reads what came after it when the outbox rings (after a commit), on a rescan timer, and once at
- * the start (the replay). It never holds events the log does not hold: a consumer that stops
- * reading lets the unsent bytes grow to `bufferBytes`, and then the stream ends with
- * `event: overflow` for the client to resume from its last id.
+ * One stream, whatever its transport (docs/webhooks.md § "Streams"): it keeps its own position in
+ * the log and reads what came after it when the outbox rings (after a commit), on a rescan timer,
+ * and once at the start (the replay), through the reads it shares with the account's other
+ * streams (src/domain/event-tail.ts). It never holds events the log does not hold: a consumer that
+ * stops reading lets the sink's unsent bytes grow to `bufferBytes`, and then the stream ends with
+ * an overflow frame for the client to resume from its last id. Returns the close the transport
+ * calls when its client leaves.
  */
 export function createEventStream(deps: {
   ctx: DomainContext
-  wake: EventWake
+  /** The log reads and wake-ups this node's streams share (src/domain/event-tail.ts). */
+  tail: EventTail
   bufferBytes: number
   principal: Principal
   request: StreamRequest
   start: StreamStart
+  sink: StreamSink
   /** Refreshes the consumer row (hourly while the stream is open). */
   refresh: () => void
-  /** Receives the stream's close, which ends it with a last frame (or none for ""). */
-  register: (close: (final?: string) => void) => void
+  /** Receives the stream's close, for the registry to end it when the server stops. */
+  register: (close: StreamClose) => void
   onClosed: () => void
-}): ReadableStream<Uint8Array> {
-  const { ctx, wake, principal, request, start } = deps
+}): () => void {
+  const { ctx, tail, principal, request, start, sink } = deps
   const { accountId, env } = principal
   let position = start.position
   let lastId = request.after
-  let controller!: ReadableStreamDefaultController<Uint8Array>
   let closed = false
   let reading = false
   let again = false
   const timers: TimerHandle[] = []
-  /** Queues bytes for the client; a stream the client already left ends here instead of throwing in a timer. */
-  function send(text: string): void {
-    try {
-      controller.enqueue(encoder.encode(text))
-    } catch {
-      close()
-    }
+
+  /** A stream the client already left ends here instead of throwing in a timer. */
+  function send(frame: StreamFrame): void {
+    if (!closed && !sink.send(frame)) close()
   }
 
-  function close(final?: string): void {
+  function close(last?: StreamFrame | null): void {
     if (closed) return
     closed = true
     for (const t of timers) t.cancel()
     unlisten()
     deps.onClosed()
-    if (final === undefined) return
-    try {
-      if (final !== "") controller.enqueue(encoder.encode(final))
-      controller.close()
-    } catch {
-      // The client left as the stream was ending.
-    }
+    if (last !== undefined) sink.end(last)
   }
 
   /** Reads one page into the stream; true when there may be more. */
   async function readOnce(): Promise<boolean> {
     // Checked before reading more, not after a page: the consumer had the time of a query to
     // take what was sent, so what is still queued is what it did not read.
-    if ((controller.desiredSize ?? 0) < 0) {
-      close(`event: overflow\ndata: ${JSON.stringify({ lastEventId: lastId })}\n\n`)
+    if (sink.pendingBytes() > deps.bufferBytes) {
+      close({ kind: "overflow", lastEventId: lastId })
       return false
     }
-    const page = await ctx.store.listEventsAfter(accountId, env, position, PAGE)
+    const page = await tail.read(accountId, env, position, PAGE)
     if (closed) return false
     for (const event of page) {
       position = event.position
       if (request.types !== null && !eventMatches(request.types, event.type)) continue
-      send(frame(event))
+      send({ kind: "event", event })
       lastId = event.id
     }
-    return page.length === PAGE
+    return page.length === PAGE && !closed
   }
 
   async function pump(): Promise<void> {
@@ -97,7 +114,7 @@ export function createEventStream(deps: {
       } while (again && !closed)
     } catch (err) {
       ctx.logger.warn("event stream stopped: reading the event log failed", { err, accountId })
-      close("event: error\ndata: {}\n\n")
+      close({ kind: "error" })
     } finally {
       reading = false
     }
@@ -114,20 +131,14 @@ export function createEventStream(deps: {
     timers[slot] = ctx.clock.setTimer(ms, tick)
   }
 
-  const unlisten = wake.listen(accountId, env, () => void pump())
+  // Rung after commits and on the rescan timer, which the tail runs for all streams of the account.
+  const unlisten = tail.listen(accountId, env, () => void pump())
   deps.register(close)
-  return new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c
-        send(start.reset ? `event: reset\ndata: ${JSON.stringify({ after: request.after })}\n\n` : ": connected\n\n")
-        every(STREAM_HEARTBEAT_MS, () => send(": keep-alive\n\n"))
-        every(STREAM_RESCAN_MS, () => void pump())
-        every(STREAM_CONSUMER_REFRESH_MS, deps.refresh)
-        void pump()
-      },
-      cancel: () => close(),
-    },
-    new ByteLengthQueuingStrategy({ highWaterMark: deps.bufferBytes }),
-  )
+  send(start.reset ? { kind: "reset", after: request.after } : { kind: "connected" })
+  if (!closed) {
+    every(STREAM_HEARTBEAT_MS, () => send({ kind: "heartbeat" }))
+    every(STREAM_CONSUMER_REFRESH_MS, deps.refresh)
+    void pump()
+  }
+  return () => close()
 }

@@ -2,7 +2,9 @@ import { errors } from "../lib/errors"
 import type { EventWake } from "../webhooks/event-wake"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
-import { createEventStream } from "./event-stream"
+import { createEventStream, type StreamClose, type StreamSink } from "./event-stream"
+import { sseBody } from "./event-stream-sse"
+import { createEventTail } from "./event-tail"
 
 /** Open streams one API key may hold at once (docs/webhooks.md § "Streams"); the next is refused with 429. */
 export const STREAMS_PER_KEY = 5
@@ -28,11 +30,22 @@ export interface StreamStart {
   reset: boolean
 }
 
+/** A stream admitted and positioned, waiting for its transport (a WebSocket is admitted before its upgrade). */
+export interface AdmittedStream {
+  /** Starts the stream on the transport's sink; returns what to call when the client leaves. */
+  attach(sink: StreamSink): () => void
+  /** Gives the place back when no transport came (the upgrade failed). */
+  abandon(): void
+}
+
 export interface EventStreams {
   /**
-   * Opens a stream for the key: records the consumer, fixes where it starts (after the resume id,
-   * or now), and returns the bytes to send. Refuses a key that has its streams open already.
+   * Admits a stream for the key, whatever its transport: records the consumer and fixes where it
+   * starts (after the resume id, or now). Refuses a key that has its streams open already, SSE
+   * and WebSocket counted together.
    */
+  admit(principal: Principal, request: StreamRequest): Promise<AdmittedStream>
+  /** Admits a Server-Sent Events stream and returns the bytes to send. */
   open(principal: Principal, request: StreamRequest): Promise<ReadableStream<Uint8Array>>
   /** Open streams per key id (the dashboard and tests read it). */
   openCount(keyId: string): number
@@ -41,16 +54,19 @@ export interface EventStreams {
 }
 
 /**
- * Server-Sent Events over the event log (docs/webhooks.md § "Streams"): the open streams per key,
- * the consumer rows that keep an account's events in the log, and where each stream starts. The
- * bytes of one stream come from src/domain/event-stream.ts.
+ * Streams over the event log (docs/webhooks.md § "Streams"), Server-Sent Events and WebSocket
+ * alike: the open streams per key, the consumer rows that keep an account's events in the log, and
+ * where each stream starts. One stream runs in src/domain/event-stream.ts, its transport's framing
+ * in event-stream-sse.ts or event-stream-ws.ts.
  */
 export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; bufferBytes?: number; perKey?: number }): EventStreams {
   const { ctx, wake } = deps
   const bufferBytes = deps.bufferBytes ?? STREAM_BUFFER_BYTES
   const perKey = deps.perKey ?? STREAMS_PER_KEY
+  // One log read per account and wake-up, whatever the number of streams at its head.
+  const tail = createEventTail({ store: ctx.store, wake, clock: ctx.clock, rescanMs: STREAM_RESCAN_MS })
   const open = new Map<string, number>()
-  const closers = new Set<(final?: string) => void>()
+  const closers = new Set<StreamClose>()
 
   function release(keyId: string): void {
     const left = (open.get(keyId) ?? 1) - 1
@@ -75,22 +91,22 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
     return { position: await ctx.store.eventLogHead(accountId, env), reset: after !== null }
   }
 
-  return {
-    async open(principal, request) {
-      const count = open.get(principal.keyId) ?? 0
-      if (count >= perKey) throw errors.tooManyStreams(perKey)
-      open.set(principal.keyId, count + 1)
-      try {
-        await touchConsumer(principal)
-        const start = await startPosition(principal, request.after)
-        let close: (final?: string) => void = () => {}
+  /** The admitted stream's start, or its place given back; each happens at most once. */
+  function admitted(principal: Principal, request: StreamRequest, start: StreamStart): AdmittedStream {
+    let settled = false
+    return {
+      attach(sink) {
+        if (settled) throw new Error("an admitted stream starts once")
+        settled = true
+        let close: StreamClose = () => {}
         return createEventStream({
           ctx,
-          wake,
+          tail,
           bufferBytes,
           principal,
           request,
           start,
+          sink,
           refresh: () => void touchConsumer(principal).catch((err) => ctx.logger.warn("refreshing an event stream's consumer row failed", { err })),
           register: (fn) => closers.add((close = fn)),
           onClosed: () => {
@@ -98,14 +114,37 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
             release(principal.keyId)
           },
         })
-      } catch (err) {
+      },
+      abandon() {
+        if (settled) return
+        settled = true
         release(principal.keyId)
-        throw err
-      }
+      },
+    }
+  }
+
+  async function admit(principal: Principal, request: StreamRequest): Promise<AdmittedStream> {
+    const count = open.get(principal.keyId) ?? 0
+    if (count >= perKey) throw errors.tooManyStreams(perKey)
+    open.set(principal.keyId, count + 1)
+    try {
+      await touchConsumer(principal)
+      return admitted(principal, request, await startPosition(principal, request.after))
+    } catch (err) {
+      release(principal.keyId)
+      throw err
+    }
+  }
+
+  return {
+    admit,
+    async open(principal, request) {
+      const stream = await admit(principal, request)
+      return sseBody(bufferBytes, stream.attach)
     },
     openCount: (keyId) => open.get(keyId) ?? 0,
     closeAll() {
-      for (const close of [...closers]) close("")
+      for (const close of [...closers]) close(null)
     },
   }
 }

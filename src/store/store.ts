@@ -489,7 +489,8 @@ export interface WriteTx {
   afterCommit(fn: () => void): void
   /**
    * Sends `payload` on `channel` once the transaction commits (never if it rolls back), to every
-   * listener of every node on the database, this process's included (`Store.listen`).
+   * listener of every node on the database, this process's included (`Store.listen`). The same
+   * payload on the same channel is sent once per transaction, however often it is asked for.
    */
   notify(channel: SignalChannel, payload: string): void
 }
@@ -499,9 +500,11 @@ export interface WriteTx {
  * carries the id of a phone that has a new live send queued, so that whichever node holds the
  * phone sends it; `pairing` carries a phone's new pairing state from the node holding it (JSON,
  * src/domain/pairing-relay.ts), and `pairing_wanted` the id of a phone whose holder is asked to
- * publish its current one, so that live pages work on every node.
+ * publish its current one, so that live pages work on every node; `events` carries
+ * `<accountId>|<environment>` whose events were committed, so that the event streams of that
+ * account on every node read the log at once (src/webhooks/event-wake.ts).
  */
-export type SignalChannel = "send_jobs" | "pairing" | "pairing_wanted"
+export type SignalChannel = "send_jobs" | "pairing" | "pairing_wanted" | "events"
 
 /**
  * A write's body: its statements go through `q`, which is bound to the write's transaction. It

@@ -7,6 +7,7 @@ import type { WriteTx } from "../store/store"
 import { type DeliveryRow, type EndpointRow, type EventRow } from "../store/webhooks"
 import type { EventType } from "../lib/vocabulary"
 import { eventMatches } from "../lib/event-filter"
+import { eventsSignal } from "./event-wake"
 
 /** An account and environment's webhook endpoints and whether it has a stream consumer, at one change version. */
 interface Listeners {
@@ -48,8 +49,6 @@ export function createOutbox(deps: {
   onDeliveryCommitted: (delivery: DeliveryRow) => void
   /** The database's change version: the subscription cache is valid while it stays the same. */
   version: () => string
-  /** Events of an account and environment that has event streams were committed (src/webhooks/event-wake.ts). */
-  onStreamedCommitted?: (accountId: string, env: Environment) => void
 }): EventOutbox {
   // Every event looks up its listeners: endpoints change rarely, and a stream consumer is
   // recorded when a stream opens (docs/webhooks.md § "Streams"), so both are cached per account
@@ -89,14 +88,14 @@ export function createOutbox(deps: {
   async function recordMany(q: StoreQueries, tx: WriteTx, events: readonly OutboxEvent[]): Promise<void> {
     const eventRows: EventRow[] = []
     const deliveries: DeliveryRow[] = []
-    // The accounts and environments whose streams read these events: each is rung once per commit.
-    const streamed = new Map<string, { accountId: string; env: Environment }>()
+    // The accounts and environments whose streams read these events: each is signalled once per commit.
+    const streamed = new Set<string>()
     for (const event of events) {
       const listening = await listenersOf(q, event.accountId, event.env)
       const endpoints = listening.endpoints.filter((e) => eventMatches(e.events, event.type))
       // Nobody listens: nothing to deliver, nothing to keep. A stream consumer reads the log.
       if (endpoints.length === 0 && !listening.streamed) continue
-      if (listening.streamed) streamed.set(`${event.accountId}|${event.env}`, { accountId: event.accountId, env: event.env })
+      if (listening.streamed) streamed.add(eventsSignal(event.accountId, event.env))
       const eventId = deps.ids.newId("evt")
       const body = JSON.stringify({ event: event.type, timestamp: toIso(event.occurredAtMs), data: event.data })
       eventRows.push({ id: eventId, accountId: event.accountId, env: event.env, type: event.type, body, occurredAtMs: event.occurredAtMs })
@@ -104,9 +103,10 @@ export function createOutbox(deps: {
     }
     if (eventRows.length === 0) return
     await q.insertEventsAndDeliveries(eventRows, deliveries)
+    // Through the database, so that the streams of every node sharing it wake (src/webhooks/event-wake.ts).
+    for (const signal of streamed) tx.notify("events", signal)
     tx.afterCommit(() => {
       for (const row of deliveries) deps.onDeliveryCommitted(row)
-      for (const { accountId, env } of streamed.values()) deps.onStreamedCommitted?.(accountId, env)
     })
   }
 

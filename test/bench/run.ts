@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process"
 import { benchChats, chatLines } from "./chats"
 import { benchHistorySync, historySyncLines } from "./history-sync"
 import { benchPolls, pollLines } from "./polls"
+import { benchStreams, streamLines } from "./streams"
 import { benchPictures, pictureLines } from "./pictures"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
@@ -647,6 +648,8 @@ async function main() {
   if (failover) console.log(failoverLine(failover))
   const polls = await step("polls", benchPolls)
   if (polls) console.log(pollLines(polls).join("\n"))
+  const streams = await step("streams", () => benchStreams({ startWagate, stopProc, rssMiB, tempDir, progress }))
+  if (streams) console.log(streamLines(streams).join("\n"))
   const pictures = await step("pictures", () => benchPictures(progress))
   if (pictures) console.log(pictureLines(pictures).join("\n"))
   const chats = await step("chats", () => benchChats(progress))

@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { runCli } from "../../src/cli/index"
 import { VERSION } from "../../src/version"
+import { SHUTDOWN_GRACE_MS } from "../../src/cli/serve"
+import { openStream } from "../helpers/event-stream-client"
 import { makeDataDir, removeDataDir, serve, type InProcessServer } from "./run-cli"
 
 let dir: string
@@ -52,6 +54,21 @@ describe("wagate serve (in-process)", () => {
     running = null
     expect(code).toBe(0)
     expect(existsSync(join(dir, "wagate.lock"))).toBe(false)
+  })
+
+  test("stopping ends the open event streams at once, so the server stops well within the grace and their clients can resume elsewhere", async () => {
+    const server = await serve(dir, ["serve", "--port", "0", "--host", "127.0.0.1"])
+    running = server
+    const key = /Sandbox key: {2}(sk_test_\S+)/.exec(server.stdout())![1]!
+    const stream = await openStream(server.url, "/v1/events", { authorization: `Bearer ${key}` })
+    expect(await stream.next()).toEqual({ comment: "connected" })
+    const started = Date.now()
+    const stopped = server.stop()
+    // The stream ends (no frame, no error) rather than being cut when the grace runs out.
+    expect(await stream.next()).toBeNull()
+    expect(await stopped).toBe(0)
+    running = null
+    expect(Date.now() - started).toBeLessThan(SHUTDOWN_GRACE_MS)
   })
 
   test("`wagate --port N` means `wagate serve --port N`; a second start prints no secrets", async () => {

@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox"
 import { ENVIRONMENT_FROM_KEY, explainUnknownFields } from "../validation"
 
-/** The route whose API key may come as `?access_token=` (src/http/plugins/api-auth.ts). */
+/** The routes whose API key may come as `?access_token=` (src/http/plugins/api-auth.ts). */
 export const EVENT_STREAM_PATH = "/v1/events"
+export const EVENT_SOCKET_PATH = "/v1/events/ws"
 
 /** An event id as the outbox makes them (src/lib/ids.ts): `evt_` and a lower-case ULID. */
 export const EVENT_ID_PATTERN = "^evt_[0-9a-hjkmnp-tv-z]{26}$"

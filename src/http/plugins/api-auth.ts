@@ -9,7 +9,7 @@ import { verifiedNodeRequest } from "../node-requests"
 import { readRawBody } from "./body"
 import { refuseAuthentication } from "./failed-auth"
 import { ENVIRONMENT_FROM_KEY, queryNamesEnvironment } from "../validation"
-import { EVENT_STREAM_PATH } from "../models/events"
+import { EVENT_SOCKET_PATH, EVENT_STREAM_PATH } from "../models/events"
 
 /** Reads `Authorization: Bearer <token>`; null when absent or not a bearer credential. */
 export function bearerToken(header: string | undefined): string | null {
@@ -18,13 +18,14 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /**
- * The key a stream client put in the URL (`?access_token=`), accepted on the event stream only:
- * EventSource and no-code tools cannot set headers (docs/webhooks.md § "Streams"). Nothing logs
+ * The key a stream client put in the URL (`?access_token=`), accepted on the event streams only
+ * (Server-Sent Events and WebSocket): EventSource, browsers' WebSocket and no-code tools cannot
+ * set headers (docs/webhooks.md § "Streams"). Nothing logs
  * query strings (src/app.ts), so the token stays out of the logs.
  */
 function streamQueryToken(request: Request): string | null {
   const url = new URL(request.url)
-  return url.pathname === EVENT_STREAM_PATH ? url.searchParams.get("access_token") : null
+  return url.pathname === EVENT_STREAM_PATH || url.pathname === EVENT_SOCKET_PATH ? url.searchParams.get("access_token") : null
 }
 
 /**

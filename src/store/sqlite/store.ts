@@ -396,10 +396,19 @@ export function createSqliteStore(deps: { db: Database; writer: Writer; changes:
   const queries = sqliteQueries(db)
   // One process has the file, so a signal reaches only this process's listeners, after the commit.
   const listeners = new Map<SignalChannel, Set<(payload: string) => void>>()
-  const signalling = (tx: WriterTx): WriteTx => ({
-    afterCommit: (fn) => tx.afterCommit(fn),
-    notify: (channel, payload) => tx.afterCommit(() => listeners.get(channel)?.forEach((listener) => listener(payload))),
-  })
+  const signalling = (tx: WriterTx): WriteTx => {
+    // Once per payload and write, as PostgreSQL folds a transaction's identical notifications.
+    const sent = new Set<string>()
+    return {
+      afterCommit: (fn) => tx.afterCommit(fn),
+      notify: (channel, payload) => {
+        const key = `${channel}\n${payload}`
+        if (sent.has(key)) return
+        sent.add(key)
+        tx.afterCommit(() => listeners.get(channel)?.forEach((listener) => listener(payload)))
+      },
+    }
+  }
   return {
     ...queries,
     kind: "sqlite",

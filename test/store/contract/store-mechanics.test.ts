@@ -151,6 +151,21 @@ describeStores("signals", (open) => {
     expect(payload).toBeNull()
   })
 
+  test("a payload asked for several times in one write is sent once, and each other payload once, in order", async () => {
+    const store = await open()
+    const heard: string[] = []
+    const unlisten = await store.listen("events", (payload) => heard.push(payload))
+    await store.write(async (_q, tx) => {
+      for (const payload of ["acc_1|test", "acc_1|test", "acc_2|live", "acc_1|test"]) tx.notify("events", payload)
+    })
+    await store.write(async (_q, tx) => tx.notify("events", "acc_1|test"))
+    for (let i = 0; i < 100 && heard.length < 3; i++) await Bun.sleep(10)
+    // Time for a duplicate to arrive, if one was sent.
+    await Bun.sleep(200)
+    await unlisten()
+    expect(heard).toEqual(["acc_1|test", "acc_2|live", "acc_1|test"])
+  })
+
   test("after unlisten a listener hears nothing more", async () => {
     const store = await open()
     const heard: string[] = []

@@ -12,7 +12,7 @@ import { parseQuery } from "../../validation"
 const STREAM_HEADERS = { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", "X-Accel-Buffering": "no" }
 
 /** The `types` filter as names, each taking some event; a name that takes none is a 400 naming it. */
-function typesOf(raw: string | undefined): string[] | null {
+export function typesOf(raw: string | undefined): string[] | null {
   if (raw === undefined) return null
   const names = raw.split(",").map((n) => n.trim()).filter(Boolean)
   const unknown = unknownEventFilter(names)

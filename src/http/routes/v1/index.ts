@@ -43,6 +43,7 @@ import { labelsCreate } from "./labels-create"
 import { chatsLabels } from "./chats-labels"
 import { chatsMedia } from "./chats-media"
 import { eventsStream } from "./events-stream"
+import { eventsWs } from "./events-ws"
 
 /**
  * Every `/v1` route, on the base that authenticates API keys. A new route is added here and to
@@ -84,7 +85,7 @@ export function v1Routes(deps: HttpDeps) {
     // A timeline entry's media (docs/api.md § "Chats and contacts").
     .use(untyped(deps, [chatsMedia]))
     // Event streams (docs/webhooks.md § "Streams").
-    .use(untyped(deps, [eventsStream]))
+    .use(untyped(deps, [eventsStream, eventsWs]))
 }
 
 /**
