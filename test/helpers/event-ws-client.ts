@@ -64,7 +64,7 @@ export async function rawUpgrade(base: string, path: string, headers: Record<str
   const url = new URL(base)
   const socket = createConnection({ host: url.hostname, port: Number(url.port) })
   let raw = Buffer.alloc(0)
-  socket.on("data", (chunk) => (raw = Buffer.concat([raw, chunk])))
+  socket.on("data", (chunk: Buffer) => (raw = Buffer.concat([raw, chunk])))
   const lines = [
     `GET ${path} HTTP/1.1`,
     `Host: ${url.host}`,

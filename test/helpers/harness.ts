@@ -108,6 +108,11 @@ export async function createHarness(
     config,
     async request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers }
+      // The router lists a WebSocket route under "WS": it is a GET asking to upgrade.
+      if (method === "WS") {
+        method = "GET"
+        Object.assign(headers, { upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" })
+      }
       if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`
       let body: string | undefined
       if (opts.rawBody !== undefined) body = opts.rawBody

@@ -166,6 +166,8 @@ function endpoints(phoneNumber: string, messageId: string) {
     // The event stream (docs/webhooks.md § "Streams"): a malformed resume id is a 400 once the scope
     // admitted the key, so the matrix gets an answer instead of a stream that never ends.
     { name: "GET /v1/events", method: "GET", path: "/v1/events?after=evt_bad", ok: 400, scopes: ["events:read"] },
+    // The same over a WebSocket (docs/webhooks.md § "WebSocket"): the harness sends "WS" as a GET asking to upgrade.
+    { name: "WS /v1/events/ws", method: "WS", path: "/v1/events/ws?after=evt_bad", ok: 400, scopes: ["events:read"] },
   ]
 }
 

@@ -327,6 +327,16 @@ export async function eventStream(): Promise<ReadableStream<Uint8Array> | null> 
   return res.response.body
 }
 
+// The WebSocket stream (docs/webhooks.md § "WebSocket"): its query, typed from the document, makes the URL a WebSocket opens.
+export function eventSocketUrl(): string {
+  type SocketQuery = NonNullable<paths["/v1/events/ws"]["get"]["parameters"]["query"]>
+  const query: SocketQuery = { types: "message.received,group.*", after: "evt_01jd0m3k7v5q9z8y6x4w2t0r1p" }
+  // @ts-expect-error the socket has no such parameter
+  const wrong: SocketQuery = { since: "evt_01jd0m3k7v5q9z8y6x4w2t0r1p" }
+  console.log(wrong)
+  return "ws://127.0.0.1:3000/v1/events/ws?types=" + encodeURIComponent(query.types ?? "*") + "&after=" + (query.after ?? "")
+}
+
 // History on pairing (docs/admin.md § "History on pairing"): a phone's settings, typed.
 export async function historySettings(): Promise<number | undefined> {
   const admin = createClient<paths>({ baseUrl: "http://127.0.0.1:3000", headers: { Authorization: "Bearer adm_x" } })

@@ -107,6 +107,7 @@ const V1_OPERATIONS: [string, string, number, string, readonly string[]][] = [
   ["put", "/v1/chats/{chatId}/labels", 200, "setChatLabels", REQUIRED_SCOPES.send],
   // Event streams (docs/webhooks.md § "Streams").
   ["get", "/v1/events", 200, "streamEvents", REQUIRED_SCOPES.eventsRead],
+  ["get", "/v1/events/ws", 101, "streamEventsWebSocket", REQUIRED_SCOPES.eventsRead],
 ]
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Service-Environment"]
@@ -126,7 +127,8 @@ describe("OpenAPI document: the whole", () => {
     const served = h.app.routes
       // The method guards only refuse the methods a path lacks (shadowedPathGuard): they are not operations.
       .filter((r) => !isMethodGuard(r) && !r.path.startsWith("/swagger") && r.path !== "/openapi.json" && !isDashboard(r.path))
-      .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, "{$1}")}`)
+      // A WebSocket route (listed as "WS") is documented as the GET that upgrades.
+      .map((r) => `${r.method === "WS" ? "get" : r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, "{$1}")}`)
     expect([...documented].sort()).toEqual(served.sort())
   })
 
@@ -246,6 +248,11 @@ describe("OpenAPI document: /v1", () => {
     } else if (id === "streamEvents") {
       // Server-Sent Events, not an envelope.
       expect(success.content["text/event-stream"].schema).toMatchObject({ type: "string" })
+    } else if (id === "streamEventsWebSocket") {
+      // The upgrade: no body, the frames are described in prose.
+      expect(success.content).toBeUndefined()
+      expect(success.description).toStartWith("Switching Protocols")
+      expect(op.description).toContain("{id, event, timestamp, data}")
     } else {
       const schema = success.content["application/json"].schema
       expect(schema.properties.success).toEqual({ const: true, type: "boolean" })

@@ -20,8 +20,8 @@ function v1Routes(): { method: string; path: string }[] {
 }
 
 describe("environment in the query string", () => {
-  test("the route table has the fifty-three /v1 routes (the table below covers each)", () => {
-    expect(v1Routes()).toHaveLength(53)
+  test("the route table has the fifty-four /v1 routes (the table below covers each)", () => {
+    expect(v1Routes()).toHaveLength(54)
   })
 
   test.each(["?environment=test", "?environment=live", "?limit=5&environment=", "?%65nvironment=test"])(

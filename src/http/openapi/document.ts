@@ -70,7 +70,9 @@ export function buildOpenApiDocument(options: { version: string; routes: readonl
     if (!detail || typeof detail.operationId !== "string") continue
     const path = route.path.replace(/:(\w+)/g, "{$1}")
     paths[path] ??= {}
-    paths[path][route.method.toLowerCase()] = publishSchemas(detail, components) as Json
+    // A WebSocket route (listed as "WS") is a GET that upgrades: OpenAPI has no method of its own for it.
+    const method = route.method === "WS" ? "get" : route.method.toLowerCase()
+    paths[path][method] = publishSchemas(detail, components) as Json
   }
   const webhooks = webhooksSection(components)
   const document: JsonObject = {
