@@ -38,6 +38,16 @@ export interface EventStreams {
   openCount(keyId: string): number
   /** Ends every open stream (the server is stopping). */
   closeAll(): void
+  /** This node's open streams, oldest first: whose key and since when (the dashboard lists them). */
+  openStreams(): OpenStream[]
+}
+
+/** One open stream of this node. */
+export interface OpenStream {
+  keyId: string
+  accountId: string
+  env: string
+  openedAtMs: number
 }
 
 /**
@@ -51,6 +61,7 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
   const perKey = deps.perKey ?? STREAMS_PER_KEY
   const open = new Map<string, number>()
   const closers = new Set<(final?: string) => void>()
+  const listing = new Set<OpenStream>()
 
   function release(keyId: string): void {
     const left = (open.get(keyId) ?? 1) - 1
@@ -84,6 +95,7 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
         await touchConsumer(principal)
         const start = await startPosition(principal, request.after)
         let close: (final?: string) => void = () => {}
+        const listed: OpenStream = { keyId: principal.keyId, accountId: principal.accountId, env: principal.env, openedAtMs: ctx.clock.nowMs() }
         return createEventStream({
           ctx,
           wake,
@@ -92,9 +104,13 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
           request,
           start,
           refresh: () => void touchConsumer(principal).catch((err) => ctx.logger.warn("refreshing an event stream's consumer row failed", { err })),
-          register: (fn) => closers.add((close = fn)),
+          register: (fn) => {
+            closers.add((close = fn))
+            listing.add(listed)
+          },
           onClosed: () => {
             closers.delete(close)
+            listing.delete(listed)
             release(principal.keyId)
           },
         })
@@ -107,5 +123,6 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
     closeAll() {
       for (const close of [...closers]) close("")
     },
+    openStreams: () => [...listing],
   }
 }
