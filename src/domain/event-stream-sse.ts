@@ -29,6 +29,7 @@ export function sseBody(bufferBytes: number, attach: (sink: StreamSink) => () =>
   let controller!: ReadableStreamDefaultController<Uint8Array>
   let left = () => {}
   const sink: StreamSink = {
+    transport: "sse",
     send(frame) {
       try {
         controller.enqueue(encoder.encode(sseText(frame)))

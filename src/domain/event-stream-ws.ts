@@ -51,6 +51,7 @@ function wsText(frame: StreamFrame): string | null {
  */
 export function wsSink(socket: StreamSocket): StreamSink {
   return {
+    transport: "websocket",
     send(frame) {
       if (frame.kind === "heartbeat") {
         // An empty ping answers 0 even when sent; a socket that left is learnt from its close.

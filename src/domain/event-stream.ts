@@ -23,7 +23,12 @@ export type StreamFrame =
   | { kind: "error" }
 
 /** A transport's side of one stream. */
+/** How a stream reaches its client. */
+export type StreamTransport = "sse" | "websocket"
+
 export interface StreamSink {
+  /** The transport's name, for the streams the dashboard lists. */
+  transport: StreamTransport
   /** Sends one frame; false when the client has left. */
   send(frame: StreamFrame): boolean
   /** Bytes sent that the client has not taken yet. */

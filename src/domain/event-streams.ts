@@ -2,7 +2,7 @@ import { errors } from "../lib/errors"
 import type { EventWake } from "../webhooks/event-wake"
 import type { Principal } from "./api-keys"
 import type { DomainContext } from "./context"
-import { createEventStream, type StreamClose, type StreamSink } from "./event-stream"
+import { createEventStream, type StreamClose, type StreamSink, type StreamTransport } from "./event-stream"
 import { sseBody } from "./event-stream-sse"
 import { createEventTail } from "./event-tail"
 
@@ -51,6 +51,17 @@ export interface EventStreams {
   openCount(keyId: string): number
   /** Ends every open stream (the server is stopping). */
   closeAll(): void
+  /** This node's open streams, oldest first: whose key and since when (the dashboard lists them). */
+  openStreams(): OpenStream[]
+}
+
+/** One open stream of this node. */
+export interface OpenStream {
+  keyId: string
+  accountId: string
+  env: string
+  transport: StreamTransport
+  openedAtMs: number
 }
 
 /**
@@ -67,6 +78,7 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
   const tail = createEventTail({ store: ctx.store, wake, clock: ctx.clock, rescanMs: STREAM_RESCAN_MS })
   const open = new Map<string, number>()
   const closers = new Set<StreamClose>()
+  const listing = new Set<OpenStream>()
 
   function release(keyId: string): void {
     const left = (open.get(keyId) ?? 1) - 1
@@ -99,6 +111,7 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
         if (settled) throw new Error("an admitted stream starts once")
         settled = true
         let close: StreamClose = () => {}
+        const listed: OpenStream = { keyId: principal.keyId, accountId: principal.accountId, env: principal.env, transport: sink.transport, openedAtMs: ctx.clock.nowMs() }
         return createEventStream({
           ctx,
           tail,
@@ -108,9 +121,13 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
           start,
           sink,
           refresh: () => void touchConsumer(principal).catch((err) => ctx.logger.warn("refreshing an event stream's consumer row failed", { err })),
-          register: (fn) => closers.add((close = fn)),
+          register: (fn) => {
+            closers.add((close = fn))
+            listing.add(listed)
+          },
           onClosed: () => {
             closers.delete(close)
+            listing.delete(listed)
             release(principal.keyId)
           },
         })
@@ -146,5 +163,6 @@ export function createEventStreams(deps: { ctx: DomainContext; wake: EventWake; 
     closeAll() {
       for (const close of [...closers]) close(null)
     },
+    openStreams: () => [...listing],
   }
 }

@@ -40,7 +40,7 @@ import type { CallPolicy, CallRow } from "./calls"
 import type { HistorySettingsQueries } from "./history-settings"
 import type { EventStreamsQueries } from "./event-streams"
 import type { CallOutcome } from "../lib/vocabulary"
-import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "./webhooks"
+import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress, DeliveryWindowQuery } from "./webhooks"
 
 /** src/store/sqlite/accounts.ts */
 export interface AccountsQueries {
@@ -449,7 +449,8 @@ export interface WebhooksQueries {
    * One keyset page of an endpoint's deliveries, newest first, strictly older than `before` (a
    * seek on the endpoint index at any depth: no OFFSET, no count).
    */
-  listDeliveriesWindow(q: { endpointId: string; before: { createdAtMs: number; id: string } | null; limit: number }): Promise<DeliveryRow[]>
+  /** An endpoint's deliveries newest first, keyset-paged, optionally of one status and of some event types. */
+  listDeliveriesWindow(q: DeliveryWindowQuery): Promise<DeliveryRow[]>
   /** Records one attempt. */
   insertAttempt(row: AttemptRow): Promise<void>
   /**

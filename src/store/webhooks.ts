@@ -28,6 +28,18 @@ export interface EventRow {
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed"
 
+/**
+ * A window of an endpoint's delivery log: newest first, starting after `before`, optionally only
+ * one status and only events of the given types (an empty list matches nothing).
+ */
+export interface DeliveryWindowQuery {
+  endpointId: string
+  before: { createdAtMs: number; id: string } | null
+  limit: number
+  status?: DeliveryStatus
+  eventTypes?: readonly string[]
+}
+
 /** The delivery of one event to one endpoint, across its attempts. */
 export interface DeliveryRow {
   id: string

@@ -325,7 +325,7 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         await goTo("Webhooks")
         await page.getByRole("link", { name: receiver.url("/wagate") }).click()
         await page.getByRole("heading", { name: "Delivery log" }).waitFor()
-        expect(await page.locator(".deliveries td", { hasText: "HTTP 200" }).count()).toBeGreaterThanOrEqual(3)
+        expect(await page.locator(".delivery-log td", { hasText: "HTTP 200" }).count()).toBeGreaterThanOrEqual(3)
         expect(await page.content()).not.toContain(secret)
       },
       STEP_TIMEOUT_MS,

@@ -24,9 +24,10 @@ describe("admitting a stream before its transport", () => {
     admitted[0]!.abandon()
     admitted[0]!.abandon()
     expect(streams.openCount(principal.keyId)).toBe(STREAMS_PER_KEY - 1)
-    expect(() => admitted[0]!.attach({ send: () => true, pendingBytes: () => 0, end: () => {} })).toThrow()
+    expect(() => admitted[0]!.attach({ transport: "websocket", send: () => true, pendingBytes: () => 0, end: () => {} })).toThrow()
     const sent: string[] = []
-    const left = admitted[1]!.attach({ send: (f) => (sent.push(f.kind), true), pendingBytes: () => 0, end: () => {} })
+    const left = admitted[1]!.attach({ transport: "websocket", send: (f) => (sent.push(f.kind), true), pendingBytes: () => 0, end: () => {} })
+    expect(streams.openStreams().map((s) => [s.keyId, s.transport])).toEqual([[principal.keyId, "websocket"]])
     admitted[1]!.abandon()
     expect(streams.openCount(principal.keyId)).toBe(STREAMS_PER_KEY - 1)
     expect(sent).toEqual(["connected"])

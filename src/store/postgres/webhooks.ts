@@ -263,13 +263,25 @@ function deliveryQueries(sql: SQL): Omit<WebhooksQueries, keyof ReturnType<typeo
     },
     async listDeliveriesWindow(q) {
       // A row comparison, which the (endpoint_id, created_at_ms, id) index serves as one seek.
-      const rows = q.before === null
-        ? await sql.unsafe(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.endpoint_id = $1 ORDER BY d.created_at_ms DESC, d.id DESC LIMIT $2`, [q.endpointId, q.limit])
-        : await sql.unsafe(
-            `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.endpoint_id = $1 AND (d.created_at_ms, d.id) < ($2::int8, $3::text)
-            ORDER BY d.created_at_ms DESC, d.id DESC LIMIT $4`,
-            [q.endpointId, q.before.createdAtMs, q.before.id, q.limit],
-          )
+      const where = ["d.endpoint_id = $1"]
+      const params: (string | number | string[])[] = [q.endpointId]
+      if (q.before !== null) {
+        params.push(q.before.createdAtMs, q.before.id)
+        where.push(`(d.created_at_ms, d.id) < ($${params.length - 1}::int8, $${params.length}::text)`)
+      }
+      if (q.status) {
+        params.push(q.status)
+        where.push(`d.status = $${params.length}`)
+      }
+      if (q.eventTypes) {
+        params.push([...q.eventTypes])
+        where.push(`(SELECT e.type FROM events e WHERE e.id = d.event_id) = ANY($${params.length}::text[])`)
+      }
+      params.push(q.limit)
+      const rows = await sql.unsafe(
+        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE ${where.join(" AND ")} ORDER BY d.created_at_ms DESC, d.id DESC LIMIT $${params.length}`,
+        params as never[],
+      )
       return rows.map(deliveryFromRaw)
     },
     async insertAttempt(row) {

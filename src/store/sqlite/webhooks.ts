@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite"
 import type { Environment } from "../api-keys"
 import type { SqlParams } from "./db"
-import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress } from "../webhooks"
+import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress, DeliveryWindowQuery } from "../webhooks"
 
 type RawEndpoint = Omit<EndpointRow, "events" | "enabled"> & { events: string; enabled: number }
 
@@ -189,18 +189,27 @@ export function listDeliveriesOfEvent(db: Database, eventId: string): DeliveryRo
  * One keyset page of an endpoint's deliveries, newest first, strictly older than `before` (a
  * seek on the endpoint index at any depth: no OFFSET, no count).
  */
-export function listDeliveriesWindow(
-  db: Database,
-  q: { endpointId: string; before: { createdAtMs: number; id: string } | null; limit: number },
-): DeliveryRow[] {
-  if (q.before === null) {
-    return db.query<DeliveryRow, [string, number]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ?
-      ORDER BY created_at_ms DESC, id DESC LIMIT ?`).all(q.endpointId, q.limit)
+export function listDeliveriesWindow(db: Database, q: DeliveryWindowQuery): DeliveryRow[] {
+  // The filters narrow the (endpoint_id, created_at_ms, id) index walk; the event's type is read
+  // by primary key per row the walk meets.
+  const where = ["endpoint_id = ?"]
+  const params: (string | number)[] = [q.endpointId]
+  if (q.before !== null) {
+    where.push("(created_at_ms, id) < (?, ?)")
+    params.push(q.before.createdAtMs, q.before.id)
+  }
+  if (q.status) {
+    where.push("status = ?")
+    params.push(q.status)
+  }
+  if (q.eventTypes) {
+    where.push(`(SELECT type FROM events e WHERE e.id = event_id) IN (${q.eventTypes.map(() => "?").join(", ") || "NULL"})`)
+    params.push(...q.eventTypes)
   }
   return db
-    .query<DeliveryRow, [string, number, string, number]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ?1
-      AND (created_at_ms, id) < (?2, ?3) ORDER BY created_at_ms DESC, id DESC LIMIT ?4`)
-    .all(q.endpointId, q.before.createdAtMs, q.before.id, q.limit)
+    .query<DeliveryRow, (string | number)[]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where.join(" AND ")}
+      ORDER BY created_at_ms DESC, id DESC LIMIT ?`)
+    .all(...params, q.limit)
 }
 
 const INSERT_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt_number, attempted_at_ms, status_code, error, latency_ms, response_body)

@@ -178,6 +178,37 @@ describeStores("webhook queries", (open) => {
     expect(seen).toEqual([...rows].reverse())
   })
 
+  test("keyset windows filter by status and by event types, paging within the filter without gap or overlap", async () => {
+    const store = await open()
+    await seedAccount(store)
+    await store.insertEndpoint(endpoint("wh_1"))
+    const types = ["message.sent", "message.failed", "group.joined"]
+    const events = types.map((type, i) => event(nth("evt", i), { type }))
+    const statuses = ["succeeded", "failed", "pending"] as const
+    const rows = Array.from({ length: 18 }, (_, i) =>
+      delivery(nth("whd", i), events[i % 3]!.id, "wh_1", { createdAtMs: T0 + Math.floor(i / 2), status: statuses[Math.floor(i / 3) % 3]! }))
+    await store.insertEventsAndDeliveries(events, rows)
+    const walk = async (filter: { status?: DeliveryRow["status"]; eventTypes?: string[] }) => {
+      const seen: DeliveryRow[] = []
+      let before: { createdAtMs: number; id: string } | null = null
+      for (let pages = 0; pages < 20; pages++) {
+        const page = await store.listDeliveriesWindow({ endpointId: "wh_1", before, limit: 2, ...filter })
+        seen.push(...page)
+        if (page.length < 2) break
+        before = { createdAtMs: page.at(-1)!.createdAtMs, id: page.at(-1)!.id }
+      }
+      return seen
+    }
+    const newestFirst = [...rows].reverse()
+    const typeOf = (d: DeliveryRow) => types[events.findIndex((e) => e.id === d.eventId)]
+    expect(await walk({ status: "failed" })).toEqual(newestFirst.filter((d) => d.status === "failed"))
+    expect(await walk({ eventTypes: ["message.sent", "group.joined"] })).toEqual(newestFirst.filter((d) => typeOf(d) !== "message.failed"))
+    const both = newestFirst.filter((d) => d.status === "pending" && typeOf(d) === "group.joined")
+    expect(both.length).toBeGreaterThan(0)
+    expect(await walk({ status: "pending", eventTypes: ["group.joined"] })).toEqual(both)
+    expect(await walk({ eventTypes: [] })).toEqual([])
+  })
+
   test("events and deliveries are inserted in bulk exactly, past any chunk size", async () => {
     const store = await open()
     await seedAccount(store)

@@ -7,7 +7,8 @@ import { htmlResponse, redirect } from "../respond"
 import { href, type Scope } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ConfirmAction, ErrorList, Notice, SecretOnce, Time } from "../views/parts"
-import { DeliveryLog, ENDPOINT_WORDS, EventChoices } from "../views/webhooks"
+import { DeliveryFilters, DeliveryLog, ENDPOINT_WORDS, EventChoices } from "../views/webhooks"
+import { DELIVERY_STATUSES, type DeliveryStatus } from "../../../lib/vocabulary"
 import { errorPage } from "./errors"
 
 const LOG_PAGE_SIZE = 25
@@ -64,8 +65,24 @@ interface EditForm {
   enabled: boolean
 }
 
-/** The endpoint page; `secret` is set only in the response that created or rotated it. */
-export async function endpointPage(c: PageContext, options: { secret?: string; notice?: string; errors?: string[]; values?: EditForm; status?: number } = {}): Promise<Response> {
+/** The log's filters from the query: a known status, and an event name or `resource.*` of at most 64 characters. */
+function filtersOf(url: URL): { status?: DeliveryStatus; event?: string } {
+  const status = url.searchParams.get("status") ?? ""
+  const event = url.searchParams.get("event") ?? ""
+  return {
+    status: (DELIVERY_STATUSES as readonly string[]).includes(status) ? (status as DeliveryStatus) : undefined,
+    event: /^[a-z_.*]{1,64}$/.test(event) ? event : undefined,
+  }
+}
+
+/**
+ * The endpoint page: its facts, then either its delivery log (filtered and paged) or, apart,
+ * its edit form (`view: "edit"`). `secret` is set only in the response that created or rotated it.
+ */
+export async function endpointPage(
+  c: PageContext,
+  options: { secret?: string; notice?: string; errors?: string[]; values?: EditForm; status?: number; view?: "log" | "edit" } = {},
+): Promise<Response> {
   const ctx = c.dash.deps.ctx
   const endpoint = await getEndpoint(ctx, c.params.webhookId!)
   const scope: Scope = {
@@ -76,47 +93,65 @@ export async function endpointPage(c: PageContext, options: { secret?: string; n
   }
   const csrf = c.session.csrfToken
   const base = `/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`
-  const values = options.values ?? { url: endpoint.url, events: endpoint.events, enabled: endpoint.enabled }
-  const log = await endpointDeliveryLog(ctx, endpoint.id, { before: cursorOf(c.url), limit: LOG_PAGE_SIZE })
   const rotating = endpoint.previousSecretExpiresAtMs !== null && endpoint.previousSecretExpiresAtMs > ctx.clock.nowMs()
+  const edit = options.view === "edit"
   return htmlResponse(
-    <Layout title="Webhook endpoint" section="Webhooks" scope={scope} csrfToken={csrf} path="/dashboard/webhooks">
-      <p>
+    <Layout title={edit ? "Edit webhook endpoint" : "Webhook endpoint"} section="Webhooks" scope={scope} csrfToken={csrf} path="/dashboard/webhooks">
+      <p class="actions">
         <a href={href("/dashboard/webhooks", scope)}>← Webhooks</a>
+        {edit ? <a href={href(base, scope)}>Delivery log</a> : <a href={href(`${base}/edit`, scope)}>Edit endpoint</a>}
       </p>
       <Notice text={options.notice ?? null} />
       {options.secret ? <SecretOnce title="Signing secret" id="new-secret" secret={options.secret} copyLabel="Copy secret" /> : null}
       <EndpointFacts endpoint={endpoint} scope={scope} csrfToken={csrf} rotatingUntilMs={rotating ? endpoint.previousSecretExpiresAtMs : null} />
-      <section aria-labelledby="edit-endpoint">
-        <h2 id="edit-endpoint">Edit</h2>
-        <ErrorList errors={options.errors} />
-        <form method="post" action={href(base, scope)} class="fields">
-          <CsrfField token={csrf} />
-          <div>
-            <label for="edit-url">URL</label>
-            <input id="edit-url" name="url" type="text" inputmode="url" required maxlength={2048} value={values.url} />
-          </div>
-          <EventChoices selected={values.events} />
-          <div>
-            <label>
-              <input type="checkbox" name="enabled" value="1" checked={values.enabled} /> Enabled
-            </label>
-          </div>
-          <div>
-            <button type="submit">Save endpoint</button>
-          </div>
-        </form>
-      </section>
-      <section aria-labelledby="log">
-        <h2 id="log">Delivery log</h2>
-        <DeliveryLog rows={log.rows} scope={scope} csrfToken={csrf} />
-        <p class="actions">
-          {cursorOf(c.url) ? <a href={href(base, scope)}>Newest</a> : null}
-          {log.next ? <a href={href(base, scope, { before: `${log.next.createdAtMs}_${log.next.id}` })}>Older</a> : null}
-        </p>
-      </section>
+      {edit ? <EditSection c={c} endpoint={endpoint} scope={scope} base={base} options={options} /> : await LogSection({ c, endpointId: endpoint.id, scope, base })}
     </Layout>,
     options.status ?? 200,
+  )
+}
+
+function EditSection(props: { c: PageContext; endpoint: EndpointRow; scope: Scope; base: string; options: { errors?: string[]; values?: EditForm } }) {
+  const { endpoint } = props
+  const values = props.options.values ?? { url: endpoint.url, events: endpoint.events, enabled: endpoint.enabled }
+  return (
+    <section aria-labelledby="edit-endpoint">
+      <h2 id="edit-endpoint">Edit</h2>
+      <ErrorList errors={props.options.errors} />
+      <form method="post" action={href(props.base, props.scope)} class="fields">
+        <CsrfField token={props.c.session.csrfToken} />
+        <div>
+          <label for="edit-url">URL</label>
+          <input id="edit-url" name="url" type="text" inputmode="url" required maxlength={2048} value={values.url} />
+        </div>
+        <EventChoices selected={values.events} />
+        <div>
+          <label>
+            <input type="checkbox" name="enabled" value="1" checked={values.enabled} /> Enabled
+          </label>
+        </div>
+        <div>
+          <button type="submit">Save endpoint</button>
+        </div>
+      </form>
+    </section>
+  )
+}
+
+async function LogSection(props: { c: PageContext; endpointId: string; scope: Scope; base: string }) {
+  const { c, scope, base } = props
+  const filters = filtersOf(c.url)
+  const log = await endpointDeliveryLog(c.dash.deps.ctx, props.endpointId, { before: cursorOf(c.url), limit: LOG_PAGE_SIZE, ...filters })
+  const kept = { ...(filters.status ? { status: filters.status } : {}), ...(filters.event ? { event: filters.event } : {}) }
+  return (
+    <section aria-labelledby="log">
+      <h2 id="log">Delivery log</h2>
+      <DeliveryFilters action={base} scope={scope} status={filters.status ?? ""} event={filters.event ?? ""} />
+      <DeliveryLog rows={log.rows} scope={scope} csrfToken={c.session.csrfToken} filtered={Object.keys(kept).length > 0} />
+      <p class="actions">
+        {cursorOf(c.url) ? <a href={href(base, scope, kept)}>Newest</a> : null}
+        {log.next ? <a href={href(base, scope, { ...kept, before: `${log.next.createdAtMs}_${log.next.id}` })}>Older</a> : null}
+      </p>
+    </section>
   )
 }
 
@@ -124,6 +159,7 @@ export async function endpointPage(c: PageContext, options: { secret?: string; n
 export const webhookRoutes = (dash: Dashboard) => (app: DashboardApp) =>
   app
     .get("/dashboard/webhooks/:webhookId", page(dash, (c) => endpointPage(c), errorPage))
+    .get("/dashboard/webhooks/:webhookId/edit", page(dash, (c) => endpointPage(c, { view: "edit" }), errorPage))
     .post(
       "/dashboard/webhooks/:webhookId",
       action(
@@ -139,7 +175,7 @@ export const webhookRoutes = (dash: Dashboard) => (app: DashboardApp) =>
             })
             return redirect(href(`/dashboard/webhooks/${encodeURIComponent(endpoint.id)}`, { account: c.scope.account, env: endpoint.env }))
           } catch (err) {
-            return formFailure(err, (failure) => endpointPage(c, { ...failure, values }), { words: ENDPOINT_WORDS, passOn: "not_found" })
+            return formFailure(err, (failure) => endpointPage(c, { ...failure, values, view: "edit" }), { words: ENDPOINT_WORDS, passOn: "not_found" })
           }
         },
         errorPage,

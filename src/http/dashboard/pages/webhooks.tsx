@@ -6,10 +6,26 @@ import { htmlResponse } from "../respond"
 import { href } from "../scope"
 import { CsrfField, Layout } from "../views/layout"
 import { ErrorList } from "../views/parts"
-import { ENDPOINT_WORDS, EndpointsTable, EventChoices } from "../views/webhooks"
+import { ENDPOINT_WORDS, EndpointsTable, EventChoices, StreamConnections } from "../views/webhooks"
+import { listApiKeys } from "../../../domain/api-keys"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 import { endpointPage } from "./webhook"
+
+/** This node's open event streams of the scope's account and environment, grouped by key, oldest first. */
+async function streamsOf(c: PageContext, accountId: string) {
+  const open = c.dash.deps.eventStreams.openStreams().filter((s) => s.accountId === accountId && s.env === c.scope.env)
+  if (open.length === 0) return []
+  const keys = new Map((await listApiKeys(c.dash.deps.ctx, accountId)).map((k) => [k.id, k]))
+  const byKey = new Map<string, { keyName: string; keyPrefix: string; count: number; sinceMs: number; transports: Set<string> }>()
+  for (const s of open) {
+    const key = keys.get(s.keyId)
+    const seen = byKey.get(s.keyId) ?? { keyName: key?.name ?? s.keyId, keyPrefix: key ? `${key.prefix}…${key.last4}` : "", count: 0, sinceMs: s.openedAtMs, transports: new Set<string>() }
+    seen.transports.add(s.transport === "sse" ? "SSE" : "WebSocket")
+    byKey.set(s.keyId, { ...seen, count: seen.count + 1, sinceMs: Math.min(seen.sinceMs, s.openedAtMs) })
+  }
+  return [...byKey.values()].sort((a, b) => a.sinceMs - b.sinceMs).map(({ transports, ...s }) => ({ ...s, transport: [...transports].sort().join(", ") }))
+}
 
 interface AddEndpointForm {
   url: string
@@ -28,6 +44,10 @@ async function webhooksPage(c: PageContext, options: { errors?: string[]; values
           <section aria-labelledby="endpoints">
             <h2 id="endpoints">{`${scope.env === "test" ? "Test" : "Live"} endpoints of ${account.name}`}</h2>
             <EndpointsTable endpoints={await endpointsWithLatestDelivery(c.dash.deps.ctx, account.id, scope.env)} scope={scope} />
+          </section>
+          <section aria-labelledby="streams">
+            <h2 id="streams">Stream connections</h2>
+            <StreamConnections streams={await streamsOf(c, account.id)} />
           </section>
           <section aria-labelledby="add-endpoint">
             <h2 id="add-endpoint">{`Add a ${scope.env} endpoint`}</h2>

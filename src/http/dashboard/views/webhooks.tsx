@@ -1,5 +1,5 @@
 import { EVENT_NAMES } from "../../../domain/event-catalogue"
-import type { DeliveryWithAttempts } from "../../../domain/webhook-endpoints"
+import type { LoggedDelivery } from "../../../domain/endpoint-deliveries"
 import { boundedOutsideText, boundedOutsideTextOrNull } from "../../../lib/outside-text"
 import type { DeliveryRow, EndpointRow } from "../../../store/webhooks"
 import type { FormWords } from "../context"
@@ -104,49 +104,144 @@ export function EventChoices(props: { selected: readonly string[] }) {
   )
 }
 
-const ATTEMPT_COLUMNS: Column<DeliveryWithAttempts["attempts"][number]>[] = [
-  { label: "Attempt", cell: (a) => String(a.attemptNumber) },
-  { label: "Time", cell: (a) => <Time ms={a.attemptedAtMs} /> },
-  { label: "Result", cell: (a) => (a.statusCode !== null ? `HTTP ${a.statusCode}` : (boundedOutsideTextOrNull(a.error) ?? "no answer")) },
-  { label: "Latency", cell: (a) => `${a.latencyMs} ms` },
-  { label: "Response", cell: (a) => (a.responseBody ? <Clip text={excerpt(boundedOutsideText(a.responseBody), 200)} code /> : <span class="muted">empty</span>) },
-]
-
-/** The delivery log: every delivery with every attempt, and resend for finished ones. */
-export function DeliveryLog(props: { rows: DeliveryWithAttempts[]; scope: Scope; csrfToken: string }) {
-  if (props.rows.length === 0) return <p class="muted">No deliveries yet.</p>
+/** The receiver's last answer: its status code and the start of its body, or why there was none. */
+function LastAnswer(props: { row: LoggedDelivery }) {
+  const last = props.row.attempts.at(-1)
+  if (!last) return <span class="muted">no attempt yet</span>
+  const code = last.statusCode !== null ? `HTTP ${last.statusCode}` : (boundedOutsideTextOrNull(last.error) ?? "no answer")
   return (
-    <ul class="deliveries">
-      {props.rows.map(({ delivery, eventType, attempts }) => (
-        <li class="card">
-          <p>
-            <strong>{eventType}</strong> <DeliveryOutcome delivery={delivery} />
-            <br />
-            <span class="muted">
-              <code>{delivery.id}</code> · created <Time ms={delivery.createdAtMs} />
-              {delivery.resentFrom ? (
-                <>
-                  {" · resend of "}
-                  <code>{delivery.resentFrom}</code>
-                </>
-              ) : null}
-            </span>
-          </p>
-          {attempts.length > 0 ? (
-            <StackTable columns={ATTEMPT_COLUMNS} rows={attempts} />
-          ) : (
-            <p class="muted">No attempt yet.</p>
-          )}
-          {delivery.status !== "pending" ? (
-            <form method="post" action={href(`/dashboard/webhooks/${encodeURIComponent(delivery.endpointId)}/deliveries/${encodeURIComponent(delivery.id)}/resend`, props.scope)} class="inline">
-              <CsrfField token={props.csrfToken} />
-              <button type="submit" class="secondary">
-                Resend
-              </button>
-            </form>
+    <>
+      {code}
+      {last.responseBody ? (
+        <>
+          {" "}
+          <Clip text={excerpt(boundedOutsideText(last.responseBody), 120)} code />
+        </>
+      ) : null}
+    </>
+  )
+}
+
+function deliveryColumns(scope: Scope, csrfToken: string): Column<LoggedDelivery>[] {
+  return [
+    {
+      label: "Event",
+      cell: (row) => (
+        <>
+          <strong title={row.delivery.id}>{row.eventType}</strong>
+          {row.messageId ? (
+            <>
+              {" "}
+              <a href={href(`/dashboard/messages/${encodeURIComponent(row.messageId)}`, scope)} title={row.messageId}>
+                message
+              </a>
+            </>
           ) : null}
-        </li>
-      ))}
-    </ul>
+          {row.delivery.resentFrom ? (
+            <>
+              {" "}
+              <span class="muted small" title={`${row.delivery.id} · resend of ${row.delivery.resentFrom}`}>
+                resend of <Clip text={row.delivery.resentFrom} code />
+              </span>
+            </>
+          ) : null}
+        </>
+      ),
+    },
+    { label: "Status", cell: (row) => <span class={`badge ${TONES[row.delivery.status]}`}>{row.delivery.status}</span> },
+    { label: "Attempts", cell: (row) => String(row.delivery.attemptCount) },
+    { label: "Last answer", cell: (row) => <LastAnswer row={row} /> },
+    {
+      label: "Time",
+      cell: (row) =>
+        row.delivery.status === "pending" && row.delivery.nextAttemptAtMs !== null && row.delivery.attemptCount > 0 ? (
+          <>
+            {"retry "}
+            <Time ms={row.delivery.nextAttemptAtMs} />
+          </>
+        ) : (
+          <Time ms={row.delivery.updatedAtMs} />
+        ),
+    },
+    {
+      label: "Resend",
+      actions: true,
+      cell: (row) =>
+        row.delivery.status !== "pending" ? (
+          <form method="post" action={href(`/dashboard/webhooks/${encodeURIComponent(row.delivery.endpointId)}/deliveries/${encodeURIComponent(row.delivery.id)}/resend`, scope)} class="inline">
+            <CsrfField token={csrfToken} />
+            <button type="submit" class="secondary small">
+              Resend
+            </button>
+          </form>
+        ) : null,
+    },
+  ]
+}
+
+const TONES: Record<DeliveryRow["status"], string> = { succeeded: "ok", failed: "bad", pending: "warn" }
+
+/** The delivery log: a row per delivery, its last answer, and resend for finished ones. */
+export function DeliveryLog(props: { rows: LoggedDelivery[]; scope: Scope; csrfToken: string; filtered: boolean }) {
+  if (props.rows.length === 0) return <p class="muted">{props.filtered ? "No delivery matches these filters." : "No deliveries yet."}</p>
+  return (
+    <div class="delivery-log">
+      <StackTable columns={deliveryColumns(props.scope, props.csrfToken)} rows={props.rows} />
+    </div>
+  )
+}
+
+/** The log's filters: a status and an event (one name, or a resource's `group.*`); a GET form. */
+export function DeliveryFilters(props: { action: string; scope: Scope; status: string; event: string }) {
+  return (
+    <form method="get" action={props.action} class="filters">
+      {props.scope.account ? <input type="hidden" name="account" value={props.scope.account.id} /> : null}
+      <input type="hidden" name="env" value={props.scope.env} />
+      <label>
+        {"Status "}
+        <select name="status">
+          {[["", "All"], ["failed", "Failed"], ["pending", "Pending"], ["succeeded", "Delivered"]].map(([value, label]) => (
+            <option value={value} selected={props.status === value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {"Event "}
+        <select name="event">
+          <option value="">All events</option>
+          {eventGroups().map((group) => (
+            <optgroup label={group.heading}>
+              <option value={`${group.events[0]!.split(".")[0]}.*`} selected={props.event === `${group.events[0]!.split(".")[0]}.*`}>{`${group.events[0]!.split(".")[0]}.*`}</option>
+              {group.events.map((event) => (
+                <option value={event} selected={props.event === event}>
+                  {event}
+                </option>
+              ))}
+            </optgroup>
+          ))}
+        </select>
+      </label>
+      <button type="submit" class="secondary">
+        Filter
+      </button>
+    </form>
+  )
+}
+
+/** The open event streams of this node for the scope's keys: how many per key, since when. */
+export function StreamConnections(props: { streams: { keyName: string; keyPrefix: string; count: number; sinceMs: number; transport: string }[] }) {
+  const columns: Column<(typeof props.streams)[number]>[] = [
+    { label: "API key", cell: (s) => (<><Clip text={s.keyName} /> <code class="muted">{s.keyPrefix}</code></>) },
+    { label: "Open", cell: (s) => String(s.count) },
+    { label: "Since", cell: (s) => <Time ms={s.sinceMs} /> },
+    { label: "Transport", cell: (s) => s.transport },
+  ]
+  return (
+    <>
+      {props.streams.length === 0 ? <p class="muted">No open event streams.</p> : <StackTable columns={columns} rows={props.streams} />}
+      <p class="muted small">Streams open on this node; with several nodes, each node lists its own.</p>
+    </>
   )
 }
