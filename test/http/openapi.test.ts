@@ -368,6 +368,15 @@ describe("OpenAPI document: webhooks", () => {
     }
   })
 
+  test("the streams' StreamEvent is every event's envelope, told apart by event, and both stream routes name it", () => {
+    const union = doc.components.schemas.StreamEvent
+    expect(union.anyOf.map((ref: { $ref: string }) => resolve(ref).properties.event.const)).toEqual([...EVENT_NAMES])
+    expect(doc.paths["/v1/events"].get.description).toContain("`StreamEvent`")
+    expect(doc.paths["/v1/events/ws"].get.description).toContain("`StreamEvent`")
+    expect(doc.paths["/v1/events"].get.responses["200"].content["text/event-stream"]["x-itemSchema"]).toEqual({ $ref: "#/components/schemas/StreamEvent" })
+    expect(doc.paths["/v1/events/ws"].get.responses["101"]["x-itemSchema"]).toEqual({ $ref: "#/components/schemas/StreamEvent" })
+  })
+
   test("the admin API's event list is the catalogue's names, and the groups that take them", () => {
     const events = doc.components.schemas.CreateWebhookEndpointRequest.properties.events
     const [names, groups] = events.anyOf[1].items.anyOf.map((item: unknown) => resolve(item).enum)

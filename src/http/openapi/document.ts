@@ -74,7 +74,8 @@ export function buildOpenApiDocument(options: { version: string; routes: readonl
     const method = route.method === "WS" ? "get" : route.method.toLowerCase()
     paths[path][method] = publishSchemas(detail, components) as Json
   }
-  const webhooks = webhooksSection(components)
+  const { section: webhooks, streamEvent } = webhooksSection(components)
+  markStreamFrames(paths, streamEvent)
   const document: JsonObject = {
     openapi: "3.1.0",
     info: {
@@ -94,6 +95,18 @@ export function buildOpenApiDocument(options: { version: string; routes: readonl
   const headers = Object.fromEntries(Object.entries(HEADERS).filter(([name]) => used.headers.has(name) || responsesUse(responses, name)))
   document.components = { schemas: sorted(components.schemas), responses: sorted(responses), headers: sorted(headers), securitySchemes: SECURITY_SCHEMES }
   return document
+}
+
+/**
+ * Names the frames' schema on the stream routes' success responses. OpenAPI 3.1 has no keyword
+ * for the items of a stream (3.2's `itemSchema`), so it goes in an extension of that name.
+ */
+function markStreamFrames(paths: Record<string, Record<string, Json>>, streamEvent: JsonObject): void {
+  const sse = (paths["/v1/events"]?.get as JsonObject | undefined)?.responses as Record<string, JsonObject> | undefined
+  const ws = (paths["/v1/events/ws"]?.get as JsonObject | undefined)?.responses as Record<string, JsonObject> | undefined
+  const sseMedia = (sse?.["200"]?.content as Record<string, JsonObject> | undefined)?.["text/event-stream"]
+  if (sseMedia) sseMedia["x-itemSchema"] = streamEvent
+  if (ws?.["101"]) ws["101"]["x-itemSchema"] = streamEvent
 }
 
 /** A copy of an operation with every `schema` (a TypeBox schema) in its published form. */

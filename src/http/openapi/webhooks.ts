@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox"
+import { Type, type TSchema } from "@sinclair/typebox"
 import { EVENT_CATALOGUE, EVENT_NAMES } from "../../domain/event-catalogue"
 import { named, Timestamp } from "../../lib/schema"
 import type { JsonObject, SchemaComponents } from "./json-schema"
@@ -41,8 +41,9 @@ function pascal(event: string): string {
  * The `webhooks` section: one POST per event, whose body is the `{event, timestamp, data}`
  * envelope with that event's data schema from the catalogue, and the delivery headers.
  */
-export function webhooksSection(components: SchemaComponents): Record<string, JsonObject> {
+export function webhooksSection(components: SchemaComponents): { section: Record<string, JsonObject>; streamEvent: JsonObject } {
   const section: Record<string, JsonObject> = {}
+  const envelopes: TSchema[] = []
   for (const event of EVENT_NAMES) {
     const { data, firesWhen } = EVENT_CATALOGUE[event]
     const envelope = named(
@@ -56,6 +57,7 @@ export function webhooksSection(components: SchemaComponents): Record<string, Js
         { description: `The body of a ${event} delivery: the same bytes on every attempt.` },
       ),
     )
+    envelopes.push(envelope)
     section[event] = {
       post: {
         operationId: `on${pascal(event)}`,
@@ -72,5 +74,15 @@ export function webhooksSection(components: SchemaComponents): Record<string, Js
       },
     }
   }
-  return section
+  // The streams (GET /v1/events and its WebSocket) carry the same envelopes; one schema names
+  // them all, told apart by `event`, for clients that type a stream's frames.
+  const streamEvent = components.ref(
+    named(
+      "StreamEvent",
+      Type.Union(envelopes, {
+        description: "One event as the streams carry it: the `data:` of a Server-Sent Event, or a WebSocket frame without its `id`. The envelope of a webhook delivery, told apart by `event`.",
+      }),
+    ),
+  )
+  return { section, streamEvent }
 }

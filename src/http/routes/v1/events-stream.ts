@@ -43,7 +43,7 @@ export const eventsStream = (deps: HttpDeps) => (app: ApiApp) =>
         tag: "Events",
         summary: "Stream the account's events (Server-Sent Events)",
         description:
-          "The key's account and environment's events as they happen, each as `id: evt_…`, `event: <name>` and `data: <the webhook envelope>`, with a comment line every 15 s. " +
+          "The key's account and environment's events as they happen, each as `id: evt_…`, `event: <name>` and `data: <the webhook envelope>` (the `StreamEvent` schema), with a comment line every 15 s. " +
           "Resume with `Last-Event-ID` or `?after=`: what came after that event is replayed from the event log, in order, without gaps or repeats, then the stream goes live. " +
           "A consumer that stops reading gets `event: overflow` and the stream ends; at most 5 streams per key.",
         query: EventStreamQuery,

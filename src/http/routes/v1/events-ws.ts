@@ -28,7 +28,7 @@ const { detail, scopes } = apiOperation({
   summary: "Stream the account's events (WebSocket)",
   description:
     "Upgrade to a WebSocket (`Connection: Upgrade`, `Upgrade: websocket`) and receive the key's account and environment's events as JSON text frames `{id, event, timestamp, data}`: " +
-    "the event id and the webhook envelope's fields. Resume with `?after=`: what came after that event is replayed from the event log, in order, without gaps or repeats, then the stream goes live; " +
+    "the event id and the webhook envelope's fields (the `StreamEvent` schema). Resume with `?after=`: what came after that event is replayed from the event log, in order, without gaps or repeats, then the stream goes live; " +
     "an id the log does not hold gets `{event: \"reset\", data: {after}}` first. The server pings every 15 s. A consumer that stops reading gets `{event: \"overflow\", data: {lastEventId}}` " +
     "and close code 1008; an unreadable event log `{event: \"error\"}` and 1011; a stopping server 1001. Refusals come before the upgrade as JSON errors. " +
     "At most 5 streams per key, Server-Sent Events and WebSocket together.",
