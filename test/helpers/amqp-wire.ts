@@ -62,6 +62,11 @@ export interface AmqpWireConnection {
   declareQueue(name: string): Promise<void>
   /** Publishes to the default exchange, persistent, and resolves on the broker's confirm. */
   publish(queue: string, body: string): Promise<void>
+  /**
+   * Publishes `count` persistent messages to `queue`, at most `window` unconfirmed at a time, and
+   * resolves once the broker has confirmed all of them (the confirm mode the publisher uses).
+   */
+  publishMany(queue: string, count: number, body: (i: number) => string, window: number): Promise<void>
   /** One message from the queue (acknowledged on delivery), or null when it is empty. */
   get(queue: string): Promise<string | null>
   close(): void
@@ -145,6 +150,8 @@ export async function amqpConnect(url: string, timeoutMs: number): Promise<AmqpW
     socket.end()
     throw err
   }
+  // Confirm mode numbers every publish on the channel from 1; acks name those numbers.
+  let published = 0
   return {
     async declareQueue(name) {
       // Flags octet: passive 1, durable 2, exclusive 4, auto-delete 8, no-wait 16.
@@ -157,8 +164,32 @@ export async function amqpConnect(url: string, timeoutMs: number): Promise<AmqpW
       // Content header: class 60, weight 0, body size, property flags with delivery-mode only (bit 12), 2 = persistent.
       socket.write(frame(FRAME_HEADER, 1, Buffer.concat([u16(60), u16(0), u64(content.length), u16(0x1000), Buffer.from([2])])))
       socket.write(frame(FRAME_BODY, 1, content))
+      published++
       const ack = await next()
       if (ack.type !== FRAME_METHOD || ack.payload.readUInt32BE(0) !== 0x003c0050) throw new Error("expected Basic.Ack for the publish")
+    },
+    async publishMany(queue, count, body, window) {
+      const base = published
+      let sent = 0
+      let confirmed = 0
+      const seen = new Set<number>()
+      while (confirmed < count) {
+        while (sent < count && sent - confirmed < window) {
+          const content = Buffer.from(body(sent))
+          socket.write(Buffer.concat([method(1, 60, 40, u16(0), shortstr(""), shortstr(queue), Buffer.from([0])), frame(FRAME_HEADER, 1, Buffer.concat([u16(60), u16(0), u64(content.length), u16(0x1000), Buffer.from([2])])), frame(FRAME_BODY, 1, content)]))
+          sent++
+          published++
+        }
+        const ack = await next()
+        const id = ack.type === FRAME_METHOD ? ack.payload.readUInt32BE(0) : 0
+        if (id !== 0x003c0050) throw new Error(`expected Basic.Ack, got ${id.toString(16)}`)
+        const tag = Number(ack.payload.readBigUInt64BE(4)) - base
+        // With the multiple bit the ack covers every tag up to this one (tags start at 1).
+        if (ack.payload[12]! & 1) {
+          for (let t = confirmed + 1; t <= tag; t++) seen.add(t)
+        } else seen.add(tag)
+        while (seen.has(confirmed + 1)) seen.delete(++confirmed)
+      }
     },
     async get(queue) {
       socket.write(method(1, 60, 70, u16(0), shortstr(queue), Buffer.from([1])))

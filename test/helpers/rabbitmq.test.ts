@@ -25,6 +25,21 @@ describeWithRabbitmq("the throwaway RabbitMQ", () => {
     }
   })
 
+  test("a pipelined confirming publisher has every message in the queue once all are confirmed", async () => {
+    const connection = await amqpConnect(broker.url, 10_000)
+    try {
+      await connection.declareQueue("pipelined")
+      await connection.publish("pipelined", "first, alone")
+      await connection.publishMany("pipelined", 500, (i) => `m${i}`, 64)
+      const listed = await broker.ctl("list_queues", "--quiet", "--no-table-headers", "name", "messages")
+      expect(listed).toMatch(/^pipelined\s+501$/m)
+      expect(await connection.get("pipelined")).toBe("first, alone")
+      expect(await connection.get("pipelined")).toBe("m0")
+    } finally {
+      connection.close()
+    }
+  })
+
   test("listens on 127.0.0.1 on a port of its own, under a node name of its own", () => {
     expect(broker.url).toBe(`amqp://guest:guest@127.0.0.1:${broker.port}`)
     expect(broker.port).not.toBe(5672)
