@@ -83,6 +83,26 @@ function freePort(): number {
   return port
 }
 
+function distinctFreePorts(): { amqp: number; dist: number; epmd: number } {
+  const ports = new Set<number>()
+  while (ports.size < 3) ports.add(freePort())
+  const [amqp, dist, epmd] = [...ports] as [number, number, number]
+  return { amqp, dist, epmd }
+}
+
+async function waitForEpmd(port: number, epmd: Subprocess): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS
+  while (Date.now() < deadline && epmd.exitCode === null) {
+    const open = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then(
+      (socket) => (socket.end(), true),
+      () => false,
+    )
+    if (open) return
+    await Bun.sleep(20)
+  }
+  throw new Error(`epmd did not listen on 127.0.0.1:${port} (exit code ${epmd.exitCode})`)
+}
+
 function killQuietly(pid: number | undefined, signal: NodeJS.Signals): void {
   if (!pid) return
   try {
@@ -147,10 +167,13 @@ export async function startRabbitmq(options: { start?: boolean } = {}): Promise<
   if (!rabbitmqAvailable) throw new Error(`RabbitMQ is not installed (${RABBITMQ_BIN_DIR}/rabbitmq-server, epmd): install Debian's rabbitmq-server, as .ci/run does`)
   const dir = mkdtempSync(join(tmpdir(), "wagate-rmq-"))
   const nodename = `wagate-test-${crypto.randomUUID().slice(0, 8)}@localhost`
-  const ports = { amqp: freePort(), dist: freePort(), epmd: freePort() }
+  const ports = distinctFreePorts()
   const env = prepare(dir, nodename, ports)
   const epmd = Bun.spawn(["epmd", "-port", String(ports.epmd), "-address", "127.0.0.1"], { env, stdout: "ignore", stderr: "ignore" })
   epmd.unref()
+  // Were it not listening when the node starts, Erlang would start a detached epmd of its own
+  // on that port, which nothing would stop.
+  await waitForEpmd(ports.epmd, epmd)
   let node: Subprocess | null = null
   const vmPid = () => (existsSync(join(dir, "node.pid")) ? Number(readFileSync(join(dir, "node.pid"), "utf8").trim()) || undefined : undefined)
   let running = false
