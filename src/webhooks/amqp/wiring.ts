@@ -1,6 +1,7 @@
 import type { Clock } from "../../lib/clock"
 import type { AppMetrics } from "../../lib/app-metrics"
 import type { Logger } from "../../lib/logger"
+import { redactDatabaseUrl } from "../../lib/database-url"
 import type { Store } from "../../store/store"
 import { createAmqpPublisher, type AmqpPublisher } from "./publisher"
 import { createRabbitmqPort } from "./rabbitmq"
@@ -22,6 +23,10 @@ export function createAmqpPublishing(deps: {
     nodeId: deps.nodeId,
     exchange: deps.exchange,
     metrics: { published: deps.metrics.amqpPublished, failures: deps.metrics.amqpFailures },
-    openPort: () => createRabbitmqPort({ url: deps.amqpUrl, exchange: deps.exchange, connectionName: `wagate ${deps.nodeId}` }),
+    openPort: () => {
+      // The URL may hold the broker's password: it is only ever shown redacted.
+      deps.logger.info("publishing every event to RabbitMQ", { broker: redactDatabaseUrl(deps.amqpUrl), exchange: deps.exchange })
+      return createRabbitmqPort({ url: deps.amqpUrl, exchange: deps.exchange, connectionName: `wagate ${deps.nodeId}` })
+    },
   })
 }
