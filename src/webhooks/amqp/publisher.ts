@@ -36,6 +36,8 @@ export interface AmqpPublisher {
 
 export interface AmqpPublisherOptions {
   pageSize: number
+  /** Pages published and not yet confirmed at once. */
+  pagesInFlight: number
   /** The backup poll when idle. */
   pollMs: number
   /** How long the lease runs unrenewed; a standby node tries to claim it every third of it. */
@@ -45,7 +47,7 @@ export interface AmqpPublisherOptions {
   maxBackoffMs: number
 }
 
-export const AMQP_PUBLISHER_DEFAULTS: AmqpPublisherOptions = { pageSize: 500, pollMs: 1_000, leaseMs: 30_000, firstBackoffMs: 1_000, maxBackoffMs: 30_000 }
+export const AMQP_PUBLISHER_DEFAULTS: AmqpPublisherOptions = { pageSize: 500, pagesInFlight: 2, pollMs: 1_000, leaseMs: 30_000, firstBackoffMs: 1_000, maxBackoffMs: 30_000 }
 
 export function routingKeyOf(event: Pick<LoggedEvent, "env" | "accountId" | "type">): string {
   return `${event.env}.${event.accountId}.${event.type}`
@@ -107,27 +109,51 @@ export function createAmqpPublisher(deps: {
     return cursor !== null
   }
 
-  /** One page; "more" when a full page went out and another may follow. */
-  async function pass(): Promise<"idle" | "more" | "standby"> {
-    if (!(await holdLease())) return "standby"
-    const page = await store.listLogAfter(cursor!, o.pageSize)
-    if (page.length === 0) return "idle"
-    await port!.publish(page.map(messageOf))
-    const last = page.at(-1)!.position
+  /** Moves the cursor past a confirmed page; false when the lease was lost. */
+  async function advance(last: string, count: number): Promise<boolean> {
     const nowMs = clock.nowMs()
     // A node that lost the lease mid-page (it ran out while the broker was slow) moves nothing:
     // the new holder publishes the page again from the stored cursor, which at-least-once allows.
     const kept = await store.write((q) => q.advanceAmqpPublisher(nodeId, last, nowMs, o.leaseMs))
     if (!kept) {
       cursor = null
-      return "standby"
+      return false
     }
     cursor = last
     heldUntilMs = nowMs + o.leaseMs
-    publishedTotal += page.length
-    deps.metrics.published.inc({}, page.length)
+    publishedTotal += count
+    deps.metrics.published.inc({}, count)
     link.up()
-    return page.length === o.pageSize ? "more" : "idle"
+    return true
+  }
+
+  /**
+   * Publishes everything after the cursor. Up to `pagesInFlight` pages are out at once, so the
+   * broker confirms one while the next is read and sent; the cursor still moves one page at a
+   * time, in order, each only after all of its confirms. A failure throws with the cursor at the
+   * last fully confirmed page (a later page already sent goes out again: at-least-once).
+   */
+  async function pass(): Promise<"idle" | "standby"> {
+    if (!(await holdLease())) return "standby"
+    let readFrom = cursor!
+    let exhausted = false
+    const inFlight: { last: string; count: number; confirmed: Promise<void> }[] = []
+    for (;;) {
+      while (!exhausted && !stopped && inFlight.length < o.pagesInFlight) {
+        const page = await store.listLogAfter(readFrom, o.pageSize)
+        exhausted = page.length < o.pageSize
+        if (page.length === 0) break
+        readFrom = page.at(-1)!.position
+        const confirmed = port!.publish(page.map(messageOf))
+        // Awaited in order below; until then a rejection must not count as unhandled.
+        confirmed.catch(() => {})
+        inFlight.push({ last: readFrom, count: page.length, confirmed })
+      }
+      const oldest = inFlight.shift()
+      if (!oldest) return "idle"
+      await oldest.confirmed
+      if (!(await advance(oldest.last, oldest.count))) return "standby"
+    }
   }
 
   async function run(): Promise<void> {
@@ -137,7 +163,7 @@ export function createAmqpPublisher(deps: {
       do {
         again = false
         outcome = await pass()
-      } while (!stopped && (again || outcome === "more"))
+      } while (!stopped && again && outcome === "idle")
       failures = 0
       if (outcome === "standby") delayMs = o.leaseMs / 3
     } catch (err) {
