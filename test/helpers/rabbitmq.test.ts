@@ -1,10 +1,36 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
-import { AmqpRefused, amqpConnect } from "./amqp-wire"
+import { Connection } from "rabbitmq-client"
 import { describeWithRabbitmq, startRabbitmq, type ThrowawayRabbitmq } from "./rabbitmq"
 import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "./timeouts"
 
 // Each broker boots in seconds and stops in a few more; the restart test does both.
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS * 4)
+
+/** A connection with the few operations these tests need, over rabbitmq-client. */
+async function amqpConnect(url: string, timeoutMs: number) {
+  const rabbit = new Connection({ url, connectionTimeout: timeoutMs, retryLow: 60_000, retryHigh: 60_000 })
+  rabbit.on("error", () => {})
+  try {
+    await rabbit.onConnect(timeoutMs)
+  } catch (err) {
+    rabbit.unsafeDestroy()
+    throw err
+  }
+  const publisher = rabbit.createPublisher({ confirm: true })
+  const publish = (queue: string, body: string) => publisher.send({ routingKey: queue, durable: true }, body)
+  return {
+    declareQueue: async (queue: string) => void (await rabbit.queueDeclare({ queue, durable: true })),
+    publish,
+    async publishMany(queue: string, n: number, body: (i: number) => string) {
+      await Promise.all(Array.from({ length: n }, (_, i) => publish(queue, body(i))))
+    },
+    async get(queue: string): Promise<string | null> {
+      const m = await rabbit.basicGet({ queue, noAck: true })
+      return m ? String(m.body) : null
+    },
+    close: () => void publisher.close().finally(() => rabbit.close()),
+  }
+}
 
 describeWithRabbitmq("the throwaway RabbitMQ", () => {
   let broker: ThrowawayRabbitmq
@@ -30,7 +56,7 @@ describeWithRabbitmq("the throwaway RabbitMQ", () => {
     try {
       await connection.declareQueue("pipelined")
       await connection.publish("pipelined", "first, alone")
-      await connection.publishMany("pipelined", 500, (i) => `m${i}`, 64)
+      await connection.publishMany("pipelined", 500, (i) => `m${i}`)
       const listed = await broker.ctl("list_queues", "--quiet", "--no-table-headers", "name", "messages")
       expect(listed).toMatch(/^pipelined\s+501$/m)
       expect(await connection.get("pipelined")).toBe("first, alone")
@@ -78,14 +104,14 @@ describeWithRabbitmq("the throwaway RabbitMQ", () => {
     }
   })
 
-  test("a user without permissions is refused by the broker (530 NOT_ALLOWED on the vhost)", async () => {
+  test("a user without permissions is refused by the broker (ACCESS_REFUSED on the vhost)", async () => {
     const url = await broker.addUserWithoutPermissions("refused", "p@ss word")
     const error = await amqpConnect(url, 10_000).then(
       (c) => (c.close(), null),
       (err: unknown) => err,
     )
-    expect(error).toBeInstanceOf(AmqpRefused)
-    expect((error as AmqpRefused).code).toBe(530)
+    expect(String(error)).toMatch(/failed to connect/)
+    expect(String((error as Error).cause ?? "")).toMatch(/ACCESS_REFUSED|NOT_ALLOWED|access to vhost/i)
   })
 
   test("two brokers run side by side without sharing ports, names or messages", async () => {

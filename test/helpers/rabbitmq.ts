@@ -3,7 +3,7 @@ import type { Subprocess } from "bun"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { amqpHandshake } from "./amqp-wire"
+import { Connection } from "rabbitmq-client"
 
 /*
  * A throwaway RabbitMQ node for a test: Debian's rabbitmq-server (3.10 on Erlang 25) started
@@ -151,12 +151,17 @@ async function waitForHandshake(port: number, node: Subprocess, deadlineMs: numb
   let lastError: unknown = new Error("no attempt")
   while (Date.now() < deadlineMs) {
     if (node.exitCode !== null) throw new Error(`rabbitmq-server exited with ${node.exitCode}`)
+    // rabbitmq-client (the library wagate publishes with) retries by itself; one try at a time here.
+    const rabbit = new Connection({ url: `amqp://guest:guest@127.0.0.1:${port}`, connectionTimeout: 5_000, retryLow: 60_000, retryHigh: 60_000 })
+    rabbit.on("error", () => {})
     try {
-      await amqpHandshake(`amqp://guest:guest@127.0.0.1:${port}`, 5_000)
+      await rabbit.onConnect(5_000)
       return
     } catch (err) {
       lastError = err
       await Bun.sleep(200)
+    } finally {
+      rabbit.unsafeDestroy()
     }
   }
   throw new Error(`no AMQP handshake within ${START_TIMEOUT_MS} ms: ${String(lastError)}`)
