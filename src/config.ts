@@ -114,6 +114,10 @@ export interface Config {
   databaseUrl: string | null
   /** How long `wagate migrate` waits for PostgreSQL to accept connections; 0 tries once. */
   databaseWaitMs: number
+  /** RabbitMQ to publish every event to (amqp:// or amqps://); null publishes nothing (docs/webhooks.md § "RabbitMQ"). */
+  amqpUrl: string | null
+  /** The durable topic exchange events are published to. */
+  amqpExchange: string
 }
 
 /** A setting that cannot be used; the message says what to change. */
@@ -240,6 +244,24 @@ function databaseUrl(value: string, name: string): string {
   return value
 }
 
+function amqpUrl(value: string, name: string): string {
+  let ok = false
+  try {
+    const url = new URL(value)
+    ok = (url.protocol === "amqp:" || url.protocol === "amqps:") && url.hostname !== ""
+  } catch {}
+  if (!ok) throw new ConfigError(`${name} must be an amqp:// or amqps:// URL such as amqp://user:password@rabbitmq:5672/vhost, got "${redactDatabaseUrl(value)}"`)
+  return value
+}
+
+function amqpExchange(value: string, name: string): string {
+  // RabbitMQ's own rule for names; "amq." is reserved for its built-in exchanges.
+  if (!/^[A-Za-z0-9_.:-]{1,127}$/.test(value) || value.startsWith("amq.")) {
+    throw new ConfigError(`${name} must be 1–127 letters, digits, "-", "_", "." or ":" and not start with "amq.", got "${value.slice(0, 140)}"`)
+  }
+  return value
+}
+
 /** Every setting, each readable as a flag and a WAGATE_* variable; flags win. */
 export const SETTINGS = [
   { key: "port", flag: "port", env: "WAGATE_PORT", parse: integer(0, 65_535) },
@@ -295,6 +317,8 @@ export const SETTINGS = [
   { key: "trustedProxies", flag: "trusted-proxies", env: "WAGATE_TRUSTED_PROXIES", parse: proxies },
   { key: "databaseUrl", flag: "database-url", env: "WAGATE_DATABASE_URL", parse: databaseUrl },
   { key: "databaseWaitMs", flag: "database-wait-ms", env: "WAGATE_DATABASE_WAIT_MS", parse: integer(0, 600_000) },
+  { key: "amqpUrl", flag: "amqp-url", env: "WAGATE_AMQP_URL", parse: amqpUrl },
+  { key: "amqpExchange", flag: "amqp-exchange", env: "WAGATE_AMQP_EXCHANGE", parse: amqpExchange },
 ] as const satisfies readonly Setting<keyof Config>[]
 
 /**
@@ -337,6 +361,8 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
     trustedProxies: [],
     databaseUrl: null,
     databaseWaitMs: DEFAULT_DATABASE_WAIT_MS,
+    amqpUrl: null,
+    amqpExchange: "wagate.events",
   }
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag]

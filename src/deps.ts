@@ -31,6 +31,7 @@ import type { WhatsAppGateway } from "./whatsapp/gateway"
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher"
 import { createOutbox } from "./webhooks/outbox"
 import { createEventWake, listenForEvents } from "./webhooks/event-wake"
+import { createAmqpPublishing } from "./webhooks/amqp/wiring"
 import { createEventStreams } from "./domain/event-streams"
 import { createWaResendRetention } from "./domain/wa-resend-retention"
 import { createHistoryRetention, type HistoryRetention } from "./domain/history-retention"
@@ -175,6 +176,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     },
   })
   const wake = createEventWake()
+  // With WAGATE_AMQP_URL every event goes to the log and on to RabbitMQ (docs/webhooks.md § "RabbitMQ").
+  const amqp = config.amqpUrl === null ? null : createAmqpPublishing({ amqpUrl: config.amqpUrl, exchange: config.amqpExchange, nodeId: config.nodeId, store, clock, logger, metrics })
   const ctx: DomainContext = {
     store,
     clock,
@@ -185,6 +188,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       clock,
       onDeliveryCommitted: (delivery) => dispatcher.schedule(delivery),
       version: () => store.changeVersion(),
+      onLoggedCommitted: amqp ? () => amqp.wake() : undefined,
     }),
     principalCache: new Map(),
     config: {
@@ -199,7 +203,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // One process keeps exact buckets in memory at no I/O; nodes sharing the database must share each key's bucket.
   const nodeTrust = createNodeTrust(ctx)
   const limiter = !store.sharedByNodes ? createRateLimiter(clock) : createSharedRateLimiter({ store, clock, logger, local: createRateLimiter(clock) })
-  const webhookRetention = createWebhookRetention({ store, clock, logger, scheduler, retentionDays: config.webhookRetentionDays })
+  const webhookRetention = createWebhookRetention({ store, clock, logger, scheduler, retentionDays: config.webhookRetentionDays, amqpPublishing: amqp !== null })
   const waResendRetention = createWaResendRetention({ store, clock, logger, scheduler, retentionDays: config.waResendRetentionDays })
   const historyRetention = createHistoryRetention({ store, clock, logger, scheduler, retentionDays: config.historyRetentionDays })
   const usage = createUsageRecorder(ctx)
@@ -296,6 +300,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     chats: createChats({ ctx, links }),
     labels: createLabels({ ctx, links }),
     eventStreams,
+    ...(amqp ? { brokerStatus: () => amqp.status() } : {}),
     contactProfiles: createContactProfiles({ ctx, links, lookups, checks: contactChecks, cache: mediaCache }),
     metrics,
     metricsPublic: config.metricsPublic,
@@ -318,6 +323,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await live.start()
       // The streams of this node wake on events committed by any node (src/webhooks/event-wake.ts).
       unlistenEvents = await listenForEvents(store, wake)
+      amqp?.start()
     },
     async stop() {
       if (stopped) return
@@ -330,6 +336,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       overrides.lagMonitor?.stop()
       scheduler.stop()
       if (started) await dispatcher.stop()
+      await amqp?.stop()
       await webhookRetention.stop()
       await waResendRetention.stop()
       await historyRetention.stop()

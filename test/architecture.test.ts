@@ -73,6 +73,13 @@ describe("architecture", () => {
     expect(offenders).toEqual([])
   })
 
+  test("rabbitmq-client is imported only by the broker port's one implementation, src/webhooks/amqp/rabbitmq.ts", () => {
+    const offenders = sources
+      .filter(({ path, text }) => path !== "webhooks/amqp/rabbitmq.ts" && imports(text).some((s) => s === "rabbitmq-client" || s.startsWith("rabbitmq-client/")))
+      .map(({ path }) => path)
+    expect(offenders).toEqual([])
+  })
+
   test("Elysia is imported only by the HTTP layer and the app", () => {
     const offenders = sources
       .filter(({ path, text }) => !path.startsWith("http/") && path !== "app.ts" && imports(text).some((s) => s === "elysia" || s.startsWith("@elysiajs/")))

@@ -81,6 +81,8 @@ export const SETTING_HELP: Record<string, { value: string; text: string; default
   "trusted-proxies": { value: "CIDR,…", text: "proxies whose X-Forwarded-For and X-Forwarded-Proto are believed", default: "none" },
   "database-url": { value: "URL", text: "PostgreSQL shared by several nodes (postgres://user:password@host:5432/db)", default: "none: SQLite in the data directory" },
   "database-wait-ms": { value: "MS", text: "how long `wagate migrate` waits for PostgreSQL to accept connections (0: one try)", default: String(DEFAULT_DATABASE_WAIT_MS) },
+  "amqp-url": { value: "URL", text: "RabbitMQ to publish every event to (amqp://user:password@host:5672/vhost)", default: "none: nothing is published" },
+  "amqp-exchange": { value: "NAME", text: "the durable topic exchange events are published to", default: "wagate.events" },
   "node-id": { value: "NAME", text: "this node's name among the nodes sharing a database (letters, digits, . - _)", default: "none: the host name" },
   "node-max-phones": { value: "N", text: "the most phones this node holds when several share a database", default: String(DEFAULT_NODE_MAX_PHONES) },
   "node-lease-ms": { value: "MS", text: "how long a phone lease runs unrenewed (3000–60000; renewed every third): a dead node's phones move this long after", default: String(DEFAULT_NODE_LEASE_MS) },

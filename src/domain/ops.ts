@@ -7,7 +7,11 @@ import type { DomainContext } from "./context"
  * Every series carries the node's constant labels; on PostgreSQL the store's gauges count the
  * whole cluster, so each node reports the same values (docs/operations.md § "Metrics").
  */
-export async function renderMetrics(ctx: DomainContext, metrics: AppMetrics): Promise<string> {
+export async function renderMetrics(
+  ctx: DomainContext,
+  metrics: AppMetrics,
+  broker?: () => Promise<{ state: string; backlog: number }>,
+): Promise<string> {
   const node = metrics.constantLabels
   const sections = [
     metrics.httpRequests.render(),
@@ -32,6 +36,21 @@ export async function renderMetrics(ctx: DomainContext, metrics: AppMetrics): Pr
     renderGauge("wagate_webhook_deliveries_pending", "Webhook deliveries waiting for an attempt or a retry.", [
       { labels: {}, value: await ctx.store.pendingDeliveries() },
     ], node),
+    ...(broker ? await brokerSections(metrics, broker) : []),
   ]
   return sections.join("\n") + "\n"
+}
+
+/** The RabbitMQ publisher's series, only when WAGATE_AMQP_URL is set (docs/webhooks.md § "RabbitMQ"). */
+async function brokerSections(metrics: AppMetrics, broker: () => Promise<{ state: string; backlog: number }>): Promise<string[]> {
+  const status = await broker()
+  const node = metrics.constantLabels
+  return [
+    metrics.amqpPublished.render(),
+    metrics.amqpFailures.render(),
+    renderGauge("wagate_amqp_backlog", "Events written but not yet confirmed by RabbitMQ: they wait in the store.", [{ labels: {}, value: status.backlog }], node),
+    renderGauge("wagate_amqp_connected", "1 while this node's connection to RabbitMQ is up, 0 while it connects or the broker is down.", [
+      { labels: {}, value: status.state === "connected" ? 1 : 0 },
+    ], node),
+  ]
 }

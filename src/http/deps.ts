@@ -21,6 +21,7 @@ import type { LiveActionDeps } from "../domain/wa-targets"
 import type { InboundMediaDeps } from "../domain/inbound-media"
 import type { NodeTrust } from "../domain/node-trust"
 import type { EventStreams } from "../domain/event-streams"
+import type { BrokerView } from "./dashboard/views/broker"
 
 /** What the HTTP layer needs, built by the composition root. */
 export interface HttpDeps {
@@ -64,6 +65,8 @@ export interface HttpDeps {
   node: { nodeId: string; leaseMs: number }
   /** Signs the requests this node forwards to another, and checks those forwarded to it (src/http/node-requests.ts). */
   nodeTrust: NodeTrust
+  /** The RabbitMQ publisher's state and backlog for the dashboard's overview; absent without WAGATE_AMQP_URL. */
+  brokerStatus?: () => Promise<BrokerView>
   /** A token valid as the admin token for this run only, written to the lock file for the local CLI. */
   localAdminToken?: string
 }

@@ -11,6 +11,9 @@ export interface AppMetrics {
   /** Inbound edits that arrived encrypted (secretEncryptedMessage), by result: decrypted, no_secret or undecryptable. */
   encryptedEdits: Counter
   pollVotes: Counter
+  /** Events the broker confirmed, and failed attempts to publish a page (docs/webhooks.md § "RabbitMQ"). */
+  amqpPublished: Counter
+  amqpFailures: Counter
 }
 
 /** Fresh, empty series (one set per process), each labelled with the node that keeps them. */
@@ -39,6 +42,12 @@ export function createAppMetrics(options: { nodeId: string }): AppMetrics {
     pollVotes: new Counter(
       "wagate_poll_votes_total",
       "Poll votes received, by result: decrypted, kept (stored undecrypted until its poll's secret arrives) or undecryptable (a stored secret did not open it; kept too).",
+      constantLabels,
+    ),
+    amqpPublished: new Counter("wagate_amqp_published_total", "Events published to RabbitMQ and confirmed by it, by this node.", constantLabels),
+    amqpFailures: new Counter(
+      "wagate_amqp_publish_failures_total",
+      "Failed attempts to publish a page of events to RabbitMQ (the broker down, refusing or unconfirmed); the page is retried.",
       constantLabels,
     ),
   }

@@ -39,6 +39,7 @@ import type { LabelsQueries } from "./labels"
 import type { CallPolicy, CallRow } from "./calls"
 import type { HistorySettingsQueries } from "./history-settings"
 import type { EventStreamsQueries } from "./event-streams"
+import type { AmqpPublisherQueries } from "./amqp-publisher"
 import type { CallOutcome } from "../lib/vocabulary"
 import type { EndpointRow, EventRow, EventScan, DeliveryStatus, DeliveryRow, AttemptRow, DeliveryProgress, DeliveryWindowQuery } from "./webhooks"
 
@@ -468,8 +469,12 @@ export interface WebhooksQueries {
   insertEventsAndDeliveries(events: readonly EventRow[], deliveries: readonly DeliveryRow[]): Promise<void>
   /** A delivery's attempts, in order. */
   listAttempts(deliveryId: string): Promise<AttemptRow[]>
-  /** Deletes up to `limit` events that occurred before `cutoffMs` and are done with, with their deliveries and attempts; returns how many events. */
-  pruneEvents(cutoffMs: number, limit: number): Promise<number>
+  /**
+   * Deletes up to `limit` events that occurred before `cutoffMs` and are done with, with their
+   * deliveries and attempts; returns how many events. Events after `keepAfter` (the RabbitMQ
+   * publisher's cursor, when it publishes) are not done with.
+   */
+  pruneEvents(cutoffMs: number, limit: number, keepAfter?: string | null): Promise<number>
 }
 
 
@@ -479,7 +484,7 @@ export interface StoreQueries
     MessagesQueries, PhonesQueries, RepliesQueries, SendJobsQueries, SettingsQueries, StatsQueries, UsageQueries, WaAuthQueries,
     WaResendQueries, MessageSecretsQueries, WebhooksQueries, DeliveryClaimQueries, LeaseQueries, RateBucketsQueries, WaContactsQueries,
     PollsQueries, CallsQueries, SandboxGroupsQueries, SandboxBlocksQueries, ChatsQueries, HistorySettingsQueries, LabelsQueries,
-    EventStreamsQueries {}
+    EventStreamsQueries, AmqpPublisherQueries {}
 
 /** What a write can ask of its transaction. */
 export interface WriteTx {

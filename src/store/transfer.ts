@@ -96,6 +96,10 @@ export const TRANSFER_PLAN: readonly TablePlan[] = [
   // defaults number the imported events in the file's order.
   { table: "events", into: "events", generated: ["seq", "xid"] },
   { table: "event_consumers", into: "event_consumers" },
+  // A SQLite rowid means nothing among PostgreSQL's positions: the publisher starts again from
+  // the log's beginning, so nothing unpublished is lost (its consumers see duplicates, which
+  // at-least-once allows), and no node holds it yet.
+  { table: "amqp_publisher", into: "amqp_publisher", set: { position: "0:0", holder: null, lease_expires_at_ms: 0 } },
   // A claim names the SQLite node, which will not come back: the deliveries start unclaimed.
   { table: "webhook_deliveries", into: "webhook_deliveries", set: { claimed_by: null, claim_expires_at_ms: null } },
   { table: "webhook_attempts", into: "webhook_attempts" },

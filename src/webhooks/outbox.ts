@@ -49,6 +49,11 @@ export function createOutbox(deps: {
   onDeliveryCommitted: (delivery: DeliveryRow) => void
   /** The database's change version: the subscription cache is valid while it stays the same. */
   version: () => string
+  /**
+   * Every event is written to the log, listened to or not, and this is called after each commit
+   * that wrote some: the RabbitMQ publisher reads the whole log (docs/webhooks.md § "RabbitMQ").
+   */
+  onLoggedCommitted?: () => void
 }): EventOutbox {
   // Every event looks up its listeners: endpoints change rarely, and a stream consumer is
   // recorded when a stream opens (docs/webhooks.md § "Streams"), so both are cached per account
@@ -94,7 +99,7 @@ export function createOutbox(deps: {
       const listening = await listenersOf(q, event.accountId, event.env)
       const endpoints = listening.endpoints.filter((e) => eventMatches(e.events, event.type))
       // Nobody listens: nothing to deliver, nothing to keep. A stream consumer reads the log.
-      if (endpoints.length === 0 && !listening.streamed) continue
+      if (endpoints.length === 0 && !listening.streamed && !deps.onLoggedCommitted) continue
       if (listening.streamed) streamed.add(eventsSignal(event.accountId, event.env))
       const eventId = deps.ids.newId("evt")
       const body = JSON.stringify({ event: event.type, timestamp: toIso(event.occurredAtMs), data: event.data })
@@ -107,6 +112,7 @@ export function createOutbox(deps: {
     for (const signal of streamed) tx.notify("events", signal)
     tx.afterCommit(() => {
       for (const row of deliveries) deps.onDeliveryCommitted(row)
+      deps.onLoggedCommitted?.()
     })
   }
 

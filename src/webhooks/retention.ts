@@ -36,6 +36,8 @@ export function createWebhookRetention(deps: {
   logger: Logger
   scheduler: Scheduler
   retentionDays: number
+  /** RabbitMQ publishing is on: events past its cursor wait for the broker (docs/webhooks.md § "RabbitMQ"). */
+  amqpPublishing?: boolean
 }): WebhookRetention {
   const { store, clock, logger, scheduler, retentionDays } = deps
   const timing = { kind: RETENTION_KIND, firstDelayMs: RETENTION_FIRST_DELAY_MS, intervalMs: RETENTION_INTERVAL_MS }
@@ -50,9 +52,11 @@ export function createWebhookRetention(deps: {
     await store.write(async (q) => q.pruneEventConsumers(cutoffMs), { changed: ["event_consumers"] })
   }
 
-  function prune(): Promise<number> {
+  async function prune(): Promise<number> {
     const cutoffMs = clock.nowMs() - retentionDays * DAY_MS
-    return passes.inBatches(RETENTION_BATCH, () => store.write(async (q) => q.pruneEvents(cutoffMs, RETENTION_BATCH)))
+    // A publisher that never claimed its row has nothing waiting; "0" keeps every event until it does.
+    const keepAfter = deps.amqpPublishing ? ((await store.amqpPublisherRow())?.position ?? "0") : null
+    return passes.inBatches(RETENTION_BATCH, () => store.write(async (q) => q.pruneEvents(cutoffMs, RETENTION_BATCH, keepAfter)))
   }
 
   return {

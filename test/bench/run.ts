@@ -3,6 +3,7 @@ import { benchChats, chatLines } from "./chats"
 import { benchHistorySync, historySyncLines } from "./history-sync"
 import { benchPolls, pollLines } from "./polls"
 import { benchStreams, streamLines } from "./streams"
+import { amqpLines, benchAmqp } from "./amqp"
 import { benchPictures, pictureLines } from "./pictures"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
@@ -656,6 +657,8 @@ async function main() {
   if (chats) console.log(chatLines(chats).join("\n"))
   const historySync = await step("historySync", () => benchHistorySync(progress))
   if (historySync) console.log(historySyncLines(historySync).join("\n"))
+  const amqp = await step("amqp", () => benchAmqp(progress))
+  if (amqp) console.log(amqpLines(amqp).join("\n"))
   if (webhookCpu) {
     console.log(
       `webhook CPU per sandbox message: ${webhookCpu.noEndpointUsPerMessage.toFixed(0)} µs with no endpoint, ` +

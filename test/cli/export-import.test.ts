@@ -92,6 +92,8 @@ async function sqliteInstall(): Promise<Install> {
   // What the single node held: a lease and a delivery claim, which must not follow it.
   db.run("UPDATE phone_leases SET node_id = 'old-box', token = 7, expires_at_ms = ? WHERE phone_id = ?", [h.clock.nowMs() + 3_600_000, live.phone.id])
   db.run("UPDATE webhook_deliveries SET claimed_by = 'old-box', claim_expires_at_ms = ?", [h.clock.nowMs() + 3_600_000])
+  // The RabbitMQ publisher's cursor (a SQLite rowid) and its lease.
+  db.run("INSERT INTO amqp_publisher (id, position, holder, lease_expires_at_ms) VALUES (1, '3', 'old-box', ?)", [h.clock.nowMs() + 3_600_000])
   const adminToken = await h.adminToken()
   const install: Install = {
     testKey,
@@ -185,7 +187,7 @@ describe("wagate export and wagate import", () => {
     expect(res.stdout).toMatch(/^Imported \d+ rows from /)
 
     const [before, after] = [await sqliteRows(), await postgresRows(url)]
-    for (const table of ["accounts", "api_keys", "phones", "messages", "message_parts", "inbound_messages", "wa_contacts", "events", "webhook_deliveries", "webhook_attempts", "wa_creds", "wa_keys", "wa_resend_messages", "wa_message_secrets", "polls", "poll_votes", "poll_pending_votes", "chats", "chat_messages", "contacts"]) {
+    for (const table of ["accounts", "api_keys", "phones", "messages", "message_parts", "inbound_messages", "wa_contacts", "events", "webhook_deliveries", "webhook_attempts", "wa_creds", "wa_keys", "wa_resend_messages", "wa_message_secrets", "polls", "poll_votes", "poll_pending_votes", "chats", "chat_messages", "contacts", "amqp_publisher"]) {
       expect([table, before[table]!.length > 0]).toEqual([table, true])
     }
     expect(after).toEqual(before)
@@ -195,6 +197,8 @@ describe("wagate export and wagate import", () => {
       const leases = await pg`SELECT l.node_id AS "nodeId", l.expires_at_ms::int8 = 0 AS free FROM phones p LEFT JOIN phone_leases l ON l.phone_id = p.id`
       expect(leases.length).toBe(before.phones!.length)
       for (const lease of leases) expect(lease).toEqual({ nodeId: null, free: true })
+      // A rowid is no PostgreSQL position: the publisher starts again from the log's beginning, held by no node.
+      expect(await pg`SELECT position, holder, lease_expires_at_ms::int4 AS expires FROM amqp_publisher`).toEqual([{ position: "0:0", holder: null, expires: 0 }])
     } finally {
       await pg.close()
     }

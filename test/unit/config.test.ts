@@ -108,6 +108,8 @@ const VALID: Record<string, { raw: string; expected: Partial<Config> }> = {
   trustedProxies: { raw: "10.0.0.0/8", expected: { trustedProxies: [ipaddr.parseCIDR("10.0.0.0/8")] } },
   databaseUrl: { raw: "postgres://wagate:pw@127.0.0.1:5432/wagate", expected: { databaseUrl: "postgres://wagate:pw@127.0.0.1:5432/wagate" } },
   databaseWaitMs: { raw: "0", expected: { databaseWaitMs: 0 } },
+  amqpUrl: { raw: "amqp://wagate:pw@127.0.0.1:5672/%2f", expected: { amqpUrl: "amqp://wagate:pw@127.0.0.1:5672/%2f" } },
+  amqpExchange: { raw: "acme.events", expected: { amqpExchange: "acme.events" } },
 }
 
 describe("environment variables and flags", () => {
@@ -171,6 +173,10 @@ describe("invalid values", () => {
     { name: "a node URL that is not a URL", env: "WAGATE_NODE_URL", raw: "10.0.0.5:3000" },
     { name: "a node URL of another scheme", env: "WAGATE_NODE_URL", raw: "ftp://10.0.0.5/" },
     { name: "a node URL with a password", env: "WAGATE_NODE_URL", raw: "http://user:pw@10.0.0.5:3000" },
+    { name: "a broker URL of another scheme", env: "WAGATE_AMQP_URL", raw: "http://user:pw@rabbitmq:5672/" },
+    { name: "a broker URL that is not a URL", env: "WAGATE_AMQP_URL", raw: "rabbitmq:5672" },
+    { name: "an exchange name with a space", env: "WAGATE_AMQP_EXCHANGE", raw: "wagate events" },
+    { name: "an exchange name RabbitMQ reserves", env: "WAGATE_AMQP_EXCHANGE", raw: "amq.topic" },
     { name: "a node URL with a query", env: "WAGATE_NODE_URL", raw: "http://10.0.0.5:3000/?next=1" },
     { name: "a history retention in weeks", env: "WAGATE_HISTORY_RETENTION_DAYS", raw: "2w" },
     { name: "a negative history retention", env: "WAGATE_HISTORY_RETENTION_DAYS", raw: "-1" },
@@ -199,6 +205,12 @@ describe("invalid values", () => {
     { name: "a bad rate limit", flag: "rate-limit-per-minute", raw: "0" },
   ])("$name given as a flag is a ConfigError naming --$flag", ({ flag, raw }) => {
     expect(configError(() => loadConfig({}, { [flag]: raw }))).toContain(`--${flag}`)
+  })
+
+  test("a refused broker URL is quoted with its password hidden", () => {
+    const message = configError(() => loadConfig({ WAGATE_AMQP_URL: "http://wagate:s3cret@rabbitmq:5672/" }))
+    expect(message).toContain('"http://wagate:***@rabbitmq:5672/"')
+    expect(message).not.toContain("s3cret")
   })
 
   test("a refused database URL is quoted with its password hidden", () => {

@@ -67,7 +67,7 @@ export function opsRoutes(deps: HttpDeps) {
           const token = bearerToken(headers.authorization)
           if (!token || !await verifyAdminToken(deps.ctx, token, deps.localAdminToken)) throw refuseAuthentication(deps, "admin_token", server, request, errors.missingAdminToken())
         }
-        return new Response(await renderMetrics(deps.ctx, deps.metrics), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } })
+        return new Response(await renderMetrics(deps.ctx, deps.metrics, deps.brokerStatus), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } })
       },
       opsOperation({
         operationId: "getMetrics",

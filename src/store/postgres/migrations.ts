@@ -10,6 +10,7 @@ import { WA_CONTACTS_SQL } from "./migration-8-wa-contacts"
 import { SANDBOX_BLOCKS_SQL } from "./migration-14-sandbox-blocks"
 import { LABELS_SQL } from "./migration-18-labels"
 import { EVENT_STREAMS_SQL } from "./migration-21-event-streams"
+import { AMQP_PUBLISHER_SQL } from "./migration-22-amqp-publisher"
 import { OFFLINE_WATCHDOG_SQL } from "./migration-9-offline-watchdog"
 import { PHONES_WA_CLIENT_SQL } from "./migration-10-phones-wa-client"
 import { POLLS_SQL } from "./migration-11-polls"
@@ -61,6 +62,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   sqlMigration(19, "one chat per contact by number and LID, revoked previews, history retention index", CHAT_ALIASES_SQL),
   sqlMigration(20, "the inbox order's indexes on chats", CHAT_INBOX_INDEXES_SQL),
   sqlMigration(21, "event stream positions and consumers", EVENT_STREAMS_SQL),
+  sqlMigration(22, "the RabbitMQ publisher's cursor and lease", AMQP_PUBLISHER_SQL),
 ]
 
 /**

@@ -28,6 +28,7 @@ import { pgChatsQueries } from "./chats"
 import { pgHistorySettingsQueries } from "./history-settings"
 import { pgWebhooksQueries } from "./webhooks"
 import { pgEventStreamsQueries } from "./event-streams"
+import { pgAmqpPublisherQueries } from "./amqp-publisher"
 
 /*
  * The PostgreSQL query groups, merged into one flat set of methods like the SQLite store's
@@ -67,6 +68,7 @@ const PG_QUERY_GROUPS = [
   pgHistorySettingsQueries,
   pgLabelsQueries,
   pgEventStreamsQueries,
+  pgAmqpPublisherQueries,
 ] as const
 
 type Group = (typeof PG_QUERY_GROUPS)[number]

@@ -151,7 +151,9 @@ function eventQueries(sql: SQL): Pick<WebhooksQueries, "insertEvent" | "findEven
       if (events.length > 0) await insertEvents(sql, events)
       if (deliveries.length > 0) await insertDeliveries(sql, deliveries)
     },
-    async pruneEvents(cutoffMs, limit) {
+    async pruneEvents(cutoffMs, limit, keepAfter) {
+      // Events the RabbitMQ publisher has not had confirmed yet wait for it (src/store/amqp-publisher.ts).
+      const [xid, seq] = (keepAfter ?? "18446744073709551615:9223372036854775807").split(":")
       // SKIP LOCKED: two nodes pruning at once take different events instead of queueing on
       // each other's rows. The batch's ids are collected once (ARRAY(…)) and deleted by primary
       // key: under `IN (…)` the planner hash-joined the whole events table for every batch.
@@ -160,6 +162,7 @@ function eventQueries(sql: SQL): Pick<WebhooksQueries, "insertEvent" | "findEven
         SELECT e.id FROM events e
         WHERE e.occurred_at_ms < ${cutoffMs}
           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+          AND (e.xid, e.seq) <= (${xid}::xid8, ${seq}::int8)
         ORDER BY e.occurred_at_ms LIMIT ${limit} FOR UPDATE SKIP LOCKED))`
       return result.count
     },

@@ -523,6 +523,16 @@ CREATE TABLE event_consumers (
 ) STRICT;
 `
 
+// The RabbitMQ publisher's row (src/store/amqp-publisher.ts), as PostgreSQL migration 22.
+const AMQP_PUBLISHER = `
+CREATE TABLE amqp_publisher (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  position TEXT,
+  holder TEXT,
+  lease_expires_at_ms INTEGER NOT NULL DEFAULT 0
+) STRICT;
+`
+
 const LABELS = `
 CREATE TABLE labels (
   phone_id TEXT NOT NULL REFERENCES phones(id) ON DELETE CASCADE,
@@ -763,5 +773,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 33,
     name: "event stream consumers",
     up: (db) => db.exec(EVENT_STREAMS),
+  },
+  {
+    version: 34,
+    name: "the RabbitMQ publisher's cursor and lease",
+    up: (db) => db.exec(AMQP_PUBLISHER),
   },
 ]

@@ -28,6 +28,7 @@ import * as sandbox_groups from "./sandbox-groups"
 import * as sandbox_blocks from "./sandbox-blocks"
 import * as labels from "./labels"
 import { sqliteEventStreamsQueries } from "./event-streams"
+import { sqliteAmqpPublisherQueries } from "./amqp-publisher"
 import type { LabelsQueries } from "../labels"
 import * as replies from "./replies"
 import * as send_jobs from "./send-jobs"
@@ -350,7 +351,7 @@ function webhooksQueries(db: Database): WebhooksQueries {
     recordAttempts: async (attempts, progress) => webhooks.recordAttempts(db, attempts, progress),
     insertEventsAndDeliveries: async (events, deliveries) => webhooks.insertEventsAndDeliveries(db, events, deliveries),
     listAttempts: async (deliveryId) => webhooks.listAttempts(db, deliveryId),
-    pruneEvents: async (cutoffMs, limit) => webhooks.pruneEvents(db, cutoffMs, limit),
+    pruneEvents: async (cutoffMs, limit, keepAfter) => webhooks.pruneEvents(db, cutoffMs, limit, keepAfter ?? null),
   }
 }
 
@@ -387,6 +388,7 @@ export function sqliteQueries(db: Database): StoreQueries {
     ...sqliteHistorySettingsQueries(db),
     ...labelsQueries(db),
     ...sqliteEventStreamsQueries(db),
+    ...sqliteAmqpPublisherQueries(db),
   }
 }
 

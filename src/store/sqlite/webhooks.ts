@@ -329,9 +329,11 @@ const PRUNE_EVENTS = `DELETE FROM events WHERE id IN (
     -- The newest event stays, so a new row's rowid never falls below an open stream's position
     -- (src/store/sqlite/event-streams.ts).
     AND e.rowid < (SELECT MAX(rowid) FROM events)
+    -- Events the RabbitMQ publisher has not had confirmed yet wait for it (src/store/amqp-publisher.ts).
+    AND e.rowid <= $keepAfter
   ORDER BY e.occurred_at_ms LIMIT $limit)`
 
 /** Deletes up to `limit` events that occurred before `cutoffMs` and are done with, with their deliveries and attempts; returns how many events. */
-export function pruneEvents(db: Database, cutoffMs: number, limit: number): number {
-  return db.query(PRUNE_EVENTS).run({ cutoffMs, limit }).changes
+export function pruneEvents(db: Database, cutoffMs: number, limit: number, keepAfter: string | null = null): number {
+  return db.query(PRUNE_EVENTS).run({ cutoffMs, limit, keepAfter: keepAfter === null ? Number.MAX_SAFE_INTEGER : Number(keepAfter) }).changes
 }

@@ -9,6 +9,7 @@ import { href, type Scope } from "../scope"
 import { Layout } from "../views/layout"
 import { Clip, StackTable, Time, type Column } from "../views/parts"
 import { PhoneStatusList } from "../views/phones"
+import { BrokerStatus } from "../views/broker"
 import { errorPage } from "./errors"
 import { NoAccount } from "./phones"
 
@@ -105,6 +106,7 @@ async function overviewPage(c: PageContext): Promise<Response> {
     return error ? [{ name: phone.displayName, id: phone.id, error }] : []
   })
   const overview = account ? await accountOverview(ctx, account.id, scope.env) : null
+  const broker = account ? ((await c.dash.deps.brokerStatus?.()) ?? null) : null
   return htmlResponse(
     <Layout title="Overview" section="Overview" scope={scope} csrfToken={c.session.csrfToken} path="/dashboard" envScoped>
       {account && overview ? (
@@ -120,6 +122,7 @@ async function overviewPage(c: PageContext): Promise<Response> {
           </section>
           <MessagesToday counts={overview.messagesToday} scope={scope} />
           <FailingEndpoints failing={overview.failingEndpoints} scope={scope} />
+          <BrokerStatus broker={broker} />
           <LatestErrors overview={overview} phoneErrors={phoneErrors} scope={scope} />
         </div>
       ) : (

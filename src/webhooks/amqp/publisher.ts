@@ -1,0 +1,216 @@
+import type { Clock, TimerHandle } from "../../lib/clock"
+import type { Logger } from "../../lib/logger"
+import type { Counter } from "../../lib/metrics"
+import type { LoggedEvent } from "../../store/event-streams"
+import type { Store } from "../../store/store"
+import { createLinkState, type BrokerState } from "./link-state"
+import type { BrokerMessage, BrokerPort } from "./port"
+
+/*
+ * The RabbitMQ publisher (docs/webhooks.md § "RabbitMQ"): the outbox writes every event to the
+ * log, and the node holding the publisher's lease (src/store/amqp-publisher.ts) reads the log
+ * after the stored cursor a page at a time, publishes the page with confirms and moves the cursor
+ * past it only once the broker has confirmed every message. A failure keeps the cursor, so the
+ * page goes out again, in order, after a backoff: at-least-once, nothing lost, and each event
+ * published by one node at a time. A commit rings `wake`; a poll is the backup.
+ */
+
+export interface AmqpPublisherStatus {
+  state: BrokerState
+  sinceMs: number
+  lastError: string | null
+  /** Events in the log after the cursor: written, not yet confirmed by the broker. */
+  backlog: number
+  /** Events this node has had confirmed since it started. */
+  publishedTotal: number
+}
+
+export interface AmqpPublisher {
+  start(): void
+  /** Events were committed: publish them now (unless the publisher is backing off). */
+  wake(): void
+  status(): Promise<AmqpPublisherStatus>
+  /** Stops the loop, lets the lease go and closes the connection. */
+  stop(): Promise<void>
+}
+
+export interface AmqpPublisherOptions {
+  pageSize: number
+  /** Pages published and not yet confirmed at once. */
+  pagesInFlight: number
+  /** The backup poll when idle. */
+  pollMs: number
+  /** How long the lease runs unrenewed; a standby node tries to claim it every third of it. */
+  leaseMs: number
+  /** The first retry's delay after a failure, doubled each failure up to `maxBackoffMs`. */
+  firstBackoffMs: number
+  maxBackoffMs: number
+}
+
+export const AMQP_PUBLISHER_DEFAULTS: AmqpPublisherOptions = { pageSize: 500, pagesInFlight: 2, pollMs: 1_000, leaseMs: 30_000, firstBackoffMs: 1_000, maxBackoffMs: 30_000 }
+
+export function routingKeyOf(event: Pick<LoggedEvent, "env" | "accountId" | "type">): string {
+  return `${event.env}.${event.accountId}.${event.type}`
+}
+
+function messageOf(event: LoggedEvent): BrokerMessage {
+  return { routingKey: routingKeyOf(event), messageId: event.id, body: event.body, occurredAtMs: event.occurredAtMs }
+}
+
+export function createAmqpPublisher(deps: {
+  store: Store
+  clock: Clock
+  logger: Logger
+  /** Opens the connection; called by `start`, so a CLI command that builds the services never connects. */
+  openPort: () => BrokerPort
+  nodeId: string
+  exchange: string
+  metrics: { published: Counter; failures: Counter }
+  options?: Partial<AmqpPublisherOptions>
+}): AmqpPublisher {
+  const { store, clock, nodeId } = deps
+  const o = { ...AMQP_PUBLISHER_DEFAULTS, ...deps.options }
+  const link = createLinkState({ clock, logger: deps.logger, exchange: deps.exchange })
+  let cursor: string | null = null
+  let heldUntilMs = 0
+  let publishedTotal = 0
+  let failures = 0
+  let running: Promise<void> | null = null
+  let again = false
+  let stopped = true
+  let timer: TimerHandle | null = null
+  let port: BrokerPort | null = null
+
+  function open(): BrokerPort {
+    const opened = deps.openPort()
+    opened.onChange((change) => {
+      if (!change.connected) return link.down(change.reason)
+      link.up()
+      // The broker is back: the page that failed goes out now rather than after the backoff.
+      if (failures > 0) kick()
+    })
+    return opened
+  }
+
+  function schedule(delayMs: number): void {
+    timer?.cancel()
+    timer = clock.setTimer(delayMs, () => {
+      timer = null
+      kick()
+    })
+  }
+
+  /** Takes or renews the lease when it is not held or half run; false while another node holds it. */
+  async function holdLease(): Promise<boolean> {
+    const nowMs = clock.nowMs()
+    if (cursor !== null && heldUntilMs - nowMs > o.leaseMs / 2) return true
+    cursor = await store.write((q) => q.claimAmqpPublisher(nodeId, nowMs, o.leaseMs))
+    heldUntilMs = cursor === null ? 0 : nowMs + o.leaseMs
+    return cursor !== null
+  }
+
+  /** Moves the cursor past a confirmed page; false when the lease was lost. */
+  async function advance(last: string, count: number): Promise<boolean> {
+    const nowMs = clock.nowMs()
+    // A node that lost the lease mid-page (it ran out while the broker was slow) moves nothing:
+    // the new holder publishes the page again from the stored cursor, which at-least-once allows.
+    const kept = await store.write((q) => q.advanceAmqpPublisher(nodeId, last, nowMs, o.leaseMs))
+    if (!kept) {
+      cursor = null
+      return false
+    }
+    cursor = last
+    heldUntilMs = nowMs + o.leaseMs
+    publishedTotal += count
+    deps.metrics.published.inc({}, count)
+    link.up()
+    return true
+  }
+
+  /**
+   * Publishes everything after the cursor. Up to `pagesInFlight` pages are out at once, so the
+   * broker confirms one while the next is read and sent; the cursor still moves one page at a
+   * time, in order, each only after all of its confirms. A failure throws with the cursor at the
+   * last fully confirmed page (a later page already sent goes out again: at-least-once).
+   */
+  async function pass(): Promise<"idle" | "standby"> {
+    if (!(await holdLease())) return "standby"
+    let readFrom = cursor!
+    let exhausted = false
+    const inFlight: { last: string; count: number; confirmed: Promise<void> }[] = []
+    for (;;) {
+      while (!exhausted && !stopped && inFlight.length < o.pagesInFlight) {
+        const page = await store.listLogAfter(readFrom, o.pageSize)
+        exhausted = page.length < o.pageSize
+        if (page.length === 0) break
+        readFrom = page.at(-1)!.position
+        const confirmed = port!.publish(page.map(messageOf))
+        // Awaited in order below; until then a rejection must not count as unhandled.
+        confirmed.catch(() => {})
+        inFlight.push({ last: readFrom, count: page.length, confirmed })
+      }
+      const oldest = inFlight.shift()
+      if (!oldest) return "idle"
+      await oldest.confirmed
+      if (!(await advance(oldest.last, oldest.count))) return "standby"
+    }
+  }
+
+  async function run(): Promise<void> {
+    let delayMs = o.pollMs
+    try {
+      let outcome: Awaited<ReturnType<typeof pass>>
+      do {
+        again = false
+        outcome = await pass()
+      } while (!stopped && again && outcome === "idle")
+      failures = 0
+      if (outcome === "standby") delayMs = o.leaseMs / 3
+    } catch (err) {
+      failures++
+      deps.metrics.failures.inc()
+      link.down(err instanceof Error ? err.message : String(err))
+      delayMs = Math.min(o.maxBackoffMs, o.firstBackoffMs * 2 ** Math.min(failures - 1, 20))
+    }
+    if (!stopped) schedule(delayMs)
+  }
+
+  function kick(): void {
+    if (stopped) return
+    if (running) {
+      again = true
+      return
+    }
+    timer?.cancel()
+    timer = null
+    running = run().finally(() => {
+      running = null
+    })
+  }
+
+  return {
+    start() {
+      if (port) return
+      port = open()
+      stopped = false
+      kick()
+    },
+    wake() {
+      // While backing off, a commit does not hammer a broker that is down; the timer retries.
+      if (failures === 0) kick()
+    },
+    async status() {
+      const position = cursor ?? (await store.amqpPublisherRow())?.position ?? null
+      const backlog = position === null ? 0 : await store.countLogAfter(position)
+      return { state: link.state, sinceMs: link.sinceMs, lastError: link.lastError, backlog, publishedTotal }
+    },
+    async stop() {
+      stopped = true
+      timer?.cancel()
+      timer = null
+      await running
+      if (cursor !== null) await store.write((q) => q.releaseAmqpPublisher(nodeId)).catch(() => {})
+      await port?.close()
+    },
+  }
+}
