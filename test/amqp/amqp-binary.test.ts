@@ -11,7 +11,7 @@ import { bindQueue, takeAtLeast } from "./amqp-helpers"
  * URL's password.
  */
 
-setDefaultTimeout(SLOW_TEST_TIMEOUT_MS * 2)
+setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
 describeWithRabbitmq("RabbitMQ publishing from the compiled binary", () => {
   let broker: ThrowawayRabbitmq
@@ -45,5 +45,5 @@ describeWithRabbitmq("RabbitMQ publishing from the compiled binary", () => {
       p.kill("SIGKILL")
       await p.proc.exited
     }
-  })
+  }, SLOW_TEST_TIMEOUT_MS * 2)
 })
