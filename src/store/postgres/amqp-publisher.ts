@@ -1,6 +1,6 @@
 import type { SQL } from "bun"
 import type { AmqpPublisherQueries } from "../amqp-publisher"
-import type { LoggedEvent } from "../event-streams"
+import { loggedFromRaw, parts, VISIBLE } from "./event-streams"
 
 /*
  * The RabbitMQ publisher's row and the whole log read in (xid, seq) order on PostgreSQL
@@ -9,13 +9,7 @@ import type { LoggedEvent } from "../event-streams"
  * an event that commits later.
  */
 
-const VISIBLE = "xid < pg_snapshot_xmin(pg_current_snapshot())"
 const HEAD = `COALESCE((SELECT xid::text || ':' || seq FROM events WHERE ${VISIBLE} ORDER BY xid DESC, seq DESC LIMIT 1), '0:0')`
-
-function parts(position: string): [string, string] {
-  const [xid = "0", seq = "0"] = position.split(":")
-  return [xid, seq]
-}
 
 export function pgAmqpPublisherQueries(sql: SQL): AmqpPublisherQueries {
   return {
@@ -49,17 +43,7 @@ export function pgAmqpPublisherQueries(sql: SQL): AmqpPublisherQueries {
           FROM events WHERE (xid, seq) > ($1::xid8, $2::int8) AND ${VISIBLE} ORDER BY xid, seq LIMIT $3`,
         [xid, seq, limit],
       )
-      return rows.map(
-        (r: Record<string, unknown>): LoggedEvent => ({
-          position: `${r.xid}:${r.seq}`,
-          id: r.id as string,
-          accountId: r.accountId as string,
-          env: r.env as LoggedEvent["env"],
-          type: r.type as string,
-          body: r.body as string,
-          occurredAtMs: Number(r.occurredAtMs),
-        }),
-      )
+      return rows.map(loggedFromRaw)
     },
     async countLogAfter(position) {
       const [xid, seq] = parts(position)

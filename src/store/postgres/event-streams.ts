@@ -14,9 +14,10 @@ import type { EventStreamsQueries, LoggedEvent } from "../event-streams"
 
 type Raw = Record<string, unknown>
 
-const VISIBLE = "xid < pg_snapshot_xmin(pg_current_snapshot())"
+/** Events of transactions older than every one still running: later commits cannot land before them. */
+export const VISIBLE = "xid < pg_snapshot_xmin(pg_current_snapshot())"
 
-function loggedFromRaw(r: Raw): LoggedEvent {
+export function loggedFromRaw(r: Raw): LoggedEvent {
   return {
     position: `${r.xid}:${r.seq}`,
     id: r.id as string,
@@ -29,7 +30,7 @@ function loggedFromRaw(r: Raw): LoggedEvent {
 }
 
 /** "xid:seq" as the two values; "0:0" is before every event. */
-function parts(position: string): [string, string] {
+export function parts(position: string): [string, string] {
   const [xid = "0", seq = "0"] = position.split(":")
   return [xid, seq]
 }
