@@ -15,6 +15,7 @@ import { join } from "node:path"
  */
 
 const START_TIMEOUT_MS = 30_000
+const STOP_WAIT_MS = 5_000
 
 interface Server {
   /** Connection URL of the `postgres` maintenance database, as the superuser. */
@@ -31,14 +32,29 @@ let stopStarted: (() => void) | null = null
  * line of postmaster.pid) is signalled itself. Synchronous: it runs in an exit hook.
  */
 function stopServer(server: Subprocess, dir: string, data: string): void {
+  let pid = 0
   try {
-    const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
+    pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
     if (pid > 0) process.kill(pid, "SIGQUIT")
   } catch {}
   try {
     server.kill("SIGQUIT")
   } catch {}
+  // A postmaster still shutting down writes into its directory while it is being removed, which
+  // left empty `wagate-pg-*` directories behind; so the removal waits (bounded) until it is gone.
+  const deadline = Date.now() + STOP_WAIT_MS
+  while (pid > 0 && alive(pid) && Date.now() < deadline) Bun.sleepSync(10)
   rmSync(dir, { recursive: true, force: true })
+}
+
+/** Whether a process still runs; a zombie (ended, not yet reaped by this process) does not. */
+function alive(pid: number): boolean {
+  try {
+    // The state is the first field after the command name's closing parenthesis, stat(5).
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z"
+  } catch {
+    return false
+  }
 }
 
 /** Stops the run's throwaway server, if one started (test/setup.ts, after the last test file). */
