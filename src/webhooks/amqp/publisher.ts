@@ -5,7 +5,7 @@ import type { LoggedEvent } from "../../store/event-streams"
 import type { Store } from "../../store/store"
 import { createPublisherLease } from "./lease"
 import { createLinkState, type BrokerState } from "./link-state"
-import type { BrokerMessage, BrokerPort } from "./port"
+import { messageOf, type BrokerPort } from "./port"
 
 /*
  * The RabbitMQ publisher (docs/webhooks.md § "RabbitMQ"): the outbox writes every event to the
@@ -20,8 +20,10 @@ export interface AmqpPublisherStatus {
   state: BrokerState
   sinceMs: number
   lastError: string | null
-  /** Events in the log after the cursor: written, not yet confirmed by the broker. */
+  /** Events in the log after the cursor: written, not yet confirmed by the broker; at most BACKLOG_COUNT_LIMIT. */
   backlog: number
+  /** The backlog reached BACKLOG_COUNT_LIMIT: at least that many wait. */
+  backlogAtLeast: boolean
   /** Events this node has had confirmed since it started. */
   publishedTotal: number
 }
@@ -50,13 +52,8 @@ export interface AmqpPublisherOptions {
 
 export const AMQP_PUBLISHER_DEFAULTS: AmqpPublisherOptions = { pageSize: 1_000, pagesInFlight: 3, pollMs: 1_000, leaseMs: 10_000, firstBackoffMs: 1_000, maxBackoffMs: 30_000 }
 
-export function routingKeyOf(event: Pick<LoggedEvent, "env" | "accountId" | "type">): string {
-  return `${event.env}.${event.accountId}.${event.type}`
-}
-
-function messageOf(event: LoggedEvent): BrokerMessage {
-  return { routingKey: routingKeyOf(event), messageId: event.id, body: event.body, occurredAtMs: event.occurredAtMs }
-}
+/** Where the backlog's count stops: past it, "at least" is all an operator needs, and a scrape stays cheap. */
+export const BACKLOG_COUNT_LIMIT = 10_000
 
 export function createAmqpPublisher(deps: {
   store: Store
@@ -200,8 +197,8 @@ export function createAmqpPublisher(deps: {
     wake,
     async status() {
       const position = lease.cursor ?? (await store.amqpPublisherRow())?.position ?? null
-      const backlog = position === null ? 0 : await store.countLogAfter(position)
-      return { state: link.state, sinceMs: link.sinceMs, lastError: link.lastError, backlog, publishedTotal }
+      const backlog = position === null ? 0 : await store.countLogAfter(position, BACKLOG_COUNT_LIMIT)
+      return { state: link.state, sinceMs: link.sinceMs, lastError: link.lastError, backlog, backlogAtLeast: backlog >= BACKLOG_COUNT_LIMIT, publishedTotal }
     },
     async stop() {
       stopped = true
