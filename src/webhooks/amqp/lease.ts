@@ -6,7 +6,7 @@ import type { Store } from "../../store/store"
  * holder renews the lease once half of it has run. A standby node reads from the row when the
  * holder's lease runs out and claims again then (or after a third of a lease, for a holder that
  * let it go at shutdown): a dead holder is replaced within one lease (docs/operations.md
- * § "RabbitMQ"), and a commit's wake-up does not make the standby write to the store meanwhile.
+ * § "RabbitMQ on several nodes"), and a commit's wake-up does not make the standby write to the store meanwhile.
  */
 
 export interface PublisherLease {
