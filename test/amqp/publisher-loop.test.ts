@@ -110,6 +110,30 @@ describe("the publisher loop: success", () => {
     expect(idsOf(s.port.batches)).toEqual(["evt_1", "evt_2", "evt_3", "evt_4", "evt_5"])
   })
 
+  test("the next page goes out as soon as a page is confirmed, while the cursor's write for it is still pending", async () => {
+    const s = await setup({ pageSize: 2, pagesInFlight: 1 })
+    s.publisher.start()
+    await settle()
+    s.port.hold = true
+    await s.add("evt_1", "evt_2", "evt_3", "evt_4")
+    expect(s.port.batches.length).toBe(1)
+    let open: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const write = s.store.write.bind(s.store)
+    s.store.write = (async (fn: Parameters<Store["write"]>[0], options?: Parameters<Store["write"]>[1]) => {
+      if (String(fn).includes("advanceAmqpPublisher")) await gate
+      return write(fn, options)
+    }) as Store["write"]
+    s.port.confirmAll()
+    await settle()
+    expect(idsOf(s.port.batches)).toEqual(["evt_1", "evt_2", "evt_3", "evt_4"])
+    open()
+    s.port.hold = false
+    s.port.confirmAll()
+    await settle()
+    expect((await s.publisher.status()).backlog).toBe(0)
+  })
+
   test("the poll publishes what no wake-up announced (an event committed by another node)", async () => {
     const s = await setup({ pollMs: 1_000 })
     s.publisher.start()
