@@ -218,6 +218,9 @@ describe("the publisher loop: several nodes", () => {
     await a.clock.advanceAndCatchUp(3_000, settle)
     expect(idsOf(b.port.batches)).toEqual(["evt_3"])
     expect((await a.store.amqpPublisherRow())!.holder).toBe("node-b")
+    // Before the lease it waited for would have run out, the new holder publishes on a commit's wake-up.
+    await b.add("evt_4")
+    expect(idsOf(b.port.batches)).toEqual(["evt_3", "evt_4"])
   })
 
   test("the holder publishes an event another node committed on the events signal, without waiting for the poll", async () => {

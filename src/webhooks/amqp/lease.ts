@@ -39,7 +39,8 @@ export function createPublisherLease(deps: { store: Store; clock: Clock; nodeId:
       if (cursor !== null && heldUntilMs - nowMs > leaseMs / 2) return true
       cursor = await store.write((q) => q.claimAmqpPublisher(nodeId, nowMs, leaseMs))
       heldUntilMs = cursor === null ? 0 : nowMs + leaseMs
-      if (cursor === null) standbyUntilMs = (await store.amqpPublisherRow())?.leaseExpiresAtMs ?? 0
+      // Holding it, this node must wake on every commit again (publisher.ts gates wake-ups on this).
+      standbyUntilMs = cursor === null ? ((await store.amqpPublisherRow())?.leaseExpiresAtMs ?? 0) : 0
       return cursor !== null
     },
     async advance(last) {
