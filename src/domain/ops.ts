@@ -48,7 +48,7 @@ async function brokerSections(metrics: AppMetrics, broker: () => Promise<{ state
   return [
     metrics.amqpPublished.render(),
     metrics.amqpFailures.render(),
-    renderGauge("wagate_amqp_backlog", "Events written but not yet confirmed by RabbitMQ: they wait in the store.", [{ labels: {}, value: status.backlog }], node),
+    renderGauge("wagate_amqp_backlog", "Events written but not yet confirmed by RabbitMQ: they wait in the store (counted up to 10,000).", [{ labels: {}, value: status.backlog }], node),
     renderGauge("wagate_amqp_connected", "1 while this node's connection to RabbitMQ is up, 0 while it connects or the broker is down.", [
       { labels: {}, value: status.state === "connected" ? 1 : 0 },
     ], node),

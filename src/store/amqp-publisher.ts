@@ -32,6 +32,9 @@ export interface AmqpPublisherQueries {
    * same visibility rule as a stream's read (src/store/event-streams.ts): none is skipped.
    */
   listLogAfter(position: string, limit: number): Promise<LoggedEvent[]>
-  /** How many events stand after `position` (the publisher's backlog). */
-  countLogAfter(position: string): Promise<number>
+  /**
+   * How many events stand after `position` (the publisher's backlog), counting at most `limit`:
+   * the count stops there, so a scrape during a long outage reads a bounded range of the index.
+   */
+  countLogAfter(position: string, limit: number): Promise<number>
 }

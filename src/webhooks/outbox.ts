@@ -100,7 +100,8 @@ export function createOutbox(deps: {
       const endpoints = listening.endpoints.filter((e) => eventMatches(e.events, event.type))
       // Nobody listens: nothing to deliver, nothing to keep. A stream consumer reads the log.
       if (endpoints.length === 0 && !listening.streamed && !deps.onLoggedCommitted) continue
-      if (listening.streamed) streamed.add(eventsSignal(event.accountId, event.env))
+      // The RabbitMQ publisher (onLoggedCommitted) reads every event: the node holding its lease wakes on any.
+      if (listening.streamed || deps.onLoggedCommitted) streamed.add(eventsSignal(event.accountId, event.env))
       const eventId = deps.ids.newId("evt")
       const body = JSON.stringify({ event: event.type, timestamp: toIso(event.occurredAtMs), data: event.data })
       eventRows.push({ id: eventId, accountId: event.accountId, env: event.env, type: event.type, body, occurredAtMs: event.occurredAtMs })

@@ -110,6 +110,30 @@ describe("the publisher loop: success", () => {
     expect(idsOf(s.port.batches)).toEqual(["evt_1", "evt_2", "evt_3", "evt_4", "evt_5"])
   })
 
+  test("the next page goes out as soon as a page is confirmed, while the cursor's write for it is still pending", async () => {
+    const s = await setup({ pageSize: 2, pagesInFlight: 1 })
+    s.publisher.start()
+    await settle()
+    s.port.hold = true
+    await s.add("evt_1", "evt_2", "evt_3", "evt_4")
+    expect(s.port.batches.length).toBe(1)
+    let open: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const write = s.store.write.bind(s.store)
+    s.store.write = (async (fn: Parameters<Store["write"]>[0], options?: Parameters<Store["write"]>[1]) => {
+      if (String(fn).includes("advanceAmqpPublisher")) await gate
+      return write(fn, options)
+    }) as Store["write"]
+    s.port.confirmAll()
+    await settle()
+    expect(idsOf(s.port.batches)).toEqual(["evt_1", "evt_2", "evt_3", "evt_4"])
+    open()
+    s.port.hold = false
+    s.port.confirmAll()
+    await settle()
+    expect((await s.publisher.status()).backlog).toBe(0)
+  })
+
   test("the poll publishes what no wake-up announced (an event committed by another node)", async () => {
     const s = await setup({ pollMs: 1_000 })
     s.publisher.start()
@@ -194,5 +218,48 @@ describe("the publisher loop: several nodes", () => {
     await a.clock.advanceAndCatchUp(3_000, settle)
     expect(idsOf(b.port.batches)).toEqual(["evt_3"])
     expect((await a.store.amqpPublisherRow())!.holder).toBe("node-b")
+    // Before the lease it waited for would have run out, the new holder publishes on a commit's wake-up.
+    await b.add("evt_4")
+    expect(idsOf(b.port.batches)).toEqual(["evt_3", "evt_4"])
+  })
+
+  test("the holder publishes an event another node committed on the events signal, without waiting for the poll", async () => {
+    const s = await setup({ pollMs: 60_000 })
+    s.publisher.start()
+    await settle()
+    // Another node's commit: nothing calls this publisher's wake(); only the store's signal reaches it.
+    await s.store.write(async (q, tx) => {
+      await q.insertEventsAndDeliveries([event("evt_elsewhere")], [])
+      tx.notify("events", "acc_1|test")
+    })
+    await settle()
+    expect(idsOf(s.port.batches)).toEqual(["evt_elsewhere"])
+  })
+
+  test("a holder that died (its lease never renewed) is replaced within one 10 s lease; the standby does not claim on every commit meanwhile, then publishes every event once, in order", async () => {
+    const a = await setup({}, "node-b")
+    // A node claimed the lease and died: it never renews or releases it.
+    await a.store.write((q) => q.claimAmqpPublisher("node-dead", a.clock.nowMs(), 10_000))
+    a.publisher.start()
+    await settle()
+    let claims = 0
+    const write = a.store.write.bind(a.store)
+    a.store.write = ((fn: Parameters<Store["write"]>[0], options?: Parameters<Store["write"]>[1]) => {
+      if (String(fn).includes("claimAmqpPublisher")) claims++
+      return write(fn, options)
+    }) as Store["write"]
+    for (const id of ["evt_1", "evt_2", "evt_3"]) {
+      await a.add(id)
+      await a.clock.advanceAndCatchUp(2_000, settle)
+    }
+    // 6 s in: the dead node's lease still runs; the three commits did not make the standby claim,
+    // only its timer did (every third of a lease, in case the holder let the lease go).
+    expect(a.port.batches).toEqual([])
+    expect(claims).toBe(1)
+    for (let second = 7; second <= 10; second++) await a.clock.advanceAndCatchUp(1_000, settle)
+    expect(idsOf(a.port.batches)).toEqual(["evt_1", "evt_2", "evt_3"])
+    expect((await a.store.amqpPublisherRow())!.holder).toBe("node-b")
+    await a.add("evt_4")
+    expect(idsOf(a.port.batches)).toEqual(["evt_1", "evt_2", "evt_3", "evt_4"])
   })
 })

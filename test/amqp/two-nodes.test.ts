@@ -46,7 +46,7 @@ describeWithRabbitmq("RabbitMQ publishing from two nodes on PostgreSQL", () => {
       await send(n1, `one ${i}`)
       await send(n2, `two ${i}`)
     }
-    // The standby node tries the lease every 10 s; the poll publishes what the other node committed.
+    // The holder wakes on the other node's commits (the events signal); the poll is the backup.
     const first = await takeAtLeast(broker.url, "cluster", 6, 60_000, () => n1.advance(1_000))
     const holder = (await n1.services.ctx.store.amqpPublisherRow())!.holder
     expect(["n1", "n2"]).toContain(holder!)

@@ -1,7 +1,7 @@
 import { systemClock } from "../../src/lib/clock"
 import { silentLogger } from "../../src/lib/logger"
 import { Counter } from "../../src/lib/metrics"
-import { createAmqpPublisher } from "../../src/webhooks/amqp/publisher"
+import { AMQP_PUBLISHER_DEFAULTS, createAmqpPublisher } from "../../src/webhooks/amqp/publisher"
 import { createRabbitmqPort } from "../../src/webhooks/amqp/rabbitmq"
 import { bindQueue } from "../amqp/amqp-helpers"
 import { startRabbitmq } from "../helpers/rabbitmq"
@@ -19,14 +19,15 @@ import { seedAccount } from "../store/contract/webhook-rows"
  */
 
 const EVENTS = Number(process.env.BENCH_AMQP_EVENTS ?? 20_000)
-const PAGE = Number(process.env.BENCH_AMQP_PAGE ?? 500)
-const IN_FLIGHT = Number(process.env.BENCH_AMQP_IN_FLIGHT ?? 2)
+const PAGE = Number(process.env.BENCH_AMQP_PAGE ?? AMQP_PUBLISHER_DEFAULTS.pageSize)
+const IN_FLIGHT = Number(process.env.BENCH_AMQP_IN_FLIGHT ?? AMQP_PUBLISHER_DEFAULTS.pagesInFlight)
 const ROUNDS = Number(process.env.BENCH_AMQP_ROUNDS ?? 3)
 const TARGET_PER_S = 5_000
 
 export interface AmqpFigures {
   events: number
   page: number
+  inFlight: number
   /** Events per second of each round, start of the publisher to the cursor past the last event. */
   rounds: number[]
   medianPerS: number
@@ -93,7 +94,7 @@ export async function benchAmqp(progress: (line: string) => void): Promise<AmqpF
       if (!new RegExp(`^bench-${r}\\s+${EVENTS}$`, "m").test(listed)) throw new Error(`queue bench-${r} does not hold ${EVENTS} messages: ${listed}`)
     }
     const sorted = [...rounds].sort((a, b) => a - b)
-    return { events: EVENTS, page: PAGE, rounds, medianPerS: sorted[Math.floor(sorted.length / 2)]!, bootMs }
+    return { events: EVENTS, page: PAGE, inFlight: IN_FLIGHT, rounds, medianPerS: sorted[Math.floor(sorted.length / 2)]!, bootMs }
   } finally {
     await broker.remove()
   }
@@ -102,7 +103,7 @@ export async function benchAmqp(progress: (line: string) => void): Promise<AmqpF
 export function amqpLines(f: AmqpFigures): string[] {
   const rounds = f.rounds.map((n) => n.toFixed(0)).join(", ")
   return [
-    `wagate's RabbitMQ publisher draining ${f.events.toLocaleString("en-US")} stored events with confirms, pages of ${f.page}: median ${f.medianPerS.toFixed(0)} events/s ` +
+    `wagate's RabbitMQ publisher draining ${f.events.toLocaleString("en-US")} stored events with confirms, pages of ${f.page}, ${f.inFlight} in flight: median ${f.medianPerS.toFixed(0)} events/s ` +
       `(target ≥ ${TARGET_PER_S.toLocaleString("en-US")}${f.medianPerS >= TARGET_PER_S ? ", met" : ", MISSED"}); rounds ${rounds}; broker boot ${(f.bootMs / 1000).toFixed(1)} s`,
   ]
 }

@@ -45,9 +45,12 @@ export function pgAmqpPublisherQueries(sql: SQL): AmqpPublisherQueries {
       )
       return rows.map(loggedFromRaw)
     },
-    async countLogAfter(position) {
+    async countLogAfter(position, limit) {
       const [xid, seq] = parts(position)
-      const [row] = await sql.unsafe("SELECT count(*)::int8 AS n FROM events WHERE (xid, seq) > ($1::xid8, $2::int8)", [xid, seq])
+      const [row] = await sql.unsafe(
+        "SELECT count(*)::int8 AS n FROM (SELECT 1 FROM events WHERE (xid, seq) > ($1::xid8, $2::int8) ORDER BY xid, seq LIMIT $3) AS waiting",
+        [xid, seq, limit],
+      )
       return Number(row.n)
     },
   }

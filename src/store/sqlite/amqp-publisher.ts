@@ -19,7 +19,7 @@ const RELEASE = "UPDATE amqp_publisher SET holder = NULL, lease_expires_at_ms = 
 const ROW = "SELECT position, holder, lease_expires_at_ms AS leaseExpiresAtMs FROM amqp_publisher WHERE id = 1"
 const LIST = `SELECT rowid AS position, id, account_id AS accountId, env, type, body, occurred_at_ms AS occurredAtMs
   FROM events WHERE rowid > ?1 ORDER BY rowid LIMIT ?2`
-const COUNT = "SELECT count(*) AS n FROM events WHERE rowid > ?1"
+const COUNT = "SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE rowid > ?1 LIMIT ?2)"
 
 type RawLogged = Omit<LoggedEvent, "position"> & { position: number }
 
@@ -37,6 +37,6 @@ export function sqliteAmqpPublisherQueries(db: Database): AmqpPublisherQueries {
     amqpPublisherRow: async () => db.query<AmqpPublisherRow, []>(ROW).get(),
     listLogAfter: async (position, limit) =>
       db.query<RawLogged, [number, number]>(LIST).all(Number(position), limit).map((r) => ({ ...r, position: String(r.position) })),
-    countLogAfter: async (position) => db.query<{ n: number }, [number]>(COUNT).get(Number(position))!.n,
+    countLogAfter: async (position, limit) => db.query<{ n: number }, [number, number]>(COUNT).get(Number(position), limit)!.n,
   }
 }

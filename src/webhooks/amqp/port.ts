@@ -1,3 +1,5 @@
+import type { LoggedEvent } from "../../store/event-streams"
+
 /*
  * What the RabbitMQ publisher (publisher.ts) needs of a broker client: the port keeps the loop
  * free of any AMQP library, so its tests pass a fake one in, and the one implementation
@@ -26,4 +28,13 @@ export interface BrokerPort {
   onChange(fn: (change: { connected: true } | { connected: false; reason: string }) => void): void
   /** Closes the connection; a publish in flight rejects. */
   close(): Promise<void>
+}
+
+export function routingKeyOf(event: Pick<LoggedEvent, "env" | "accountId" | "type">): string {
+  return `${event.env}.${event.accountId}.${event.type}`
+}
+
+/** A logged event as its message: the envelope's stored bytes go out as they are, never re-serialised. */
+export function messageOf(event: LoggedEvent): BrokerMessage {
+  return { routingKey: routingKeyOf(event), messageId: event.id, body: event.body, occurredAtMs: event.occurredAtMs }
 }

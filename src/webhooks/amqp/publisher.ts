@@ -3,8 +3,9 @@ import type { Logger } from "../../lib/logger"
 import type { Counter } from "../../lib/metrics"
 import type { LoggedEvent } from "../../store/event-streams"
 import type { Store } from "../../store/store"
+import { createPublisherLease } from "./lease"
 import { createLinkState, type BrokerState } from "./link-state"
-import type { BrokerMessage, BrokerPort } from "./port"
+import { messageOf, type BrokerPort } from "./port"
 
 /*
  * The RabbitMQ publisher (docs/webhooks.md § "RabbitMQ"): the outbox writes every event to the
@@ -19,8 +20,10 @@ export interface AmqpPublisherStatus {
   state: BrokerState
   sinceMs: number
   lastError: string | null
-  /** Events in the log after the cursor: written, not yet confirmed by the broker. */
+  /** Events in the log after the cursor: written, not yet confirmed by the broker; at most BACKLOG_COUNT_LIMIT. */
   backlog: number
+  /** The backlog reached BACKLOG_COUNT_LIMIT: at least that many wait. */
+  backlogAtLeast: boolean
   /** Events this node has had confirmed since it started. */
   publishedTotal: number
 }
@@ -40,22 +43,17 @@ export interface AmqpPublisherOptions {
   pagesInFlight: number
   /** The backup poll when idle. */
   pollMs: number
-  /** How long the lease runs unrenewed; a standby node tries to claim it every third of it. */
+  /** How long the lease runs unrenewed: a dead holder is replaced within it (lease.ts). */
   leaseMs: number
   /** The first retry's delay after a failure, doubled each failure up to `maxBackoffMs`. */
   firstBackoffMs: number
   maxBackoffMs: number
 }
 
-export const AMQP_PUBLISHER_DEFAULTS: AmqpPublisherOptions = { pageSize: 500, pagesInFlight: 2, pollMs: 1_000, leaseMs: 30_000, firstBackoffMs: 1_000, maxBackoffMs: 30_000 }
+export const AMQP_PUBLISHER_DEFAULTS: AmqpPublisherOptions = { pageSize: 1_000, pagesInFlight: 3, pollMs: 1_000, leaseMs: 10_000, firstBackoffMs: 1_000, maxBackoffMs: 30_000 }
 
-export function routingKeyOf(event: Pick<LoggedEvent, "env" | "accountId" | "type">): string {
-  return `${event.env}.${event.accountId}.${event.type}`
-}
-
-function messageOf(event: LoggedEvent): BrokerMessage {
-  return { routingKey: routingKeyOf(event), messageId: event.id, body: event.body, occurredAtMs: event.occurredAtMs }
-}
+/** Where the backlog's count stops: past it, "at least" is all an operator needs, and a scrape stays cheap. */
+export const BACKLOG_COUNT_LIMIT = 10_000
 
 export function createAmqpPublisher(deps: {
   store: Store
@@ -71,8 +69,7 @@ export function createAmqpPublisher(deps: {
   const { store, clock, nodeId } = deps
   const o = { ...AMQP_PUBLISHER_DEFAULTS, ...deps.options }
   const link = createLinkState({ clock, logger: deps.logger, exchange: deps.exchange })
-  let cursor: string | null = null
-  let heldUntilMs = 0
+  const lease = createPublisherLease({ store, clock, nodeId, leaseMs: o.leaseMs })
   let publishedTotal = 0
   let failures = 0
   let running: Promise<void> | null = null
@@ -80,6 +77,7 @@ export function createAmqpPublisher(deps: {
   let stopped = true
   let timer: TimerHandle | null = null
   let port: BrokerPort | null = null
+  let unlisten: Promise<() => Promise<void>> | null = null
 
   function open(): BrokerPort {
     const opened = deps.openPort()
@@ -100,27 +98,11 @@ export function createAmqpPublisher(deps: {
     })
   }
 
-  /** Takes or renews the lease when it is not held or half run; false while another node holds it. */
-  async function holdLease(): Promise<boolean> {
-    const nowMs = clock.nowMs()
-    if (cursor !== null && heldUntilMs - nowMs > o.leaseMs / 2) return true
-    cursor = await store.write((q) => q.claimAmqpPublisher(nodeId, nowMs, o.leaseMs))
-    heldUntilMs = cursor === null ? 0 : nowMs + o.leaseMs
-    return cursor !== null
-  }
-
   /** Moves the cursor past a confirmed page; false when the lease was lost. */
   async function advance(last: string, count: number): Promise<boolean> {
-    const nowMs = clock.nowMs()
     // A node that lost the lease mid-page (it ran out while the broker was slow) moves nothing:
     // the new holder publishes the page again from the stored cursor, which at-least-once allows.
-    const kept = await store.write((q) => q.advanceAmqpPublisher(nodeId, last, nowMs, o.leaseMs))
-    if (!kept) {
-      cursor = null
-      return false
-    }
-    cursor = last
-    heldUntilMs = nowMs + o.leaseMs
+    if (!(await lease.advance(last))) return false
     publishedTotal += count
     deps.metrics.published.inc({}, count)
     link.up()
@@ -134,11 +116,11 @@ export function createAmqpPublisher(deps: {
    * last fully confirmed page (a later page already sent goes out again: at-least-once).
    */
   async function pass(): Promise<"idle" | "standby"> {
-    if (!(await holdLease())) return "standby"
-    let readFrom = cursor!
+    if (!(await lease.hold())) return "standby"
+    let readFrom = lease.cursor!
     let exhausted = false
     const inFlight: { last: string; count: number; confirmed: Promise<void> }[] = []
-    for (;;) {
+    const fill = async () => {
       while (!exhausted && !stopped && inFlight.length < o.pagesInFlight) {
         const page = await store.listLogAfter(readFrom, o.pageSize)
         exhausted = page.length < o.pageSize
@@ -149,9 +131,15 @@ export function createAmqpPublisher(deps: {
         confirmed.catch(() => {})
         inFlight.push({ last: readFrom, count: page.length, confirmed })
       }
+    }
+    await fill()
+    for (;;) {
       const oldest = inFlight.shift()
       if (!oldest) return "idle"
       await oldest.confirmed
+      // The next page goes out before the cursor's write, so the broker is never left without
+      // work while the store writes; it is at most one page more to send again if the lease is lost.
+      await fill()
       if (!(await advance(oldest.last, oldest.count))) return "standby"
     }
   }
@@ -165,7 +153,9 @@ export function createAmqpPublisher(deps: {
         outcome = await pass()
       } while (!stopped && again && outcome === "idle")
       failures = 0
-      if (outcome === "standby") delayMs = o.leaseMs / 3
+      // A standby node claims again when the holder's lease runs out, or after a third of a lease
+      // (a holder that stopped let its lease go early; the nodes' clocks may differ).
+      if (outcome === "standby") delayMs = Math.min(Math.ceil(o.leaseMs / 3), Math.max(1, lease.standbyUntilMs - clock.nowMs()))
     } catch (err) {
       failures++
       deps.metrics.failures.inc()
@@ -188,28 +178,36 @@ export function createAmqpPublisher(deps: {
     })
   }
 
+  function wake(): void {
+    // While backing off, a commit does not hammer a broker that is down; the timer retries. A
+    // standby node waits for the holder's lease to run out rather than claim on every commit.
+    if (failures === 0 && clock.nowMs() >= lease.standbyUntilMs) kick()
+  }
+
   return {
     start() {
       if (port) return
       port = open()
       stopped = false
+      // Commits on every node sharing the store ring here (a NOTIFY on PostgreSQL); the poll is the backup.
+      unlisten = store.listen("events", wake, wake)
+      unlisten.catch((err) => deps.logger.debug("listening for events failed: the poll publishes them", { err }))
       kick()
     },
-    wake() {
-      // While backing off, a commit does not hammer a broker that is down; the timer retries.
-      if (failures === 0) kick()
-    },
+    wake,
     async status() {
-      const position = cursor ?? (await store.amqpPublisherRow())?.position ?? null
-      const backlog = position === null ? 0 : await store.countLogAfter(position)
-      return { state: link.state, sinceMs: link.sinceMs, lastError: link.lastError, backlog, publishedTotal }
+      const position = lease.cursor ?? (await store.amqpPublisherRow())?.position ?? null
+      const backlog = position === null ? 0 : await store.countLogAfter(position, BACKLOG_COUNT_LIMIT)
+      return { state: link.state, sinceMs: link.sinceMs, lastError: link.lastError, backlog, backlogAtLeast: backlog >= BACKLOG_COUNT_LIMIT, publishedTotal }
     },
     async stop() {
       stopped = true
       timer?.cancel()
       timer = null
       await running
-      if (cursor !== null) await store.write((q) => q.releaseAmqpPublisher(nodeId)).catch(() => {})
+      await (await unlisten?.catch(() => null))?.().catch(() => {})
+      unlisten = null
+      await lease.release()
       await port?.close()
     },
   }

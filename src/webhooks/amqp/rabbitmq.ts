@@ -47,22 +47,20 @@ export function createRabbitmqPort(options: { url: string; exchange: string; con
   return {
     async publish(messages: readonly BrokerMessage[]) {
       // All are sent at once and confirmed as the broker goes; the channel keeps their order.
-      const sends = messages.map((m) =>
-        publisher.send(
-          {
-            exchange: options.exchange,
-            routingKey: m.routingKey,
-            durable: true,
-            messageId: m.messageId,
-            contentType: "application/json",
-            timestamp: Math.floor(m.occurredAtMs / 1000),
-          },
-          Buffer.from(m.body, "utf8"),
-        ),
-      )
-      const results = await Promise.allSettled(sends)
-      const failed = results.find((r) => r.status === "rejected")
-      if (failed) throw new Error(reasonOf(failed.reason))
+      // The first failure is kept (and the others swallowed) while every send settles, without
+      // a settled-result object per message.
+      let failure: unknown = null
+      const noteFailure = (err: unknown) => {
+        failure ??= err
+      }
+      const sends = new Array<Promise<void>>(messages.length)
+      for (let i = 0; i < messages.length; i++) {
+        const m = messages[i]!
+        const props = { exchange: options.exchange, routingKey: m.routingKey, durable: true, messageId: m.messageId, contentType: "application/json", timestamp: Math.floor(m.occurredAtMs / 1000) }
+        sends[i] = publisher.send(props, Buffer.from(m.body, "utf8")).catch(noteFailure)
+      }
+      await Promise.all(sends)
+      if (failure !== null) throw new Error(reasonOf(failure))
     },
     onChange(fn) {
       listeners.push(fn)

@@ -28,8 +28,17 @@ describeStores("the RabbitMQ publisher's cursor and lease", (open) => {
     expect(all[1]).toMatchObject(event("evt_a", { accountId: "acc_2" }))
     expect(ids(await store.listLogAfter(all[0]!.position, 2))).toEqual(["evt_a", "evt_live"])
     expect(await store.listLogAfter(all[3]!.position, 10)).toEqual([])
-    expect(await store.countLogAfter(all[0]!.position)).toBe(3)
-    expect(await store.countLogAfter(all[3]!.position)).toBe(0)
+    expect(await store.countLogAfter(all[0]!.position, 10)).toBe(3)
+    expect(await store.countLogAfter(all[3]!.position, 10)).toBe(0)
+  })
+
+  test("the backlog's count stops at its limit, so a scrape during a long outage reads a bounded range", async () => {
+    const store = await open()
+    await seedAccount(store)
+    await insert(store, ["evt_1"], ["evt_2"], ["evt_3"], ["evt_4"])
+    expect(await store.countLogAfter("0", 2)).toBe(2)
+    expect(await store.countLogAfter("0", 4)).toBe(4)
+    expect(await store.countLogAfter("0", 100)).toBe(4)
   })
 
   test("the first claim starts the cursor at the log's head, so older events are not published; the holder renews and moves it", async () => {

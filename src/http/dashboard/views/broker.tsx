@@ -10,6 +10,8 @@ export interface BrokerView {
   lastError: string | null
   /** Events written but not yet confirmed by the broker. */
   backlog: number
+  /** The backlog's count stopped at its limit: at least `backlog` events wait. */
+  backlogAtLeast?: boolean
 }
 
 const WORDS: Record<BrokerView["state"], { text: string; badge: string }> = {
@@ -40,7 +42,7 @@ export function BrokerStatus(props: { broker: BrokerView | null }) {
         </dd>
         <dt>Backlog</dt>
         <dd data-broker-backlog={String(broker.backlog)}>
-          {broker.backlog === 0 ? "none: every event is confirmed" : `${broker.backlog.toLocaleString("en-US")} event${broker.backlog === 1 ? "" : "s"} waiting`}
+          {broker.backlog === 0 ? "none: every event is confirmed" : `${broker.backlog.toLocaleString("en-US")}${broker.backlogAtLeast ? " or more events" : broker.backlog === 1 ? " event" : " events"} waiting`}
         </dd>
         {broker.lastError ? (
           <>
