@@ -1,6 +1,21 @@
 import type { StreamFrame, StreamSink } from "./event-stream"
+import type { LoggedEvent } from "../store/event-streams"
 
 const encoder = new TextEncoder()
+
+/**
+ * An event's frame, encoded once for every stream it reaches: the streams at the head of an
+ * account's log share one page of event objects (src/domain/event-tail.ts), so with 1,000 streams
+ * one commit is framed and encoded once, not 1,000 times. Weak, so it lives as long as the page.
+ */
+const eventBytes = new WeakMap<LoggedEvent, Uint8Array>()
+
+function frameBytes(frame: StreamFrame): Uint8Array {
+  if (frame.kind !== "event") return encoder.encode(sseText(frame))
+  let bytes = eventBytes.get(frame.event)
+  if (!bytes) eventBytes.set(frame.event, (bytes = encoder.encode(sseText(frame))))
+  return bytes
+}
 
 /** One frame as Server-Sent Events text (docs/webhooks.md § "Streams"): the data line is the webhook envelope, byte for byte. */
 function sseText(frame: StreamFrame): string {
@@ -32,7 +47,7 @@ export function sseBody(bufferBytes: number, attach: (sink: StreamSink) => () =>
     transport: "sse",
     send(frame) {
       try {
-        controller.enqueue(encoder.encode(sseText(frame)))
+        controller.enqueue(frameBytes(frame))
         return true
       } catch {
         return false
@@ -41,7 +56,7 @@ export function sseBody(bufferBytes: number, attach: (sink: StreamSink) => () =>
     pendingBytes: () => bufferBytes - (controller.desiredSize ?? 0),
     end(last) {
       try {
-        if (last !== null) controller.enqueue(encoder.encode(sseText(last)))
+        if (last !== null) controller.enqueue(frameBytes(last))
         controller.close()
       } catch {
         // The client left as the stream was ending.

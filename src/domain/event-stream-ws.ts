@@ -1,4 +1,5 @@
 import type { StreamFrame, StreamSink } from "./event-stream"
+import type { LoggedEvent } from "../store/event-streams"
 
 /** The server side of one WebSocket, as Bun's `ServerWebSocket` offers it. */
 export interface StreamSocket {
@@ -31,7 +32,7 @@ export const WS_CLOSE = {
 function wsText(frame: StreamFrame): string | null {
   switch (frame.kind) {
     case "event":
-      return `{"id":${JSON.stringify(frame.event.id)},${frame.event.body.slice(1)}`
+      return eventText(frame.event)
     case "reset":
       return JSON.stringify({ event: "reset", data: { after: frame.after } })
     case "overflow":
@@ -43,6 +44,15 @@ function wsText(frame: StreamFrame): string | null {
       // The open socket says the stream is live; a heartbeat is a ping, not a frame.
       return null
   }
+}
+
+/** An event's text frame, made once for every stream it reaches (see event-stream-sse.ts). */
+const eventTexts = new WeakMap<LoggedEvent, string>()
+
+function eventText(event: LoggedEvent): string {
+  let text = eventTexts.get(event)
+  if (text === undefined) eventTexts.set(event, (text = `{"id":${JSON.stringify(event.id)},${event.body.slice(1)}`))
+  return text
 }
 
 /**
