@@ -1,37 +1,16 @@
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { createConnection, type Socket } from "node:net"
 import { STREAMS_PER_KEY } from "../../src/domain/event-streams"
 import { createLogger } from "../../src/lib/logger"
-import type { Harness } from "../helpers/harness"
-import { openStream, type StreamClient } from "../helpers/event-stream-client"
+import type { StreamClient } from "../helpers/event-stream-client"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-import { bearer, emit, listeningHarness } from "./stream-helpers"
+import { bearer, emit, streamTenants } from "./stream-helpers"
 
 /* GET /v1/events refused, bounded and kept to its own account (docs/webhooks.md § "Streams"). */
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
-let h: Harness | undefined
-const streams: StreamClient[] = []
-afterEach(async () => {
-  for (const s of streams.splice(0)) await s.close()
-  await h?.app.stop(true)
-  await h?.close()
-  h = undefined
-})
-
-async function tenant(options: Parameters<typeof listeningHarness>[0] = {}) {
-  const listening = await listeningHarness(options)
-  h = listening.h
-  const { account } = await h.seedTenant()
-  const key = await h.seedKey(account.id, { scopes: ["events:read"] })
-  const open = async (path = "/v1/events", headers: Record<string, string> = bearer(key)) => {
-    const s = await openStream(listening.base, path, headers)
-    streams.push(s)
-    return s
-  }
-  return { h, base: listening.base, account, key, open }
-}
+const tenant = streamTenants()
 
 describe("GET /v1/events: refused requests", () => {
   test.each([
@@ -39,21 +18,21 @@ describe("GET /v1/events: refused requests", () => {
     ["/v1/events?after=msg_01jd0m3k7v5q9z8y6x4w2t0r1p", "after"],
   ])("a malformed resume id %s is a 400 naming the parameter", async (path, field) => {
     const t = await tenant()
-    const res = await t.open(path)
+    const res = await t.sse(path)
     expect(res.status).toBe(400)
     expect(JSON.stringify(res.error)).toContain(field)
   })
 
   test("a malformed Last-Event-ID header is a 400 naming it", async () => {
     const t = await tenant()
-    const res = await t.open("/v1/events", { ...bearer(t.key), "last-event-id": "12" })
+    const res = await t.sse("/v1/events", { ...bearer(t.key), "last-event-id": "12" })
     expect(res.status).toBe(400)
     expect(JSON.stringify(res.error)).toContain("Last-Event-ID")
   })
 
   test.each(["message.recieved", "nothing.*", "message.received,groups.*"])("a filter naming no event (%s) is a 400 naming it", async (types) => {
     const t = await tenant()
-    const res = await t.open(`/v1/events?types=${types}`)
+    const res = await t.sse(`/v1/events?types=${types}`)
     expect(res.status).toBe(400)
     const bad = types.split(",").at(-1)!
     expect(JSON.stringify(res.error)).toContain(`types: ${bad} names no event`)
@@ -62,17 +41,17 @@ describe("GET /v1/events: refused requests", () => {
   test(`a key holds at most ${STREAMS_PER_KEY} streams: the next is a 429, and closing one frees its place`, async () => {
     const t = await tenant()
     const open: StreamClient[] = []
-    for (let i = 0; i < STREAMS_PER_KEY; i++) open.push(await t.open())
+    for (let i = 0; i < STREAMS_PER_KEY; i++) open.push(await t.sse())
     for (const s of open) expect(s.status).toBe(200)
-    const refused = await t.open()
+    const refused = await t.sse()
     expect(refused.status).toBe(429)
     expect(refused.headers.get("retry-after")).toBe("15")
     await open[0]!.close()
     // The server learns of the close when the socket ends (no clock can hurry that); the place frees then.
-    let next = await t.open()
+    let next = await t.sse()
     for (let i = 0; i < 100 && next.status === 429; i++) {
       await Bun.sleep(20)
-      next = await t.open()
+      next = await t.sse()
     }
     expect(next.status).toBe(200)
   })
@@ -128,11 +107,11 @@ describe("GET /v1/events: security", () => {
     const lines: string[] = []
     const logger = createLogger({ level: "debug", format: "json", nowIso: () => "t", write: (line) => lines.push(line) })
     const t = await tenant({ logger })
-    const stream = await t.open(`/v1/events?access_token=${t.key}`, {})
+    const stream = await t.sse(`/v1/events?access_token=${t.key}`, {})
     expect(stream.status).toBe(200)
     await emit(t.h, t.account.id, ["message.received"])
     expect((await stream.events(1))[0]!.event).toBe("message.received")
-    expect((await t.open(`/v1/events?access_token=${t.key}&types=nope`, {})).status).toBe(400)
+    expect((await t.sse(`/v1/events?access_token=${t.key}&types=nope`, {})).status).toBe(400)
     expect(lines.length).toBeGreaterThan(0)
     expect(lines.filter((l) => l.includes(t.key))).toEqual([])
   })
@@ -146,17 +125,17 @@ describe("GET /v1/events: security", () => {
   test("a key without events:read is refused with 403", async () => {
     const t = await tenant()
     const other = await t.h.seedKey(t.account.id, { scopes: ["messages:read"] })
-    expect((await t.open("/v1/events", bearer(other))).status).toBe(403)
+    expect((await t.sse("/v1/events", bearer(other))).status).toBe(403)
   })
 
   test("another account's events never reach a stream, and its event ids resume nothing", async () => {
     const t = await tenant()
     const stranger = await t.h.seedTenant()
     const strangerKey = await t.h.seedKey(stranger.account.id, { scopes: ["events:read"] })
-    const theirs = await t.open("/v1/events", bearer(strangerKey))
+    const theirs = await t.sse("/v1/events", bearer(strangerKey))
     await emit(t.h, stranger.account.id, ["message.received"])
     const [foreign] = await theirs.events(1)
-    const mine = await t.open(`/v1/events?after=${foreign!.id}`)
+    const mine = await t.sse(`/v1/events?after=${foreign!.id}`)
     expect((await mine.next())!.event).toBe("reset")
     await emit(t.h, stranger.account.id, ["message.reaction"])
     await emit(t.h, t.account.id, ["message.edited"])

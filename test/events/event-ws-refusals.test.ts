@@ -1,43 +1,14 @@
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { STREAMS_PER_KEY } from "../../src/domain/event-streams"
 import { createLogger } from "../../src/lib/logger"
-import type { Harness } from "../helpers/harness"
-import { openStream, type StreamClient } from "../helpers/event-stream-client"
-import { openSocket, rawUpgrade, type WsClient } from "../helpers/event-ws-client"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-import { bearer, emit, listeningHarness } from "./stream-helpers"
+import { bearer, emit, streamTenants } from "./stream-helpers"
 
 /* GET /v1/events/ws refused before the upgrade, bounded, and its key in the URL (docs/webhooks.md § "WebSocket"). */
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
-let h: Harness | undefined
-const open: { close(): unknown }[] = []
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close()
-  await h?.app.stop(true)
-  await h?.close()
-  h = undefined
-})
-
-async function tenant(options: Parameters<typeof listeningHarness>[0] = {}) {
-  const listening = await listeningHarness(options)
-  h = listening.h
-  const { account } = await h.seedTenant()
-  const key = await h.seedKey(account.id, { scopes: ["events:read"] })
-  const socket = async (path = "/v1/events/ws", headers: Record<string, string> = bearer(key)): Promise<WsClient> => {
-    const s = await openSocket(listening.base, path, headers)
-    open.push(s)
-    return s
-  }
-  const sse = async (): Promise<StreamClient> => {
-    const s = await openStream(listening.base, "/v1/events", bearer(key))
-    open.push(s)
-    return s
-  }
-  const upgrade = (path: string, headers: Record<string, string> = bearer(key)) => rawUpgrade(listening.base, path, headers)
-  return { h, base: listening.base, account, key, socket, sse, upgrade }
-}
+const tenant = streamTenants()
 
 describe("GET /v1/events/ws: refused before the upgrade, as JSON errors", () => {
   test.each(["evt_nope", "msg_01jd0m3k7v5q9z8y6x4w2t0r1p"])("a malformed resume id (%s) is a 400 naming `after`", async (after) => {

@@ -1,40 +1,18 @@
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { STREAM_HEARTBEAT_MS } from "../../src/domain/event-streams"
-import type { Harness } from "../helpers/harness"
-import { openSocket, type WsClient } from "../helpers/event-ws-client"
 import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-import { bearer, emit, listeningHarness } from "./stream-helpers"
+import { emit, streamTenants } from "./stream-helpers"
 
 /* GET /v1/events/ws over a real socket: what a WebSocket client receives (docs/webhooks.md § "WebSocket"). */
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 
-let h: Harness | undefined
-const sockets: WsClient[] = []
-afterEach(async () => {
-  for (const s of sockets.splice(0)) s.close()
-  await h?.app.stop(true)
-  await h?.close()
-  h = undefined
-})
-
-async function tenant(database: "sqlite" | "postgres" = "sqlite") {
-  const listening = await listeningHarness({ database })
-  h = listening.h
-  const { account } = await h.seedTenant()
-  const key = await h.seedKey(account.id, { scopes: ["events:read"] })
-  const open = async (path = "/v1/events/ws", headers: Record<string, string> = bearer(key)) => {
-    const s = await openSocket(listening.base, path, headers)
-    sockets.push(s)
-    return s
-  }
-  return { h, account, key, open }
-}
+const tenant = streamTenants()
 
 describe("GET /v1/events/ws: success", () => {
   test("events committed after the socket opened arrive in order as {id, event, timestamp, data}, the webhook envelope with its id", async () => {
     const t = await tenant()
-    const ws = await t.open()
+    const ws = await t.socket()
     await emit(t.h, t.account.id, ["message.received", "message.reaction"])
     await emit(t.h, t.account.id, ["group.updated"])
     const frames = await ws.frames(3)
@@ -48,14 +26,14 @@ describe("GET /v1/events/ws: success", () => {
 
   for (const database of ["sqlite", "postgres"] as const) {
     test(`?after= replays every event of the absence once, in order, then live ones (${database})`, async () => {
-      const t = await tenant(database)
-      const first = await t.open()
+      const t = await tenant({ database })
+      const first = await t.socket()
       await emit(t.h, t.account.id, ["message.received", "message.received"])
       const seen = await first.frames(2)
       first.close()
       await emit(t.h, t.account.id, ["message.reaction", "message.edited"])
       await emit(t.h, t.account.id, ["message.revoked"])
-      const resumed = await t.open(`/v1/events/ws?after=${seen[1]!.id}`)
+      const resumed = await t.socket(`/v1/events/ws?after=${seen[1]!.id}`)
       const missed = await resumed.frames(3)
       expect(missed.map((f) => f.event)).toEqual(["message.reaction", "message.edited", "message.revoked"])
       await emit(t.h, t.account.id, ["call.received"])
@@ -67,14 +45,14 @@ describe("GET /v1/events/ws: success", () => {
 
   test("?types= keeps the named events and a group's events by `group.*`, in order", async () => {
     const t = await tenant()
-    const ws = await t.open("/v1/events/ws?types=message.received,group.*")
+    const ws = await t.socket("/v1/events/ws?types=message.received,group.*")
     await emit(t.h, t.account.id, ["message.sent", "group.joined", "message.received", "call.received", "group.participants"])
     expect((await ws.frames(3)).map((f) => f.event)).toEqual(["group.joined", "message.received", "group.participants"])
   })
 
   test("an id the log does not hold gets a reset frame first, then the socket is live", async () => {
     const t = await tenant()
-    const ws = await t.open("/v1/events/ws?after=evt_01jd0m3k7v5q9z8y6x4w2t0r1p")
+    const ws = await t.socket("/v1/events/ws?after=evt_01jd0m3k7v5q9z8y6x4w2t0r1p")
     expect((await ws.frames(1))[0]).toEqual({ event: "reset", data: { after: "evt_01jd0m3k7v5q9z8y6x4w2t0r1p" } })
     await emit(t.h, t.account.id, ["message.received"])
     expect((await ws.frames(1))[0]!.event).toBe("message.received")
@@ -82,7 +60,7 @@ describe("GET /v1/events/ws: success", () => {
 
   test("a quiet socket is pinged every 15 s of the clock", async () => {
     const t = await tenant()
-    const ws = await t.open()
+    const ws = await t.socket()
     await t.h.advance(STREAM_HEARTBEAT_MS - 1)
     await Bun.sleep(50)
     expect(ws.pings()).toBe(0)
@@ -93,7 +71,7 @@ describe("GET /v1/events/ws: success", () => {
 
   test("a stopping server closes the socket with 1001 (going away)", async () => {
     const t = await tenant()
-    const ws = await t.open()
+    const ws = await t.socket()
     t.h.services.eventStreams.closeAll()
     expect(await ws.closed).toBe(1001)
   })
