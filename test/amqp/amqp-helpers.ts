@@ -1,6 +1,9 @@
 import { Connection } from "rabbitmq-client"
 import type { Logger } from "../../src/lib/logger"
+import { afterAll, afterEach, beforeAll } from "bun:test"
 import { createHarness, type Harness } from "../helpers/harness"
+import { startRabbitmq, type ThrowawayRabbitmq } from "../helpers/rabbitmq"
+import { SLOW_HOOK_TIMEOUT_MS } from "../helpers/timeouts"
 
 /** A message as a test consumer took it from its queue. */
 export interface Taken {
@@ -76,4 +79,33 @@ export function recordingLogger(): Logger & { lines: { level: string; msg: strin
 /** A wagate on the test clock publishing to `url` (an exchange of its own per test). */
 export async function publishingHarness(url: string, exchange: string, options: { logger?: Logger; database?: "sqlite" | "postgres" } = {}): Promise<Harness> {
   return createHarness({ env: { WAGATE_AMQP_URL: url, WAGATE_AMQP_EXCHANGE: exchange }, logger: options.logger, database: options.database })
+}
+
+/**
+ * A describe block's throwaway broker, started once for the block, and each test's publishing
+ * harness, closed after the test; a test that stopped the broker has it started again. Call
+ * inside `describeWithRabbitmq`.
+ */
+export function rabbitmqSuite(): { readonly broker: ThrowawayRabbitmq; publishing: typeof publishingHarness } {
+  let broker: ThrowawayRabbitmq | undefined
+  let h: Harness | undefined
+  beforeAll(async () => {
+    broker = await startRabbitmq()
+  }, SLOW_HOOK_TIMEOUT_MS * 2)
+  afterAll(() => broker?.remove(), SLOW_HOOK_TIMEOUT_MS)
+  afterEach(async () => {
+    await h?.close()
+    h = undefined
+    if (broker && !broker.running) await broker.start()
+  }, SLOW_HOOK_TIMEOUT_MS * 2)
+  return {
+    get broker() {
+      if (!broker) throw new Error("the broker starts in beforeAll")
+      return broker
+    },
+    async publishing(url, exchange, options) {
+      h = await publishingHarness(url, exchange, options)
+      return h
+    },
+  }
 }

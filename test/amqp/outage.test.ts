@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
+import { expect, setDefaultTimeout, test } from "bun:test"
 import type { Harness } from "../helpers/harness"
-import { describeWithRabbitmq, startRabbitmq, type ThrowawayRabbitmq } from "../helpers/rabbitmq"
-import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-import { bindQueue, publishingHarness, recordingLogger, takeAtLeast, type Taken } from "./amqp-helpers"
+import { describeWithRabbitmq } from "../helpers/rabbitmq"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { bindQueue, rabbitmqSuite, recordingLogger, takeAtLeast, type Taken } from "./amqp-helpers"
 
 /*
  * The broker goes away and comes back (docs/webhooks.md § "RabbitMQ"): events wait in the store,
@@ -37,38 +37,28 @@ async function metricValue(h: Harness, name: string): Promise<number> {
 }
 
 describeWithRabbitmq("RabbitMQ publishing: the broker stopped and started", () => {
-  let broker: ThrowawayRabbitmq
-  let h: Harness | undefined
-  beforeAll(async () => {
-    broker = await startRabbitmq()
-  }, SLOW_HOOK_TIMEOUT_MS * 2)
-  afterAll(() => broker?.remove(), SLOW_HOOK_TIMEOUT_MS)
-  afterEach(async () => {
-    await h?.close()
-    h = undefined
-    if (!broker.running) await broker.start()
-  }, SLOW_HOOK_TIMEOUT_MS * 2)
+  const rabbit = rabbitmqSuite()
 
   test("sends flowing across a stop and a start: nothing lost, each message's events in order, one warning for the outage and one notice of the return", async () => {
-    await bindQueue(broker.url, "wagate.events", "flow")
+    await bindQueue(rabbit.broker.url, "wagate.events", "flow")
     const logger = recordingLogger()
-    h = await publishingHarness(broker.url, "wagate.events", { logger })
+    const h = await rabbit.publishing(rabbit.broker.url, "wagate.events", { logger })
     const { key, phone } = await h.seedTenant()
     await sendSome(h, key, phone.phoneNumber, 3)
-    const before = await takeAtLeast(broker.url, "flow", 3)
-    await broker.stop()
+    const before = await takeAtLeast(rabbit.broker.url, "flow", 3)
+    await rabbit.broker.stop()
     // The transitions of the first sends and new sends happen while the broker is down.
     await h.advance(1_000)
     await sendSome(h, key, phone.phoneNumber, 4)
     await h.advance(3_000)
     await until(() => logger.lines.some((l) => l.level === "warn"), "the outage's warning")
-    await broker.start()
+    await rabbit.broker.start()
     await sendSome(h, key, phone.phoneNumber, 2)
     await h.advance(3_000)
     const logged = await h.services.ctx.store.listLogAfter("0", 1_000)
     expect(logged.length).toBe(27)
     // Our backoff runs on the test clock: moving it lets a retry happen if the reconnect was missed.
-    const taken: Taken[] = [...before, ...(await takeAtLeast(broker.url, "flow", 27 - before.length, 90_000, () => h!.advance(1_000)))]
+    const taken: Taken[] = [...before, ...(await takeAtLeast(rabbit.broker.url, "flow", 27 - before.length, 90_000, () => h.advance(1_000)))]
     const ids = new Set(taken.map((m) => m.messageId))
     for (const e of logged) expect(ids.has(e.id)).toBe(true)
     // At-least-once: a page cut by the stop may come again whole, after what it holds; what
@@ -90,25 +80,25 @@ describeWithRabbitmq("RabbitMQ publishing: the broker stopped and started", () =
   })
 
   test("while the broker is down, the waiting events are counted in /metrics and /readyz still answers 200", async () => {
-    h = await publishingHarness(broker.url, "wagate.events")
+    const h = await rabbit.publishing(rabbit.broker.url, "wagate.events")
     const { key, phone } = await h.seedTenant()
     await sendSome(h, key, phone.phoneNumber, 1)
-    await until(async () => (await metricValue(h!, "wagate_amqp_published_total")) === 1, "the first publish")
-    await broker.stop()
+    await until(async () => (await metricValue(h, "wagate_amqp_published_total")) === 1, "the first publish")
+    await rabbit.broker.stop()
     await sendSome(h, key, phone.phoneNumber, 2)
-    await until(async () => (await h!.services.brokerStatus!()).state === "down", "the down state")
+    await until(async () => (await h.services.brokerStatus!()).state === "down", "the down state")
     expect(await metricValue(h, "wagate_amqp_backlog")).toBe(2)
     expect(await metricValue(h, "wagate_amqp_connected")).toBe(0)
     expect((await h.request("GET", "/readyz")).status).toBe(200)
-    await broker.start()
-    await until(async () => (await metricValue(h!, "wagate_amqp_backlog")) === 0, "the backlog drained", 90_000)
+    await rabbit.broker.start()
+    await until(async () => (await metricValue(h, "wagate_amqp_backlog")) === 0, "the backlog drained", 90_000)
     expect(await metricValue(h, "wagate_amqp_published_total")).toBeGreaterThanOrEqual(3)
   })
 
   test("a broker that refuses wagate's user (no permission on the vhost): one warning with the broker's reason, however often the client retries", async () => {
-    const url = await broker.addUserWithoutPermissions("nobody", "s3cret-pw")
+    const url = await rabbit.broker.addUserWithoutPermissions("nobody", "s3cret-pw")
     const logger = recordingLogger()
-    h = await publishingHarness(url, "wagate.events", { logger })
+    const h = await rabbit.publishing(url, "wagate.events", { logger })
     const { key, phone } = await h.seedTenant()
     await sendSome(h, key, phone.phoneNumber, 1)
     await until(() => logger.lines.some((l) => l.level === "warn"), "the warning")

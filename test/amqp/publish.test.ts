@@ -1,34 +1,24 @@
-import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
-import type { Harness } from "../helpers/harness"
-import { describeWithRabbitmq, startRabbitmq, type ThrowawayRabbitmq } from "../helpers/rabbitmq"
-import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
-import { bindQueue, drain, publishingHarness, recordingLogger, takeAtLeast } from "./amqp-helpers"
+import { expect, setDefaultTimeout, test } from "bun:test"
+import { describeWithRabbitmq } from "../helpers/rabbitmq"
+import { SLOW_TEST_TIMEOUT_MS } from "../helpers/timeouts"
+import { bindQueue, drain, rabbitmqSuite, recordingLogger, takeAtLeast } from "./amqp-helpers"
 
 /* Events published to a real RabbitMQ (docs/webhooks.md § "RabbitMQ"): what a consumer receives. */
 
 setDefaultTimeout(SLOW_TEST_TIMEOUT_MS * 2)
 
 describeWithRabbitmq("RabbitMQ publishing: success", () => {
-  let broker: ThrowawayRabbitmq
-  let h: Harness | undefined
-  beforeAll(async () => {
-    broker = await startRabbitmq()
-  }, SLOW_HOOK_TIMEOUT_MS * 2)
-  afterAll(() => broker?.remove(), SLOW_HOOK_TIMEOUT_MS)
-  afterEach(async () => {
-    await h?.close()
-    h = undefined
-  }, SLOW_HOOK_TIMEOUT_MS)
+  const rabbit = rabbitmqSuite()
 
   test("sandbox sends through the API go to the topic exchange as persistent JSON messages keyed <environment>.<account>.<event>, message_id the event id, body the webhook envelope", async () => {
     const exchange = "acme.events"
-    await bindQueue(broker.url, exchange, "all")
-    h = await publishingHarness(broker.url, exchange)
+    await bindQueue(rabbit.broker.url, exchange, "all")
+    const h = await rabbit.publishing(rabbit.broker.url, exchange)
     const { account, key, phone } = await h.seedTenant()
     const sent = await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "Hi" } })
     expect(sent.status).toBe(201)
     await h.advance(3_000)
-    const taken = await takeAtLeast(broker.url, "all", 3)
+    const taken = await takeAtLeast(rabbit.broker.url, "all", 3)
     expect(taken.map((m) => m.routingKey)).toEqual([`test.${account.id}.message.sent`, `test.${account.id}.message.delivered`, `test.${account.id}.message.read`])
     for (const m of taken) {
       expect(m.exchange).toBe(exchange)
@@ -45,28 +35,28 @@ describeWithRabbitmq("RabbitMQ publishing: success", () => {
 
   test("a consumer bound to one account's routing keys gets that account's events only", async () => {
     const exchange = "per-account"
-    h = await publishingHarness(broker.url, exchange)
+    const h = await rabbit.publishing(rabbit.broker.url, exchange)
     const first = await h.seedTenant()
     const second = await h.seedTenant()
-    await bindQueue(broker.url, exchange, "first-only", `*.${first.account.id}.#`)
-    await bindQueue(broker.url, exchange, "second-all", `#`)
+    await bindQueue(rabbit.broker.url, exchange, "first-only", `*.${first.account.id}.#`)
+    await bindQueue(rabbit.broker.url, exchange, "second-all", `#`)
     for (const t of [first, second]) {
       const sent = await h.request("POST", "/v1/messages/send", { key: t.key, body: { fromPhoneId: t.phone.phoneNumber, to: "+14155550199", content: "Hi" } })
       expect(sent.status).toBe(201)
     }
-    await takeAtLeast(broker.url, "second-all", 2)
-    const firstOnly = await drain(broker.url, "first-only")
+    await takeAtLeast(rabbit.broker.url, "second-all", 2)
+    const firstOnly = await drain(rabbit.broker.url, "first-only")
     expect(firstOnly.map((m) => m.routingKey)).toEqual([`test.${first.account.id}.message.sent`])
   })
 
   test("with no webhook endpoint and no stream, events are still written to the log and published, and the broker's state is connected", async () => {
     const exchange = "no-listeners"
-    await bindQueue(broker.url, exchange, "q3")
+    await bindQueue(rabbit.broker.url, exchange, "q3")
     const logger = recordingLogger()
-    h = await publishingHarness(broker.url, exchange, { logger })
+    const h = await rabbit.publishing(rabbit.broker.url, exchange, { logger })
     const { key, phone } = await h.seedTenant()
     await h.request("POST", "/v1/messages/send", { key, body: { fromPhoneId: phone.phoneNumber, to: "+14155550199", content: "Hi" } })
-    const [m] = await takeAtLeast(broker.url, "q3", 1)
+    const [m] = await takeAtLeast(rabbit.broker.url, "q3", 1)
     expect(await h.services.ctx.store.findEvent(m!.messageId!)).not.toBeNull()
     const status = await h.services.brokerStatus!()
     expect(status).toMatchObject({ state: "connected", backlog: 0, lastError: null })
