@@ -1,7 +1,7 @@
-import { SQL } from "bun"
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
-import { describeStores, openPostgresContractStore, type ContractStore } from "./stores"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
+import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
+import { describeStores, type ContractStore } from "./stores"
+import { idsAcrossLateCommit } from "./late-commit"
 import { event, seedAccount, T0 } from "./webhook-rows"
 
 /*
@@ -84,39 +84,8 @@ describeStores("the RabbitMQ publisher's cursor and lease", (open) => {
 })
 
 describe("the PostgreSQL whole-log read under concurrent writers", () => {
-  let cleanup: (() => Promise<void>) | undefined
-  afterEach(async () => {
-    await cleanup?.()
-    cleanup = undefined
-  }, SLOW_HOOK_TIMEOUT_MS)
-
   test("a transaction that took its id first but commits last is not skipped by the publisher's read in between", async () => {
-    const opened = await openPostgresContractStore()
-    const sql = new SQL(opened.url, { max: 2 })
-    cleanup = async () => {
-      await sql.close()
-      await opened.cleanup()
-    }
-    const store = opened.store
-    await seedAccount(store)
-    await seedAccount(store, "acc_2")
-    const row = (id: string, account: string) => [id, account, "test", "message.delivered", `{"id":"${id}"}`, T0]
-    const INSERT = "INSERT INTO events (id, account_id, env, type, body, occurred_at_ms) VALUES ($1, $2, $3, $4, $5, $6)"
-    const first = await sql.reserve()
-    const second = await sql.reserve()
-    try {
-      await first.unsafe("BEGIN")
-      await first.unsafe(INSERT, row("evt_1", "acc_1"))
-      await second.unsafe("BEGIN")
-      await second.unsafe(INSERT, row("evt_2", "acc_2"))
-      await second.unsafe("COMMIT")
-      const before = await store.listLogAfter("0:0", 10)
-      await first.unsafe("COMMIT")
-      const after = await store.listLogAfter(before.at(-1)?.position ?? "0:0", 10)
-      expect([...ids(before), ...ids(after)]).toEqual(["evt_1", "evt_2"])
-    } finally {
-      first.release()
-      second.release()
-    }
+    const seen = await idsAcrossLateCommit({ accounts: ["acc_1", "acc_2"], read: (store, after) => store.listLogAfter(after ?? "0:0", 10) })
+    expect(seen).toEqual(["evt_1", "evt_2"])
   })
 })

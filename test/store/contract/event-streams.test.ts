@@ -1,7 +1,7 @@
-import { SQL } from "bun"
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { SLOW_HOOK_TIMEOUT_MS, SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
-import { describeStores, openPostgresContractStore, type ContractStore } from "./stores"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
+import { SLOW_TEST_TIMEOUT_MS } from "../../helpers/timeouts"
+import { describeStores, type ContractStore } from "./stores"
+import { idsAcrossLateCommit } from "./late-commit"
 import { event, seedAccount, T0 } from "./webhook-rows"
 
 /*
@@ -73,40 +73,13 @@ describeStores("event streams", (open) => {
 })
 
 describe("the PostgreSQL event log under concurrent writers", () => {
-  let cleanup: (() => Promise<void>) | undefined
-  afterEach(async () => {
-    await cleanup?.()
-    cleanup = undefined
-  }, SLOW_HOOK_TIMEOUT_MS)
-
   test("a transaction that took its id first but commits last is not skipped by a reader that ran in between", async () => {
-    const opened = await openPostgresContractStore()
-    const sql = new SQL(opened.url, { max: 2 })
-    cleanup = async () => {
-      await sql.close()
-      await opened.cleanup()
-    }
-    const store = opened.store
-    await seedAccount(store)
-    const start = await store.eventLogHead("acc_1", "test")
-    const row = (id: string) => [id, "acc_1", "test", "message.delivered", `{"id":"${id}"}`, T0]
-    const INSERT = "INSERT INTO events (id, account_id, env, type, body, occurred_at_ms) VALUES ($1, $2, $3, $4, $5, $6)"
-    const first = await sql.reserve()
-    const second = await sql.reserve()
-    try {
-      await first.unsafe("BEGIN")
-      await first.unsafe(INSERT, row("evt_1"))
-      await second.unsafe("BEGIN")
-      await second.unsafe(INSERT, row("evt_2"))
-      await second.unsafe("COMMIT")
-      // The reader runs while evt_1's transaction is still open, then once it has committed.
-      const before = await store.listEventsAfter("acc_1", "test", start, 10)
-      await first.unsafe("COMMIT")
-      const after = await store.listEventsAfter("acc_1", "test", before.at(-1)?.position ?? start, 10)
-      expect([...ids(before), ...ids(after)]).toEqual(["evt_1", "evt_2"])
-    } finally {
-      first.release()
-      second.release()
-    }
+    let start = ""
+    const seen = await idsAcrossLateCommit({
+      accounts: ["acc_1", "acc_1"],
+      prepare: async (store) => void (start = await store.eventLogHead("acc_1", "test")),
+      read: (store, after) => store.listEventsAfter("acc_1", "test", after ?? start, 10),
+    })
+    expect(seen).toEqual(["evt_1", "evt_2"])
   })
 })
