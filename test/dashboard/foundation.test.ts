@@ -8,6 +8,7 @@ import { assetBytes } from "../../src/http/dashboard/assets"
 import { sha256Hex } from "../../src/lib/secrets"
 import { createHarness, type Harness } from "../helpers/harness"
 import { ORIGIN, postSignIn, signIn } from "../helpers/dashboard"
+import { seedDeliveries } from "./webhook-log-seed"
 
 let h: Harness
 beforeEach(async () => {
@@ -18,12 +19,14 @@ afterEach(() => h.close())
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 /** Every page of the dashboard (one of each kind). */
-const PAGES = (phoneId: string) => [
+const PAGES = (phoneId: string, endpointId: string) => [
   "/dashboard",
   "/dashboard/phones",
   `/dashboard/phones/${phoneId}`,
   "/dashboard/keys",
   "/dashboard/webhooks",
+  `/dashboard/webhooks/${endpointId}`,
+  `/dashboard/webhooks/${endpointId}/edit`,
   "/dashboard/messages",
   "/dashboard/messages?direction=inbound",
   "/dashboard/sandbox",
@@ -249,6 +252,7 @@ describe("dashboard: headers and assets", () => {
   test("every dashboard response carries the CSP, nosniff and Referrer-Policy; HTML is not cached", async () => {
     const account = await h.seedAccount()
     const phone = await h.seedPhone(account.id)
+    const endpointId = await seedDeliveries(h, account.id, 3)
     const client = await signIn(h)
     const anonymous = (path: string) => h.app.handle(new Request(`${ORIGIN}${path}`))
     const responses = [
@@ -258,7 +262,7 @@ describe("dashboard: headers and assets", () => {
       await anonymous("/dashboard/assets/dashboard.css"),
       await postSignIn(h, "adm_wrong"),
     ].map((r) => ({ status: r.status, headers: r.headers }))
-    for (const path of [...PAGES(phone.id), "/dashboard/nowhere"]) {
+    for (const path of [...PAGES(phone.id, endpointId), "/dashboard/nowhere"]) {
       responses.push(await client.get(path))
     }
     responses.push(await client.post("/dashboard/phones", {}, { csrf: null }))
@@ -290,9 +294,11 @@ describe("dashboard: headers and assets", () => {
   test("no inline script and no inline style attribute on any page", async () => {
     const account = await h.seedAccount()
     const phone = await h.seedPhone(account.id)
+    const endpointId = await seedDeliveries(h, account.id, 3)
     const client = await signIn(h)
-    for (const path of PAGES(phone.id)) {
-      const { html } = await client.get(path)
+    for (const path of PAGES(phone.id, endpointId)) {
+      const { html, status } = await client.get(path)
+      expect(status).toBe(200)
       expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/)
       expect(html).not.toMatch(/\sstyle="/)
       expect(html).not.toMatch(/\son[a-z]+="/)
