@@ -1,6 +1,6 @@
 import { Elysia } from "elysia"
 import type { HttpDeps } from "./http/deps"
-import { allowedMethodsLookup, shadowedPathGuard, type RegisteredRoute } from "./http/allowed-methods"
+import { allowedMethodsLookup, shadowedPathGuard, webSocketPlainGetGuard, type RegisteredRoute } from "./http/allowed-methods"
 import { dashboardRoutes } from "./http/dashboard"
 import { errorHandler } from "./http/errors"
 import { adminRoutes } from "./http/routes/admin"
@@ -30,6 +30,8 @@ export function createApp(deps: HttpDeps) {
     .use(dashboardRoutes(deps))
   // Static paths a parameterised route would read as an id get 405 for their other methods.
   app.use(shadowedPathGuard(app.routes))
+  // A WebSocket route asked for without an upgrade says so (426) instead of "not found".
+  app.use(webSocketPlainGetGuard(app.routes))
   // The document describes every route above; it is built from their own documentation.
   return app.use(docsRoutes({ version: deps.version, routes: () => app.routes }))
 }

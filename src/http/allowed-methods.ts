@@ -18,8 +18,9 @@ export function allowedMethodsLookup(routes: () => readonly RegisteredRoute[]): 
   let patterns: { pattern: RegExp; method: string; isStatic: boolean }[] | null = null
   return (path) => {
     patterns ??= routes()
-      .filter((r) => r.method !== "ALL" && r.method !== "WS" && !isMethodGuard(r))
-      .map((r) => ({ pattern: routePattern(r.path), method: r.method.toUpperCase(), isStatic: !/[:*]/.test(r.path) }))
+      .filter((r) => r.method !== "ALL" && !isMethodGuard(r))
+      // A WebSocket route is a GET that asks to upgrade.
+      .map((r) => ({ pattern: routePattern(r.path), method: r.method === "WS" ? "GET" : r.method.toUpperCase(), isStatic: !/[:*]/.test(r.path) }))
     const matching = patterns.filter(({ pattern }) => pattern.test(path))
     // A path that is a route of its own is never a parameter's value (`/v1/messages/send` is no message id).
     const own = matching.some((p) => p.isStatic) ? matching.filter((p) => p.isStatic) : matching
@@ -90,6 +91,27 @@ export function shadowedPathGuard(routes: readonly RegisteredRoute[]) {
         { detail: { hide: true, [METHOD_GUARD]: true } as DocumentDecoration },
       )
     }
+  }
+  return guard
+}
+
+/**
+ * A plain GET (no `Upgrade: websocket`) on a WebSocket route is answered `426 Upgrade Required`
+ * with `Upgrade: websocket`, not 404: the path exists, in a protocol the request did not ask for.
+ * Elysia sends a GET that asks to upgrade to the WebSocket route and any other GET here. Like the
+ * 405 answers, it comes before authentication and is left out of `Allow` and the document.
+ */
+export function webSocketPlainGetGuard(routes: readonly RegisteredRoute[]) {
+  const guard = new Elysia({ name: "wagate.websocket-plain-get" })
+  const hasGet = new Set(routes.filter((r) => r.method === "GET").map((r) => r.path))
+  for (const { path } of routes.filter((r) => r.method === "WS" && !hasGet.has(r.path))) {
+    guard.get(
+      path,
+      ({ request }) => {
+        throw errors.webSocketOnly(new URL(request.url).pathname)
+      },
+      { detail: { hide: true, [METHOD_GUARD]: true } as DocumentDecoration },
+    )
   }
   return guard
 }

@@ -8,6 +8,7 @@ export type ErrorKind =
   | "forbidden"
   | "not_found"
   | "method_not_allowed"
+  | "upgrade_required"
   | "conflict"
   | "gone"
   | "payload_too_large"
@@ -85,6 +86,11 @@ export const errors = {
   methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
     new AppError("method_not_allowed", [`Method ${method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`], {
       headers: { Allow: allowed.join(", ") },
+    }),
+  /** A plain request to a route that only speaks WebSocket (RFC 9110's 426 names the protocol in `Upgrade`). */
+  webSocketOnly: (path: string) =>
+    new AppError("upgrade_required", [`${path} is a WebSocket: connect with the headers Connection: Upgrade and Upgrade: websocket`], {
+      headers: { Upgrade: "websocket" },
     }),
   messageNotFound: (id: string) => new AppError("not_found", [`Message ${id} not found`]),
   /** A reaction, edit or revoke the message's state does not allow (docs/api.md § "Act on a message"). */

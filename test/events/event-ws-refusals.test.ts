@@ -11,6 +11,25 @@ setDefaultTimeout(SLOW_TEST_TIMEOUT_MS)
 const tenant = streamTenants()
 
 describe("GET /v1/events/ws: refused before the upgrade, as JSON errors", () => {
+  test("a plain GET (no Upgrade) is 426 Upgrade Required naming websocket in `Upgrade`, with or without a key", async () => {
+    const t = await tenant()
+    for (const headers of [bearer(t.key), {}]) {
+      const res = await fetch(`${t.base}/v1/events/ws`, { headers })
+      expect(res.status).toBe(426)
+      expect(res.headers.get("upgrade")).toBe("websocket")
+      const body = await res.json()
+      expect(body.error).toBe("Upgrade Required")
+      expect(body.message[0]).toContain("Upgrade: websocket")
+    }
+  })
+
+  test("another method is 405 with Allow: GET", async () => {
+    const t = await tenant()
+    const res = await fetch(`${t.base}/v1/events/ws`, { method: "POST", headers: bearer(t.key) })
+    expect(res.status).toBe(405)
+    expect(res.headers.get("allow")).toBe("GET")
+  })
+
   test.each(["evt_nope", "msg_01jd0m3k7v5q9z8y6x4w2t0r1p"])("a malformed resume id (%s) is a 400 naming `after`", async (after) => {
     const t = await tenant()
     const res = await t.upgrade(`/v1/events/ws?after=${after}`)

@@ -25,6 +25,7 @@ export const HEADERS: Record<string, JsonObject> = {
   "Retry-After": { ...integer("Seconds to wait before retrying (the same as `retryAfter` in the body).", 12), required: true },
   "WWW-Authenticate": { ...text("The authentication scheme and realm.", 'Bearer realm="wagate"'), required: true },
   Allow: { ...text("The methods this path answers to.", "GET, PATCH"), required: true },
+  Upgrade: { ...text("The protocol the route speaks.", "websocket"), required: true },
   "Idempotent-Replayed": {
     description: "`true` when an earlier request with the same idempotencyKey created the message and this answer replays it.",
     schema: { type: "string", enum: ["true", "false"] },
@@ -40,7 +41,7 @@ export function headerRefs(names: readonly string[]): Record<string, JsonObject>
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]))
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 429 | 500 | 502 | 503
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 426 | 429 | 500 | 502 | 503
 export type Family = "Api" | "Admin"
 
 const TITLES: Record<ErrorStatus, string> = {
@@ -52,6 +53,7 @@ const TITLES: Record<ErrorStatus, string> = {
   409: "Conflict",
   410: "Gone",
   413: "PayloadTooLarge",
+  426: "UpgradeRequired",
   429: "TooManyRequests",
   500: "InternalServerError",
   502: "BadGateway",
@@ -68,6 +70,7 @@ const DESCRIPTIONS: Record<Family, Record<ErrorStatus, string>> = {
     409: "Conflicts with an existing resource or its state, or (several nodes) another node holds the phone and advertised no URL to forward the request to.",
     410: "WhatsApp no longer has it, and will not send it again.",
     413: "The body is larger than 64 KiB.",
+    426: "The route speaks WebSocket only and the request asked for no upgrade; `Upgrade` names the protocol.",
     429: "The key's rate limit, or the throttle on failed authentication, was exceeded; retry after `retryAfter` seconds.",
     500: "An unexpected failure. The body reveals no stack, SQL or path.",
     502: "WhatsApp could not be reached; retry after a moment.",
@@ -82,6 +85,7 @@ const DESCRIPTIONS: Record<Family, Record<ErrorStatus, string>> = {
     409: "Conflicts with an existing resource or with the resource's state, or (several nodes) another node holds the phone and advertised no URL to forward the request to.",
     410: "Gone.",
     413: "The body is larger than 64 KiB.",
+    426: "The route speaks WebSocket only and the request asked for no upgrade; `Upgrade` names the protocol.",
     429: "Too many failed authentication attempts from this address; retry after `retryAfter` seconds.",
     500: "An unexpected failure. The body reveals no stack, SQL or path.",
     502: "An upstream service could not be reached.",
@@ -102,6 +106,7 @@ export function errorResponse(family: Family, status: ErrorStatus, errorSchemaRe
   if (status === 401) headers.push("WWW-Authenticate")
   if (status === 429) headers.push("Retry-After")
   if (status === 405) headers.push("Allow")
+  if (status === 426) headers.push("Upgrade")
   const schema = status === 429 ? { allOf: [errorSchemaRef, { required: ["retryAfter"] }] } : errorSchemaRef
   return {
     description: DESCRIPTIONS[family][status],
