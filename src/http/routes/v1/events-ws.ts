@@ -30,14 +30,15 @@ const { detail, scopes } = apiOperation({
     "Upgrade to a WebSocket (`Connection: Upgrade`, `Upgrade: websocket`) and receive the key's account and environment's events as JSON text frames `{id, event, timestamp, data}`: " +
     "the event id and the webhook envelope's fields (the `StreamEvent` schema). Resume with `?after=`: what came after that event is replayed from the event log, in order, without gaps or repeats, then the stream goes live; " +
     "an id the log does not hold gets `{event: \"reset\", data: {after}}` first. The server pings every 15 s. A consumer that stops reading gets `{event: \"overflow\", data: {lastEventId}}` " +
-    "and close code 1008; an unreadable event log `{event: \"error\"}` and 1011; a stopping server 1001. Refusals come before the upgrade as JSON errors. " +
+    "and close code 1008; an unreadable event log `{event: \"error\"}` and 1011; a stopping server 1001. Refusals come before the upgrade as JSON errors; a GET without `Upgrade: websocket` is `426`. " +
     "At most 5 streams per key, Server-Sent Events and WebSocket together.",
   query: EventStreamQuery,
   success: {
     status: 101,
     description: "Switching Protocols: the WebSocket is open, one JSON text frame per event, until either side closes it",
   },
-  errors: [400, 401, 403, 429],
+  // 426: the same GET without `Upgrade: websocket` (webSocketPlainGetGuard in src/http/allowed-methods.ts).
+  errors: [400, 401, 403, 426, 429],
 })
 
 /** GET /v1/events/ws: the key's events over a WebSocket (docs/webhooks.md § "WebSocket"). */
