@@ -11,6 +11,7 @@ import { adminClient, type PhonesBenchTools } from "./phones"
  * - API p99: `GET /v1/messages?limit=20` under load (16 connections, the median of three runs of
  *   5 s), before the streams, with them open and quiet, and after they closed.
  * Streams per key are limited to 5 (docs/webhooks.md § "Streams"), so the streams use 200 keys.
+ * `BENCH_STREAM_TRANSPORT=websocket` opens `GET /v1/events/ws` WebSockets instead (Bun's client).
  */
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1_000)
@@ -18,8 +19,10 @@ const SENDS = Number(process.env.BENCH_STREAM_SENDS ?? 100)
 const SEND_GAP_MS = 50
 const LOAD_SECONDS = Number(process.env.BENCH_STREAM_LOAD_SECONDS ?? 5)
 const PHONE = "+14155550123"
+const TRANSPORT = process.env.BENCH_STREAM_TRANSPORT === "websocket" ? "websocket" : "sse"
 
 export interface StreamFigures {
+  transport: "sse" | "websocket"
   streams: number
   sends: number
   fanOutP50Ms: number
@@ -86,6 +89,23 @@ function openStream(base: string, key: string): OpenStream {
   return { connected: ready, received, abort: () => socket?.end() }
 }
 
+/** A WebSocket stream: open once the upgrade succeeded (the socket itself says it is live). */
+function openWebSocket(base: string, key: string): OpenStream {
+  const received = new Map<string, number>()
+  // The key in the URL, as a browser's WebSocket has no headers (docs/webhooks.md § "WebSocket").
+  const ws = new WebSocket(`${base.replace(/^http/, "ws")}/v1/events/ws?types=message.sent&access_token=${key}`)
+  const connected = new Promise<void>((resolve, reject) => {
+    ws.onopen = () => resolve()
+    ws.onerror = () => reject(new Error("a WebSocket stream was refused or failed"))
+  })
+  ws.onmessage = (message) => {
+    const now = performance.now()
+    const id = /"messageId":"(\w+)"/.exec(String(message.data))?.[1]
+    if (id) received.set(id, now)
+  }
+  return { connected, received, abort: () => ws.close() }
+}
+
 /** The run with the median p99 of three. */
 async function medianLoad(spec: Omit<Parameters<typeof runLoad>[0], "durationSeconds">): Promise<LoadResult> {
   const runs: LoadResult[] = []
@@ -120,7 +140,8 @@ export async function benchStreams(tools: Pick<PhonesBenchTools, "startWagate" |
     await Bun.sleep(1_000)
     const rssBeforeMiB = tools.rssMiB(wagate.proc.pid)
     tools.progress(`streams: opening ${STREAMS} streams`)
-    for (let i = 0; i < STREAMS; i++) streams.push(openStream(wagate.base, keys[Math.floor(i / 5)]!))
+    const open = TRANSPORT === "websocket" ? openWebSocket : openStream
+    for (let i = 0; i < STREAMS; i++) streams.push(open(wagate.base, keys[Math.floor(i / 5)]!))
     await Promise.all(streams.map((s) => s.connected))
     await Bun.sleep(3_000)
     const rssIdleStreamsMiB = tools.rssMiB(wagate.proc.pid)
@@ -149,6 +170,7 @@ export async function benchStreams(tools: Pick<PhonesBenchTools, "startWagate" |
     tools.progress("streams: API load after the streams closed")
     const apiAfter = await medianLoad(api)
     return {
+      transport: TRANSPORT,
       streams: STREAMS,
       sends: SENDS,
       fanOutP50Ms: at(lags, 0.5),
@@ -173,7 +195,7 @@ export function streamLines(f: StreamFigures): string[] {
   const baseline = (f.apiWithout.p99Ms + f.apiAfter.p99Ms) / 2
   const change = ((f.apiWith.p99Ms - baseline) / baseline) * 100
   return [
-    `streams, ${f.streams} open SSE streams of one account, ${f.sends} sends: fan-out from the send to the last stream p50 ${ms(f.fanOutP50Ms)}, p99 ${ms(f.fanOutP99Ms)} (target < 100 ms${f.fanOutP99Ms < 100 ? ", met" : ", MISSED"}), max ${ms(f.fanOutMaxMs)}`,
+    `streams, ${f.streams} open ${f.transport === "websocket" ? "WebSocket" : "SSE"} streams of one account, ${f.sends} sends: fan-out from the send to the last stream p50 ${ms(f.fanOutP50Ms)}, p99 ${ms(f.fanOutP99Ms)} (target < 100 ms${f.fanOutP99Ms < 100 ? ", met" : ", MISSED"}), max ${ms(f.fanOutMaxMs)}`,
     `  RSS ${f.rssBeforeMiB.toFixed(1)} MiB → ${f.rssIdleStreamsMiB.toFixed(1)} MiB with the streams idle: ${f.rssPerIdleStreamKiB.toFixed(1)} KiB per stream (target < 50${f.rssPerIdleStreamKiB < 50 ? ", met" : ", MISSED"})`,
     `  GET /v1/messages p99 ${ms(f.apiWithout.p99Ms)} before the streams, ${ms(f.apiWith.p99Ms)} with them open, ${ms(f.apiAfter.p99Ms)} after they closed (${change >= 0 ? "+" : ""}${change.toFixed(1)} % against the two without, target within 10 %); ${f.apiWithout.requestsPerSecond.toFixed(0)}, ${f.apiWith.requestsPerSecond.toFixed(0)}, ${f.apiAfter.requestsPerSecond.toFixed(0)} req/s`,
     `  load average ${f.load[0].toFixed(2)} at the start, ${f.load[1].toFixed(2)} at the end`,
