@@ -98,11 +98,14 @@ export function errorResponseName(family: Family, status: ErrorStatus): string {
   return `${family}${TITLES[status]}`
 }
 
+const BEFORE_AUTHENTICATION = new Set<ErrorStatus>([401, 405, 426])
+
 /** The error response object: the envelope, and the headers this family sends with it. */
 export function errorResponse(family: Family, status: ErrorStatus, errorSchemaRef: JsonObject): JsonObject {
   const headers: string[] = []
-  // A /v1 request that got past authentication carries the key's rate-limit headers, failures included.
-  if (family === "Api" && status !== 401) headers.push(...API_KEY_HEADERS)
+  // A /v1 request that got past authentication carries the key's rate-limit headers, failures
+  // included; a 401, 405 or 426 is answered before the key is looked at.
+  if (family === "Api" && !BEFORE_AUTHENTICATION.has(status)) headers.push(...API_KEY_HEADERS)
   if (status === 401) headers.push("WWW-Authenticate")
   if (status === 429) headers.push("Retry-After")
   if (status === 405) headers.push("Allow")
