@@ -174,8 +174,12 @@ export function dashboardBrowserSuite(name: string, command: () => Promise<strin
         await page.getByLabel("Admin token").fill(wagate.adminToken)
         await page.getByRole("button", { name: "Sign in" }).click()
         await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor()
+        // On a wide screen the menu's links are shown by the stylesheet (views/layout.tsx); wait
+        // for them to be laid out, as a user would see them, before counting (a count never waits).
+        const nav = page.getByRole("navigation", { name: "Main" })
+        await nav.getByRole("link", { name: "Overview", exact: true }).waitFor()
         for (const name of ["Overview", "Phones", "Keys", "Webhooks", "Messages", "Chats", "Sandbox", "Usage", "Accounts", "Nodes"]) {
-          expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).count()).toBe(1)
+          expect(await nav.getByRole("link", { name, exact: true }).count()).toBe(1)
         }
         expect(await page.getByRole("button", { name: "Sign out" }).count()).toBe(1)
       },
